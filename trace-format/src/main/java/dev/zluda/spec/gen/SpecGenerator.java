@@ -1,0 +1,464 @@
+package dev.zluda.spec.gen;
+
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Generates the machine-readable CUDA driver API spec ({@code cuda-api.json}) from CUDA's own headers.
+ *
+ * <p>The declarations come from clang's JSON AST dump ({@code -Xclang -ast-dump=json}) of a
+ * translation unit that includes {@code cuda.h} and {@code cudaProfiler.h} with
+ * {@code __CUDA_API_VERSION_INTERNAL} defined, so every versioned name ({@code _v2}, {@code _ptds},
+ * {@code _ptsz}, and the legacy unversioned forms) is declared. All numbers (enum values, sizes,
+ * alignments, field offsets for x86-64 Linux) are computed by the same compiler through a
+ * {@link LayoutProbe}. Groups are the Doxygen {@code \defgroup} blocks of {@code cuda.h}.
+ *
+ * <p>Usage: {@code SpecGenerator CUDA_INCLUDE_DIR OUTPUT_JSON [CLANG]}. Exit code 1 with a message
+ * when clang or the headers are missing.
+ */
+public final class SpecGenerator {
+    /** The headers the spec covers, in this order. */
+    public static final List<String> HEADERS = List.of("cuda.h", "cudaProfiler.h");
+    /** Prelude that makes cuda.h declare every versioned name. */
+    public static final List<String> PRELUDE = List.of("#define __CUDA_API_VERSION_INTERNAL 1");
+
+    private static final Pattern VERSION_MACRO = Pattern.compile("#define\\s+CUDA_VERSION\\s+(\\d+)");
+    private static final Pattern DEFGROUP = Pattern.compile("\\\\defgroup\\s+(\\w+)");
+    private static final Pattern ENDGROUP = Pattern.compile("/\\*\\*\\s*@}\\s*\\*/\\s*/\\*\\s*END\\s+(\\w+)");
+    private static final Pattern ARRAY = Pattern.compile("^(.*)\\[(\\d+)]$");
+
+    private final Path includeDir;
+    private final String clang;
+    private final ObjectMapper json = new ObjectMapper();
+
+    private final Map<String, String> headerText = new HashMap<>();
+    private final Map<String, int[]> lineStarts = new HashMap<>();
+
+    public SpecGenerator(Path includeDir, String clang) {
+        this.includeDir = includeDir;
+        this.clang = clang;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: SpecGenerator CUDA_INCLUDE_DIR OUTPUT_JSON [CLANG]");
+            System.exit(2);
+        }
+        Path inc = Path.of(args[0]);
+        if (!Files.isRegularFile(inc.resolve("cuda.h"))) {
+            System.err.println("spec generator: no cuda.h in " + inc + " (install the CUDA toolkit or pass its include directory)");
+            System.exit(1);
+        }
+        String clang = args.length > 2 ? args[2] : "clang-22";
+        ObjectNode spec = new SpecGenerator(inc, clang).generate();
+        Path out = Path.of(args[1]);
+        Files.createDirectories(out.toAbsolutePath().getParent());
+        writePretty(spec, out);
+        System.out.println("wrote " + out + ": " + spec.get("functions").size() + " functions, "
+                + spec.get("enums").size() + " enums, " + spec.get("records").size() + " records, "
+                + spec.get("typedefs").size() + " typedefs");
+    }
+
+    /** Writes JSON with two-space indentation and a final newline, so the committed file diffs well. */
+    public static void writePretty(JsonNode node, Path out) throws IOException {
+        DefaultPrettyPrinter pp = new DefaultPrettyPrinter().withArrayIndenter(DefaultIndenter.SYSTEM_LINEFEED_INSTANCE.withLinefeed("\n"))
+                .withObjectIndenter(DefaultIndenter.SYSTEM_LINEFEED_INSTANCE.withLinefeed("\n"));
+        String text = new ObjectMapper().writer(pp).writeValueAsString(node);
+        Files.writeString(out, text + "\n");
+    }
+
+    // ---------------------------------------------------------------- AST
+
+    private record Decl(JsonNode node, String file, long offset) {}
+
+    private final List<Decl> decls = new ArrayList<>();
+    private String currentFile = "";
+
+    /** Runs clang and returns the spec. */
+    public ObjectNode generate() throws IOException, InterruptedException {
+        for (String h : HEADERS) {
+            String text = Files.readString(includeDir.resolve(h), StandardCharsets.ISO_8859_1);
+            headerText.put(h, text);
+            List<Integer> starts = new ArrayList<>();
+            starts.add(0);
+            for (int i = 0; i < text.length(); i++) if (text.charAt(i) == '\n') starts.add(i + 1);
+            lineStarts.put(h, starts.stream().mapToInt(Integer::intValue).toArray());
+        }
+        Path work = Files.createTempDirectory("zluda-spec");
+        Path tu = work.resolve("tu.c");
+        StringBuilder src = new StringBuilder();
+        PRELUDE.forEach(l -> src.append(l).append('\n'));
+        HEADERS.forEach(h -> src.append("#include <").append(h).append(">\n"));
+        Files.writeString(tu, src);
+        Process p = new ProcessBuilder(clang, "-x", "c", "-std=gnu11", "-fsyntax-only", "-Xclang", "-ast-dump=json",
+                "-I" + includeDir, tu.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        JsonNode root;
+        try (InputStream in = p.getInputStream()) {
+            root = json.readTree(in);
+        }
+        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException(clang + " failed on " + tu);
+        }
+        for (JsonNode top : root.path("inner")) {
+            walkLocations(top, true);
+        }
+        return build(work);
+    }
+
+    /** Follows clang's JSON emission order, where "file" is printed only when it changes. */
+    private void walkLocations(JsonNode node, boolean top) {
+        long offset = -1;
+        var it = node.fields();
+        while (it.hasNext()) {
+            var e = it.next();
+            String k = e.getKey();
+            if (k.equals("loc") || k.equals("range")) {
+                long o = scanFiles(e.getValue());
+                if (k.equals("loc")) {
+                    offset = o;
+                    if (top) decls.add(new Decl(node, baseName(currentFile), offset));
+                }
+            } else if (k.equals("inner")) {
+                for (JsonNode c : e.getValue()) walkLocations(c, false);
+            }
+        }
+        if (top && offset < 0) decls.add(new Decl(node, baseName(currentFile), -1));
+    }
+
+    private long scanFiles(JsonNode loc) {
+        long off = -1;
+        if (loc.isObject()) {
+            var it = loc.fields();
+            while (it.hasNext()) {
+                var e = it.next();
+                switch (e.getKey()) {
+                    case "file" -> currentFile = e.getValue().asText();
+                    case "offset" -> { if (off < 0) off = e.getValue().asLong(); }
+                    case "includedFrom" -> { }
+                    default -> {
+                        long o = scanFiles(e.getValue());
+                        // prefer the expansion location: it is where the declaration sits in the header
+                        if (e.getKey().equals("expansionLoc") && o >= 0) off = o;
+                        else if (off < 0) off = o;
+                    }
+                }
+            }
+        }
+        return off;
+    }
+
+    private static String baseName(String file) {
+        int slash = file.lastIndexOf('/');
+        return slash < 0 ? file : file.substring(slash + 1);
+    }
+
+    private int line(String file, long offset) {
+        int[] starts = lineStarts.get(file);
+        if (starts == null || offset < 0) return 0;
+        int lo = 0, hi = starts.length - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (starts[mid] <= offset) lo = mid; else hi = mid - 1;
+        }
+        return lo + 1;
+    }
+
+    // ---------------------------------------------------------------- spec
+
+    private ObjectNode build(Path work) throws IOException, InterruptedException {
+        ObjectNode spec = json.createObjectNode();
+        Matcher vm = VERSION_MACRO.matcher(headerText.get("cuda.h"));
+        int cudaVersion = vm.find() ? Integer.parseInt(vm.group(1)) : 0;
+        ObjectNode source = spec.putObject("source");
+        source.put("cudaVersion", cudaVersion);
+        ArrayNode hs = source.putArray("headers");
+        HEADERS.forEach(hs::add);
+        source.put("defines", String.join("; ", PRELUDE));
+        source.put("compiler", compilerVersion());
+        source.put("abi", "x86_64-linux-gnu");
+        source.put("generatedBy", "dev.zluda.spec.gen.SpecGenerator (trace-format/gen-spec.sh)");
+
+        // Groups: Doxygen \defgroup ... /** @} */ /* END name */ ranges in cuda.h.
+        List<int[]> groupRanges = new ArrayList<>();
+        List<String> groupNames = new ArrayList<>();
+        Map<String, Integer> openAt = new HashMap<>();
+        String[] lines = headerText.get("cuda.h").split("\n", -1);
+        for (int i = 0; i < lines.length; i++) {
+            Matcher d = DEFGROUP.matcher(lines[i]);
+            if (d.find()) openAt.put(d.group(1), i + 1);
+            Matcher e = ENDGROUP.matcher(lines[i]);
+            if (e.find() && openAt.containsKey(e.group(1))) {
+                groupRanges.add(new int[] {openAt.get(e.group(1)), i + 1});
+                groupNames.add(e.group(1));
+            }
+        }
+
+        Map<String, JsonNode> recordsById = new HashMap<>();
+        Map<String, String> typedefOfRecordId = new HashMap<>();
+        for (Decl d : decls) {
+            if (!HEADERS.contains(d.file)) continue;
+            JsonNode n = d.node;
+            if (n.path("kind").asText().equals("TypedefDecl")) {
+                JsonNode t = n.path("inner").path(0);
+                if (t.path("kind").asText().equals("RecordType") || t.path("kind").asText().equals("EnumType")) {
+                    typedefOfRecordId.putIfAbsent(t.path("decl").path("id").asText(), n.path("name").asText());
+                }
+            }
+            if (n.path("kind").asText().equals("RecordDecl")) recordsById.put(n.path("id").asText(), n);
+        }
+
+        LayoutProbe probe = new LayoutProbe(PRELUDE, HEADERS);
+        ArrayNode functions = spec.putArray("functions");
+        ArrayNode enums = spec.putArray("enums");
+        ArrayNode records = spec.putArray("records");
+        ArrayNode typedefs = spec.putArray("typedefs");
+        Map<String, String> groupOfBase = new HashMap<>();
+        List<ObjectNode> ungrouped = new ArrayList<>();
+        Map<String, Boolean> seenFunction = new HashMap<>();
+        Map<String, Boolean> seenRecord = new HashMap<>();
+        Map<String, Boolean> seenEnum = new HashMap<>();
+
+        for (Decl d : decls) {
+            if (!HEADERS.contains(d.file)) continue;
+            JsonNode n = d.node;
+            String kind = n.path("kind").asText();
+            String name = n.path("name").asText("");
+            int line = line(d.file, d.offset);
+            switch (kind) {
+                case "FunctionDecl" -> {
+                    if (!name.startsWith("cu") || seenFunction.put(name, true) != null) continue;
+                    ObjectNode f = functions.addObject();
+                    f.put("name", name);
+                    f.put("header", d.file);
+                    f.put("line", line);
+                    String group = null;
+                    if (d.file.equals("cuda.h")) {
+                        for (int i = 0; i < groupRanges.size(); i++) {
+                            int[] r = groupRanges.get(i);
+                            if (line >= r[0] && line <= r[1]) group = groupNames.get(i);
+                        }
+                    } else {
+                        group = "CUDA_PROFILER";
+                    }
+                    String qual = n.path("type").path("qualType").asText();
+                    f.put("returns", qual.substring(0, qual.indexOf('(')).trim());
+                    boolean deprecated = false;
+                    ArrayNode params = f.putArray("params");
+                    for (JsonNode c : n.path("inner")) {
+                        String ck = c.path("kind").asText();
+                        if (ck.equals("ParmVarDecl")) {
+                            ObjectNode p = params.addObject();
+                            p.put("name", c.path("name").asText(""));
+                            p.put("type", c.path("type").path("qualType").asText());
+                            if (c.path("type").has("desugaredQualType")) {
+                                p.put("canonical", c.path("type").path("desugaredQualType").asText());
+                            }
+                        } else if (ck.equals("DeprecatedAttr")) {
+                            deprecated = true;
+                        }
+                    }
+                    if (deprecated) f.put("deprecated", true);
+                    if (group != null) {
+                        f.put("group", group);
+                        groupOfBase.putIfAbsent(baseFunctionName(name), group);
+                    } else {
+                        ungrouped.add(f);
+                    }
+                }
+                case "TypedefDecl" -> {
+                    ObjectNode t = typedefs.addObject();
+                    t.put("name", name);
+                    t.put("type", n.path("type").path("qualType").asText());
+                    t.put("category", typedefCategory(n.path("inner").path(0), recordsById));
+                    t.put("line", line);
+                    if (!t.get("category").asText().equals("function") && !t.get("category").asText().equals("void")) {
+                        probe.sizeOf("typedef." + name + ".size", name);
+                    }
+                }
+                case "EnumDecl" -> {
+                    String id = n.path("id").asText();
+                    String tag = name;
+                    String typedefName = typedefOfRecordId.get(id);
+                    String key = tag.isEmpty() ? typedefName : tag;
+                    if (key == null || seenEnum.put(key, true) != null) continue;
+                    ObjectNode e = enums.addObject();
+                    e.put("name", typedefName != null ? typedefName : tag);
+                    if (!tag.isEmpty()) e.put("tag", tag);
+                    e.put("line", line);
+                    String cType = !tag.isEmpty() ? "enum " + tag : typedefName;
+                    probe.sizeOf("enum." + key + ".size", cType);
+                    ArrayNode members = e.putArray("members");
+                    for (JsonNode c : n.path("inner")) {
+                        if (!c.path("kind").asText().equals("EnumConstantDecl")) continue;
+                        String m = c.path("name").asText();
+                        members.addObject().put("name", m);
+                        probe.value("const." + m, m);
+                    }
+                }
+                case "RecordDecl" -> {
+                    if (!n.path("completeDefinition").asBoolean(false)) continue;
+                    String id = n.path("id").asText();
+                    String typedefName = typedefOfRecordId.get(id);
+                    String key = name.isEmpty() ? typedefName : name;
+                    if (key == null || seenRecord.put(key, true) != null) continue;
+                    ObjectNode r = records.addObject();
+                    r.put("name", typedefName != null ? typedefName : name);
+                    if (!name.isEmpty()) r.put("tag", name);
+                    r.put("kind", n.path("tagUsed").asText());
+                    r.put("line", line);
+                    String cType = !name.isEmpty() ? n.path("tagUsed").asText() + " " + name : typedefName;
+                    r.put("cType", cType);
+                    probe.sizeOf("record." + key + ".size", cType);
+                    probe.alignOf("record." + key + ".align", cType);
+                    r.set("fields", fields(n, cType, "", "record." + key, probe));
+                }
+                default -> { }
+            }
+        }
+        for (ObjectNode f : ungrouped) {
+            String g = groupOfBase.get(baseFunctionName(f.get("name").asText()));
+            f.put("group", g != null ? g : "CUDA_UNGROUPED");
+        }
+
+        // Handles: typedefs that are pointers to structs the headers never define.
+        ArrayNode handles = spec.putArray("handles");
+        for (JsonNode t : typedefs) if (t.get("category").asText().equals("handle")) handles.add(t.get("name").asText());
+
+        // Numbers from the compiler.
+        Map<String, Long> answers = probe.run(clang, List.of(includeDir), work.resolve("probe"));
+        for (JsonNode t : typedefs) {
+            Long s = answers.get("typedef." + t.get("name").asText() + ".size");
+            if (s != null) ((ObjectNode) t).put("size", s);
+        }
+        for (JsonNode e : enums) {
+            String key = e.has("tag") ? e.get("tag").asText() : e.get("name").asText();
+            ((ObjectNode) e).put("size", answers.get("enum." + key + ".size"));
+            for (JsonNode m : e.get("members")) ((ObjectNode) m).put("value", answers.get("const." + m.get("name").asText()));
+        }
+        for (JsonNode r : records) {
+            String key = r.has("tag") ? r.get("tag").asText() : r.get("name").asText();
+            ObjectNode ro = (ObjectNode) r;
+            ro.put("size", answers.get("record." + key + ".size"));
+            ro.put("align", answers.get("record." + key + ".align"));
+            fillFieldNumbers(r.get("fields"), "record." + key, answers);
+        }
+        // Stable field order in every object: name first, as written above.
+        sortTypedefs(typedefs);
+        return spec;
+    }
+
+    private void sortTypedefs(ArrayNode typedefs) {
+        TreeMap<String, JsonNode> sorted = new TreeMap<>();
+        for (JsonNode t : typedefs) sorted.putIfAbsent(t.get("name").asText(), t);
+        typedefs.removeAll();
+        sorted.values().forEach(typedefs::add);
+    }
+
+    /** Fields of a record, recursing into records defined inline; anonymous members are flattened as C11 does. */
+    private ArrayNode fields(JsonNode record, String cType, String pathPrefix, String keyPrefix, LayoutProbe probe) {
+        ArrayNode out = json.createArrayNode();
+        JsonNode pendingInline = null;
+        for (JsonNode c : record.path("inner")) {
+            String ck = c.path("kind").asText();
+            if (ck.equals("RecordDecl")) {
+                pendingInline = c;
+                continue;
+            }
+            if (!ck.equals("FieldDecl")) continue;
+            String fname = c.path("name").asText("");
+            String type = c.path("type").path("qualType").asText();
+            boolean inline = type.contains("(unnamed") || type.contains("(anonymous");
+            if (fname.isEmpty() && inline && pendingInline != null) {
+                // anonymous struct/union member: its fields belong to the enclosing record
+                for (JsonNode f : fields(pendingInline, cType, pathPrefix, keyPrefix, probe)) out.add(f);
+                pendingInline = null;
+                continue;
+            }
+            ObjectNode f = out.addObject();
+            f.put("name", fname);
+            String path = pathPrefix + fname;
+            String key = keyPrefix + "." + fname;
+            Matcher am = ARRAY.matcher(type);
+            String elementPath = path;
+            if (am.matches()) {
+                f.put("count", Long.parseLong(am.group(2)));
+                elementPath = path + "[0]";
+            }
+            if (inline && pendingInline != null) {
+                f.put("type", pendingInline.path("tagUsed").asText());
+                f.set("fields", fields(pendingInline, cType, elementPath + ".", key, probe));
+                pendingInline = null;
+            } else {
+                f.put("type", type);
+            }
+            probe.offsetOf(key + ".offset", cType, path);
+            probe.memberSize(key + ".size", cType, path);
+        }
+        return out;
+    }
+
+    private void fillFieldNumbers(JsonNode fields, String keyPrefix, Map<String, Long> answers) {
+        for (JsonNode f : fields) {
+            String key = keyPrefix + "." + f.get("name").asText();
+            ObjectNode fo = (ObjectNode) f;
+            fo.put("offset", answers.get(key + ".offset"));
+            fo.put("size", answers.get(key + ".size"));
+            if (f.has("fields")) fillFieldNumbers(f.get("fields"), key, answers);
+        }
+    }
+
+    private static String typedefCategory(JsonNode t, Map<String, JsonNode> recordsById) {
+        return switch (t.path("kind").asText()) {
+            case "PointerType" -> {
+                JsonNode pointee = t.path("inner").path(0);
+                String pk = pointee.path("kind").asText();
+                if (pk.equals("ParenType") || pk.equals("FunctionProtoType")) yield "function";
+                if (pk.equals("RecordType")) {
+                    JsonNode rec = recordsById.get(pointee.path("decl").path("id").asText());
+                    yield rec == null || !rec.path("completeDefinition").asBoolean(false) ? "handle" : "pointer";
+                }
+                yield "pointer";
+            }
+            case "EnumType" -> "enum";
+            case "RecordType" -> "record";
+            case "TypedefType" -> "alias";
+            case "BuiltinType" -> t.path("type").path("qualType").asText().equals("void") ? "void" : "builtin";
+            case "ConstantArrayType" -> "array";
+            default -> t.path("kind").asText();
+        };
+    }
+
+    /** {@code cuMemcpyHtoD_v2_ptds} → {@code cuMemcpyHtoD}: the name cuGetProcAddress is asked for. */
+    public static String baseFunctionName(String name) {
+        return name.replaceFirst("(_ptds|_ptsz)$", "").replaceFirst("_v\\d+$", "");
+    }
+
+    private String compilerVersion() throws IOException, InterruptedException {
+        String out = LayoutProbe.exec(List.of(clang, "--version"), Path.of("."));
+        return out.lines().findFirst().orElse(clang).trim();
+    }
+
+    @SuppressWarnings("unused")
+    private static Map<String, Object> linked() {
+        return new LinkedHashMap<>();
+    }
+}
