@@ -1,0 +1,383 @@
+package dev.zluda.spec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The CUDA driver API model: every function, enum, struct and handle type of cuda.h and
+ * cudaProfiler.h (CUDA 13.0), with the directions and sizes a tracer needs.
+ *
+ * <p>Loaded from three classpath resources in {@code dev/zluda/spec/}: {@code cuda-api.json}
+ * (generated from the headers by {@link dev.zluda.spec.gen.SpecGenerator}, never edited by hand),
+ * {@code cuda-api-overlay.yaml} (hand-maintained: pointer directions, sizes, handle lifetimes) and
+ * {@code cu-get-proc-address.tsv} (measured on NVIDIA's driver, see {@link ProcAddressTable}).
+ * Instances are immutable and thread-safe; {@link #get()} returns the shared one.
+ */
+public final class CudaApi {
+    /** Groups whose every pointer parameter must carry a direction and size in the overlay. */
+    public static final Set<String> ANNOTATED_GROUPS = Set.of(
+            "CUDA_ERROR", "CUDA_INITIALIZE", "CUDA_VERSION", "CUDA_DEVICE", "CUDA_DEVICE_DEPRECATED",
+            "CUDA_PRIMARY_CTX", "CUDA_CTX", "CUDA_CTX_DEPRECATED", "CUDA_MODULE", "CUDA_MODULE_DEPRECATED",
+            "CUDA_LIBRARY", "CUDA_MEM", "CUDA_UNIFIED", "CUDA_MALLOC_ASYNC", "CUDA_STREAM", "CUDA_EVENT",
+            "CUDA_EXEC", "CUDA_EXEC_DEPRECATED", "CUDA_OCCUPANCY", "CUDA_DRIVER_ENTRY_POINT");
+    /** Functions outside {@link #ANNOTATED_GROUPS} that are annotated all the same. */
+    public static final Set<String> ANNOTATED_EXTRA = Set.of("cuGetExportTable");
+
+    private static final String RES = "/dev/zluda/spec/";
+    private static volatile CudaApi shared;
+
+    private final JsonNode source;
+    private final List<CudaFunction> functions;
+    private final Map<String, CudaFunction> byName = new HashMap<>();
+    private final Map<String, List<CudaFunction>> byBase = new LinkedHashMap<>();
+    private final Map<String, CudaEnum> enums = new LinkedHashMap<>();
+    private final Map<String, CudaRecord> records = new LinkedHashMap<>();
+    private final Map<String, JsonNode> typedefs = new LinkedHashMap<>();
+    private final Set<String> handles = new HashSet<>();
+    private final Set<String> valueHandles = new HashSet<>();
+    private final List<String> overlayProblems = new ArrayList<>();
+    private final ProcAddressTable procAddress;
+
+    /** The shared instance, loaded from the classpath on first use. */
+    public static CudaApi get() {
+        CudaApi a = shared;
+        if (a == null) {
+            synchronized (CudaApi.class) {
+                if (shared == null) shared = load();
+                a = shared;
+            }
+        }
+        return a;
+    }
+
+    /** Loads a fresh instance from the classpath resources; throws UncheckedIOException when one is missing or malformed. */
+    public static CudaApi load() {
+        try {
+            ObjectMapper jsonMapper = new ObjectMapper();
+            JsonNode spec = jsonMapper.readTree(resource("cuda-api.json"));
+            JsonNode overlay = new ObjectMapper(new YAMLFactory()).readTree(resource("cuda-api-overlay.yaml"));
+            ProcAddressTable proc;
+            try (InputStream in = CudaApi.class.getResourceAsStream(RES + "cu-get-proc-address.tsv")) {
+                proc = in == null ? null : new ProcAddressTable(in);
+            }
+            return new CudaApi(spec, overlay, proc);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot load the CUDA API spec: " + e.getMessage(), e);
+        }
+    }
+
+    private static InputStream resource(String name) throws IOException {
+        InputStream in = CudaApi.class.getResourceAsStream(RES + name);
+        if (in == null) throw new IOException("missing classpath resource " + RES + name);
+        return in;
+    }
+
+    private CudaApi(JsonNode spec, JsonNode overlay, ProcAddressTable proc) {
+        this.source = spec.path("source");
+        for (JsonNode t : spec.path("typedefs")) typedefs.put(t.path("name").asText(), t);
+        for (JsonNode h : spec.path("handles")) handles.add(h.asText());
+        for (JsonNode h : overlay.path("valueHandles")) valueHandles.add(h.asText());
+        for (JsonNode e : spec.path("enums")) {
+            List<CudaEnum.Member> members = new ArrayList<>();
+            for (JsonNode m : e.path("members")) members.add(new CudaEnum.Member(m.path("name").asText(), m.path("value").asLong()));
+            CudaEnum en = new CudaEnum(e.path("name").asText(), e.has("tag") ? e.path("tag").asText() : null,
+                    e.path("size").asInt(), List.copyOf(members));
+            enums.put(en.name(), en);
+            if (en.tag() != null) enums.putIfAbsent("enum " + en.tag(), en);
+        }
+        for (JsonNode r : spec.path("records")) {
+            CudaRecord rec = new CudaRecord(r.path("name").asText(), r.has("tag") ? r.path("tag").asText() : null,
+                    r.path("kind").asText().equals("union"), r.path("size").asInt(), r.path("align").asInt(), fields(r.path("fields")));
+            records.put(rec.name(), rec);
+            if (rec.tag() != null) records.putIfAbsent((rec.union() ? "union " : "struct ") + rec.tag(), rec);
+        }
+        JsonNode overlayFunctions = overlay.path("functions");
+        Set<String> known = new HashSet<>();
+        List<CudaFunction> fs = new ArrayList<>();
+        int id = 0;
+        for (JsonNode f : spec.path("functions")) {
+            String name = f.path("name").asText();
+            known.add(name);
+            JsonNode ov = overlayFunctions.path(name);
+            fs.add(function(id++, f, ov));
+        }
+        var it = overlayFunctions.fieldNames();
+        while (it.hasNext()) {
+            String n = it.next();
+            if (!known.contains(n)) overlayProblems.add("overlay names function " + n + ", which cuda.h does not declare");
+        }
+        this.functions = List.copyOf(fs);
+        for (CudaFunction f : functions) {
+            byName.put(f.name(), f);
+            byBase.computeIfAbsent(f.baseName(), k -> new ArrayList<>()).add(f);
+        }
+        this.procAddress = proc;
+    }
+
+    private static List<CudaRecord.Field> fields(JsonNode fs) {
+        List<CudaRecord.Field> out = new ArrayList<>();
+        for (JsonNode f : fs) {
+            out.add(new CudaRecord.Field(f.path("name").asText(), f.path("type").asText(), f.path("offset").asInt(),
+                    f.path("size").asInt(), f.path("count").asInt(0), fields(f.path("fields"))));
+        }
+        return List.copyOf(out);
+    }
+
+    private CudaFunction function(int id, JsonNode f, JsonNode ov) {
+        String name = f.path("name").asText();
+        List<CudaParam> params = new ArrayList<>();
+        JsonNode ovParams = ov.path("params");
+        Set<String> paramNames = new HashSet<>();
+        int index = 0;
+        for (JsonNode p : f.path("params")) {
+            String pname = p.path("name").asText();
+            paramNames.add(pname);
+            params.add(param(name, index++, pname, p.path("type").asText(), ovParams.path(pname)));
+        }
+        var it = ovParams.fieldNames();
+        while (it.hasNext()) {
+            String pn = it.next();
+            if (!paramNames.contains(pn)) overlayProblems.add(name + ": overlay names parameter " + pn + ", which the function does not have");
+        }
+        List<String> creates = strings(ov.path("creates"));
+        List<String> destroys = strings(ov.path("destroys"));
+        for (String c : creates) if (!paramNames.contains(c)) overlayProblems.add(name + ": creates names unknown parameter " + c);
+        for (String c : destroys) if (!paramNames.contains(c)) overlayProblems.add(name + ": destroys names unknown parameter " + c);
+        for (CudaParam p : params) {
+            if (p.size() == null) continue;
+            for (String ref : p.size().expr().references()) {
+                if (!paramNames.contains(ref)) overlayProblems.add(name + "." + p.name() + ": size expression refers to unknown parameter " + ref);
+            }
+            for (String t : p.size().expr().sizeofTypes()) {
+                if (sizeOfType(t) <= 0) overlayProblems.add(name + "." + p.name() + ": sizeof(" + t + ") is not a known type");
+            }
+        }
+        return new CudaFunction(id, name, baseName(name), f.path("group").asText(), f.path("header").asText(),
+                f.path("line").asInt(), f.path("returns").asText(), List.copyOf(params), f.path("deprecated").asBoolean(false),
+                creates, destroys);
+    }
+
+    private static List<String> strings(JsonNode n) {
+        List<String> out = new ArrayList<>();
+        if (n.isTextual()) out.add(n.asText());
+        for (JsonNode e : n) if (e.isTextual()) out.add(e.asText());
+        return List.copyOf(out);
+    }
+
+    private CudaParam param(String fn, int index, String name, String cType, JsonNode ov) {
+        boolean annotated = !ov.isMissingNode() && !ov.isNull();
+        String t = cType.trim();
+        FormatKind format;
+        String pointee = null;
+        Direction dir = Direction.IN;
+        CudaParam.SizeSpec size = null;
+        boolean string = false, opaque = false;
+        String flagsEnum = null;
+        if (t.contains("(*")) {
+            format = FormatKind.FUNCTION_POINTER;
+        } else if (t.endsWith("*")) {
+            pointee = stripConst(t.substring(0, t.length() - 1).trim());
+            boolean constPointee = t.startsWith("const ");
+            string = pointee.equals("char") && constPointee;
+            format = string ? FormatKind.STRING : FormatKind.POINTER;
+            JsonNode o = ov.isTextual() ? null : ov;
+            try {
+                if (ov.isTextual()) dir = Direction.parse(ov.asText());
+                if (o != null && o.has("dir")) dir = Direction.parse(o.path("dir").asText());
+            } catch (IllegalArgumentException e) {
+                overlayProblems.add(fn + "." + name + ": " + e.getMessage());
+            }
+            if (o != null) {
+                if (o.path("string").asBoolean(false)) string = true;
+                opaque = o.path("opaque").asBoolean(false);
+                try {
+                    if (o.has("bytes")) size = new CudaParam.SizeSpec(SizeExpr.parse(o.path("bytes").asText()), true);
+                    else if (o.has("count")) size = new CudaParam.SizeSpec(SizeExpr.parse(o.path("count").asText()), false);
+                } catch (IllegalArgumentException e) {
+                    overlayProblems.add(fn + "." + name + ": " + e.getMessage());
+                }
+            }
+            if (string) format = FormatKind.STRING;
+            if (size == null && !opaque && !string && !pointee.equals("void")) {
+                size = new CudaParam.SizeSpec(SizeExpr.parse("1"), false);
+            }
+            if (annotated && constPointee && dir != Direction.IN) {
+                overlayProblems.add(fn + "." + name + ": a pointer to const data cannot be " + dir.name().toLowerCase(Locale.ROOT));
+            }
+        } else {
+            format = valueFormat(t, name);
+            if (format == FormatKind.FLAGS && ov.has("enum")) flagsEnum = ov.path("enum").asText();
+            if (!ov.isMissingNode() && ov.has("format")) format = FormatKind.valueOf(ov.path("format").asText().toUpperCase(Locale.ROOT));
+            if (ov.has("enum")) flagsEnum = ov.path("enum").asText();
+            if (flagsEnum != null && !enums.containsKey(flagsEnum)) overlayProblems.add(fn + "." + name + ": enum " + flagsEnum + " does not exist");
+        }
+        return new CudaParam(index, name, cType, format, dir, pointee, size, string, opaque, flagsEnum, annotated);
+    }
+
+    private static String stripConst(String t) {
+        String s = t.replace("const ", "").trim();
+        if (s.endsWith(" const")) s = s.substring(0, s.length() - 6).trim();
+        return s;
+    }
+
+    private FormatKind valueFormat(String type, String paramName) {
+        String t = stripConst(type);
+        if (valueHandles.contains(t)) return FormatKind.HANDLE;
+        String lower = paramName.toLowerCase(Locale.ROOT);
+        for (int guard = 0; guard < 16; guard++) {
+            if (handles.contains(t)) return FormatKind.HANDLE;
+            if (t.equals("CUdeviceptr") || t.equals("CUdeviceptr_v2") || t.equals("CUdeviceptr_v1")) return FormatKind.DEVICE_POINTER;
+            if (valueHandles.contains(t)) return FormatKind.HANDLE;
+            if (t.equals("size_t")) return lower.contains("flags") ? FormatKind.FLAGS : FormatKind.SIZE;
+            if (t.equals("float") || t.equals("double")) return FormatKind.FLOAT;
+            if (t.startsWith("struct ") || t.startsWith("union ")) return FormatKind.RECORD;
+            if (t.startsWith("enum ")) return FormatKind.ENUM;
+            JsonNode td = typedefs.get(t);
+            if (td == null) break;
+            switch (td.path("category").asText()) {
+                case "handle": return FormatKind.HANDLE;
+                case "enum": return FormatKind.ENUM;
+                case "record": return FormatKind.RECORD;
+                case "function": return FormatKind.FUNCTION_POINTER;
+                case "pointer": return FormatKind.POINTER;
+                default: t = stripConst(td.path("type").asText());
+            }
+        }
+        return lower.endsWith("flags") ? FormatKind.FLAGS : FormatKind.INTEGER;
+    }
+
+    /** {@code cuMemcpyHtoD_v2_ptds} → {@code cuMemcpyHtoD}: the symbol {@code cuGetProcAddress} is asked for. */
+    public static String baseName(String name) {
+        return name.replaceFirst("(_ptds|_ptsz)$", "").replaceFirst("_v\\d+$", "");
+    }
+
+    // ------------------------------------------------------------------ look-ups
+
+    /** Every function in header declaration order; a function's {@link CudaFunction#id()} is its index. */
+    public List<CudaFunction> functions() {
+        return functions;
+    }
+
+    /** The function with this exact name. */
+    public Optional<CudaFunction> function(String name) {
+        return Optional.ofNullable(byName.get(name));
+    }
+
+    /** The function with this id; throws IndexOutOfBoundsException for an unknown id. */
+    public CudaFunction function(int id) {
+        return functions.get(id);
+    }
+
+    /** Every versioned function that shares a base name, e.g. {@code cuCtxCreate} → {@code cuCtxCreate, _v2, _v3, _v4}. */
+    public List<CudaFunction> variants(String baseName) {
+        return byBase.getOrDefault(baseName, List.of());
+    }
+
+    /** The base names, in declaration order of their first variant. */
+    public Set<String> baseNames() {
+        return Collections.unmodifiableSet(byBase.keySet());
+    }
+
+    /** An enum by typedef name ({@code CUresult}) or {@code enum tag}. */
+    public Optional<CudaEnum> enumType(String name) {
+        return Optional.ofNullable(enums.get(resolveTypedefName(name)));
+    }
+
+    /** Every enum, once each. */
+    public List<CudaEnum> enums() {
+        return enums.entrySet().stream().filter(e -> !e.getKey().startsWith("enum ")).map(Map.Entry::getValue).toList();
+    }
+
+    /** A struct or union by typedef name ({@code CUDA_MEMCPY2D}, following aliases) or {@code struct tag}. */
+    public Optional<CudaRecord> record(String name) {
+        return Optional.ofNullable(records.get(resolveTypedefName(name)));
+    }
+
+    /** Every struct and union, once each. */
+    public List<CudaRecord> records() {
+        return records.entrySet().stream().filter(e -> !e.getKey().startsWith("struct ") && !e.getKey().startsWith("union "))
+                .map(Map.Entry::getValue).toList();
+    }
+
+    /** The opaque handle typedefs (pointers to structs the headers never define), e.g. {@code CUcontext}. */
+    public Set<String> handleTypes() {
+        return Collections.unmodifiableSet(handles);
+    }
+
+    /** Follows typedef aliases ({@code CUDA_MEMCPY2D} → {@code CUDA_MEMCPY2D_v2}) to the name an enum or record is filed under. */
+    private String resolveTypedefName(String name) {
+        String t = stripConst(name);
+        for (int guard = 0; guard < 16; guard++) {
+            if (enums.containsKey(t) || records.containsKey(t)) return t;
+            JsonNode td = typedefs.get(t);
+            if (td == null) return t;
+            t = stripConst(td.path("type").asText());
+        }
+        return t;
+    }
+
+    /**
+     * {@code sizeof} a C type in bytes on x86-64 Linux: builtins, pointers, and every typedef,
+     * enum and record of the headers; -1 when unknown.
+     */
+    public long sizeOfType(String type) {
+        String t = stripConst(type);
+        if (t.endsWith("*")) return 8;
+        switch (t) {
+            case "char", "signed char", "unsigned char": return 1;
+            case "short", "unsigned short": return 2;
+            case "int", "unsigned int", "float": return 4;
+            case "long", "unsigned long", "long long", "unsigned long long", "double", "size_t": return 8;
+            default: break;
+        }
+        JsonNode td = typedefs.get(t);
+        if (td != null && td.has("size")) return td.path("size").asLong();
+        CudaEnum e = enums.get(t);
+        if (e != null) return e.size();
+        CudaRecord r = records.get(t);
+        if (r != null) return r.size();
+        return -1;
+    }
+
+    /** What the overlay says that does not match the header (unknown functions, parameters, types); empty when consistent. */
+    public List<String> overlayProblems() {
+        return List.copyOf(overlayProblems);
+    }
+
+    /** Whether the overlay must annotate this function completely. */
+    public static boolean mustBeAnnotated(CudaFunction f) {
+        return ANNOTATED_GROUPS.contains(f.group()) || ANNOTATED_EXTRA.contains(f.name());
+    }
+
+    /** The measured cuGetProcAddress table; throws IllegalStateException when the resource is absent. */
+    public ProcAddressTable procAddress() {
+        if (procAddress == null) throw new IllegalStateException("cu-get-proc-address.tsv is not on the classpath");
+        return procAddress;
+    }
+
+    /** CUDA version of the headers the spec was generated from, e.g. 13000. */
+    public int cudaVersion() {
+        return source.path("cudaVersion").asInt();
+    }
+
+    /** Where the spec came from: headers, compiler, ABI, as one line. */
+    public String provenance() {
+        return "CUDA " + cudaVersion() / 1000 + "." + (cudaVersion() % 1000) / 10 + " headers "
+                + source.path("headers") + ", " + source.path("compiler").asText() + ", " + source.path("abi").asText();
+    }
+}
