@@ -191,8 +191,11 @@ public final class CudaApi {
         if (t.contains("(*")) {
             format = FormatKind.FUNCTION_POINTER;
         } else if (t.endsWith("*")) {
-            pointee = stripConst(t.substring(0, t.length() - 1).trim());
-            boolean constPointee = t.startsWith("const ");
+            String pointeeRaw = t.substring(0, t.length() - 1).trim();
+            pointee = stripConst(pointeeRaw);
+            // const applies to the pointee itself: "const char *" yes, "const char **" no (its pointee is a pointer)
+            boolean constPointee = pointeeRaw.contains("*") ? pointeeRaw.endsWith("const")
+                    : pointeeRaw.startsWith("const ") || pointeeRaw.endsWith(" const");
             string = pointee.equals("char") && constPointee;
             format = string ? FormatKind.STRING : FormatKind.POINTER;
             JsonNode o = ov.isTextual() ? null : ov;
@@ -327,6 +330,30 @@ public final class CudaApi {
             JsonNode td = typedefs.get(t);
             if (td == null) return t;
             t = stripConst(td.path("type").asText());
+        }
+        return t;
+    }
+
+    /**
+     * The C type after following typedefs: a builtin ({@code unsigned int}, {@code float}, ...),
+     * {@code pointer} (data pointers, handles and function pointers alike), {@code enum},
+     * or {@code record} (a struct or union passed by value). Used to generate ABI-compatible
+     * entry points without including cuda.h.
+     */
+    public String canonicalType(String type) {
+        String t = stripConst(type);
+        for (int guard = 0; guard < 16; guard++) {
+            if (t.endsWith("*") || t.contains("(*")) return "pointer";
+            if (t.startsWith("enum ")) return "enum";
+            if (t.startsWith("struct ") || t.startsWith("union ")) return "record";
+            JsonNode td = typedefs.get(t);
+            if (td == null) return t;
+            switch (td.path("category").asText()) {
+                case "handle", "function", "pointer": return "pointer";
+                case "enum": return "enum";
+                case "record": return "record";
+                default: t = stripConst(td.path("type").asText());
+            }
         }
         return t;
     }
