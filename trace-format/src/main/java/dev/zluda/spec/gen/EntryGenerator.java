@@ -201,6 +201,8 @@ public final class EntryGenerator {
         sb.append("public final class CudaDispatcher {\n    private CudaDispatcher() {}\n\n");
         sb.append("    /** Number of functions: valid ids are 0 .. COUNT-1. */\n    public static final int COUNT = ")
                 .append(api.functions().size()).append(";\n\n");
+        sb.append("    /** The most parameters any function has: the native caller passes at most this many words. */\n    public static final int MAX_PARAMS = ")
+                .append(api.functions().stream().mapToInt(f -> f.params().size()).max().orElse(0)).append(";\n\n");
         sb.append("    private static long w(MemorySegment words, int i) {\n        return words.getAtIndex(ValueLayout.JAVA_LONG, i);\n    }\n\n");
         sb.append("    /**\n     * Calls function {@code id} with the arguments in {@code words} (8 bytes per parameter).\n")
                 .append("     * @return the CUresult; CUDA_ERROR_INVALID_VALUE (1) for an unknown id\n     */\n");

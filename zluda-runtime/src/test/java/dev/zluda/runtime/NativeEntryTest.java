@@ -1,0 +1,52 @@
+package dev.zluda.runtime;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The real path a CUDA program takes: a C program dlopens the built libcuda.so.1, which boots a JVM
+ * in that process (this test's class path and Java) and enters the Java driver through FFM upcalls.
+ */
+class NativeEntryTest {
+    private static Path nativeDir() {
+        String d = System.getenv("ZLUDA_TEST_NATIVE");
+        Path p = Path.of(d != null ? d : "target/native");
+        Assumptions.assumeTrue(Files.isRegularFile(p.resolve("libcuda.so.1")), "SKIPPED: libcuda.so.1 not built in " + p);
+        return p;
+    }
+
+    private static String run(Path dir, String... cmd) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "timed out:\n" + out);
+        return "exit " + p.exitValue() + "\n" + out;
+    }
+
+    @Test
+    void aCProgramRunsTheDriverThroughDlopen() throws Exception {
+        Path dir = nativeDir();
+        String out = run(dir, dir.resolve("tests/entry_smoke").toString(), dir.resolve("libcuda.so.1").toString());
+        assertTrue(out.startsWith("exit 0\n"), out);
+        assertTrue(out.contains(" 0 failed"), out);
+        assertTrue(out.contains("[ZLUDA] cuMemHostAlloc is not supported yet"), "unsupported calls are said out loud:\n" + out);
+    }
+
+    @Test
+    void everySpecFunctionIsExported() throws Exception {
+        Path dir = nativeDir();
+        String out = run(dir, "nm", "-D", "--defined-only", dir.resolve("libcuda.so.1").toString());
+        long exported = out.lines().filter(l -> l.matches("[0-9a-f]+ T cu\\w+")).count();
+        assertEquals(dev.zluda.spec.CudaApi.get().functions().size(), exported, out);
+    }
+}
