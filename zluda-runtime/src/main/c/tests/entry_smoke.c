@@ -52,6 +52,8 @@ int main(int argc, char **argv) {
     const char *s = NULL;
     r = ((i_i_ps)dlsym(h, "cuGetErrorName"))(801, &s);
     CHECK(r == 0 && s && strcmp(s, "CUDA_ERROR_NOT_SUPPORTED") == 0, "cuGetErrorName(801) -> %d, %s", r, s ? s : "(null)");
+    r = ((i_i_ps)dlsym(h, "cuGetErrorString"))(1, &s);
+    CHECK(r == 0 && s && strcmp(s, "invalid argument") == 0, "cuGetErrorString(1) -> %d, \"%s\" (NVIDIA's text)", r, s ? s : "(null)");
     r = ((i_i_ps)dlsym(h, "cuGetErrorName"))(123456, &s);
     CHECK(r == 1, "cuGetErrorName(123456) -> %d (CUDA_ERROR_INVALID_VALUE)", r);
     gpa_t gpa = (gpa_t)dlsym(h, "cuGetProcAddress_v2");
@@ -63,6 +65,10 @@ int main(int argc, char **argv) {
     CHECK(r == 0 && fn == dlsym(h, "cuMemcpyHtoD_v2_ptds"), "cuGetProcAddress_v2(cuMemcpyHtoD, 12000, PER_THREAD) -> cuMemcpyHtoD_v2_ptds");
     r = gpa("cuNoSuchFunction", &fn, 13000, 0, &status);
     CHECK(r == 0 && status == 1 && fn == NULL, "cuGetProcAddress_v2(cuNoSuchFunction) -> %d, status %d (SYMBOL_NOT_FOUND)", r, status);
+    typedef int (*gpa1_t)(const char *, void **, int, uint64_t);
+    fn = (void *)&passed;
+    r = ((gpa1_t)dlsym(h, "cuGetProcAddress"))("cuNoSuchFunction", &fn, 13000, 0);
+    CHECK(r == 500 && fn == (void *)&passed, "cuGetProcAddress(cuNoSuchFunction) -> %d (CUDA_ERROR_NOT_FOUND), pfn unchanged", r);
     void *p = NULL;
     r = ((i_pp_z_u)dlsym(h, "cuMemHostAlloc"))(&p, 16, 0);
     CHECK(r == 801, "an unimplemented function (cuMemHostAlloc) -> %d (CUDA_ERROR_NOT_SUPPORTED)", r);

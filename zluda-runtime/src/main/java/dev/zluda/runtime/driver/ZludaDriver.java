@@ -2,7 +2,7 @@ package dev.zluda.runtime.driver;
 
 import dev.zluda.runtime.api.CudaDriverApi;
 import dev.zluda.spec.CudaApi;
-import dev.zluda.spec.CudaEnum;
+import dev.zluda.spec.ErrorStrings;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.ProcAddressTable;
 
@@ -21,7 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Implemented so far: initialization and version ({@code cuInit}, {@code cuDriverGetVersion}),
  * device enumeration and identity ({@code cuDeviceGetCount}, {@code cuDeviceGet},
- * {@code cuDeviceGetName}, {@code cuDeviceTotalMem}), error names ({@code cuGetErrorName}) and
+ * {@code cuDeviceGetName}, {@code cuDeviceTotalMem}), error names and descriptions
+ * ({@code cuGetErrorName}, {@code cuGetErrorString}, NVIDIA's texts as measured) and
  * driver entry points ({@code cuGetProcAddress}, {@code _v2}) answered from the table measured on
  * NVIDIA's driver.
  */
@@ -36,7 +37,9 @@ public final class ZludaDriver implements CudaDriverApi {
     private final CudaApi api;
     private final MemorySegment exports;
     private final ProcAddressTable procTable;
+    private final ErrorStrings errors = ErrorStrings.load();
     private final Map<Integer, MemorySegment> errorNames = new ConcurrentHashMap<>();
+    private final Map<Integer, MemorySegment> errorDescriptions = new ConcurrentHashMap<>();
     private final Set<Integer> reportedUnsupported = ConcurrentHashMap.newKeySet();
     private volatile boolean initialized;
 
@@ -140,15 +143,22 @@ public final class ZludaDriver implements CudaDriverApi {
 
     @Override
     public int cuGetErrorName(int error, long pStr) {
+        return errorText(errors.name(error).orElse(null), error, pStr, errorNames);
+    }
+
+    @Override
+    public int cuGetErrorString(int error, long pStr) {
+        return errorText(errors.description(error).orElse(null), error, pStr, errorDescriptions);
+    }
+
+    /** Writes a pointer to a NUL-terminated string that lives as long as the process (as NVIDIA's do). */
+    private static int errorText(String text, int error, long pStr, Map<Integer, MemorySegment> cache) {
         if (pStr == 0) return INVALID_VALUE;
-        CudaEnum results = api.enumType("CUresult").orElseThrow();
-        var name = results.nameOf(error & 0xFFFF_FFFFL);
-        if (name.isEmpty()) {
+        if (text == null) {
             at(pStr, 8).set(ValueLayout.ADDRESS, 0, MemorySegment.NULL);
             return INVALID_VALUE;
         }
-        // the string must outlive the call: one global copy per error, never freed
-        MemorySegment s = errorNames.computeIfAbsent(error, e -> Arena.global().allocateFrom(name.get()));
+        MemorySegment s = cache.computeIfAbsent(error, e -> Arena.global().allocateFrom(text));
         at(pStr, 8).set(ValueLayout.ADDRESS, 0, s);
         return SUCCESS;
     }
@@ -165,9 +175,15 @@ public final class ZludaDriver implements CudaDriverApi {
 
     @Override
     public int cuGetProcAddress(long symbol, long pfn, int cudaVersion, long flags) {
-        // Without a status argument the only way to say "no such symbol" is the result.
+        // Measured on NVIDIA's driver: without a status argument, a symbol it cannot give is
+        // CUDA_ERROR_NOT_FOUND with *pfn left unchanged.
+        if (pfn == 0) return INVALID_VALUE;
+        MemorySegment before = at(pfn, 8).get(ValueLayout.ADDRESS, 0);
         int r = procAddress(symbol, pfn, cudaVersion, flags, 0);
-        if (r == SUCCESS && at(pfn, 8).get(ValueLayout.ADDRESS, 0).address() == 0) return NOT_FOUND;
+        if (r == SUCCESS && at(pfn, 8).get(ValueLayout.ADDRESS, 0).address() == 0) {
+            at(pfn, 8).set(ValueLayout.ADDRESS, 0, before);
+            return NOT_FOUND;
+        }
         return r;
     }
 
