@@ -15,6 +15,10 @@ final class CudaHeaders {
         Path dir = home != null ? Path.of(home, "include") : Path.of("/usr/local/cuda/include");
         Assumptions.assumeTrue(Files.isRegularFile(dir.resolve("cuda.h")),
                 "SKIPPED: no cuda.h in " + dir + " (install the CUDA toolkit or set CUDA_HOME) — the spec was not compared with the header");
+        for (String sys : new String[] {"GL/gl.h", "EGL/egl.h", "vdpau/vdpau.h"}) {
+            Assumptions.assumeTrue(Files.isRegularFile(Path.of("/usr/include", sys)),
+                    "SKIPPED: no /usr/include/" + sys + " (apt-get install libgl-dev libegl-dev libvdpau-dev) — the interop headers cannot be compiled");
+        }
         return dir;
     }
 

@@ -36,14 +36,20 @@ import java.util.regex.Pattern;
  * when clang or the headers are missing.
  */
 public final class SpecGenerator {
-    /** The headers the spec covers, in this order. */
-    public static final List<String> HEADERS = List.of("cuda.h", "cudaProfiler.h");
+    /** The headers the spec covers (every cu* function, enum, record and typedef declared in them). */
+    public static final List<String> HEADERS = List.of("cuda.h", "cudaProfiler.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h");
+    /**
+     * What the translation unit includes, in order: the headers the spec covers and the system
+     * headers the interop headers need first (Debian: libgl-dev, libegl-dev, libvdpau-dev).
+     */
+    public static final List<String> INCLUDES = List.of("cuda.h", "cudaProfiler.h", "cudaGL.h", "cudaEGL.h",
+            "vdpau/vdpau.h", "cudaVDPAU.h");
     /** Prelude that makes cuda.h declare every versioned name. */
     public static final List<String> PRELUDE = List.of("#define __CUDA_API_VERSION_INTERNAL 1");
 
     private static final Pattern VERSION_MACRO = Pattern.compile("#define\\s+CUDA_VERSION\\s+(\\d+)");
     private static final Pattern DEFGROUP = Pattern.compile("\\\\defgroup\\s+(\\w+)");
-    private static final Pattern ENDGROUP = Pattern.compile("/\\*\\*\\s*@}\\s*\\*/\\s*/\\*\\s*END\\s+(\\w+)");
+    private static final Pattern CLOSEGROUP = Pattern.compile("/\\*\\*\\s*@}\\s*\\*/");
     private static final Pattern ARRAY = Pattern.compile("^(.*)\\[(\\d+)]$");
 
     private final Path includeDir;
@@ -107,7 +113,7 @@ public final class SpecGenerator {
         Path tu = work.resolve("tu.c");
         StringBuilder src = new StringBuilder();
         PRELUDE.forEach(l -> src.append(l).append('\n'));
-        HEADERS.forEach(h -> src.append("#include <").append(h).append(">\n"));
+        INCLUDES.forEach(h -> src.append("#include <").append(h).append(">\n"));
         Files.writeString(tu, src);
         Process p = new ProcessBuilder(clang, "-x", "c", "-std=gnu11", "-fsyntax-only", "-Xclang", "-ast-dump=json",
                 "-I" + includeDir, tu.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
@@ -197,18 +203,29 @@ public final class SpecGenerator {
         source.put("abi", "x86_64-linux-gnu");
         source.put("generatedBy", "dev.zluda.spec.gen.SpecGenerator (trace-format/gen-spec.sh)");
 
-        // Groups: Doxygen \defgroup ... /** @} */ /* END name */ ranges in cuda.h.
-        List<int[]> groupRanges = new ArrayList<>();
-        List<String> groupNames = new ArrayList<>();
-        Map<String, Integer> openAt = new HashMap<>();
-        String[] lines = headerText.get("cuda.h").split("\n", -1);
-        for (int i = 0; i < lines.length; i++) {
-            Matcher d = DEFGROUP.matcher(lines[i]);
-            if (d.find()) openAt.put(d.group(1), i + 1);
-            Matcher e = ENDGROUP.matcher(lines[i]);
-            if (e.find() && openAt.containsKey(e.group(1))) {
-                groupRanges.add(new int[] {openAt.get(e.group(1)), i + 1});
-                groupNames.add(e.group(1));
+        // Groups: Doxygen \defgroup ... /** @} */ /* END name */ ranges in each header.
+        record GroupRange(String header, int from, int to, String name) {}
+        List<GroupRange> groupRanges = new ArrayList<>();
+        for (String h : HEADERS) {
+            // \defgroup NAME names the group that the next "@{" opens; "@}" closes the innermost one
+            String pending = null;
+            int pendingLine = 0;
+            java.util.ArrayDeque<GroupRange> open = new java.util.ArrayDeque<>();
+            String[] lines = headerText.get(h).split("\n", -1);
+            for (int i = 0; i < lines.length; i++) {
+                Matcher d = DEFGROUP.matcher(lines[i]);
+                if (d.find()) {
+                    pending = d.group(1);
+                    pendingLine = i + 1;
+                }
+                if (lines[i].contains("@{")) {
+                    open.push(new GroupRange(h, pending != null ? pendingLine : i + 1, 0, pending != null ? pending : "CUDA_UNGROUPED"));
+                    pending = null;
+                }
+                if (CLOSEGROUP.matcher(lines[i]).find() && !open.isEmpty()) {
+                    GroupRange g = open.pop();
+                    groupRanges.add(new GroupRange(h, g.from, i + 1, g.name));
+                }
             }
         }
 
@@ -226,7 +243,7 @@ public final class SpecGenerator {
             if (n.path("kind").asText().equals("RecordDecl")) recordsById.put(n.path("id").asText(), n);
         }
 
-        LayoutProbe probe = new LayoutProbe(PRELUDE, HEADERS);
+        LayoutProbe probe = new LayoutProbe(PRELUDE, INCLUDES);
         ArrayNode functions = spec.putArray("functions");
         ArrayNode enums = spec.putArray("enums");
         ArrayNode records = spec.putArray("records");
@@ -236,6 +253,37 @@ public final class SpecGenerator {
         Map<String, Boolean> seenFunction = new HashMap<>();
         Map<String, Boolean> seenRecord = new HashMap<>();
         Map<String, Boolean> seenEnum = new HashMap<>();
+
+        // Typedefs of the system headers the interop functions use (GLuint, EGLImageKHR, VdpDevice...).
+        Map<String, Decl> foreignTypedefs = new HashMap<>();
+        for (Decl d : decls) {
+            if (!HEADERS.contains(d.file) && d.node.path("kind").asText().equals("TypedefDecl")) {
+                foreignTypedefs.putIfAbsent(d.node.path("name").asText(), d);
+            }
+        }
+        java.util.Set<String> usedForeign = new java.util.TreeSet<>();
+        for (Decl d : decls) {
+            if (!HEADERS.contains(d.file) || !d.node.path("kind").asText().equals("FunctionDecl")) continue;
+            for (JsonNode c : d.node.path("inner")) {
+                String t = c.path("type").path("qualType").asText();
+                for (String word : t.split("[^A-Za-z0-9_]+")) {
+                    while (foreignTypedefs.containsKey(word) && usedForeign.add(word)) {
+                        word = foreignTypedefs.get(word).node.path("type").path("qualType").asText().replaceAll("[^A-Za-z0-9_].*$", "");
+                    }
+                }
+            }
+        }
+        for (String name : usedForeign) {
+            Decl d = foreignTypedefs.get(name);
+            ObjectNode t = typedefs.addObject();
+            t.put("name", name);
+            t.put("type", d.node.path("type").path("qualType").asText());
+            t.put("category", typedefCategory(d.node.path("inner").path(0), recordsById));
+            t.put("header", d.file);
+            if (!t.get("category").asText().equals("function") && !t.get("category").asText().equals("void")) {
+                probe.sizeOf("typedef." + name + ".size", name);
+            }
+        }
 
         for (Decl d : decls) {
             if (!HEADERS.contains(d.file)) continue;
@@ -250,14 +298,14 @@ public final class SpecGenerator {
                     f.put("name", name);
                     f.put("header", d.file);
                     f.put("line", line);
+                    // the innermost group that holds the declaration
                     String group = null;
-                    if (d.file.equals("cuda.h")) {
-                        for (int i = 0; i < groupRanges.size(); i++) {
-                            int[] r = groupRanges.get(i);
-                            if (line >= r[0] && line <= r[1]) group = groupNames.get(i);
+                    int groupStart = -1;
+                    for (GroupRange r : groupRanges) {
+                        if (r.header.equals(d.file) && line >= r.from && line <= r.to && r.from > groupStart) {
+                            group = r.name;
+                            groupStart = r.from;
                         }
-                    } else {
-                        group = "CUDA_PROFILER";
                     }
                     String qual = n.path("type").path("qualType").asText();
                     f.put("returns", qual.substring(0, qual.indexOf('(')).trim());
@@ -443,6 +491,7 @@ public final class SpecGenerator {
             case "TypedefType" -> "alias";
             case "BuiltinType" -> t.path("type").path("qualType").asText().equals("void") ? "void" : "builtin";
             case "ConstantArrayType" -> "array";
+            case "FunctionProtoType", "FunctionNoProtoType", "ParenType" -> "function";
             default -> t.path("kind").asText();
         };
     }
