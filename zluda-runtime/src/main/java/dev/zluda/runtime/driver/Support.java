@@ -11,13 +11,34 @@ import java.util.TreeSet;
 public final class Support {
     private Support() {}
 
-    /** Names of the CUDA driver functions {@link ZludaDriver} implements (overrides), sorted. */
+    /** Names of the CUDA driver functions {@link ZludaDriver} and its layers implement (override), sorted. */
     public static List<String> implementedFunctions() {
         CudaApi api = CudaApi.get();
         TreeSet<String> out = new TreeSet<>();
-        for (Method m : ZludaDriver.class.getDeclaredMethods()) {
-            if (Modifier.isPublic(m.getModifiers()) && api.function(m.getName()).isPresent()) out.add(m.getName());
+        for (Class<?> c = ZludaDriver.class; c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (Modifier.isPublic(m.getModifiers()) && api.function(m.getName()).isPresent()) out.add(m.getName());
+            }
         }
         return List.copyOf(out);
+    }
+
+    /**
+     * Prints the implemented-functions section of docs/support.md (markdown, grouped by cuda.h
+     * group), which SupportDocTest compares with the page. Run:
+     * {@code java -cp "dist/lib/*" dev.zluda.runtime.driver.Support}
+     */
+    public static void main(String[] args) {
+        CudaApi api = CudaApi.get();
+        java.util.Map<String, java.util.List<String>> byGroup = new java.util.TreeMap<>();
+        for (String f : implementedFunctions()) byGroup.computeIfAbsent(api.function(f).orElseThrow().group(), g -> new java.util.ArrayList<>()).add(f);
+        System.out.println("<!-- implemented-functions:begin -->");
+        System.out.println("| group | implemented | functions |");
+        System.out.println("|---|---|---|");
+        byGroup.forEach((g, fs) -> {
+            long total = api.functions().stream().filter(x -> x.group().equals(g)).count();
+            System.out.println("| " + g + " | " + fs.size() + " of " + total + " | " + String.join(", ", fs.stream().map(x -> "`" + x + "`").toList()) + " |");
+        });
+        System.out.println("<!-- implemented-functions:end -->");
     }
 }

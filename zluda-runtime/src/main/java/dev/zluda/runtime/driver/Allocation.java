@@ -1,0 +1,54 @@
+package dev.zluda.runtime.driver;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A range of memory the driver knows: device memory, page-locked host memory, managed memory or a
+ * registered host range. Device pointers are the real addresses of native memory, so host and
+ * "device" code read the same bytes.
+ */
+final class Allocation {
+    /** CUmemorytype values (cuda.h): what cuPointerGetAttribute reports as CU_POINTER_ATTRIBUTE_MEMORY_TYPE. */
+    static final int HOST = 1, DEVICE = 2;
+
+    enum Kind { DEVICE, HOST_ALLOC, MANAGED, HOST_REGISTERED }
+
+    final Kind kind;
+    final long address;
+    final long size;
+    final Context context;
+    final int flags;
+    final long bufferId;
+    private final Arena arena; // null for registered host memory, which the program owns
+
+    Allocation(Kind kind, long address, long size, Context context, int flags, long bufferId, Arena arena) {
+        this.kind = kind;
+        this.address = address;
+        this.size = size;
+        this.context = context;
+        this.flags = flags;
+        this.bufferId = bufferId;
+        this.arena = arena;
+    }
+
+    /** Native memory of {@code size} bytes, 256-byte aligned (as cuMemAlloc guarantees) and zeroed. */
+    static Arena allocate(long size, long[] address) {
+        Arena a = Arena.ofShared();
+        MemorySegment s = a.allocate(Math.max(size, 1), 256);
+        address[0] = s.address();
+        return a;
+    }
+
+    boolean contains(long p, long bytes) {
+        return p >= address && bytes >= 0 && p - address <= size - bytes;
+    }
+
+    int memoryType() {
+        return kind == Kind.DEVICE || kind == Kind.MANAGED ? DEVICE : HOST;
+    }
+
+    void free() {
+        if (arena != null) arena.close();
+    }
+}

@@ -1,0 +1,380 @@
+package dev.zluda.runtime.driver;
+
+import dev.zluda.spec.CudaApi;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static dev.zluda.runtime.driver.CuResult.*;
+import static dev.zluda.runtime.driver.Native.putInt;
+import static dev.zluda.runtime.driver.Native.putLong;
+
+/**
+ * Contexts (CUDA Driver API groups CUDA_CTX, CUDA_PRIMARY_CTX): created contexts, the device's
+ * primary context with its retain count, and each host thread's stack of current contexts.
+ * Handles are deterministic values (see {@link Handles}).
+ */
+abstract class ContextLayer extends DeviceLayer {
+    /** CU_CTX_* flags that may be given (CU_CTX_SCHED_MASK | CU_CTX_MAP_HOST | CU_CTX_LMEM_RESIZE_TO_MAX | CU_CTX_COREDUMP_ENABLE | CU_CTX_USER_COREDUMP_ENABLE | CU_CTX_SYNC_MEMOPS). */
+    static final int CTX_FLAGS_ALLOWED = 0x07 | 0x08 | 0x10 | 0x20 | 0x40 | 0x80;
+    /** CU_CTX_MAP_HOST: always on since CUDA 12. */
+    static final int CU_CTX_MAP_HOST = 0x08;
+    /** The API version a context reports (cuCtxGetApiVersion): 3020, as for every context since CUDA 3.2. */
+    static final int CONTEXT_API_VERSION = 3020;
+
+    final Handles<Context> contexts = new Handles<>(1);
+    private final AtomicLong contextIds = new AtomicLong();
+    private final ThreadLocal<ArrayDeque<Context>> stack = ThreadLocal.withInitial(ArrayDeque::new);
+    private volatile Context primary;
+    private int primaryRetains;
+    private int primaryFlags;
+    private final Object primaryLock = new Object();
+
+    ContextLayer(CudaApi api, MemorySegment exports) {
+        super(api, exports);
+    }
+
+    /** The calling thread's current context, or null. */
+    Context current() {
+        Context c = stack.get().peek();
+        return c == null || c.destroyed ? null : c;
+    }
+
+    /** NOT_INITIALIZED, INVALID_CONTEXT when no context is current, else SUCCESS. */
+    int checkContext() {
+        if (!initialized) return NOT_INITIALIZED;
+        return current() == null ? INVALID_CONTEXT : SUCCESS;
+    }
+
+    /** Frees what a context owns; subclasses add their objects (streams, events, modules). */
+    void release(Context c) {
+        for (Allocation a : c.allocations) freeAllocation(a);
+        c.allocations.clear();
+    }
+
+    abstract void freeAllocation(Allocation a);
+
+    private Context lookup(long handle) {
+        Context c = contexts.get(handle);
+        return c == null || c.destroyed ? null : c;
+    }
+
+    // ---------------------------------------------------------------- created contexts
+
+    private int create(long pctx, int flags, int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (pctx == 0 || (flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
+        long h = contexts.reserve();
+        Context c = new Context(h, contextIds.incrementAndGet(), dev, false, flags | CU_CTX_MAP_HOST);
+        contexts.put(h, c);
+        stack.get().push(c);
+        putLong(pctx, h);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxCreate_v2(long pctx, int flags, int dev) {
+        return create(pctx, flags, dev);
+    }
+
+    @Override
+    public int cuCtxCreate(long pctx, int flags, int dev) {
+        return create(pctx, flags, dev);
+    }
+
+    @Override
+    public int cuCtxCreate_v3(long pctx, long paramsArray, int numParams, int flags, int dev) {
+        if (numParams != 0 || paramsArray != 0) return NOT_SUPPORTED; // execution affinity (SM count limits)
+        return create(pctx, flags, dev);
+    }
+
+    @Override
+    public int cuCtxCreate_v4(long pctx, long ctxCreateParams, int flags, int dev) {
+        if (ctxCreateParams != 0) return NOT_SUPPORTED; // execution affinity / CIG parameters
+        return create(pctx, flags, dev);
+    }
+
+    @Override
+    public int cuCtxDestroy_v2(long ctx) {
+        if (!initialized) return NOT_INITIALIZED;
+        Context c = lookup(ctx);
+        if (c == null || c.primary) return INVALID_CONTEXT;
+        c.destroyed = true;
+        contexts.remove(ctx);
+        release(c);
+        ArrayDeque<Context> s = stack.get();
+        if (s.peek() == c) s.pop();
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxDestroy(long ctx) {
+        return cuCtxDestroy_v2(ctx);
+    }
+
+    @Override
+    public int cuCtxPushCurrent_v2(long ctx) {
+        if (!initialized) return NOT_INITIALIZED;
+        Context c = lookup(ctx);
+        if (c == null) return INVALID_CONTEXT;
+        stack.get().push(c);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxPushCurrent(long ctx) {
+        return cuCtxPushCurrent_v2(ctx);
+    }
+
+    @Override
+    public int cuCtxPopCurrent_v2(long pctx) {
+        if (!initialized) return NOT_INITIALIZED;
+        ArrayDeque<Context> s = stack.get();
+        if (s.isEmpty()) return INVALID_CONTEXT;
+        Context c = s.pop();
+        if (pctx != 0) putLong(pctx, c.handle);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxPopCurrent(long pctx) {
+        return cuCtxPopCurrent_v2(pctx);
+    }
+
+    @Override
+    public int cuCtxSetCurrent(long ctx) {
+        if (!initialized) return NOT_INITIALIZED;
+        ArrayDeque<Context> s = stack.get();
+        if (ctx == 0) {
+            if (!s.isEmpty()) s.pop();
+            return SUCCESS;
+        }
+        Context c = lookup(ctx);
+        if (c == null) return INVALID_CONTEXT;
+        if (!s.isEmpty()) s.pop();
+        s.push(c);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxGetCurrent(long pctx) {
+        if (!initialized) return NOT_INITIALIZED;
+        if (pctx == 0) return INVALID_VALUE;
+        Context c = current();
+        putLong(pctx, c == null ? 0 : c.handle);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxGetDevice(long device) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        if (device == 0) return INVALID_VALUE;
+        putInt(device, current().device);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxGetDevice_v2(long device, long ctx) {
+        if (!initialized) return NOT_INITIALIZED;
+        if (device == 0) return INVALID_VALUE;
+        Context c = ctx == 0 ? current() : lookup(ctx);
+        if (c == null) return INVALID_CONTEXT;
+        putInt(device, c.device);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxGetFlags(long flags) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        if (flags == 0) return INVALID_VALUE;
+        putInt(flags, current().flags);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxSetFlags(int flags) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        if ((flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
+        current().flags = flags | CU_CTX_MAP_HOST;
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxGetId(long ctx, long ctxId) {
+        if (!initialized) return NOT_INITIALIZED;
+        if (ctxId == 0) return INVALID_VALUE;
+        Context c = ctx == 0 ? current() : lookup(ctx);
+        if (c == null) return INVALID_CONTEXT;
+        putLong(ctxId, c.id);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxGetApiVersion(long ctx, long version) {
+        if (!initialized) return NOT_INITIALIZED;
+        if (version == 0) return INVALID_VALUE;
+        Context c = ctx == 0 ? current() : lookup(ctx);
+        if (c == null) return INVALID_CONTEXT;
+        putInt(version, CONTEXT_API_VERSION);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxSynchronize() {
+        // every operation of the emulator has completed when its call returns
+        return checkContext();
+    }
+
+    @Override
+    public int cuCtxSynchronize_v2(long ctx) {
+        if (!initialized) return NOT_INITIALIZED;
+        return (ctx == 0 ? current() : lookup(ctx)) == null ? INVALID_CONTEXT : SUCCESS;
+    }
+
+    @Override
+    public int cuCtxGetLimit(long pvalue, int limit) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        if (pvalue == 0 || limit < 0 || limit >= Context.DEFAULT_LIMITS.length) return INVALID_VALUE;
+        putLong(pvalue, current().limit(limit));
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxSetLimit(int limit, long value) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        if (limit < 0 || limit >= Context.DEFAULT_LIMITS.length) return INVALID_VALUE;
+        current().limits.put(limit, value);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxGetCacheConfig(long pconfig) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        if (pconfig == 0) return INVALID_VALUE;
+        putInt(pconfig, current().cacheConfig);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxSetCacheConfig(int config) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        if (config < 0 || config > 3) return INVALID_VALUE; // CU_FUNC_CACHE_PREFER_NONE … PREFER_EQUAL
+        current().cacheConfig = config;
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuCtxGetStreamPriorityRange(long leastPriority, long greatestPriority) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        // as NVIDIA reports on compute capability 7.0 and later: 0 (lowest) … -5 (highest)
+        if (leastPriority != 0) putInt(leastPriority, 0);
+        if (greatestPriority != 0) putInt(greatestPriority, -5);
+        return SUCCESS;
+    }
+
+    // ---------------------------------------------------------------- primary context
+
+    private Context primaryContext() {
+        Context p = primary;
+        if (p == null) {
+            synchronized (primaryLock) {
+                if (primary == null) {
+                    long h = contexts.reserve();
+                    Context c = new Context(h, contextIds.incrementAndGet(), 0, true, primaryFlags | CU_CTX_MAP_HOST);
+                    contexts.put(h, c);
+                    primary = c;
+                }
+                p = primary;
+            }
+        }
+        return p;
+    }
+
+    @Override
+    public int cuDevicePrimaryCtxRetain(long pctx, int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (pctx == 0) return INVALID_VALUE;
+        Context c = primaryContext();
+        synchronized (primaryLock) {
+            primaryRetains++;
+        }
+        putLong(pctx, c.handle);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDevicePrimaryCtxRelease_v2(int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        synchronized (primaryLock) {
+            if (primaryRetains == 0) return INVALID_CONTEXT;
+            if (--primaryRetains == 0 && primary != null) {
+                // the last release destroys the primary context's resources; the handle stays the same
+                release(primary);
+            }
+        }
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDevicePrimaryCtxRelease(int dev) {
+        return cuDevicePrimaryCtxRelease_v2(dev);
+    }
+
+    @Override
+    public int cuDevicePrimaryCtxReset_v2(int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        synchronized (primaryLock) {
+            if (primary != null) release(primary);
+            primaryFlags = 0;
+            if (primary != null) primary.flags = CU_CTX_MAP_HOST;
+        }
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDevicePrimaryCtxReset(int dev) {
+        return cuDevicePrimaryCtxReset_v2(dev);
+    }
+
+    @Override
+    public int cuDevicePrimaryCtxGetState(int dev, long flags, long active) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (flags == 0 || active == 0) return INVALID_VALUE;
+        synchronized (primaryLock) {
+            putInt(flags, primaryFlags);
+            putInt(active, primaryRetains > 0 ? 1 : 0);
+        }
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDevicePrimaryCtxSetFlags_v2(int dev, int flags) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if ((flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
+        synchronized (primaryLock) {
+            primaryFlags = flags;
+            if (primary != null) primary.flags = flags | CU_CTX_MAP_HOST;
+        }
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDevicePrimaryCtxSetFlags(int dev, int flags) {
+        return cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+    }
+}

@@ -1,0 +1,282 @@
+package dev.zluda.runtime.driver;
+
+import dev.zluda.runtime.api.CudaDriverApi;
+import dev.zluda.spec.CudaApi;
+import dev.zluda.spec.CudaFunction;
+import dev.zluda.spec.ErrorStrings;
+import dev.zluda.spec.ProcAddressTable;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static dev.zluda.runtime.driver.CuResult.*;
+import static dev.zluda.runtime.driver.Native.at;
+import static dev.zluda.runtime.driver.Native.putInt;
+import static dev.zluda.runtime.driver.Native.putLong;
+
+/**
+ * Initialization, version, device identity and attributes, error strings and driver entry points
+ * (CUDA Driver API groups CUDA_INITIALIZE, CUDA_VERSION, CUDA_DEVICE, CUDA_ERROR,
+ * CUDA_DRIVER_ENTRY_POINT). One device, ordinal 0: the emulator.
+ */
+abstract class DeviceLayer implements CudaDriverApi {
+    /** The version {@code cuDriverGetVersion} reports: cudart 13 stops with cudaErrorInsufficientDriver below 13000. */
+    public static final int DRIVER_VERSION = 13000;
+    /** The name of device 0, chosen so that users see the device is zluda's. */
+    public static final String DEVICE_NAME = "ZLUDA emulator (CPU)";
+    /** Device 0's UUID: fixed, so that captures of two runs compare equal. "ZLUDA-emulator\0\0" in ASCII. */
+    static final byte[] DEVICE_UUID = "ZLUDA-emulator\0\0".getBytes(StandardCharsets.US_ASCII);
+
+    final CudaApi api;
+    private final MemorySegment exports;
+    private final ProcAddressTable procTable;
+    private final ErrorStrings errors = ErrorStrings.load();
+    private final Map<Integer, MemorySegment> errorNames = new ConcurrentHashMap<>();
+    private final Map<Integer, MemorySegment> errorDescriptions = new ConcurrentHashMap<>();
+    private final Set<Integer> reportedUnsupported = ConcurrentHashMap.newKeySet();
+    final DeviceAttributes attributes;
+    final long totalMemory;
+    volatile boolean initialized;
+
+    DeviceLayer(CudaApi api, MemorySegment exports) {
+        this.api = api;
+        this.exports = exports;
+        this.procTable = api.procAddress();
+        int[] cc = DeviceAttributes.computeCapability(System.getenv("ZLUDA_OVERRIDE_COMPUTE_CAPABILITY"));
+        this.attributes = new DeviceAttributes(api, cc[0], cc[1], Runtime.getRuntime().availableProcessors());
+        this.totalMemory = hostMemory() / 2;
+    }
+
+    /** Half of the host's physical memory is what the emulator reports as device memory. */
+    private static long hostMemory() {
+        var os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean sun) return sun.getTotalMemorySize();
+        return 16L << 30;
+    }
+
+    @Override
+    public int unsupported(int functionId) {
+        if (reportedUnsupported.add(functionId)) {
+            System.err.println("[ZLUDA] " + api.function(functionId).name() + " is not supported yet: returning CUDA_ERROR_NOT_SUPPORTED");
+        }
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+
+    /** NOT_INITIALIZED before cuInit, INVALID_DEVICE for any ordinal but 0, else SUCCESS. */
+    int checkDevice(int dev) {
+        if (!initialized) return NOT_INITIALIZED;
+        return dev == 0 ? SUCCESS : INVALID_DEVICE;
+    }
+
+    // ---------------------------------------------------------------- initialization, version
+
+    @Override
+    public int cuInit(int flags) {
+        if (flags != 0) return INVALID_VALUE;
+        initialized = true;
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDriverGetVersion(long driverVersion) {
+        if (driverVersion == 0) return INVALID_VALUE;
+        putInt(driverVersion, DRIVER_VERSION);
+        return SUCCESS;
+    }
+
+    // ---------------------------------------------------------------- device
+
+    @Override
+    public int cuDeviceGetCount(long count) {
+        if (!initialized) return NOT_INITIALIZED;
+        if (count == 0) return INVALID_VALUE;
+        putInt(count, 1);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDeviceGet(long device, int ordinal) {
+        if (!initialized) return NOT_INITIALIZED;
+        if (device == 0) return INVALID_VALUE;
+        if (ordinal != 0) return INVALID_DEVICE;
+        putInt(device, 0);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDeviceGetName(long name, int len, int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (name == 0 || len <= 0) return INVALID_VALUE;
+        byte[] b = DEVICE_NAME.getBytes(StandardCharsets.US_ASCII);
+        int n = Math.min(b.length, len - 1);
+        MemorySegment out = at(name, len);
+        MemorySegment.copy(b, 0, out, ValueLayout.JAVA_BYTE, 0, n);
+        out.set(ValueLayout.JAVA_BYTE, n, (byte) 0);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDeviceTotalMem_v2(long bytes, int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (bytes == 0) return INVALID_VALUE;
+        putLong(bytes, totalMemory);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDeviceTotalMem(long bytes, int dev) {
+        // the legacy variant reports an unsigned int
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (bytes == 0) return INVALID_VALUE;
+        putInt(bytes, (int) Math.min(totalMemory, 0xFFFF_FFFFL));
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDeviceGetAttribute(long pi, int attrib, int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (pi == 0) return INVALID_VALUE;
+        Integer v = attributes.get(attrib);
+        if (v == null) return INVALID_VALUE;
+        putInt(pi, v);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDeviceComputeCapability(long major, long minor, int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (major == 0 || minor == 0) return INVALID_VALUE;
+        putInt(major, attributes.major());
+        putInt(minor, attributes.minor());
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDeviceGetUuid(long uuid, int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (uuid == 0) return INVALID_VALUE;
+        MemorySegment.copy(DEVICE_UUID, 0, at(uuid, 16), ValueLayout.JAVA_BYTE, 0, 16);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDeviceGetUuid_v2(long uuid, int dev) {
+        return cuDeviceGetUuid(uuid, dev);
+    }
+
+    @Override
+    public int cuDeviceGetPCIBusId(long pciBusId, int len, int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (pciBusId == 0 || len <= 0) return INVALID_VALUE;
+        // domain:bus:device.function, as NVIDIA formats it
+        byte[] b = "00000000:00:00.0".getBytes(StandardCharsets.US_ASCII);
+        int n = Math.min(b.length, len - 1);
+        MemorySegment.copy(b, 0, at(pciBusId, len), ValueLayout.JAVA_BYTE, 0, n);
+        at(pciBusId, len).set(ValueLayout.JAVA_BYTE, n, (byte) 0);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDeviceGetByPCIBusId(long dev, long pciBusId) {
+        if (!initialized) return NOT_INITIALIZED;
+        if (dev == 0 || pciBusId == 0) return INVALID_VALUE;
+        String id = at(pciBusId, 64).getString(0, StandardCharsets.US_ASCII).trim();
+        // accepted forms: [domain]:[bus]:[device].[function], [domain]:[bus]:[device], [bus]:[device].[function] (hex)
+        if (!id.matches("(?i)(0{1,8}:)?0{1,2}:0{1,2}(\\.0)?")) return INVALID_DEVICE;
+        putInt(dev, 0);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuDeviceGetProperties(long prop, int dev) {
+        // CUdevprop: maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], sharedMemPerBlock, totalConstantMemory,
+        // SIMDWidth, memPitch, regsPerBlock, clockRate, textureAlign (all int, 56 bytes)
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (prop == 0) return INVALID_VALUE;
+        var a = attributes.byName();
+        int[] v = {a.get("MAX_THREADS_PER_BLOCK"), a.get("MAX_BLOCK_DIM_X"), a.get("MAX_BLOCK_DIM_Y"), a.get("MAX_BLOCK_DIM_Z"),
+                a.get("MAX_GRID_DIM_X"), a.get("MAX_GRID_DIM_Y"), a.get("MAX_GRID_DIM_Z"), a.get("MAX_SHARED_MEMORY_PER_BLOCK"),
+                a.get("TOTAL_CONSTANT_MEMORY"), a.get("WARP_SIZE"), a.get("MAX_PITCH"), a.get("MAX_REGISTERS_PER_BLOCK"),
+                a.get("CLOCK_RATE"), a.get("TEXTURE_ALIGNMENT")};
+        for (int i = 0; i < v.length; i++) putInt(prop + 4L * i, v[i]);
+        return SUCCESS;
+    }
+
+    // ---------------------------------------------------------------- errors
+
+    @Override
+    public int cuGetErrorName(int error, long pStr) {
+        return errorText(errors.name(error).orElse(null), error, pStr, errorNames);
+    }
+
+    @Override
+    public int cuGetErrorString(int error, long pStr) {
+        return errorText(errors.description(error).orElse(null), error, pStr, errorDescriptions);
+    }
+
+    /** Writes a pointer to a NUL-terminated string that lives as long as the process (as NVIDIA's do). */
+    private static int errorText(String text, int error, long pStr, Map<Integer, MemorySegment> cache) {
+        if (pStr == 0) return INVALID_VALUE;
+        if (text == null) {
+            at(pStr, 8).set(ValueLayout.ADDRESS, 0, MemorySegment.NULL);
+            return INVALID_VALUE;
+        }
+        MemorySegment s = cache.computeIfAbsent(error, e -> Arena.global().allocateFrom(text));
+        at(pStr, 8).set(ValueLayout.ADDRESS, 0, s);
+        return SUCCESS;
+    }
+
+    // ---------------------------------------------------------------- driver entry points
+
+    @Override
+    public int cuGetProcAddress_v2(long symbol, long pfn, int cudaVersion, long flags, long symbolStatus) {
+        return procAddress(symbol, pfn, cudaVersion, flags, symbolStatus);
+    }
+
+    @Override
+    public int cuGetProcAddress(long symbol, long pfn, int cudaVersion, long flags) {
+        // Measured on NVIDIA's driver: without a status argument, a symbol it cannot give is
+        // CUDA_ERROR_NOT_FOUND with *pfn left unchanged.
+        if (pfn == 0) return INVALID_VALUE;
+        MemorySegment before = at(pfn, 8).get(ValueLayout.ADDRESS, 0);
+        int r = procAddress(symbol, pfn, cudaVersion, flags, 0);
+        if (r == SUCCESS && at(pfn, 8).get(ValueLayout.ADDRESS, 0).address() == 0) {
+            at(pfn, 8).set(ValueLayout.ADDRESS, 0, before);
+            return NOT_FOUND;
+        }
+        return r;
+    }
+
+    private int procAddress(long symbol, long pfn, int cudaVersion, long flags, long symbolStatus) {
+        if (symbol == 0 || pfn == 0) return INVALID_VALUE;
+        String name = MemorySegment.ofAddress(symbol).reinterpret(4096).getString(0, StandardCharsets.US_ASCII);
+        ProcAddressTable.Answer a = procTable.lookup(name, cudaVersion, flags);
+        MemorySegment fn = MemorySegment.NULL;
+        int status = a.symbolStatus();
+        if (a.symbol() != null) {
+            CudaFunction f = api.function(a.symbol()).orElse(null);
+            if (f != null) {
+                fn = exports.getAtIndex(ValueLayout.ADDRESS, f.id());
+            } else {
+                status = ProcAddressTable.SYMBOL_NOT_FOUND; // exported by NVIDIA, declared in no public header
+            }
+        }
+        if (a.result() != SUCCESS) return a.result();
+        at(pfn, 8).set(ValueLayout.ADDRESS, 0, fn);
+        if (symbolStatus != 0) putInt(symbolStatus, status);
+        return SUCCESS;
+    }
+}

@@ -1,0 +1,61 @@
+package dev.zluda.runtime.driver;
+
+import dev.zluda.spec.CudaApi;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** A fresh driver per test, called as native code would call it: with addresses of caller memory. */
+abstract class DriverTestBase {
+    ZludaDriver d;
+    Arena arena;
+
+    @BeforeEach
+    void setUp() {
+        d = new ZludaDriver(CudaApi.get(), MemorySegment.NULL);
+        arena = Arena.ofConfined();
+    }
+
+    @AfterEach
+    void tearDown() {
+        arena.close();
+    }
+
+    /** Caller memory of n bytes (zeroed). */
+    MemorySegment mem(long n) {
+        return arena.allocate(n, 16);
+    }
+
+    long addr(MemorySegment s) {
+        return s.address();
+    }
+
+    int i32(MemorySegment s) {
+        return s.get(ValueLayout.JAVA_INT, 0);
+    }
+
+    long i64(MemorySegment s) {
+        return s.get(ValueLayout.JAVA_LONG, 0);
+    }
+
+    /** cuInit + primary context retained and made current; returns the context handle. */
+    long initWithContext() {
+        assertEquals(0, d.cuInit(0));
+        MemorySegment ctx = mem(8);
+        assertEquals(0, d.cuDevicePrimaryCtxRetain(addr(ctx), 0));
+        assertEquals(0, d.cuCtxSetCurrent(i64(ctx)));
+        return i64(ctx);
+    }
+
+    /** cuMemAlloc_v2 of n bytes; returns the device pointer. */
+    long alloc(long n) {
+        MemorySegment p = mem(8);
+        assertEquals(0, d.cuMemAlloc_v2(addr(p), n));
+        return i64(p);
+    }
+}
