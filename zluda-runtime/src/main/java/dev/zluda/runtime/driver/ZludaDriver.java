@@ -8,11 +8,12 @@ import java.lang.foreign.MemorySegment;
  * The zluda CUDA driver, as native callers see it through {@code libcuda.so.1}. Every method
  * implements the CUDA Driver API function of the same name (CUDA 13.0 semantics); the layers it is
  * built from each cover one area: {@link DeviceLayer} (init, version, device, errors, entry
- * points), {@link ContextLayer}, {@link MemoryLayer}, {@link StreamLayer} (streams, events). What
+ * points), {@link ContextLayer}, {@link MemoryLayer}, {@link StreamLayer} (streams, events),
+ * {@link ModuleLayer} (modules, launches), {@link ExportTableLayer} (cuGetExportTable). What
  * no layer implements returns {@code CUDA_ERROR_NOT_SUPPORTED} and is reported once on stderr;
  * docs/support.md lists what is implemented ({@link Support}).
  */
-public final class ZludaDriver extends StreamLayer {
+public final class ZludaDriver extends ExportTableLayer {
     /** CUDA_ERROR_INVALID_VALUE. */
     static final int INVALID_VALUE = CuResult.INVALID_VALUE;
     /** The version {@code cuDriverGetVersion} reports. */
