@@ -1,0 +1,277 @@
+package dev.zluda.ptx;
+
+import dev.zluda.ptx.parser.PtxLexer;
+import dev.zluda.ptx.parser.PtxParser;
+import org.antlr.v4.runtime.BailErrorStrategy;
+import org.antlr.v4.runtime.BaseErrorListener;
+import org.antlr.v4.runtime.CharStreams;
+import org.antlr.v4.runtime.CommonTokenStream;
+import org.antlr.v4.runtime.DefaultErrorStrategy;
+import org.antlr.v4.runtime.RecognitionException;
+import org.antlr.v4.runtime.Recognizer;
+import org.antlr.v4.runtime.Token;
+import org.antlr.v4.runtime.atn.PredictionMode;
+import org.antlr.v4.runtime.misc.ParseCancellationException;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Entry point of the PTX front end: text → {@link Ast.Module}.
+ *
+ * <p>How it parses: the text is first cut, by a cheap scan that understands comments, strings and
+ * bracket nesting, into chunks that end after a top-level {@code { ... }} (a function body or a
+ * {@code .section}). Each chunk is lexed and parsed on its own with ANTLR in SLL mode with a bailing
+ * error strategy; only a chunk that fails there is parsed again in full LL mode with error recovery,
+ * which produces the diagnostics. Chunking keeps memory bounded by the largest function rather than
+ * the whole file, and lets one bad function not hide errors in the others. Positions in diagnostics
+ * and AST nodes are those of the whole text.
+ *
+ * <p>Bad input never escapes as an exception other than {@link PtxParseException} (from
+ * {@link #parseOrThrow}): nesting deeper than {@value #MAX_NESTING} brackets and expressions with more than
+ * {@value #MAX_OPERATORS} operators are reported as diagnostics instead of risking the stack.
+ *
+ * <p>Files are read as ISO-8859-1 so that any byte sequence lexes (non-ASCII bytes outside strings
+ * and comments are errors with a position) and printing writes the same bytes back.
+ */
+public final class Ptx {
+    /** Brackets ({@code ( [ {}) may nest at most this deep. */
+    public static final int MAX_NESTING = 128;
+    /** A statement, initializer element or section item may contain at most this many operator
+     * characters (keeps expression trees shallow enough for recursive walks). */
+    public static final int MAX_OPERATORS = 1000;
+    /** At most this many diagnostics are reported per text; a last one says more were dropped. */
+    public static final int MAX_DIAGNOSTICS = 200;
+
+    private Ptx() {}
+
+    /**
+     * Parses PTX text.
+     *
+     * @param text       the whole module's text
+     * @param sourceName the name diagnostics are reported under (usually the file path)
+     * @return the module and the syntax errors (never throws for bad input)
+     */
+    public static ParseResult parse(CharSequence text, String sourceName) {
+        String s = text.toString();
+        List<Ast.ModuleItem> items = new ArrayList<>();
+        List<Diagnostic> diags = new ArrayList<>();
+        java.util.Map<String, String> strings = new java.util.HashMap<>();
+        for (Chunk c : chunks(s, sourceName, diags)) {
+            if (c.rejected) continue;
+            parseChunk(s.substring(c.start, c.end), c.line, c.column, sourceName, items, diags, strings);
+            if (diags.size() >= MAX_DIAGNOSTICS) break;
+        }
+        diags.sort((a, b) -> a.line() != b.line() ? Integer.compare(a.line(), b.line()) : Integer.compare(a.column(), b.column()));
+        if (diags.size() > MAX_DIAGNOSTICS) {
+            Diagnostic last = diags.get(MAX_DIAGNOSTICS - 1);
+            diags.subList(MAX_DIAGNOSTICS, diags.size()).clear();
+            diags.add(new Diagnostic(sourceName, last.line(), last.column(), Diagnostic.Severity.ERROR,
+                    "too many errors, stopped after " + MAX_DIAGNOSTICS));
+        }
+        return new ParseResult(new Ast.Module(items), diags);
+    }
+
+    /**
+     * Parses PTX text and throws when it has syntax errors.
+     *
+     * @throws PtxParseException with every diagnostic when the text is not valid PTX syntax
+     */
+    public static Ast.Module parseOrThrow(CharSequence text, String sourceName) {
+        ParseResult r = parse(text, sourceName);
+        if (!r.ok()) throw new PtxParseException(r.diagnostics());
+        return r.module();
+    }
+
+    /**
+     * Reads (as ISO-8859-1) and parses a file; diagnostics are reported under {@code file.toString()}.
+     *
+     * @throws IOException when the file cannot be read
+     */
+    public static ParseResult parseFile(Path file) throws IOException {
+        return parse(readPtx(file), file.toString());
+    }
+
+    /** Reads a PTX file the way {@link #parseFile} does (ISO-8859-1, every byte one character). */
+    public static String readPtx(Path file) throws IOException {
+        return Files.readString(file, StandardCharsets.ISO_8859_1);
+    }
+
+    // ------------------------------------------------------------------ chunking
+
+    private record Chunk(int start, int end, int line, int column, boolean rejected) {}
+
+    /**
+     * Cuts the text after each top-level closing brace that is not followed by {@code ;} or
+     * {@code ,} (those close initializers). Also enforces the nesting and operator limits.
+     */
+    private static List<Chunk> chunks(String s, String source, List<Diagnostic> diags) {
+        List<Chunk> out = new ArrayList<>();
+        int n = s.length();
+        int line = 1, col = 0;                 // position of s[i]; col 0-based
+        int start = 0, startLine = 1, startCol = 0;
+        int depth = 0, ops = 0;
+        boolean rejected = false;
+        int pendPos = -1, pendLine = 0, pendCol = 0;
+        for (int i = 0; i < n; i++) {
+            char ch = s.charAt(i);
+            if (ch == '\n') {
+                line++; col = 0;
+                continue;
+            }
+            if (ch == '/' && i + 1 < n && s.charAt(i + 1) == '/') {          // line comment
+                while (i + 1 < n && s.charAt(i + 1) != '\n') { i++; col++; }
+                col++;
+                continue;
+            }
+            if (ch == '/' && i + 1 < n && s.charAt(i + 1) == '*') {          // block comment
+                int close = s.indexOf("*/", i + 2);
+                int stop = close < 0 ? n : close + 2;
+                for (int j = i; j < stop; j++) {
+                    if (s.charAt(j) == '\n') { line++; col = 0; } else col++;
+                }
+                i = stop - 1;
+                continue;
+            }
+            if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f') { col++; continue; }
+            // a significant character: settle a pending cut
+            if (pendPos >= 0) {
+                if (ch != ';' && ch != ',') {
+                    out.add(new Chunk(start, pendPos, startLine, startCol, rejected));
+                    start = pendPos; startLine = pendLine; startCol = pendCol;
+                    rejected = false;
+                }
+                pendPos = -1;
+            }
+            if (ch == '"') {                                                   // string (ends at newline like the lexer)
+                i++; col++;
+                while (i < n && s.charAt(i) != '"' && s.charAt(i) != '\n') {
+                    if (s.charAt(i) == '\\' && i + 1 < n && s.charAt(i + 1) != '\n') { i++; col++; }
+                    i++; col++;
+                }
+                if (i < n && s.charAt(i) == '\n') { i--; }                      // let the loop count the newline
+                else col++;
+                continue;
+            }
+            switch (ch) {
+                case '{', '(', '[' -> {
+                    depth++;
+                    ops = 0;
+                    if (depth == MAX_NESTING + 1 && !rejected) {
+                        rejected = true;
+                        diags.add(new Diagnostic(source, line, col + 1, Diagnostic.Severity.ERROR,
+                                "brackets nested deeper than " + MAX_NESTING + " levels"));
+                    }
+                }
+                case '}', ')', ']' -> {
+                    ops = 0;
+                    if (depth > 0) depth--;
+                    if (depth == 0 && ch == '}') { pendPos = i + 1; pendLine = line; pendCol = col + 1; }
+                }
+                case ';', ',' -> ops = 0;
+                case '.' -> {           // a directive or type word starts a new item (.b32 in a .section)
+                    char prev = i > 0 ? s.charAt(i - 1) : '\n';
+                    if (prev == ' ' || prev == '\t' || prev == '\n' || prev == '\r') ops = 0;
+                }
+                case '-', '+', '!', '~', '*', '/', '%', '&', '|', '^', '<', '>', '?', '=' -> {
+                    if (++ops == MAX_OPERATORS + 1 && !rejected) {
+                        rejected = true;
+                        diags.add(new Diagnostic(source, line, col + 1, Diagnostic.Severity.ERROR,
+                                "more than " + MAX_OPERATORS + " operators in one expression"));
+                    }
+                }
+                default -> {}
+            }
+            col++;
+        }
+        if (start < n || out.isEmpty()) out.add(new Chunk(start, n, startLine, startCol, rejected));
+        return out;
+    }
+
+    // ------------------------------------------------------------------ ANTLR
+
+    private static final class Collector extends BaseErrorListener {
+        final String source;
+        final List<Diagnostic> out;
+
+        Collector(String source, List<Diagnostic> out) {
+            this.source = source;
+            this.out = out;
+        }
+
+        @Override
+        public void syntaxError(Recognizer<?, ?> recognizer, Object offending, int line, int col, String msg,
+                                RecognitionException e) {
+            String m = msg;
+            if (offending instanceof Token t) {
+                if (t.getType() == PtxLexer.ERROR_CHAR) {
+                    m = "unexpected character " + describeChar(t.getText());
+                } else if (t.getType() == Token.EOF && m.contains("<EOF>")) {
+                    m = m.replace("<EOF>", "end of input");
+                }
+            }
+            m = shortenExpecting(m);
+            out.add(new Diagnostic(source, line, col + 1, Diagnostic.Severity.ERROR, m));
+        }
+    }
+
+    private static String describeChar(String text) {
+        if (text.isEmpty()) return "''";
+        char c = text.charAt(0);
+        if (c >= 0x20 && c < 0x7f) return "'" + c + "'";
+        return String.format("0x%02X", (int) c);
+    }
+
+    /** ANTLR lists every expected token; keep the message to one readable line. */
+    private static String shortenExpecting(String m) {
+        int k = m.indexOf("expecting {");
+        if (k < 0) return m;
+        int close = m.indexOf('}', k);
+        if (close < 0) return m;
+        String[] items = m.substring(k + "expecting {".length(), close).split(", ");
+        if (items.length <= 6) return m;
+        return m.substring(0, k) + "expecting one of " + String.join(", ", java.util.Arrays.copyOf(items, 6)) + ", ...";
+    }
+
+    private static void parseChunk(String text, int line, int column, String source,
+                                   List<Ast.ModuleItem> items, List<Diagnostic> diags, java.util.Map<String, String> strings) {
+        PtxLexer lexer = new PtxLexer(CharStreams.fromString(text, source));
+        lexer.setLine(line);
+        lexer.setCharPositionInLine(column);
+        lexer.removeErrorListeners();
+        Collector collector = new Collector(source, diags);
+        lexer.addErrorListener(collector);
+        CommonTokenStream tokens = new CommonTokenStream(lexer);
+        PtxParser parser = new PtxParser(tokens);
+        parser.removeErrorListeners();
+        parser.getInterpreter().setPredictionMode(PredictionMode.SLL);
+        parser.setErrorHandler(new BailErrorStrategy());
+        int before = diags.size();
+        try {
+            PtxParser.ModuleContext tree;
+            try {
+                tree = parser.module();
+            } catch (ParseCancellationException bail) {
+                tokens.seek(0);
+                parser.reset();
+                parser.addErrorListener(collector);
+                parser.setErrorHandler(new DefaultErrorStrategy());
+                parser.getInterpreter().setPredictionMode(PredictionMode.LL);
+                tree = parser.module();
+            }
+            if (diags.size() > before) return;      // the tree has error nodes; no AST for this chunk
+            AstBuilder b = new AstBuilder(source, strings);
+            List<Ast.ModuleItem> chunkItems = new ArrayList<>();
+            b.module(tree, chunkItems);
+            diags.addAll(b.problems);
+            items.addAll(chunkItems);
+        } catch (StackOverflowError e) {
+            diags.add(new Diagnostic(source, line, column + 1, Diagnostic.Severity.ERROR,
+                    "input nested too deeply to parse"));
+        }
+    }
+}

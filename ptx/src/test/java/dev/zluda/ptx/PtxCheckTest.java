@@ -1,0 +1,69 @@
+package dev.zluda.ptx;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class PtxCheckTest {
+    @TempDir
+    Path tmp;
+
+    private record Run(int exit, String out) {}
+
+    private static Run check(List<Path> files) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int exit = PtxCheck.run(files, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        return new Run(exit, bytes.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void validFileListsFormsWithSupportColumns() {
+        Path f = Corpus.dir().resolve("vector_add.sm_90.ptx");
+        Run r = check(List.of(f));
+        assertEquals(PtxCheck.OK, r.exit(), r.out());
+        assertFalse(r.out().contains("error:"), r.out());
+        // vector_add: c[i] = a[i] + b[i] is one add.f32 and two global loads of f32
+        String addLine = r.out().lines().filter(l -> l.startsWith("add.f32 ")).findFirst().orElseThrow();
+        assertTrue(addLine.matches("add\\.f32\\s+1\\s+add\\s+9\\.7\\.3\\s+no\\s+no\\s*"), addLine);
+        String ldLine = r.out().lines().filter(l -> l.startsWith("ld.global.")).findFirst().orElseThrow();
+        assertTrue(ldLine.matches("ld\\.global\\.\\S*f32\\s+2\\s+ld\\s+9\\.7\\.9\\s+no\\s+no\\s*"), ldLine);
+        assertTrue(r.out().contains("form") && r.out().contains("emulator") && r.out().contains("compiler"));
+    }
+
+    @Test
+    void errorsAreReportedWithPositionAndExitOne() throws Exception {
+        Path bad = tmp.resolve("bad.ptx");
+        Files.writeString(bad, ".version 9.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n\tmov.u32 %r1, 1;\n\tret;\n}\n");
+        Path syntax = tmp.resolve("syntax.ptx");
+        Files.writeString(syntax, ".version 9.0\n.target sm_90\n.entry k() {\n  ret\n}\n");
+        Run r = check(List.of(bad, syntax));
+        assertEquals(PtxCheck.ERRORS, r.exit());
+        assertTrue(r.out().contains(bad + ":6:10: error: undefined symbol '%r1'"), r.out());
+        assertTrue(r.out().contains(syntax + ":5:1: error: "), r.out());
+    }
+
+    @Test
+    void unreadableFileExitsTwo() {
+        Run r = check(List.of(tmp.resolve("missing.ptx"), Corpus.dir().resolve("vector_add.sm_90.ptx")));
+        assertEquals(PtxCheck.UNREADABLE, r.exit());
+        assertTrue(r.out().contains("missing.ptx: error: cannot read file"), r.out());
+    }
+
+    @Test
+    void unknownOpcodeIsAnErrorAndMarkedInTheTable() throws Exception {
+        Path f = tmp.resolve("u.ptx");
+        Files.writeString(f, ".version 9.0\n.target sm_90\n.entry k() { frob.b32; ret; }\n");
+        Run r = check(List.of(f));
+        assertEquals(PtxCheck.ERRORS, r.exit());
+        assertTrue(r.out().contains(":3:14: error: unknown instruction 'frob'"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.matches("frob\\.b32\\s+1\\s+\\?\\s+-.*")), r.out());
+    }
+}
