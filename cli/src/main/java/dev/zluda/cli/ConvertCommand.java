@@ -1,0 +1,53 @@
+package dev.zluda.cli;
+
+import dev.zluda.capture.Capture;
+import dev.zluda.capture.CaptureException;
+import dev.zluda.capture.ReadStatus;
+import dev.zluda.capture.convert.Converters;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/** {@code zluda convert CAPTURE --to jsonl|perfetto OUT}. */
+@Command(name = "convert", mixinStandardHelpOptions = true,
+        description = {"Convert a capture for other tools:",
+                "  jsonl     JSON Lines: one object per call (raw and rendered arguments, result, times) and per module/blob/kernel",
+                "  perfetto  Chrome/Perfetto trace-event JSON: open it in https://ui.perfetto.dev",
+                "  parquet   not available yet (see docs/support.md)", ""},
+        footer = {"", "Exit codes: 0 converted, 1 unreadable capture or write error, 2 bad usage."})
+final class ConvertCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "CAPTURE", description = "Capture directory, .zcap file or pack.")
+    Path capture;
+
+    @Parameters(index = "1", paramLabel = "OUT", description = "Output file.")
+    Path out;
+
+    @Option(names = "--to", required = true, paramLabel = "FORMAT", description = "jsonl or perfetto.")
+    String to;
+
+    @Override
+    public Integer call() throws CaptureException, IOException {
+        if (!to.equals("jsonl") && !to.equals("perfetto")) {
+            if (to.equals("parquet")) {
+                spec.commandLine().getErr().println("zluda convert: Parquet output is not implemented yet; use --to jsonl (DuckDB reads it: read_json('" + out + "'))");
+                return 1;
+            }
+            throw new CommandLine.ParameterException(spec.commandLine(), "--to must be jsonl or perfetto, not '" + to + "'");
+        }
+        try (Capture cap = Capture.open(capture)) {
+            ReadStatus st = to.equals("jsonl") ? Converters.jsonl(cap, out) : Converters.perfetto(cap, out);
+            if (st.stoppedEarly()) spec.commandLine().getErr().println("zluda convert: " + cap.source() + ": stopped at byte " + st.stopOffset() + ": " + st.stopReason());
+            spec.commandLine().getOut().println("wrote " + out + " (" + st.records() + " records)");
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+}

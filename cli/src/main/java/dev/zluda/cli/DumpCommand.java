@@ -1,0 +1,71 @@
+package dev.zluda.cli;
+
+import dev.zluda.capture.Capture;
+import dev.zluda.capture.CaptureException;
+import dev.zluda.capture.text.Dump;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/** {@code zluda dump CAPTURE}: the ZLUDA-style log of a capture, one line per call. */
+@Command(name = "dump", mixinStandardHelpOptions = true,
+        description = {"Print a capture as ZLUDA's log: one line per call, nested calls indented,", "e.g. cuMemAlloc_v2(dptr: 0x7f3c00000000, bytesize: 1024) -> CUDA_SUCCESS", ""},
+        footer = {"", "CAPTURE is a capture directory, its capture.zcap, or a pack (zluda pack).",
+                "A last line starting with '#' says when the capture was cut mid-call or damaged.",
+                "Exit codes: 0 read to the end, 1 unreadable or damaged, 2 bad usage."})
+final class DumpCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "CAPTURE", description = "Capture directory, .zcap file or pack.")
+    Path capture;
+
+    @Option(names = "--threads", description = "Prefix every line with [thread id].")
+    boolean threads;
+
+    @Option(names = "--time", description = "Prefix every line with the seconds since the capture began.")
+    boolean time;
+
+    @Option(names = "--function", paramLabel = "REGEX", description = "Only calls whose function name this regular expression finds.")
+    String function;
+
+    @Option(names = "--errors", description = "Only calls that did not return CUDA_SUCCESS (and calls in flight).")
+    boolean errors;
+
+    @Option(names = "--calls", paramLabel = "FROM..TO", description = "Only calls FROM to TO (1-based, in order of entry; either end may be left out).")
+    String calls;
+
+    @Override
+    public Integer call() throws CaptureException {
+        long from = 1, to = Long.MAX_VALUE;
+        if (calls != null) {
+            var m = java.util.regex.Pattern.compile("(\\d*)\\.\\.(\\d*)|(\\d+)").matcher(calls.trim());
+            if (!m.matches()) throw new CommandLine.ParameterException(spec.commandLine(), "--calls wants FROM..TO, e.g. 10..20, not '" + calls + "'");
+            if (m.group(3) != null) from = to = Long.parseLong(m.group(3));
+            else {
+                if (!m.group(1).isEmpty()) from = Long.parseLong(m.group(1));
+                if (!m.group(2).isEmpty()) to = Long.parseLong(m.group(2));
+            }
+        }
+        Pattern p = null;
+        if (function != null) {
+            try {
+                p = Pattern.compile(function);
+            } catch (PatternSyntaxException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--function: " + e.getDescription() + " in '" + function + "'");
+            }
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        try (Capture cap = Capture.open(capture)) {
+            var st = Dump.dump(cap, new Dump.Options(threads, time, p, errors, from, to), out);
+            return st.stoppedEarly() && !st.stopReason().endsWith("(cut)") && !st.stopReason().contains(": cut") ? 1 : 0;
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package dev.zluda.cli;
+
+import dev.zluda.capture.Capture;
+import dev.zluda.capture.CaptureException;
+import dev.zluda.capture.Pack;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/** {@code zluda pack CAPTURE -o FILE [--redact data,env,paths]}. */
+@Command(name = "pack", mixinStandardHelpOptions = true,
+        description = {"Pack a capture (manifest, capture file, module dumps) into one ZIP file for a bug report.",
+                "Every command accepts the pack in place of the capture directory.", ""},
+        footer = {"", "--redact data   buffer contents become their hashes and sizes (module images are kept)",
+                "--redact env    environment variables other than CUDA_* and ZLUDA_* are removed from the manifest",
+                "--redact paths  home-directory paths in the manifest become ~",
+                "The manifest in the pack lists what was redacted.",
+                "Exit codes: 0 packed, 1 unreadable capture or write error, 2 bad usage."})
+final class PackCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "CAPTURE", description = "Capture directory, .zcap file or pack.")
+    Path capture;
+
+    @Option(names = {"-o", "--output"}, required = true, paramLabel = "FILE", description = "The pack to write (a ZIP file).")
+    Path output;
+
+    @Option(names = "--redact", split = ",", paramLabel = "WHAT", description = "data, env, paths (comma-separated).")
+    java.util.List<String> redact = new java.util.ArrayList<>();
+
+    @Override
+    public Integer call() throws CaptureException, IOException {
+        Set<Pack.Redaction> r = EnumSet.noneOf(Pack.Redaction.class);
+        for (String s : redact) {
+            try {
+                r.add(Pack.Redaction.parse(s));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
+        try (Capture cap = Capture.open(capture)) {
+            Pack.pack(cap, output, r);
+        }
+        spec.commandLine().getOut().println("wrote " + output + (r.isEmpty() ? "" : " (redacted: " + r.toString().toLowerCase(java.util.Locale.ROOT) + ")"));
+        spec.commandLine().getOut().flush();
+        return 0;
+    }
+}

@@ -1,0 +1,500 @@
+/* The native writer of the zluda capture format: see zcap.h and trace-format/FORMAT.md. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "zcap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#define FILE_HEADER 64u
+#define CHUNK_HEADER 40u
+#define SEAL_RESERVE 16u
+#define CHUNK_MAGIC 0x4B48435Au
+#define SEQ_BITS 40
+#define SEQ_MASK ((UINT64_C(1) << SEQ_BITS) - 1)
+#define MAX_UNITS (UINT64_C(1) << (64 - SEQ_BITS))
+#define SLOTS 64
+#define SLOT_VALUES 16
+
+enum { T_ENTER = 1, T_LEAVE = 2, T_BLOB = 3, T_MODULE = 4, T_THREAD_NAME = 6, T_MARKER = 7, T_PROCESS_END = 8,
+       T_STRING = 9, T_FUNCTION_TABLE = 10, T_SEAL = 11 };
+
+struct zcap_thread {
+    zcap_writer *w;
+    uint64_t tid;
+    uint8_t *chunk;       /* start of the current chunk, NULL before the first */
+    uint64_t chunk_bytes;
+    uint64_t pos, limit;  /* offsets inside the chunk */
+    uint64_t prev_seq, prev_ts;
+    int finished;
+    int32_t cache_fid[SLOTS];
+    uint64_t cache_val[SLOTS * SLOT_VALUES];
+    struct zcap_thread *next;
+};
+
+struct strent { char *s; uint32_t id; };
+
+struct zcap_writer {
+    int fd;
+    uint8_t *base;        /* mapping of the whole reserved range from file offset 0 */
+    uint64_t max_size;
+    uint32_t chunk_size;
+    uint64_t grow_step;
+    _Atomic uint64_t ticket;
+    _Atomic uint64_t file_len;
+    _Atomic int full;
+    pthread_mutex_t lock;  /* growth, thread list, blob set, strings */
+    zcap_thread *threads;
+    uint8_t *param_counts;
+    size_t nfns;
+    uint64_t *blobs; size_t blob_cap, blob_n;       /* open addressing, 0 = empty */
+    struct strent *strs; size_t str_cap, str_n;
+    uint32_t next_string;
+    pthread_key_t key;
+};
+
+static void put64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
+static uint8_t *varint(uint8_t *p, uint64_t v) {
+    while (v >= 0x80) { *p++ = (uint8_t)(v | 0x80); v >>= 7; }
+    *p++ = (uint8_t)v;
+    return p;
+}
+static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static uint8_t *str(uint8_t *p, const char *s, size_t n) { p = varint(p, n); memcpy(p, s, n); return p + n; }
+
+uint64_t zcap_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t zcap_hash(const void *data, size_t len) { return XXH64(data, len, 0); }
+
+int zcap_full(const zcap_writer *w) { return atomic_load(&w->full); }
+
+/* Makes the file at least `end` bytes long (rounded up to the growth step). */
+static int ensure_len(zcap_writer *w, uint64_t end) {
+    if (end <= atomic_load_explicit(&w->file_len, memory_order_acquire)) return 0;
+    pthread_mutex_lock(&w->lock);
+    int rc = 0;
+    uint64_t cur = atomic_load(&w->file_len);
+    if (end > cur) {
+        uint64_t target = FILE_HEADER + ((end - FILE_HEADER + w->grow_step - 1) / w->grow_step) * w->grow_step;
+        if (target > w->max_size) target = w->max_size;
+        if (target < end || ftruncate(w->fd, (off_t)target) != 0) rc = -1;
+        else atomic_store_explicit(&w->file_len, target, memory_order_release);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+static void seal(zcap_thread *t) {
+    if (!t->chunk) return;
+    uint8_t *c = t->chunk;
+    uint64_t h = XXH64(c + CHUNK_HEADER, t->pos - CHUNK_HEADER, 0);
+    c[t->pos + 4] = T_SEAL;
+    put64(c + t->pos + 5, h);
+    __atomic_store_n((uint32_t *)(c + t->pos), 9u, __ATOMIC_RELEASE);
+    t->chunk = NULL;
+}
+
+/* A new chunk with room for `need` bytes of frame. 0 on success. */
+static int new_chunk(zcap_thread *t, uint64_t need, uint64_t ts) {
+    zcap_writer *w = t->w;
+    seal(t);
+    uint64_t bytes = CHUNK_HEADER + need + SEAL_RESERVE;
+    uint64_t span = (bytes + w->chunk_size - 1) / w->chunk_size;
+    uint64_t old = atomic_fetch_add(&w->ticket, span << SEQ_BITS);
+    uint64_t unit = old >> SEQ_BITS;
+    uint64_t off = FILE_HEADER + unit * w->chunk_size;
+    if (unit + span >= MAX_UNITS || off + span * w->chunk_size > w->max_size || ensure_len(w, off + span * w->chunk_size) != 0) {
+        atomic_store(&w->full, 1);
+        return -1;
+    }
+    uint8_t *c = w->base + off;
+    put32(c + 4, (uint32_t)span);
+    put64(c + 8, t->tid);
+    put64(c + 16, old & SEQ_MASK);
+    if (ts < t->prev_ts) ts = t->prev_ts;
+    put64(c + 24, ts);
+    put32(c + 32, (uint32_t)XXH64(c + 4, 28, 0));
+    __atomic_store_n((uint32_t *)c, CHUNK_MAGIC, __ATOMIC_RELEASE);
+    t->chunk = c;
+    t->chunk_bytes = span * w->chunk_size;
+    t->pos = CHUNK_HEADER;
+    t->limit = t->chunk_bytes - SEAL_RESERVE;
+    t->prev_seq = old & SEQ_MASK;
+    t->prev_ts = ts;
+    for (int i = 0; i < SLOTS; i++) t->cache_fid[i] = -1;
+    return 0;
+}
+
+/* Room for a payload of at most `max` bytes; returns where the payload goes and the record's seq. */
+static uint8_t *begin(zcap_thread *t, uint64_t max, uint64_t ts, uint64_t *seq) {
+    zcap_writer *w = t->w;
+    if (t->finished || atomic_load_explicit(&w->full, memory_order_relaxed)) return NULL;
+    uint64_t need = 4 + ((max + 3) & ~UINT64_C(3));
+    if (!t->chunk || t->pos + need > t->limit) {
+        if (new_chunk(t, need, ts) != 0) return NULL;
+    }
+    uint64_t s = atomic_fetch_add(&w->ticket, 1) & SEQ_MASK;
+    if (s == SEQ_MASK) { atomic_store(&w->full, 1); return NULL; }
+    *seq = s;
+    return t->chunk + t->pos + 4;
+}
+
+static uint8_t *seq_ts(zcap_thread *t, uint8_t *p, uint64_t seq, uint64_t ts) {
+    p = varint(p, seq - t->prev_seq);
+    if (ts < t->prev_ts) ts = t->prev_ts;
+    p = varint(p, ts - t->prev_ts);
+    t->prev_seq = seq;
+    t->prev_ts = ts;
+    return p;
+}
+
+static void commit(zcap_thread *t, uint8_t *payload, uint8_t *end) {
+    uint32_t len = (uint32_t)(end - payload);
+    __atomic_store_n((uint32_t *)(t->chunk + t->pos), len, __ATOMIC_RELEASE);
+    t->pos += 4 + ((len + 3u) & ~3u);
+}
+
+static uint64_t items_max(const zcap_item *items, size_t n) {
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++) m += 40 + (items[i].kind == ZCAP_INLINE || items[i].kind == ZCAP_TRUNCATED ? items[i].len : 0);
+    return m;
+}
+
+static uint8_t *put_items(uint8_t *p, const zcap_item *items, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        const zcap_item *it = &items[i];
+        p = varint(p, ((uint64_t)it->param << 3) | it->kind);
+        switch (it->kind) {
+        case ZCAP_INLINE: p = varint(p, it->len); memcpy(p, it->data, it->len); p += it->len; break;
+        case ZCAP_BLOB: case ZCAP_HASH_ONLY: put64(p, it->hash); p = varint(p + 8, it->size); break;
+        case ZCAP_STRING: p = varint(p, it->string_id); break;
+        case ZCAP_UNREADABLE: break;
+        case ZCAP_TRUNCATED: p = varint(p, it->size); p = varint(p, it->len); memcpy(p, it->data, it->len); p += it->len; break;
+        default: break;
+        }
+    }
+    return p;
+}
+
+int64_t zcap_enter(zcap_thread *t, uint32_t fid, uint32_t depth, uint64_t ts, const uint64_t *args,
+                   const zcap_item *items, size_t nitems) {
+    zcap_writer *w = t->w;
+    if (fid >= w->nfns) return -1;
+    unsigned n = w->param_counts[fid];
+    uint64_t seq;
+    uint8_t *b = begin(t, 40 + (uint64_t)n * 10 + items_max(items, nitems), ts, &seq);
+    if (!b) return -1;
+    uint8_t *p = b;
+    *p++ = (uint8_t)(1 | ((depth < 15 ? depth : 15) << 4));
+    p = seq_ts(t, p, seq, ts);
+    if (depth >= 15) p = varint(p, depth);
+    p = varint(p, fid);
+    unsigned slot = fid & (SLOTS - 1);
+    int hit = t->cache_fid[slot] == (int32_t)fid;
+    uint64_t *vals = &t->cache_val[slot * SLOT_VALUES];
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t prev = hit && i < SLOT_VALUES ? vals[i] : 0;
+        p = varint(p, zigzag((int64_t)(args[i] - prev)));
+    }
+    t->cache_fid[slot] = (int32_t)fid;
+    for (unsigned i = 0; i < SLOT_VALUES; i++) vals[i] = i < n ? args[i] : 0;
+    p = put_items(p, items, nitems);
+    commit(t, b, p);
+    return (int64_t)seq;
+}
+
+int64_t zcap_leave(zcap_thread *t, uint64_t enter_seq, uint64_t ts, uint32_t result,
+                   const zcap_item *items, size_t nitems) {
+    uint64_t seq;
+    uint8_t *b = begin(t, 40 + items_max(items, nitems), ts, &seq);
+    if (!b) return -1;
+    uint8_t *p = b;
+    *p++ = T_LEAVE;
+    p = seq_ts(t, p, seq, ts);
+    p = varint(p, seq - enter_seq);
+    p = varint(p, result);
+    p = put_items(p, items, nitems);
+    commit(t, b, p);
+    return (int64_t)seq;
+}
+
+static int64_t simple_text(zcap_thread *t, int type, const char *text, uint64_t ts) {
+    size_t n = strlen(text);
+    uint64_t seq;
+    uint8_t *b = begin(t, 32 + n, ts, &seq);
+    if (!b) return -1;
+    uint8_t *p = b;
+    *p++ = (uint8_t)type;
+    p = seq_ts(t, p, seq, ts);
+    p = str(p, text, n);
+    commit(t, b, p);
+    return (int64_t)seq;
+}
+
+int64_t zcap_marker(zcap_thread *t, const char *text, uint64_t ts) { return simple_text(t, T_MARKER, text, ts); }
+
+int64_t zcap_thread_name(zcap_thread *t, uint64_t thread_id, const char *name, uint64_t ts) {
+    size_t n = strlen(name);
+    uint64_t seq;
+    uint8_t *b = begin(t, 40 + n, ts, &seq);
+    if (!b) return -1;
+    uint8_t *p = b;
+    *p++ = T_THREAD_NAME;
+    p = seq_ts(t, p, seq, ts);
+    p = varint(p, thread_id);
+    p = str(p, name, n);
+    commit(t, b, p);
+    return (int64_t)seq;
+}
+
+int64_t zcap_module(zcap_thread *t, uint32_t library, uint32_t index, uint8_t kind, uint64_t image_hash,
+                    uint64_t size, uint64_t handle, const char *file_name, uint64_t ts) {
+    size_t n = strlen(file_name);
+    uint64_t seq;
+    uint8_t *b = begin(t, 80 + n, ts, &seq);
+    if (!b) return -1;
+    uint8_t *p = b;
+    *p++ = T_MODULE;
+    p = seq_ts(t, p, seq, ts);
+    p = varint(p, library);
+    p = varint(p, index);
+    *p++ = kind;
+    put64(p, image_hash);
+    p = varint(p + 8, size);
+    p = varint(p, handle);
+    p = str(p, file_name, n);
+    commit(t, b, p);
+    return (int64_t)seq;
+}
+
+/* Adds hash to the blob set; 1 when it was new. Caller holds the lock. */
+static int blob_add(zcap_writer *w, uint64_t h) {
+    if (h == 0) h = 1; /* 0 marks an empty slot; a collision with hash 1 only costs a duplicate-free miss */
+    if ((w->blob_n + 1) * 2 > w->blob_cap) {
+        size_t cap = w->blob_cap ? w->blob_cap * 2 : 1024;
+        uint64_t *nb = calloc(cap, sizeof *nb);
+        if (!nb) return 1;
+        for (size_t i = 0; i < w->blob_cap; i++) {
+            if (!w->blobs[i]) continue;
+            size_t j = w->blobs[i] & (cap - 1);
+            while (nb[j]) j = (j + 1) & (cap - 1);
+            nb[j] = w->blobs[i];
+        }
+        free(w->blobs);
+        w->blobs = nb;
+        w->blob_cap = cap;
+    }
+    size_t j = h & (w->blob_cap - 1);
+    while (w->blobs[j]) {
+        if (w->blobs[j] == h) return 0;
+        j = (j + 1) & (w->blob_cap - 1);
+    }
+    w->blobs[j] = h;
+    w->blob_n++;
+    return 1;
+}
+
+uint64_t zcap_blob(zcap_thread *t, const void *data, size_t len, uint64_t ts) {
+    zcap_writer *w = t->w;
+    uint64_t h = XXH64(data, len, 0);
+    pthread_mutex_lock(&w->lock);
+    int fresh = blob_add(w, h);
+    pthread_mutex_unlock(&w->lock);
+    if (!fresh) return h;
+    uint64_t seq;
+    uint8_t *b = begin(t, 40 + (uint64_t)len, ts, &seq);
+    if (!b) return h;
+    uint8_t *p = b;
+    *p++ = T_BLOB;
+    p = seq_ts(t, p, seq, ts);
+    put64(p, h);
+    p = varint(p + 8, len);
+    *p++ = 0; /* stored uncompressed */
+    memcpy(p, data, len);
+    commit(t, b, p + len);
+    return h;
+}
+
+uint32_t zcap_intern(zcap_thread *t, const char *s, uint64_t ts) {
+    zcap_writer *w = t->w;
+    uint64_t h = XXH64(s, strlen(s), 0);
+    pthread_mutex_lock(&w->lock);
+    if ((w->str_n + 1) * 2 > w->str_cap) {
+        size_t cap = w->str_cap ? w->str_cap * 2 : 256;
+        struct strent *ns = calloc(cap, sizeof *ns);
+        for (size_t i = 0; ns && i < w->str_cap; i++) {
+            if (!w->strs[i].s) continue;
+            size_t j = XXH64(w->strs[i].s, strlen(w->strs[i].s), 0) & (cap - 1);
+            while (ns[j].s) j = (j + 1) & (cap - 1);
+            ns[j] = w->strs[i];
+        }
+        if (ns) { free(w->strs); w->strs = ns; w->str_cap = cap; }
+    }
+    size_t j = h & (w->str_cap - 1);
+    while (w->strs[j].s) {
+        if (strcmp(w->strs[j].s, s) == 0) { uint32_t id = w->strs[j].id; pthread_mutex_unlock(&w->lock); return id; }
+        j = (j + 1) & (w->str_cap - 1);
+    }
+    uint32_t id = w->next_string++;
+    /* the STRING record is written under the lock, so it precedes every use in sequence order */
+    size_t n = strlen(s);
+    uint64_t seq;
+    uint8_t *b = begin(t, 32 + n, ts, &seq);
+    if (b) {
+        uint8_t *p = b;
+        *p++ = T_STRING;
+        p = seq_ts(t, p, seq, ts);
+        p = varint(p, id);
+        p = str(p, s, n);
+        commit(t, b, p);
+    }
+    w->strs[j].s = strdup(s);
+    w->strs[j].id = id;
+    w->str_n++;
+    pthread_mutex_unlock(&w->lock);
+    return id;
+}
+
+static void process_end(zcap_thread *t, int reason, int64_t status) {
+    uint64_t seq;
+    uint8_t *b = begin(t, 40, zcap_now(), &seq);
+    if (!b) return;
+    uint8_t *p = b;
+    *p++ = T_PROCESS_END;
+    p = seq_ts(t, p, seq, zcap_now());
+    *p++ = (uint8_t)reason;
+    p = varint(p, zigzag(status));
+    p = varint(p, atomic_load(&t->w->ticket) >> SEQ_BITS);
+    commit(t, b, p);
+}
+
+zcap_thread *zcap_thread_current(zcap_writer *w) {
+    zcap_thread *t = pthread_getspecific(w->key);
+    if (t) return t;
+    t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->w = w;
+    t->tid = (uint64_t)syscall(SYS_gettid);
+    pthread_mutex_lock(&w->lock);
+    t->next = w->threads;
+    w->threads = t;
+    pthread_mutex_unlock(&w->lock);
+    pthread_setspecific(w->key, t);
+    return t;
+}
+
+zcap_writer *zcap_open(const char *path, const zcap_options *opts, const zcap_function *fns, size_t nfns,
+                       char *err, size_t errlen) {
+    zcap_options o = opts ? *opts : (zcap_options){0};
+    if (!o.chunk_size) o.chunk_size = 256 * 1024;
+    if (!o.grow_step) o.grow_step = 64u << 20;
+    if (!o.max_size) o.max_size = UINT64_C(64) << 30;
+    if (o.chunk_size < 4096 || o.chunk_size > (16u << 20) || (o.chunk_size & (o.chunk_size - 1))) {
+        snprintf(err, errlen, "chunk size %u is not a power of two in 4096..16777216", o.chunk_size);
+        return NULL;
+    }
+    o.grow_step = (o.grow_step + o.chunk_size - 1) / o.chunk_size * o.chunk_size;
+    zcap_writer *w = calloc(1, sizeof *w);
+    if (!w) { snprintf(err, errlen, "out of memory"); return NULL; }
+    w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (w->fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); free(w); return NULL; }
+    w->chunk_size = o.chunk_size;
+    w->grow_step = o.grow_step;
+    w->max_size = o.max_size;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_key_create(&w->key, NULL);
+    w->nfns = nfns;
+    w->param_counts = malloc(nfns ? nfns : 1);
+    for (size_t i = 0; i < nfns; i++) w->param_counts[i] = fns[i].param_count;
+
+    uint8_t h[FILE_HEADER] = {0};
+    memcpy(h, "ZLUDACAP", 8);
+    h[8] = 1; h[10] = 0; h[12] = 8; h[13] = 1; h[14] = FILE_HEADER;
+    put32(h + 16, o.chunk_size);
+    put64(h + 24, o.spec_hash);
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    uint64_t mono = zcap_now();
+    put64(h + 32, (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec);
+    put64(h + 40, mono);
+    put32(h + 48, (uint32_t)getpid());
+    put32(h + 60, (uint32_t)XXH64(h, 60, 0));
+    if (pwrite(w->fd, h, sizeof h, 0) != (ssize_t)sizeof h) goto fail;
+    atomic_store(&w->file_len, FILE_HEADER);
+    w->base = mmap(NULL, o.max_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, w->fd, 0);
+    if (w->base == MAP_FAILED) goto fail;
+    if (ensure_len(w, FILE_HEADER + o.grow_step) != 0) goto fail;
+
+    /* the function table: first record of the chunk at unit 0 */
+    zcap_thread *t = zcap_thread_current(w);
+    uint64_t size = 32;
+    for (size_t i = 0; i < nfns; i++) size += 12 + strlen(fns[i].name);
+    uint64_t seq;
+    uint8_t *b = begin(t, size, mono, &seq);
+    if (!b) goto fail;
+    uint8_t *p = b;
+    *p++ = T_FUNCTION_TABLE;
+    p = seq_ts(t, p, seq, mono);
+    p = varint(p, nfns);
+    for (size_t i = 0; i < nfns; i++) {
+        p = str(p, fns[i].name, strlen(fns[i].name));
+        *p++ = fns[i].param_count;
+    }
+    commit(t, b, p);
+    return w;
+fail:
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    if (w->base && w->base != MAP_FAILED) munmap(w->base, o.max_size);
+    close(w->fd);
+    free(w->param_counts);
+    free(w);
+    return NULL;
+}
+
+void zcap_process_end(zcap_writer *w, int reason, int64_t status) {
+    zcap_thread *t = zcap_thread_current(w);
+    if (t) process_end(t, reason, status);
+    msync(w->base, atomic_load(&w->file_len), MS_ASYNC);
+}
+
+int zcap_close(zcap_writer *w, int reason, int64_t status) {
+    zcap_thread *me = zcap_thread_current(w);
+    if (me) process_end(me, reason, status);
+    for (zcap_thread *t = w->threads; t; t = t->next) { seal(t); t->finished = 1; }
+    uint64_t units = atomic_load(&w->ticket) >> SEQ_BITS;
+    uint64_t end = FILE_HEADER + units * w->chunk_size;
+    uint64_t len = atomic_load(&w->file_len);
+    int rc = 0;
+    if (msync(w->base, len, MS_SYNC) != 0) rc = -1;
+    munmap(w->base, w->max_size);
+    if (ftruncate(w->fd, (off_t)(end < len ? end : len)) != 0) rc = -1;
+    if (close(w->fd) != 0) rc = -1;
+    pthread_setspecific(w->key, NULL);
+    pthread_key_delete(w->key);
+    zcap_thread *t = w->threads;
+    while (t) { zcap_thread *n = t->next; free(t); t = n; }
+    for (size_t i = 0; i < w->str_cap; i++) free(w->strs[i].s);
+    free(w->strs);
+    free(w->blobs);
+    free(w->param_counts);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+    return rc;
+}

@@ -1,0 +1,182 @@
+package dev.zluda.capture;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.zluda.capture.text.CallFormatter;
+import dev.zluda.spec.CudaFunction;
+import dev.zluda.spec.CudaParam;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * A summary of a capture, computed in one streaming pass: calls and errors per function, duration,
+ * modules, kernels launched (by name, from the handles {@code cuModuleGetFunction} and
+ * {@code cuLibraryGetKernel} returned), blobs, threads, and whether it ended cleanly.
+ */
+public final class CaptureInfo {
+    /** Calls and errors (result other than CUDA_SUCCESS) of one function. */
+    public static final class Counts {
+        /** Calls that returned or are in flight. */
+        public long calls;
+        /** Calls that returned something other than CUDA_SUCCESS, by result. */
+        public final Map<Integer, Long> errors = new TreeMap<>();
+    }
+
+    /** Per function name, sorted by name. */
+    public final Map<String, Counts> functions = new TreeMap<>();
+    /** Launches per kernel name (or handle in hex when its name is unknown). */
+    public final Map<String, Long> kernels = new TreeMap<>();
+    /** MODULE records. */
+    public final List<CaptureRecord.Module> modules = new ArrayList<>();
+    /** Threads that made calls. */
+    public final Set<Long> threads = new HashSet<>();
+    /** Totals. */
+    public long calls, errors, inFlight, blobs, blobBytes, blobStoredBytes, kernelSnapshots, markers, records;
+    /** First and last record timestamps (monotonic ns). */
+    public long firstTs = Long.MAX_VALUE, lastTs = Long.MIN_VALUE;
+    /** How reading ended. */
+    public ReadStatus status;
+
+    /** Reads the whole capture. */
+    public static CaptureInfo of(Capture cap) {
+        CaptureInfo info = new CaptureInfo();
+        Map<Long, String> handleNames = new HashMap<>();
+        CallAssembler[] asm = new CallAssembler[1];
+        asm[0] = new CallAssembler(new CallAssembler.Listener() {
+            @Override
+            public void call(Call c) {
+                count(c);
+            }
+
+            void count(Call c) {
+                CaptureRecord.Enter e = c.enter();
+                String name = cap.functionName(e.functionId());
+                Counts k = info.functions.computeIfAbsent(name, x -> new Counts());
+                k.calls++;
+                info.calls++;
+                if (c.inFlight()) info.inFlight++;
+                else if (c.leave().result() != 0) {
+                    k.errors.merge(c.leave().result(), 1L, Long::sum);
+                    info.errors++;
+                }
+                CudaFunction f = cap.specFunction(e.functionId());
+                if (f != null) kernelFacts(c, f, name);
+                for (Call x : c.children()) count(x);
+            }
+
+            void kernelFacts(Call c, CudaFunction f, String name) {
+                if ((name.startsWith("cuModuleGetFunction") || name.startsWith("cuLibraryGetKernel")) && !c.inFlight() && c.leave().result() == 0) {
+                    String kname = null;
+                    long handle = 0;
+                    boolean have = false;
+                    for (DataItem d : c.enter().data()) {
+                        if (d.param() == 2 && d.kind() == CaptureFormat.ITEM_STRING) kname = asm[0].strings().get(d.stringId());
+                        if (d.param() == 2 && d.kind() == CaptureFormat.ITEM_INLINE) kname = cstr(d.bytes());
+                    }
+                    for (DataItem d : c.leave().data()) {
+                        if (d.param() == 0 && d.kind() == CaptureFormat.ITEM_INLINE && d.bytes().length == 8) {
+                            handle = java.nio.ByteBuffer.wrap(d.bytes()).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+                            have = true;
+                        }
+                    }
+                    if (kname != null && have) handleNames.put(handle, kname);
+                }
+                if (name.startsWith("cuLaunch") && name.contains("Kernel")) {
+                    CudaParam p = f.param("f").orElse(null);
+                    if (p != null && p.index() < c.enter().args().length) {
+                        long h = c.enter().args()[p.index()];
+                        info.kernels.merge(handleNames.getOrDefault(h, CallFormatter.hex(h)), 1L, Long::sum);
+                    }
+                }
+            }
+
+            @Override
+            public void record(CaptureRecord r) {
+                switch (r) {
+                    case CaptureRecord.Blob b -> { info.blobs++; info.blobBytes += b.size(); info.blobStoredBytes += b.stored().byteSize(); }
+                    case CaptureRecord.Module m -> info.modules.add(m);
+                    case CaptureRecord.Kernel k -> info.kernelSnapshots++;
+                    case CaptureRecord.Marker m -> info.markers++;
+                    default -> { }
+                }
+            }
+        });
+        for (CaptureRecord r : cap.reader()) {
+            info.records++;
+            if (r instanceof CaptureRecord.Enter) info.threads.add(r.threadId());
+            info.firstTs = Math.min(info.firstTs, r.ts());
+            info.lastTs = Math.max(info.lastTs, r.ts());
+            asm[0].accept(r);
+        }
+        asm[0].finish();
+        info.status = cap.reader().status();
+        return info;
+    }
+
+    private static String cstr(byte[] b) {
+        int n = 0;
+        while (n < b.length && b[n] != 0) n++;
+        return new String(b, 0, n, StandardCharsets.UTF_8);
+    }
+
+    /** Prints the summary as text. */
+    public void print(Capture cap, PrintWriter out) {
+        CaptureHeader h = cap.reader().header();
+        JsonNode m = cap.manifest();
+        CallFormatter fmt = new CallFormatter(cap::specFunction, cap::functionName, Map.of());
+        out.println("capture:   " + cap.source() + " (format " + h.versionMajor() + "." + h.versionMinor() + ", "
+                + cap.reader().fileSize() + " bytes, chunks of " + h.chunkSize() + ")");
+        String program = m.path("program").asText("");
+        out.println("process:   " + (program.isEmpty() ? "(no manifest)" : program + " " + String.join(" ", strings(m.path("arguments"))))
+                + ", pid " + h.pid() + (m.has("host") ? ", host " + m.path("host").asText() : ""));
+        out.println("started:   " + Instant.ofEpochSecond(0, h.startRealtimeNs()));
+        long dur = records == 0 ? 0 : Math.max(0, lastTs - h.startMonotonicNs());
+        out.println(String.format(Locale.ROOT, "duration:  %.6f s", dur / 1e9));
+        if (m.has("driver")) out.println("driver:    " + m.path("driver").path("name").asText("?") + " " + m.path("driver").path("version").asText("")
+                + (m.path("driver").has("library") ? " (" + m.path("driver").path("library").asText() + ")" : ""));
+        for (JsonNode d : m.path("devices")) {
+            out.println("device " + d.path("index").asText("?") + ":  " + d.path("name").asText("?") + ", compute capability "
+                    + d.path("computeCapability").asText("?") + ", " + d.path("totalMemory").asLong() / (1 << 20) + " MiB");
+        }
+        out.println("threads:   " + threads.size());
+        out.println("calls:     " + calls + " (" + errors + " returned an error, " + inFlight + " in flight)");
+        int w = functions.keySet().stream().mapToInt(String::length).max().orElse(8);
+        for (Map.Entry<String, Counts> e : functions.entrySet()) {
+            StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "  %-" + w + "s %10d", e.getKey(), e.getValue().calls));
+            if (!e.getValue().errors.isEmpty()) {
+                sb.append("  errors:");
+                e.getValue().errors.forEach((r, n) -> sb.append(' ').append(fmt.result(r)).append(" ×").append(n));
+            }
+            out.println(sb);
+        }
+        out.println("modules:   " + modules.size());
+        for (CaptureRecord.Module mod : modules) {
+            out.println("  " + (mod.fileName().isEmpty() ? "(not dumped)" : mod.fileName()) + "  " + mod.size() + " bytes, handle " + CallFormatter.hex(mod.handle()));
+        }
+        out.println("kernels launched: " + kernels.values().stream().mapToLong(Long::longValue).sum() + " (" + kernelSnapshots + " snapshots)");
+        kernels.forEach((k, n) -> out.println(String.format(Locale.ROOT, "  %-40s %10d", k, n)));
+        out.println("blobs:     " + blobs + " (" + blobBytes + " bytes, " + blobStoredBytes + " stored)");
+        String end;
+        if (status.endedCleanly()) end = "yes";
+        else if (status.stoppedEarly()) end = "no: stops at byte " + status.stopOffset() + ": " + status.stopReason();
+        else end = "no: no process end recorded (killed or crashed)";
+        if (inFlight > 0 && !status.endedCleanly()) end += "; " + inFlight + " call(s) in flight";
+        out.println("ended cleanly: " + end);
+        out.flush();
+    }
+
+    private static List<String> strings(JsonNode a) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode x : a) out.add(x.asText());
+        return out;
+    }
+}

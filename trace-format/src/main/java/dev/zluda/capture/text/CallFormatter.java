@@ -1,0 +1,243 @@
+package dev.zluda.capture.text;
+
+import dev.zluda.capture.Call;
+import dev.zluda.capture.CaptureFormat;
+import dev.zluda.capture.CaptureRecord;
+import dev.zluda.capture.DataItem;
+import dev.zluda.spec.CudaApi;
+import dev.zluda.spec.CudaEnum;
+import dev.zluda.spec.CudaFunction;
+import dev.zluda.spec.CudaParam;
+import dev.zluda.spec.CudaRecord;
+import dev.zluda.spec.FormatKind;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.IntFunction;
+
+/**
+ * Renders calls the way ZLUDA's {@code log.txt} does: {@code cuMemAlloc_v2(dptr: 0x7f3c00000000,
+ * bytesize: 1024) -> CUDA_SUCCESS}. Arguments show their values after the call: a pointer with
+ * recorded data shows the data (an output shows what the driver wrote), enums and flags by name,
+ * handles and device pointers in hex as recorded, strings quoted.
+ */
+public final class CallFormatter {
+    private final CudaApi api;
+    private final IntFunction<CudaFunction> specOf;
+    private final IntFunction<String> nameOf;
+    private final Map<Integer, String> strings;
+    private final CudaEnum results;
+
+    /**
+     * @param specOf the spec function of a capture function id (null when unknown)
+     * @param nameOf the name of a capture function id
+     * @param strings STRING records seen so far (read at format time)
+     */
+    public CallFormatter(IntFunction<CudaFunction> specOf, IntFunction<String> nameOf, Map<Integer, String> strings) {
+        this.api = CudaApi.get();
+        this.specOf = specOf;
+        this.nameOf = nameOf;
+        this.strings = strings;
+        this.results = api.enumType("CUresult").orElse(null);
+    }
+
+    /** One line without indentation or prefixes: {@code name(arg: value, ...) -> RESULT}. */
+    public String format(Call c) {
+        StringBuilder sb = new StringBuilder();
+        CaptureRecord.Enter e = c.enter();
+        CudaFunction f = specOf.apply(e.functionId());
+        sb.append(nameOf.apply(e.functionId())).append('(');
+        long[] args = e.args();
+        for (int i = 0; i < args.length; i++) {
+            if (i > 0) sb.append(", ");
+            CudaParam p = f != null && i < f.params().size() ? f.params().get(i) : null;
+            sb.append(p != null ? p.name() : "arg" + i).append(": ");
+            DataItem in = item(e.data(), i), out = c.leave() == null ? null : item(c.leave().data(), i);
+            sb.append(value(p, args[i], out != null ? out : in));
+        }
+        sb.append(") -> ");
+        if (c.leave() == null) sb.append("(in flight: the capture ends before this call returned)");
+        else sb.append(result(c.leave().result()));
+        return sb.toString();
+    }
+
+    /** A CUresult by name ({@code CUDA_SUCCESS}), or its number when the spec has no name for it. */
+    public String result(int r) {
+        if (results != null) {
+            Optional<String> n = results.nameOf(Integer.toUnsignedLong(r));
+            if (n.isPresent()) return n.get();
+        }
+        return Integer.toUnsignedString(r);
+    }
+
+    private static DataItem item(List<DataItem> items, int param) {
+        for (DataItem d : items) if (d.param() == param) return d;
+        return null;
+    }
+
+    /** One argument: the raw value {@code v} as its C type says, or the data behind it. */
+    public String value(CudaParam p, long v, DataItem d) {
+        if (p == null) return d != null ? data(null, d) : hex(v);
+        return switch (p.format()) {
+            case HANDLE, DEVICE_POINTER, FUNCTION_POINTER -> hex(v);
+            case ENUM -> enumName(p.cType(), v);
+            case FLAGS -> flags(p.flagsEnum(), v);
+            case SIZE -> Long.toUnsignedString(v);
+            case INTEGER -> integer(p.cType(), v);
+            case FLOAT -> p.cType().contains("double") ? Double.toString(Double.longBitsToDouble(v)) : Float.toString(Float.intBitsToFloat((int) v));
+            case STRING, POINTER -> {
+                if (d != null) yield data(p, d);
+                yield v == 0 ? "NULL" : hex(v);
+            }
+            case RECORD -> hex(v);
+        };
+    }
+
+    private String data(CudaParam p, DataItem d) {
+        return switch (d.kind()) {
+            case CaptureFormat.ITEM_STRING -> quote(strings.getOrDefault(d.stringId(), "<string #" + d.stringId() + ">"));
+            case CaptureFormat.ITEM_BLOB -> String.format("<%d bytes, blob %016x>", d.size(), d.hash());
+            case CaptureFormat.ITEM_HASH_ONLY -> String.format("<%d bytes, xxh64 %016x>", d.size(), d.hash());
+            case CaptureFormat.ITEM_UNREADABLE -> "<unreadable>";
+            case CaptureFormat.ITEM_TRUNCATED -> bytes(d.bytes()) + "…(" + d.size() + " bytes)";
+            default -> p == null ? bytes(d.bytes()) : pointee(p, d.bytes());
+        };
+    }
+
+    private String pointee(CudaParam p, byte[] b) {
+        if (p.string() || p.format() == FormatKind.STRING) {
+            int n = 0;
+            while (n < b.length && b[n] != 0) n++;
+            return quote(new String(b, 0, n, StandardCharsets.UTF_8));
+        }
+        String t = p.pointeeType();
+        long size = t == null ? -1 : api.sizeOfType(t);
+        if (t == null || t.equals("void") || size <= 0 || b.length % size != 0 || size > b.length) return bytes(b);
+        int n = (int) (b.length / size);
+        StringBuilder sb = new StringBuilder();
+        if (n > 1) sb.append('[');
+        for (int i = 0; i < Math.min(n, 8); i++) {
+            if (i > 0) sb.append(", ");
+            sb.append(element(t, b, (int) (i * size), (int) size));
+        }
+        if (n > 8) sb.append(", …");
+        if (n > 1) sb.append(']');
+        return sb.toString();
+    }
+
+    /** One element of pointed-to data of C type {@code t}. */
+    private String element(String t, byte[] b, int off, int size) {
+        Optional<CudaRecord> rec = api.record(t);
+        if (rec.isPresent() && !api.handleTypes().contains(t)) {
+            StringBuilder sb = new StringBuilder("{");
+            int k = 0;
+            for (CudaRecord.Field f : rec.get().fields()) {
+                if (k++ > 0) sb.append(", ");
+                if (k > 12) { sb.append('…'); break; }
+                sb.append(f.name()).append(": ");
+                if (f.count() > 0 || !f.fields().isEmpty() || f.size() > 8 || f.offset() + f.size() > size) {
+                    sb.append("…");
+                } else {
+                    sb.append(scalar(f.cType(), le(b, off + f.offset(), f.size()), f.size()));
+                }
+            }
+            return sb.append('}').toString();
+        }
+        if (size > 8) return bytes(java.util.Arrays.copyOfRange(b, off, off + size));
+        return scalar(t, le(b, off, size), size);
+    }
+
+    private String scalar(String t, long v, int size) {
+        if (api.handleTypes().contains(t.replace("const ", "").trim()) || t.startsWith("CUdeviceptr") || t.endsWith("*")) return hex(v);
+        if (api.enumType(t).isPresent()) return enumName(t, v);
+        if (t.equals("float")) return Float.toString(Float.intBitsToFloat((int) v));
+        if (t.equals("double")) return Double.toString(Double.longBitsToDouble(v));
+        if (t.equals("char") && size == 1) return quote(String.valueOf((char) (v & 0xFF)));
+        return integer(t, v, size);
+    }
+
+    private static long le(byte[] b, int off, int n) {
+        long v = 0;
+        for (int i = n - 1; i >= 0; i--) v = (v << 8) | (b[off + i] & 0xFF);
+        return v;
+    }
+
+    private String integer(String cType, long v) {
+        long size = api.sizeOfType(cType);
+        return integer(cType, v, (int) (size > 0 ? size : 8));
+    }
+
+    private static String integer(String cType, long v, int size) {
+        boolean unsigned = cType.contains("unsigned") || cType.startsWith("cuuint") || cType.equals("size_t") || cType.startsWith("uint");
+        if (unsigned || size >= 8) return unsigned ? Long.toUnsignedString(v) : Long.toString(v);
+        int bits = size * 8;
+        long signed = (v << (64 - bits)) >> (64 - bits);
+        return Long.toString(signed);
+    }
+
+    private String enumName(String cType, long v) {
+        Optional<CudaEnum> e = api.enumType(cType);
+        if (e.isEmpty()) return Long.toString(v);
+        long x = e.get().size() == 4 ? (int) v : v;
+        return e.get().nameOf(x).or(() -> e.get().nameOf(v)).orElse(Long.toString(x));
+    }
+
+    private String flags(String enumName, long v) {
+        if (enumName == null) return v == 0 ? "0" : "0x" + Long.toHexString(v);
+        Optional<CudaEnum> e = api.enumType(enumName);
+        if (e.isEmpty()) return "0x" + Long.toHexString(v);
+        if (v == 0) return e.get().nameOf(0).orElse("0");
+        StringBuilder sb = new StringBuilder();
+        long rest = v;
+        for (CudaEnum.Member m : e.get().members()) {
+            long bit = m.value();
+            if (bit != 0 && Long.bitCount(bit) == 1 && (rest & bit) == bit) {
+                if (!sb.isEmpty()) sb.append(" | ");
+                sb.append(m.name());
+                rest &= ~bit;
+            }
+        }
+        if (rest != 0) {
+            // multi-bit members (masks) or unknown bits
+            Optional<String> whole = e.get().nameOf(v);
+            if (whole.isPresent() && sb.isEmpty()) return whole.get();
+            if (!sb.isEmpty()) sb.append(" | ");
+            sb.append("0x").append(Long.toHexString(rest));
+        }
+        return sb.toString();
+    }
+
+    /** {@code 0x} and lower-case hex. */
+    public static String hex(long v) {
+        return "0x" + Long.toHexString(v);
+    }
+
+    private static String bytes(byte[] b) {
+        StringBuilder sb = new StringBuilder("<").append(b.length).append(" bytes");
+        if (b.length > 0) sb.append(':');
+        for (int i = 0; i < Math.min(b.length, 16); i++) sb.append(' ').append(String.format(Locale.ROOT, "%02x", b[i] & 0xFF));
+        if (b.length > 16) sb.append(" …");
+        return sb.append('>').toString();
+    }
+
+    /** A C-escaped double-quoted string. */
+    public static String quote(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20) sb.append(String.format("\\x%02x", (int) c));
+                    else sb.append(c);
+                }
+            }
+        }
+        return sb.append('"').toString();
+    }
+}

@@ -1,0 +1,89 @@
+package dev.zluda.capture.text;
+
+import dev.zluda.capture.Call;
+import dev.zluda.capture.CallAssembler;
+import dev.zluda.capture.Capture;
+import dev.zluda.capture.CaptureRecord;
+import dev.zluda.capture.ReadStatus;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The ZLUDA-style text log of a capture: one line per call, nested calls indented two spaces per
+ * level under the call that made them, lines in order of entry within each top-level call, top-level
+ * calls in the order they returned (calls still in flight come last). Streaming: memory holds only
+ * the calls not yet returned.
+ */
+public final class Dump {
+    private Dump() {}
+
+    /**
+     * What to print.
+     *
+     * @param threads prefix each line with {@code [thread id]}
+     * @param time prefix each line with the seconds since the capture began ({@code +0.001234})
+     * @param function only calls whose name this pattern finds (null: all)
+     * @param errorsOnly only calls that returned something other than CUDA_SUCCESS, or are in flight
+     * @param from first call number to print (1-based, order of entry)
+     * @param to last call number to print (inclusive)
+     */
+    public record Options(boolean threads, boolean time, Pattern function, boolean errorsOnly, long from, long to) {
+        /** Every call, no prefixes. */
+        public static Options all() {
+            return new Options(false, false, null, false, 1, Long.MAX_VALUE);
+        }
+    }
+
+    /** Prints the log; returns how reading ended. The last line says when the capture was cut mid-call or damaged. */
+    public static ReadStatus dump(Capture cap, Options o, PrintWriter out) {
+        long start = cap.reader().header().startMonotonicNs();
+        CallAssembler[] asm = new CallAssembler[1];
+        CallFormatter[] f = new CallFormatter[1];
+        asm[0] = new CallAssembler(new CallAssembler.Listener() {
+            @Override
+            public void call(Call c) {
+                print(c, 0);
+            }
+
+            void print(Call c, int level) {
+                if (selected(c)) {
+                    StringBuilder sb = new StringBuilder();
+                    if (o.threads) sb.append('[').append(c.threadId()).append("] ");
+                    if (o.time) sb.append(String.format(Locale.ROOT, "+%.6f ", (c.enter().ts() - start) / 1e9));
+                    sb.repeat("  ", level);
+                    sb.append(f[0].format(c));
+                    out.println(sb);
+                }
+                for (Call k : c.children()) print(k, level + 1);
+            }
+
+            boolean selected(Call c) {
+                if (c.ordinal() < o.from || c.ordinal() > o.to) return false;
+                if (o.errorsOnly && !c.inFlight() && c.leave().result() == 0) return false;
+                return o.function == null || o.function.matcher(cap.functionName(c.enter().functionId())).find();
+            }
+        });
+        f[0] = new CallFormatter(cap::specFunction, cap::functionName, asm[0].strings());
+        for (CaptureRecord r : cap.reader()) asm[0].accept(r);
+        List<Call> flying = asm[0].finish();
+        ReadStatus st = cap.reader().status();
+        if (st.stoppedEarly()) out.println("# capture stops at byte " + st.stopOffset() + ": " + st.stopReason());
+        if (!flying.isEmpty()) {
+            StringBuilder sb = new StringBuilder("# capture ends while " + flying.size() + (flying.size() == 1 ? " call was" : " calls were")
+                    + " in flight (entered, never returned): ");
+            for (int i = 0; i < flying.size(); i++) {
+                Call c = CallAssembler.innermost(flying.get(i));
+                if (i > 0) sb.append("; ");
+                sb.append(cap.functionName(c.enter().functionId())).append(" (call ").append(c.ordinal()).append(", thread ").append(c.threadId()).append(')');
+            }
+            out.println(sb);
+        } else if (!st.endedCleanly() && !st.stoppedEarly()) {
+            out.println("# capture has no process end: the process did not exit normally (killed or crashed)");
+        }
+        out.flush();
+        return st;
+    }
+}
