@@ -1,0 +1,119 @@
+package dev.zluda.cli;
+
+import dev.zluda.capture.Capture;
+import dev.zluda.capture.CaptureRecord;
+import dev.zluda.capture.ReadStatus;
+import dev.zluda.capture.text.Dump;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The pass-through tracer (nvidia-capture's dist/lib/trace/libcuda.so.1) in front of a stand-in
+ * driver: a C program's calls are forwarded, recorded, and read back by the Java reader.
+ */
+class NvidiaTracerTest {
+    private static final Path NATIVE = Path.of(System.getProperty("zluda.repo", "..")).resolve("nvidia-capture/target/native");
+
+    private static Path nativeOrSkip(String rel) {
+        Path p = NATIVE.resolve(rel);
+        Assumptions.assumeTrue(Files.exists(p), "SKIPPED: " + p + " not built (mvn package builds it)");
+        return p;
+    }
+
+    /** Runs trace_smoke through the tracer; returns the capture directory. */
+    private static Path trace(Path logDir, int expectedExit, String... args) throws Exception {
+        Path smoke = nativeOrSkip("test/trace_smoke");
+        Path fake = nativeOrSkip("test/fake/libcuda.so.1");
+        Path tracer = nativeOrSkip("trace/libcuda.so.1");
+        var cmd = new java.util.ArrayList<String>();
+        cmd.add(smoke.toString());
+        cmd.addAll(java.util.List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("LD_LIBRARY_PATH", tracer.getParent().toString());
+        pb.environment().put("ZLUDA_CUDA_LIB", fake.toString());
+        pb.environment().put("ZLUDA_LOG_DIR", logDir.toString());
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(expectedExit, p.exitValue(), out);
+        Path dir = logDir.resolve("trace_smoke");
+        assertTrue(Files.isRegularFile(dir.resolve("capture.zcap")), "capture written in ZLUDA's layout: " + dir);
+        return dir;
+    }
+
+    private static String dump(Path dir) throws Exception {
+        try (Capture c = Capture.open(dir)) {
+            StringWriter s = new StringWriter();
+            ReadStatus st = Dump.dump(c, Dump.Options.all(), new PrintWriter(s));
+            return s + "\n" + st;
+        }
+    }
+
+    @Test
+    void callsAreForwardedRecordedAndReadBack(@TempDir Path tmp) throws Exception {
+        Path dir = trace(tmp, 0);
+        String text = dump(dir);
+        assertTrue(text.contains("cuInit(Flags: 0) -> CUDA_SUCCESS"), text);
+        assertTrue(text.contains("cuDriverGetVersion(driverVersion: 13000) -> CUDA_SUCCESS"), text);
+        // cuDeviceGet was called through the pointer cuGetProcAddress_v2 returned: the tracer handed out its wrapper
+        assertTrue(text.contains("cuDeviceGet(device: 0, ordinal: 0) -> CUDA_SUCCESS"), text);
+        assertTrue(text.contains("ordinal: 7) -> CUDA_ERROR_INVALID_DEVICE"), text);
+        assertTrue(text.contains("cuMemcpyHtoD_v2(") && text.contains("ByteCount: 64) -> CUDA_SUCCESS"), text);
+        assertTrue(text.contains("endedCleanly=true"), text);
+        String manifest = Files.readString(dir.resolve("manifest.json"));
+        assertTrue(manifest.contains("\"program\"") && manifest.contains("trace_smoke"), manifest);
+    }
+
+    @Test
+    void aKilledProcessKeepsEveryCompletedCall(@TempDir Path tmp) throws Exception {
+        Path dir = trace(tmp, 137, "crash"); // SIGKILL right after cuMemcpyHtoD_v2 returned
+        String text = dump(dir);
+        assertTrue(text.contains("cuMemcpyHtoD_v2("), "the last completed call survives kill -9:\n" + text);
+        assertFalse(text.contains("cuMemcpyDtoH_v2("), text);
+        assertTrue(text.contains("endedCleanly=false"), text);
+    }
+
+    @Test
+    void manyThreadsGiveOneTotalOrderWithNothingLost(@TempDir Path tmp) throws Exception {
+        int threads = 16, perThread = 5000;
+        Path dir = trace(tmp, 0, "threads", Integer.toString(threads), Integer.toString(perThread));
+        Map<Integer, Integer> calls = new HashMap<>();
+        Set<Long> seqs = new HashSet<>();
+        Set<Long> tids = new HashSet<>();
+        long[] enters = {0}, leaves = {0};
+        try (Capture c = Capture.open(dir)) {
+            ReadStatus st = c.reader().forEachRecord(r -> {
+                if (r instanceof CaptureRecord.Enter e) {
+                    enters[0]++;
+                    assertTrue(seqs.add(e.seq()), "sequence numbers are unique");
+                    calls.merge(e.functionId(), 1, Integer::sum);
+                    tids.add(e.threadId());
+                } else if (r instanceof CaptureRecord.Leave l) {
+                    leaves[0]++;
+                    assertTrue(seqs.add(l.seq()), "sequence numbers are unique");
+                }
+            });
+            assertTrue(st.endedCleanly(), st.toString());
+            int ctxGetCurrent = dev.zluda.spec.CudaApi.get().function("cuCtxGetCurrent").orElseThrow().id();
+            assertEquals(threads * perThread, calls.get(ctxGetCurrent), "every cuCtxGetCurrent of every thread");
+            assertEquals(enters[0], leaves[0]);
+            assertTrue(tids.size() >= threads, "thread ids: " + tids.size());
+        }
+    }
+}

@@ -1,0 +1,54 @@
+/*
+ * The NVIDIA pass-through tracer (dist/lib/trace/libcuda.so.1): every exported CUDA function
+ * (trace_wrappers.c, generated from the API spec) records ENTER, calls the same function of the
+ * target driver and records LEAVE, through the helpers declared here (tracer.c).
+ */
+#ifndef ZLUDA_TRACER_H
+#define ZLUDA_TRACER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zcap.h"
+
+#define ZT_EXPORT __attribute__((visibility("default")))
+/* What a wrapper returns when the target driver lacks the function: CUDA_ERROR_NOT_SUPPORTED. */
+#define ZT_NOT_FOUND_IN_TARGET 801
+#define ZT_MAX_ITEMS 16
+
+/* One call in progress on this thread. */
+typedef struct {
+    uint32_t fid;
+    const uint64_t *args;
+    int64_t enter_seq;     /* -1 when not recorded (tracing off, or the capture is full) */
+    zcap_thread *thread;
+    size_t nitems;
+    zcap_item items[ZT_MAX_ITEMS];
+} zt_call;
+
+/* Starts a call: fid is the spec id, args the raw argument values. */
+void zt_begin(zt_call *c, uint32_t fid, const uint64_t *args);
+/* Input or output data of a parameter: n bytes at p (a non-void pointee: recorded at every level). */
+void zt_data(zt_call *c, uint32_t param, const void *p, uint64_t n);
+/* A host buffer of n bytes (void *): recorded only at level replay, as a blob. */
+void zt_buffer(zt_call *c, uint32_t param, const void *p, uint64_t n);
+/* A NUL-terminated string of at most cap bytes. */
+void zt_string(zt_call *c, uint32_t param, const void *p, uint64_t cap);
+/* Writes ENTER with the data collected so far and enters the nesting level. */
+void zt_enter(zt_call *c);
+/* Back from the target driver: leaves the nesting level and starts collecting output data. */
+void zt_after(zt_call *c);
+/* Writes LEAVE with the result and the output data. */
+void zt_end(zt_call *c, int result);
+/* The target driver's function for spec id fid, or NULL. */
+void *zt_real(uint32_t fid);
+/* Replaces a function pointer returned by the target's cuGetProcAddress with our wrapper for it. */
+void zt_wrap_proc_address(void **pfn);
+
+/* Generated. */
+extern const uint64_t zt_spec_hash;   /* the capture header's specHash: XXH64 of the spec resources */
+extern const int zt_function_count;
+extern const zcap_function zt_functions[];
+extern void *const zt_wrappers[];
+
+#endif
