@@ -24,7 +24,10 @@ EXPORT int cuDeviceGetName(char *name, int len, int dev) {
     if (len > 0) name[len - 1] = 0;
     return 0;
 }
-EXPORT int cuCtxGetCurrent(void **ctx) { *ctx = NULL; return 0; }
+static int the_context;
+EXPORT int cuCtxCreate_v2(void **ctx, unsigned flags, int dev) { (void)flags; if (!inited) return 3; if (dev) return 101; *ctx = &the_context; return 0; }
+EXPORT int cuCtxGetCurrent(void **ctx) { *ctx = &the_context; return 0; }
+EXPORT int cuPointerGetAttribute(void *data, int attr, uint64_t p) { if (attr != 11) return 1; *(uint64_t *)data = p & ~(uint64_t)63; return 0; }
 EXPORT int cuMemAlloc_v2(uint64_t *p, size_t n) { if (!inited) return 3; if (!n) return 1; *p = (uint64_t)(uintptr_t)malloc(n); return 0; }
 EXPORT int cuMemFree_v2(uint64_t p) { free((void *)(uintptr_t)p); return 0; }
 EXPORT int cuMemcpyHtoD_v2(uint64_t dst, const void *src, size_t n) { memcpy((void *)(uintptr_t)dst, src, n); return 0; }
