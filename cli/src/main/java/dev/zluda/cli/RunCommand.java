@@ -27,13 +27,14 @@ import java.util.stream.Stream;
  */
 @Command(name = "run",
         mixinStandardHelpOptions = true,
-        description = {"Run a CUDA program on the zluda driver (the CPU emulator), or record it on NVIDIA's driver.", ""},
+        description = {"Run a CUDA program on the zluda driver (the CPU emulator), with or without recording it,",
+                "or record it on NVIDIA's driver.", ""},
         footer = {"", "Examples:",
                 "  zluda run -- ./vectorAdd 1024",
+                "  zluda run --zluda-trace -- ./vectorAdd                   (record the run on zluda's driver)",
                 "  zluda run --nvidia-trace -o traces -- ./vectorAdd       (on a machine with an NVIDIA GPU)",
                 "",
                 "Captures go to DIR/<program>[_N]/ (capture.zcap, manifest.json); read them with zluda dump / zluda info.",
-                "--zluda-trace (recording zluda's own driver) is not available yet.",
                 "",
                 "Exit codes: the program's own; 127 when it cannot be started; 1 when the driver is missing; 2 bad usage."})
 final class RunCommand implements Callable<Integer> {
@@ -42,6 +43,9 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--nvidia-trace", description = "Record every CUDA call while running on NVIDIA's driver (or the driver ZLUDA_CUDA_LIB names).")
     boolean nvidiaTrace;
+
+    @Option(names = "--zluda-trace", description = "Run on the zluda driver and record every CUDA call.")
+    boolean zludaTrace;
 
     @Option(names = {"-o", "--output"}, paramLabel = "DIR",
             description = "Where captures go (default: $ZLUDA_LOG_DIR, else ./zluda-logs).")
@@ -68,6 +72,10 @@ final class RunCommand implements Callable<Integer> {
         if (!level.equals("calls") && !level.equals("replay")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--level must be calls or replay, not '" + level + "'");
         }
+        if (nvidiaTrace && zludaTrace) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--nvidia-trace and --zluda-trace exclude each other");
+        }
+        boolean tracing = nvidiaTrace || zludaTrace;
         Path lib = libDir().toAbsolutePath().normalize();
         if (nvidiaTrace) lib = lib.resolve("trace");
         if (!Files.isRegularFile(lib.resolve("libcuda.so.1"))) {
@@ -82,7 +90,8 @@ final class RunCommand implements Callable<Integer> {
         env.put("LD_LIBRARY_PATH", old == null || old.isEmpty() ? lib.toString() : lib + ":" + old);
         Path logDir = null;
         Set<Path> before = new HashSet<>();
-        if (nvidiaTrace) {
+        if (!tracing) env.remove("ZLUDA_LOG_DIR"); // a plain run records nothing
+        if (tracing) {
             logDir = (output != null ? output : Path.of(env.getOrDefault("ZLUDA_LOG_DIR", "zluda-logs"))).toAbsolutePath();
             Files.createDirectories(logDir);
             env.put("ZLUDA_LOG_DIR", logDir.toString());
@@ -100,7 +109,7 @@ final class RunCommand implements Callable<Integer> {
             return 127;
         }
         int code = p.waitFor();
-        if (nvidiaTrace) summarize(logDir, before, err);
+        if (tracing) summarize(logDir, before, err);
         return code;
     }
 
@@ -114,6 +123,11 @@ final class RunCommand implements Callable<Integer> {
             err.println("zluda run: the program made no capture in " + logDir + " (did it load libcuda.so.1?)");
         }
         for (Path d : made) {
+            try {
+                dev.zluda.capture.Trim.trim(d.resolve("capture.zcap")); // the writer grew it in large steps
+            } catch (IOException e) {
+                err.println("zluda run: could not trim " + d.resolve("capture.zcap") + ": " + e.getMessage());
+            }
             long[] calls = {0}, errors = {0};
             ReadStatus st;
             try (Capture c = Capture.open(d)) {

@@ -40,4 +40,26 @@ class RunCommandTest {
             if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
         }
     }
+
+    @Test
+    void zludaTraceSetsTheLogDirAndLevelAndAPlainRunClearsThem(@TempDir Path tmp) throws Exception {
+        Path lib = tmp.resolve("lib");
+        Files.createDirectories(lib);
+        Files.writeString(lib.resolve("libcuda.so.1"), "stand-in");
+        Path out = tmp.resolve("env.txt");
+        Path logs = tmp.resolve("logs");
+        String old = System.getProperty("zluda.home");
+        System.setProperty("zluda.home", tmp.toString());
+        try {
+            String show = "echo \"$ZLUDA_LOG_DIR|$ZLUDA_CAPTURE_LEVEL\" > " + out;
+            assertEquals(0, Main.run("run", "--zluda-trace", "-o", logs.toString(), "--level", "replay", "--", "/bin/sh", "-c", show));
+            assertEquals(logs.toAbsolutePath() + "|replay", Files.readString(out).trim());
+            assertEquals(0, Main.run("run", "--", "/bin/sh", "-c", show));
+            assertTrue(Files.readString(out).trim().startsWith("|"), "a plain run records nothing: " + Files.readString(out));
+            assertEquals(2, Main.run("run", "--zluda-trace", "--nvidia-trace", "--", "/bin/true"));
+            assertEquals(2, Main.run("run", "--level", "everything", "--zluda-trace", "--", "/bin/true"));
+        } finally {
+            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
+        }
+    }
 }

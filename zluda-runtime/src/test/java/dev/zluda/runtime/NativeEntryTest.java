@@ -24,7 +24,12 @@ class NativeEntryTest {
     }
 
     private static String run(Path dir, String... cmd) throws Exception {
+        return run(dir, java.util.Map.of(), cmd);
+    }
+
+    private static String run(Path dir, java.util.Map<String, String> env, String... cmd) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
         pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
         Process p = pb.start();
@@ -48,5 +53,26 @@ class NativeEntryTest {
         String out = run(dir, "nm", "-D", "--defined-only", dir.resolve("libcuda.so.1").toString());
         long exported = out.lines().filter(l -> l.matches("[0-9a-f]+ T cu\\w+")).count();
         assertEquals(dev.zluda.spec.CudaApi.get().functions().size(), exported, out);
+    }
+
+    @Test
+    void withZludaLogDirEveryCallIsRecorded(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        Path dir = nativeDir();
+        String out = run(dir, java.util.Map.of("ZLUDA_LOG_DIR", tmp.toString()),
+                dir.resolve("tests/entry_smoke").toString(), dir.resolve("libcuda.so.1").toString());
+        assertTrue(out.startsWith("exit 0\n"), out);
+        Path cap = tmp.resolve("entry_smoke");
+        assertTrue(Files.isRegularFile(cap.resolve("capture.zcap")), "capture in ZLUDA's layout: " + cap);
+        String dump;
+        try (dev.zluda.capture.Capture c = dev.zluda.capture.Capture.open(cap)) {
+            java.io.StringWriter s = new java.io.StringWriter();
+            dev.zluda.capture.text.Dump.dump(c, dev.zluda.capture.text.Dump.Options.all(), new java.io.PrintWriter(s));
+            dump = s.toString();
+        }
+        assertTrue(dump.contains("cuInit(Flags: 0) -> CUDA_SUCCESS"), dump);
+        assertTrue(dump.contains("cuDeviceGetName(name: \"ZLUDA emulator (CPU)\""), dump);
+        assertTrue(dump.contains("cuDeviceGet(device: 0x7") || dump.contains("ordinal: 1) -> CUDA_ERROR_INVALID_DEVICE"), dump);
+        assertTrue(dump.contains("cuGraphCreate(") && dump.contains("-> CUDA_ERROR_NOT_SUPPORTED"), dump);
+        assertTrue(Files.readString(cap.resolve("manifest.json")).contains("\"name\" : \"zluda\""));
     }
 }

@@ -2,6 +2,7 @@ package dev.zluda.runtime.entry;
 
 import dev.zluda.runtime.api.CudaDispatcher;
 import dev.zluda.runtime.driver.ZludaDriver;
+import dev.zluda.runtime.trace.CallTracer;
 import dev.zluda.spec.CudaApi;
 
 import java.lang.foreign.Arena;
@@ -17,6 +18,8 @@ import java.lang.invoke.MethodType;
  * boots a JVM on the first CUDA call and calls {@link #boot(long, int)} through JNI; every call after
  * that goes through the FFM upcall stub {@code boot} returns, straight to {@link #dispatch}.
  *
+ * <p>With {@code ZLUDA_LOG_DIR} set, every call is recorded by a {@link CallTracer}.
+ *
  * <p>No Java exception ever reaches native code: {@link #dispatch} turns every {@link Throwable}
  * into {@code CUDA_ERROR_UNKNOWN} (999) and one line on stderr.
  */
@@ -25,6 +28,9 @@ public final class NativeEntry {
     public static final int CUDA_ERROR_UNKNOWN = 999;
 
     private static volatile ZludaDriver driver;
+    private static volatile CallTracer tracer;
+    /** The id the native entry passes at process exit (atexit), to end the capture. */
+    public static final int PROCESS_EXIT = -1;
 
     private NativeEntry() {}
 
@@ -45,6 +51,7 @@ public final class NativeEntry {
             }
             MemorySegment table = MemorySegment.ofAddress(functionTable).reinterpret((long) count * ValueLayout.ADDRESS.byteSize());
             driver = new ZludaDriver(CudaApi.get(), table);
+            tracer = CallTracer.fromEnvironment(CudaApi.get());
             var handle = MethodHandles.lookup().findStatic(NativeEntry.class, "dispatch",
                     MethodType.methodType(int.class, int.class, MemorySegment.class));
             MemorySegment stub = Linker.nativeLinker().upcallStub(handle,
@@ -66,7 +73,14 @@ public final class NativeEntry {
      */
     static int dispatch(int id, MemorySegment words) {
         try {
+            if (id == PROCESS_EXIT) {
+                CallTracer t = tracer;
+                if (t != null) t.close(0);
+                return 0;
+            }
             MemorySegment w = words.reinterpret(8L * Math.max(1, CudaDispatcher.MAX_PARAMS));
+            CallTracer t = tracer;
+            if (t != null) return t.call(id, w, () -> CudaDispatcher.dispatch(driver, id, w));
             return CudaDispatcher.dispatch(driver, id, w);
         } catch (Throwable t) {
             try {

@@ -1,0 +1,262 @@
+package dev.zluda.runtime.trace;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zluda.capture.CaptureFormat;
+import dev.zluda.capture.CaptureWriter;
+import dev.zluda.capture.DataItems;
+import dev.zluda.capture.FunctionDef;
+import dev.zluda.capture.ThreadLog;
+import dev.zluda.spec.CudaApi;
+import dev.zluda.spec.CudaFunction;
+import dev.zluda.spec.CudaParam;
+import dev.zluda.spec.Direction;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.IntSupplier;
+
+/**
+ * The trace layer of the zluda driver: records every call that enters the driver from native code
+ * into a capture (trace-format/FORMAT.md), with the same rules as the NVIDIA tracer
+ * (nvidia-capture): raw argument values; the data of typed pointers at every level; host buffers
+ * ({@code void *} with a byte size) only at level {@code replay}; C strings always; {@code opaque}
+ * pointers never. Input data is recorded before the call, output data after a successful one.
+ *
+ * <p>Turned on by {@code ZLUDA_LOG_DIR} (what {@code zluda run --zluda-trace} sets): the capture
+ * goes to {@code $ZLUDA_LOG_DIR/<exe>[_N]/} as ZLUDA lays it out. {@code ZLUDA_CAPTURE_LEVEL}
+ * chooses {@code calls} (default) or {@code replay}. A failure to record never changes what the
+ * program computes: the call still runs, and one warning goes to stderr.
+ */
+public final class CallTracer {
+    private final CudaApi api;
+    private final CaptureWriter writer;
+    private final Path directory;
+    private final boolean replay;
+    private final Plan[] plans;
+    private final ThreadLocal<int[]> depth = ThreadLocal.withInitial(() -> new int[1]);
+    private final ThreadLocal<DataItems> items = ThreadLocal.withInitial(DataItems::new);
+    private volatile boolean failed;
+
+    /** How one function's arguments are recorded, worked out once from the spec. */
+    private record Plan(CudaFunction function, boolean[] int32, Map<String, Integer> index) {}
+
+    private CallTracer(CudaApi api, CaptureWriter writer, Path directory, boolean replay) {
+        this.api = api;
+        this.writer = writer;
+        this.directory = directory;
+        this.replay = replay;
+        this.plans = new Plan[api.functions().size()];
+        for (CudaFunction f : api.functions()) {
+            boolean[] int32 = new boolean[f.params().size()];
+            Map<String, Integer> index = new HashMap<>();
+            for (CudaParam p : f.params()) {
+                String c = api.canonicalType(p.cType());
+                int32[p.index()] = switch (c) {
+                    case "enum", "int", "signed int", "unsigned int", "uint32_t", "cuuint32_t", "float" -> true;
+                    default -> false;
+                };
+                index.put(p.name(), p.index());
+            }
+            plans[f.id()] = new Plan(f, int32, index);
+        }
+    }
+
+    /**
+     * Starts tracing when {@code ZLUDA_LOG_DIR} is set; returns null when it is not, or when the
+     * capture cannot be created (then one warning is printed).
+     */
+    public static CallTracer fromEnvironment(CudaApi api) {
+        String logDir = System.getenv("ZLUDA_LOG_DIR");
+        if (logDir == null || logDir.isBlank()) return null;
+        boolean replay = "replay".equals(System.getenv("ZLUDA_CAPTURE_LEVEL"));
+        try {
+            Path dir = captureDirectory(Path.of(logDir), executableName());
+            CaptureWriter w = CaptureWriter.create(dir.resolve("capture.zcap"), CaptureWriter.Options.defaults(), FunctionDef.fromSpec(api));
+            writeManifest(dir, replay);
+            return new CallTracer(api, w, dir, replay);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("[ZLUDA_TRACE] cannot create a capture in " + logDir + ": " + e.getMessage() + "; calls are not recorded");
+            return null;
+        }
+    }
+
+    /** The capture directory this tracer writes. */
+    public Path directory() {
+        return directory;
+    }
+
+    static String executableName() {
+        try {
+            Path exe = Files.readSymbolicLink(Path.of("/proc/self/exe"));
+            return exe.getFileName().toString();
+        } catch (IOException | UnsupportedOperationException e) {
+            return "app";
+        }
+    }
+
+    /** {@code <logDir>/<exe>}, else {@code <exe>_1}, {@code <exe>_2}, … (ZLUDA's layout), created atomically. */
+    static Path captureDirectory(Path logDir, String exe) throws IOException {
+        Files.createDirectories(logDir);
+        for (int n = 0; n < 100_000; n++) {
+            Path d = logDir.resolve(n == 0 ? exe : exe + "_" + n);
+            try {
+                return Files.createDirectory(d);
+            } catch (FileAlreadyExistsException e) {
+                // next
+            }
+        }
+        throw new IOException("no free capture directory name for " + exe + " in " + logDir);
+    }
+
+    private static void writeManifest(Path dir, boolean replay) throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode m = json.createObjectNode();
+        m.put("formatVersion", "1.0");
+        ProcessHandle.Info info = ProcessHandle.current().info();
+        m.put("program", info.command().orElse(""));
+        ArrayNode args = m.putArray("arguments");
+        info.arguments().ifPresent(a -> { for (String s : a) args.add(s); });
+        m.put("workingDirectory", Path.of("").toAbsolutePath().toString());
+        m.put("pid", ProcessHandle.current().pid());
+        m.put("startTime", Instant.now().toString());
+        String host = System.getenv("HOSTNAME");
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            // keep $HOSTNAME
+        }
+        m.put("host", host == null ? "" : host);
+        ObjectNode driver = m.putObject("driver");
+        driver.put("name", "zluda");
+        driver.put("version", 13000);
+        driver.put("backend", "emulator");
+        ObjectNode tool = m.putObject("tool");
+        tool.put("name", "zluda runtime");
+        tool.put("version", "0.1.0");
+        ObjectNode cap = m.putObject("capture");
+        cap.put("data", replay ? "replay" : "calls");
+        Files.writeString(dir.resolve("manifest.json"), json.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
+    }
+
+    /**
+     * Records one call around {@code body}.
+     *
+     * @param id spec function id
+     * @param words the native arguments, 8 bytes each, as the entry packs them
+     * @param body runs the call; returns its CUresult
+     */
+    public int call(int id, MemorySegment words, IntSupplier body) {
+        if (failed || id < 0 || id >= plans.length) return body.getAsInt();
+        Plan plan = plans[id];
+        int n = plan.function.params().size();
+        long[] args = new long[n];
+        for (int i = 0; i < n; i++) {
+            long v = words.getAtIndex(ValueLayout.JAVA_LONG, i);
+            args[i] = plan.int32[i] ? v & 0xFFFF_FFFFL : v;
+        }
+        int[] d = depth.get();
+        ThreadLog log;
+        long enterSeq;
+        try {
+            log = writer.currentThread();
+            DataItems in = items.get().clear();
+            data(plan, args, in, log, true);
+            enterSeq = log.enter(id, d[0], System.nanoTime(), args, in);
+        } catch (RuntimeException e) {
+            fail(e);
+            return body.getAsInt();
+        }
+        int result;
+        d[0]++;
+        try {
+            result = body.getAsInt();
+        } finally {
+            d[0]--;
+        }
+        try {
+            DataItems out = items.get().clear();
+            if (result == 0) data(plan, args, out, log, false);
+            log.leave(enterSeq, System.nanoTime(), result, out);
+        } catch (RuntimeException e) {
+            fail(e);
+        }
+        return result;
+    }
+
+    private void fail(RuntimeException e) {
+        if (!failed) {
+            failed = true;
+            System.err.println("[ZLUDA_TRACE] recording stopped: " + e + "; calls keep running");
+        }
+    }
+
+    private void data(Plan plan, long[] args, DataItems items, ThreadLog log, boolean enter) {
+        CudaFunction f = plan.function;
+        for (CudaParam p : f.params()) {
+            if (!p.isPointer() || p.opaque()) continue;
+            Direction dir = p.direction();
+            if (enter ? !dir.isIn() : !dir.isOut()) continue;
+            long ptr = args[p.index()];
+            if (ptr == 0) continue;
+            if (p.string()) {
+                long cap = p.size() != null ? size(plan, p, args) : 4096;
+                MemorySegment s = MemorySegment.ofAddress(ptr).reinterpret(Math.max(1, Math.min(cap, 1 << 20)));
+                long len = 0;
+                while (len < s.byteSize() && s.get(ValueLayout.JAVA_BYTE, len) != 0) len++;
+                byte[] b = s.asSlice(0, len).toArray(ValueLayout.JAVA_BYTE);
+                items.inline(p.index(), b, 0, b.length);
+                continue;
+            }
+            if (p.size() == null) continue;
+            boolean buffer = p.pointeeType().equals("void") && p.size().bytes();
+            if (buffer && !replay) continue;
+            long bytes = size(plan, p, args);
+            if (bytes <= 0) continue;
+            MemorySegment data = MemorySegment.ofAddress(ptr).reinterpret(bytes);
+            if (bytes <= 4096) {
+                items.inline(p.index(), data);
+            } else {
+                byte[] b = data.toArray(ValueLayout.JAVA_BYTE);
+                long hash = log.blob(b, 0, b.length, CaptureFormat.COMPRESSION_LZ4, System.nanoTime());
+                items.blob(p.index(), hash, bytes);
+            }
+        }
+    }
+
+    /** Bytes behind a pointer parameter, from the spec's size expression; -1 when it cannot be known. */
+    private long size(Plan plan, CudaParam p, long[] args) {
+        try {
+            long v = p.size().expr().evaluate(name -> args[plan.index.get(name)], api::sizeOfType);
+            if (p.size().bytes()) return v;
+            long elem = api.sizeOfType(p.pointeeType());
+            return elem <= 0 ? -1 : Math.multiplyExact(v, elem);
+        } catch (ArithmeticException | NullPointerException e) {
+            return -1;
+        }
+    }
+
+    /** Ends the capture (PROCESS_END, flush); further calls are not recorded. */
+    public void close(int exitStatus) {
+        failed = true;
+        try {
+            writer.close(CaptureFormat.END_EXIT, exitStatus);
+        } catch (IOException | RuntimeException e) {
+            System.err.println("[ZLUDA_TRACE] closing the capture failed: " + e.getMessage());
+        }
+    }
+
+    @SuppressWarnings("unused")
+    private static String utf8(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
