@@ -34,8 +34,12 @@ int main(int argc, char **argv) {
     int (*dtoh)(void *, uint64_t, size_t) = (int (*)(void *, uint64_t, size_t))dlsym(h, "cuMemcpyDtoH_v2");
     int (*mfree)(uint64_t) = (int (*)(uint64_t))dlsym(h, "cuMemFree_v2");
     ctx_get_current = (int (*)(void **))dlsym(h, "cuCtxGetCurrent");
+    int (*load)(void **, const void *) = (int (*)(void **, const void *))dlsym(h, "cuModuleLoadData");
     int v = 0;
     if (init(0) || ver(&v)) return 3;
+    void *mod = NULL;
+    static const char ptx[] = ".version 7.0\n.target sm_52\n.address_size 64\n.visible .entry smoke()\n{\n ret;\n}\n";
+    if (load(&mod, ptx)) return 9;
     int (*dev_get)(int *, int) = NULL;
     int status = -1;
     gpa("cuDeviceGet", (void **)&dev_get, 13000, 0, &status);

@@ -289,6 +289,10 @@ void zt_end(zt_call *c, int result) {
     if (c->thread && c->enter_seq >= 0) zcap_leave(c->thread, (uint64_t)c->enter_seq, zcap_now(), (uint32_t)result, c->items, c->nitems);
 }
 
+const char *zt_capture_dir(void) {
+    return writer ? capture_dir : "";
+}
+
 void zt_wrap_proc_address(void **pfn) {
     if (!pfn || !*pfn || !real_fns) return;
     for (int i = 0; i < zt_function_count; i++) {

@@ -42,6 +42,10 @@ void zt_after(zt_call *c);
 void zt_end(zt_call *c, int result);
 /* The target driver's function for spec id fid, or NULL. */
 void *zt_real(uint32_t fid);
+/* Stores a module image (or, with is_file, the file it names) and dumps it into the capture directory. */
+void zt_module(zt_call *c, const void *image, uint64_t handle, int is_file);
+/* The capture directory, or "" when nothing is recorded. */
+const char *zt_capture_dir(void);
 /* Replaces a function pointer returned by the target's cuGetProcAddress with our wrapper for it. */
 void zt_wrap_proc_address(void **pfn);
 

@@ -76,6 +76,16 @@ class NvidiaTracerTest {
         assertTrue(text.contains("ordinal: 7) -> CUDA_ERROR_INVALID_DEVICE"), text);
         assertTrue(text.contains("cuMemcpyHtoD_v2(") && text.contains("ByteCount: 64) -> CUDA_SUCCESS"), text);
         assertTrue(text.contains("endedCleanly=true"), text);
+        // the module image given to cuModuleLoadData: a MODULE record, a blob, and ZLUDA's dump file
+        assertTrue(text.contains("cuModuleLoadData("), text);
+        assertTrue(Files.readString(dir.resolve("module_0001_01.ptx")).contains(".visible .entry smoke()"), "module dump");
+        long modules = 0;
+        try (Capture c = Capture.open(dir)) {
+            long[] n = {0};
+            c.reader().forEachRecord(r -> { if (r instanceof CaptureRecord.Module) n[0]++; });
+            modules = n[0];
+        }
+        assertEquals(1, modules, "one MODULE record");
         String manifest = Files.readString(dir.resolve("manifest.json"));
         assertTrue(manifest.contains("\"program\"") && manifest.contains("trace_smoke"), manifest);
     }

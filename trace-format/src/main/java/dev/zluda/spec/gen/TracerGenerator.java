@@ -26,6 +26,11 @@ import java.util.List;
  * Usage: {@code TracerGenerator OUT_C}.
  */
 public final class TracerGenerator {
+    /** Functions that hand the driver a module image (or a file of one): the image parameter's index. */
+    static final java.util.Map<String, Integer> MODULE_IMAGE = java.util.Map.of(
+            "cuModuleLoadData", 1, "cuModuleLoadDataEx", 1, "cuModuleLoadFatBinary", 1, "cuModuleLoad", 1,
+            "cuLibraryLoadData", 1, "cuLibraryLoadFromFile", 1);
+
     private final CudaApi api;
     private final EntryGenerator abi;
 
@@ -127,6 +132,12 @@ public final class TracerGenerator {
             sb.append("    zt_after(&c);\n");
             sb.append("    if (r == 0) {\n");
             dataItems(sb, f, false);
+            Integer image = MODULE_IMAGE.get(f.name());
+            if (image != null) {
+                boolean file = f.name().equals("cuModuleLoad") || f.name().startsWith("cuLibraryLoadFromFile");
+                sb.append("        zt_module(&c, (const void *)a").append(image).append(", a0 ? *(const uint64_t *)a0 : 0, ")
+                        .append(file ? 1 : 0).append(");\n");
+            }
             sb.append("    }\n");
             sb.append("    zt_end(&c, r);\n    return r;\n}\n\n");
         }
