@@ -282,9 +282,32 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
+    /**
+     * Shared memory bank size (deprecated): fixed at four bytes, as on every GPU since compute
+     * capability 5.0, so CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE (1) (cuda.h: "devices without
+     * configurable shared memory ... return the fixed bank size").
+     */
+    @Override
+    public int cuCtxGetSharedMemConfig(long pConfig) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        if (pConfig == 0) return INVALID_VALUE;
+        putInt(pConfig, 1);
+        return SUCCESS;
+    }
+
+    /** Accepts CU_SHARED_MEM_CONFIG_* 0..2 and does nothing (cuda.h: "will do nothing on devices with fixed shared memory bank size"). */
+    @Override
+    public int cuCtxSetSharedMemConfig(int config) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        return config < 0 || config > 2 ? INVALID_VALUE : SUCCESS;
+    }
+
     // ---------------------------------------------------------------- primary context
 
-    private Context primaryContext() {
+    /** The device's primary context, created on first use; not retained (CUDART_INTERFACE slot 2 needs it). */
+    Context primaryContext() {
         Context p = primary;
         if (p == null) {
             synchronized (primaryLock) {

@@ -89,6 +89,19 @@ abstract class DeviceLayer implements CudaDriverApi {
         return SUCCESS;
     }
 
+    /**
+     * The module loading mode (cuda.h: "controlled by CUDA_MODULE_LOADING env variable"):
+     * CU_MODULE_EAGER_LOADING (1) when CUDA_MODULE_LOADING is EAGER, else CU_MODULE_LAZY_LOADING
+     * (2), NVIDIA's default since CUDA 12.2. cudart asks at start-up. Here, not in ModuleLayer, so
+     * that the module layer can still override it.
+     */
+    @Override
+    public int cuModuleGetLoadingMode(long mode) {
+        if (mode == 0) return INVALID_VALUE;
+        putInt(mode, "EAGER".equalsIgnoreCase(System.getenv("CUDA_MODULE_LOADING")) ? 1 : 2);
+        return SUCCESS;
+    }
+
     // ---------------------------------------------------------------- device
 
     @Override
@@ -197,6 +210,39 @@ abstract class DeviceLayer implements CudaDriverApi {
         if (!id.matches("(?i)(0{1,8}:)?0{1,2}:0{1,2}(\\.0)?")) return INVALID_DEVICE;
         putInt(dev, 0);
         return SUCCESS;
+    }
+
+    /**
+     * Peer access (cuda.h, cuDeviceCanAccessPeer): there is one device, so no peer; 0 is written,
+     * also for {@code dev == peerDev} (NVIDIA's driver answers 0 for a device and itself).
+     */
+    @Override
+    public int cuDeviceCanAccessPeer(long canAccessPeer, int dev, int peerDev) {
+        int r = checkDevice(dev);
+        if (r == SUCCESS) r = checkDevice(peerDev);
+        if (r != SUCCESS) return r;
+        if (canAccessPeer == 0) return INVALID_VALUE;
+        putInt(canAccessPeer, 0);
+        return SUCCESS;
+    }
+
+    /**
+     * The device's default memory pool: the emulator has no memory pools
+     * (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0), so CUDA_ERROR_NOT_SUPPORTED, which cuda.h
+     * lists for this function and NVIDIA's driver returns on devices without pools.
+     */
+    @Override
+    public int cuDeviceGetDefaultMemPool(long poolOut, int dev) {
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (poolOut == 0) return INVALID_VALUE;
+        return NOT_SUPPORTED;
+    }
+
+    /** The device's current memory pool: CUDA_ERROR_NOT_SUPPORTED, as {@link #cuDeviceGetDefaultMemPool}. */
+    @Override
+    public int cuDeviceGetMemPool(long pool, int dev) {
+        return cuDeviceGetDefaultMemPool(pool, dev);
     }
 
     @Override

@@ -454,8 +454,10 @@ abstract class MemoryLayer extends ContextLayer {
             case "MEMORY_TYPE" -> putInt(data, a.memoryType());
             case "DEVICE_POINTER" -> putLong(data, ptr);
             case "HOST_POINTER" -> {
-                if (a.kind == Allocation.Kind.DEVICE) return INVALID_VALUE; // device memory has no host mapping
-                putLong(data, ptr);
+                // device memory has no host mapping: an error for cuPointerGetAttribute, NULL for
+                // cuPointerGetAttributes (cuda.h: "attributes are assigned default NULL values"; cudart relies on it)
+                if (a.kind == Allocation.Kind.DEVICE && strict) return INVALID_VALUE;
+                putLong(data, a.kind == Allocation.Kind.DEVICE ? 0 : ptr);
             }
             case "SYNC_MEMOPS" -> putInt(data, 1);
             case "BUFFER_ID" -> putLong(data, a.bufferId);
