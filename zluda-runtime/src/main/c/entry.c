@@ -82,6 +82,11 @@ static char *class_path(const char *lib_dir) {
     return cp;
 }
 
+/* At exit, the Java side ends the capture (PROCESS_END) when the trace layer is on. */
+static void at_exit(void) {
+    if (dispatch_fn) dispatch_fn(-1, NULL);
+}
+
 static void boot(void) {
     char lib_dir[PATH_MAX] = ".";
     own_dir(lib_dir, sizeof lib_dir);
@@ -121,6 +126,8 @@ static void boot(void) {
         opts[nopt++].optionString = "--enable-native-access=ALL-UNNAMED";
         opts[nopt++].optionString = "-XX:+UseSerialGC";
         opts[nopt++].optionString = "-Xss4m";
+        /* lz4-java uses sun.misc.Unsafe: without this JDK 25 warns on the host program's stderr */
+        opts[nopt++].optionString = "--sun-misc-unsafe-memory-access=allow";
         char *extra = NULL;
         const char *jo = getenv("ZLUDA_JVM_OPTS");
         if (jo && *jo) {
@@ -148,6 +155,7 @@ static void boot(void) {
     if ((*env)->ExceptionCheck(env)) { (*env)->ExceptionDescribe(env); (*env)->ExceptionClear(env); fail("NativeEntry.boot threw", NULL); return; }
     if (!stub) { fail("NativeEntry.boot returned no dispatch stub", NULL); return; }
     dispatch_fn = (zl_dispatch_fn)(uintptr_t)stub;
+    atexit(at_exit);
 }
 
 int zl_call(int id, uint64_t *words) {

@@ -74,5 +74,9 @@ class NativeEntryTest {
         assertTrue(dump.contains("cuDeviceGet(device: 0x7") || dump.contains("ordinal: 1) -> CUDA_ERROR_INVALID_DEVICE"), dump);
         assertTrue(dump.contains("cuGraphCreate(") && dump.contains("-> CUDA_ERROR_NOT_SUPPORTED"), dump);
         assertTrue(Files.readString(cap.resolve("manifest.json")).contains("\"name\" : \"zluda\""));
+        try (dev.zluda.capture.Capture c = dev.zluda.capture.Capture.open(cap)) {
+            assertTrue(c.reader().forEachRecord(r -> { }).endedCleanly(), "PROCESS_END written at exit");
+        }
+        assertTrue(!out.contains("sun.misc.Unsafe"), "no JDK warnings on the program's stderr:\n" + out);
     }
 }
