@@ -15,9 +15,9 @@ import java.util.Map;
  * ({@code cp.async.bulk.tensor}, {@code mbarrier.try_wait}); an instruction belongs to the family
  * with the longest key that its opcode and modifiers start with ({@link #lookup}).
  *
- * <p>Support today: the emulator and the LLVM compiler do not exist yet, so every family says
- * {@code no} in both columns. The parser and the semantic checks ({@link Semantics}) accept every
- * family listed.
+ * <p>Support today: the emulator column says which families the CPU emulator executes (with its
+ * limits, {@link #emulatorLimits}); the LLVM compiler does not exist yet, so every family says
+ * {@code no} there. The parser and the semantic checks ({@link Semantics}) accept every family listed.
  */
 public final class InstructionTable {
 
@@ -86,6 +86,49 @@ public final class InstructionTable {
 
     private static final Map<String, java.util.Set<String>> MODIFIERS = new HashMap<>();
 
+    /**
+     * The families the CPU emulator ({@code dev.zluda.runtime.emulator} in zluda-runtime) executes,
+     * with what it does not execute of them (empty: everything the ISA defines). A form it does not
+     * execute fails the module load with CUDA_ERROR_NOT_SUPPORTED and a log naming it and its line.
+     */
+    private static final Map<String, String> EMULATED = new HashMap<>();
+
+    static {
+        String[][] e = {
+                {"add sub mul mad min max abs neg", "not .xorsign/.relu on .f32/.f64; half precision (.f16, .bf16, .f16x2, .bf16x2) only with .rn"},
+                {"mul24 mad24 sad div rem popc clz bfind fns brev bfe bfi szext bmsk dp4a dp2a", ""},
+                {"add.cc addc sub.cc subc mad.cc madc", ""},
+                {"fma", "half precision only with .rn; not .oob/.satfinite"},
+                {"rcp sqrt rsqrt sin cos lg2", ".approx forms are computed in double precision and rounded"},
+                {"ex2 tanh", ".approx forms are computed in double precision and rounded (also for .f16/.bf16)"},
+                {"testp copysign", ""},
+                {"set setp", "not the .f16x2/.bf16x2 forms"},
+                {"selp slct and or xor not cnot shf shl shr prmt", ""},
+                {"lop3", "not the form with a predicate result (.and/.or with p)"},
+                {"mov", ""},
+                {"shfl", ""},
+                {"ld ldu st", "not .b128 and not .v8; cache and eviction hints are ignored"},
+                {"cvta isspacep", ""},
+                {"cvt", "integer, .f16, .bf16, .f32, .f64 and .f16x2/.bf16x2 packing from .f32; not .tf32, the fp8/fp6/fp4 formats, .rna, .rs, .satfinite"},
+                {"prefetch prefetchu applypriority discard createpolicy", "no effect (no caches)"},
+                {"cp.async", "done synchronously at the instruction"},
+                {"cp.async.commit_group cp.async.wait_group cp.async.wait_all", "no effect (copies are synchronous)"},
+                {"bra ret exit", ""},
+                {"call", "direct calls, inlined (no recursion, no indirect calls); vprintf and __assertfail are provided"},
+                {"bar barrier", "not barrier.cluster"},
+                {"bar.warp.sync membar fence activemask vote match elect", ""},
+                {"redux", "not on .f32"},
+                {"atom red", "32- and 64-bit integer and .f32/.f64 add/exch; not .f16/.bf16, vector or .b128 forms"},
+                {"nanosleep pmevent trap brkpt griddepcontrol setmaxnreg", ""},
+        };
+        for (String[] row : e) for (String k : row[0].split(" ")) EMULATED.put(k, row[1]);
+    }
+
+    /** What the emulator does not execute of a family it supports ("" for nothing), or null when it does not support it. */
+    public static String emulatorLimits(String key) {
+        return EMULATED.get(key);
+    }
+
     private static final List<Family> FAMILIES;
     private static final Map<String, Family> BY_KEY = new HashMap<>();
 
@@ -114,7 +157,7 @@ public final class InstructionTable {
         for (String line : TABLE.strip().split("\n")) {
             String[] parts = line.split("\\|");
             for (String key : parts[2].trim().split(" +")) {
-                Family f = new Family(key, parts[1], parts[0], false, false);
+                Family f = new Family(key, parts[1], parts[0], EMULATED.containsKey(key), false);
                 if (BY_KEY.putIfAbsent(key, f) == null) all.add(f);
             }
         }
@@ -202,7 +245,8 @@ public final class InstructionTable {
         sb.append("Regenerate with `mvn -pl ptx test -Dzluda.regen=true` (`InstructionTableDocTest` fails when this file is stale).\n\n");
         sb.append("Columns: *parser* — the PTX front end parses the family and checks its operands' symbols;\n");
         sb.append("*emulator* — the CPU emulator executes it; *compiler* — the PTX → LLVM IR compiler translates it.\n");
-        sb.append("The emulator and the compiler do not exist yet, so both columns say `no` everywhere.\n\n");
+        sb.append("The compiler does not exist yet, so its column says `no` everywhere. Limits of the emulator on a family it\n");
+        sb.append("executes are listed after the table.\n\n");
         sb.append("*modifiers checked*: the semantic layer rejects modifiers this family does not have (otherwise any\n");
         sb.append("dotted word is accepted after the opcode and left to later stages).\n\n");
         sb.append("| family | PTX ISA 9.0 section | group | parser | modifiers checked | emulator | compiler |\n");
@@ -211,6 +255,13 @@ public final class InstructionTable {
             sb.append("| `").append(f.key()).append("` | ").append(f.isaSection()).append(" | ").append(f.group())
                     .append(" | yes | ").append(f.modifiers() != null ? "yes" : "no").append(" | ").append(f.emulator() ? "yes" : "no").append(" | ").append(f.compiler() ? "yes" : "no")
                     .append(" |\n");
+        }
+        sb.append("\n## Emulator limits\n\n");
+        sb.append("A form the emulator does not execute fails the module load with `CUDA_ERROR_NOT_SUPPORTED` and a log line naming\n");
+        sb.append("the instruction and its position.\n\n");
+        for (Family f : FAMILIES) {
+            String lim = EMULATED.get(f.key());
+            if (lim != null && !lim.isEmpty()) sb.append("- `").append(f.key()).append("`: ").append(lim).append('\n');
         }
         return sb.toString();
     }

@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * {@code zluda ptx check FILE...}: parses and analyzes PTX files, prints every error as
  * {@code file:line:col: error: message}, then a table of the instruction forms used (opcode with all
  * its modifiers, how often, the family in {@link InstructionTable}, and whether this project's
- * emulator and compiler support it — today neither exists, so both columns say {@code no}).
+ * emulator and compiler support it: the emulator column from {@link InstructionTable}, the compiler column {@code no} until it exists).
  */
 public final class PtxCheck {
     /** Exit code: every file parsed and passed the semantic checks. */

@@ -32,9 +32,9 @@ class PtxCheckTest {
         assertFalse(r.out().contains("error:"), r.out());
         // vector_add: c[i] = a[i] + b[i] is one add.f32 and two global loads of f32
         String addLine = r.out().lines().filter(l -> l.startsWith("add.f32 ")).findFirst().orElseThrow();
-        assertTrue(addLine.matches("add\\.f32\\s+1\\s+add\\s+9\\.7\\.3\\s+no\\s+no\\s*"), addLine);
+        assertTrue(addLine.matches("add\\.f32\\s+1\\s+add\\s+9\\.7\\.3\\s+yes\\s+no\\s*"), addLine);
         String ldLine = r.out().lines().filter(l -> l.startsWith("ld.global.")).findFirst().orElseThrow();
-        assertTrue(ldLine.matches("ld\\.global\\.\\S*f32\\s+2\\s+ld\\s+9\\.7\\.9\\s+no\\s+no\\s*"), ldLine);
+        assertTrue(ldLine.matches("ld\\.global\\.\\S*f32\\s+2\\s+ld\\s+9\\.7\\.9\\s+yes\\s+no\\s*"), ldLine);
         assertTrue(r.out().contains("form") && r.out().contains("emulator") && r.out().contains("compiler"));
     }
 

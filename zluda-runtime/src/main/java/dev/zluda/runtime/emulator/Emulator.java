@@ -1,0 +1,133 @@
+package dev.zluda.runtime.emulator;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Executes kernel launches on the CPU: the CTAs of a grid are spread over worker threads (each CTA
+ * runs on one thread, its warps interleaved there), the calling thread working too. The number of
+ * threads is {@code ZLUDA_EMULATOR_THREADS} (default: the host's processors); with 1 the CTAs run in
+ * a fixed order — x fastest, then y, then z — on the calling thread, and a launch is deterministic.
+ * Thread-safe: launches from several host threads may run at once.
+ */
+public final class Emulator {
+    private static volatile Emulator shared;
+    private static final AtomicLong GRID_IDS = new AtomicLong();
+
+    private final int threads;
+    private final ExecutorService pool;
+
+    /** @param threads worker threads per launch, at least 1 (1: deterministic, no pool) */
+    public Emulator(int threads) {
+        this.threads = Math.max(1, threads);
+        AtomicInteger n = new AtomicInteger();
+        this.pool = this.threads == 1 ? null : Executors.newFixedThreadPool(this.threads - 1, r -> {
+            Thread t = new Thread(r, "zluda-emulator-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** The process-wide emulator, with {@code ZLUDA_EMULATOR_THREADS} threads (default: available processors). */
+    public static Emulator get() {
+        Emulator e = shared;
+        if (e == null) {
+            synchronized (Emulator.class) {
+                if (shared == null) shared = new Emulator(configuredThreads());
+                e = shared;
+            }
+        }
+        return e;
+    }
+
+    /** {@code ZLUDA_EMULATOR_THREADS}, or the number of available processors. */
+    public static int configuredThreads() {
+        String s = System.getenv("ZLUDA_EMULATOR_THREADS");
+        if (s != null && !s.isBlank()) {
+            try {
+                return Math.max(1, Integer.parseInt(s.trim()));
+            } catch (NumberFormatException e) {
+                System.err.println("[ZLUDA] ZLUDA_EMULATOR_THREADS must be a number, not '" + s + "': using the processor count");
+            }
+        }
+        return Runtime.getRuntime().availableProcessors();
+    }
+
+    /** Worker threads per launch. */
+    public int threads() {
+        return threads;
+    }
+
+    /**
+     * Runs a kernel to completion. The caller has validated the launch shape (CUDA rules: dimensions
+     * ≥ 1, block ≤ the device limits, shared memory within the limit).
+     *
+     * @param kernel        the kernel
+     * @param grid          grid dimensions x, y, z (CTAs)
+     * @param block         block dimensions x, y, z (threads)
+     * @param dynamicShared bytes of dynamic shared memory per CTA
+     * @param params        the kernel parameter buffer, {@link Kernel#paramBytes()} bytes, laid out as
+     *                      {@link Kernel#info()}'s parameters say; copied before the launch starts
+     * @param memory        the device memory global accesses may touch
+     * @param multiprocessors what {@code %nsmid} reports
+     * @return success, or the first fault (CUDA_ERROR_ILLEGAL_ADDRESS, ...) with a message naming
+     *     kernel, CTA, thread, PTX line and address
+     */
+    public LaunchResult launch(Kernel kernel, int[] grid, int[] block, int dynamicShared, MemorySegment params,
+                               MemoryMap memory, int multiprocessors) {
+        Program prog = kernel.program();
+        try (Arena arena = Arena.ofShared()) {
+            long paramBase = 0;
+            if (prog.paramBytes > 0) {
+                MemorySegment p = arena.allocate(prog.paramBytes, 16);
+                MemorySegment.copy(params, 0, p, 0, Math.min(params.byteSize(), prog.paramBytes));
+                paramBase = p.address();
+            }
+            Launch launch = new Launch(prog, grid[0], grid[1], grid[2], block[0], block[1], block[2], dynamicShared,
+                    paramBase, memory, multiprocessors, GRID_IDS.incrementAndGet());
+            int workers = (int) Math.min(threads, launch.ctas);
+            List<Future<?>> futures = new ArrayList<>();
+            for (int i = 1; i < workers; i++) {
+                int smid = i;
+                futures.add(pool.submit(() -> work(launch, smid, arena)));
+            }
+            work(launch, 0, arena);
+            for (Future<?> f : futures) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    launch.fail(new LaunchResult(Errors.LAUNCH_FAILED, "kernel " + prog.name + ": internal emulator error: " + e.getCause(), 0));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    launch.fail(new LaunchResult(Errors.LAUNCH_FAILED, "kernel " + prog.name + ": interrupted", 0));
+                }
+            }
+            LaunchResult f = launch.fault.get();
+            long n = launch.executed.get();
+            return f == null ? new LaunchResult(Errors.SUCCESS, "", n) : new LaunchResult(f.error(), f.message(), n);
+        }
+    }
+
+    private static void work(Launch launch, int smid, Arena arena) {
+        CtaRunner runner;
+        try {
+            runner = new CtaRunner(launch, smid, arena);
+        } catch (OutOfMemoryError | RuntimeException e) {
+            launch.fail(new LaunchResult(Errors.LAUNCH_FAILED, "kernel " + launch.prog.name + ": cannot set up a CTA: " + e, 0));
+            return;
+        }
+        while (!launch.cancelled) {
+            long i = launch.nextCta.getAndIncrement();
+            if (i >= launch.ctas) break;
+            runner.run(i);
+        }
+        launch.executed.addAndGet(runner.executed());
+    }
+}

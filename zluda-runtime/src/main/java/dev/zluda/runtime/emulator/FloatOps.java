@@ -1,0 +1,704 @@
+package dev.zluda.runtime.emulator;
+
+import dev.zluda.ptx.PtxType;
+
+import static dev.zluda.runtime.emulator.FloatMath.RN;
+
+/**
+ * Floating-point arithmetic (PTX ISA 9.0, 9.7.3), comparison and selection (9.7.6, 9.7.7) and
+ * conversion ({@code cvt}, 9.7.9.21). Single-precision values are the low 32 bits of a slot, double
+ * the whole slot, half and bfloat16 the low 16 bits.
+ */
+final class FloatOps {
+    private FloatOps() {}
+
+    static final int ADD = 0, SUB = 1, MUL = 2, FMA = 3, DIV = 4, ABS = 5, NEG = 6, MIN = 7, MAX = 8, SQRT = 9,
+            RSQRT = 10, RCP = 11, SIN = 12, COS = 13, LG2 = 14, EX2 = 15, TANH = 16, COPYSIGN = 17, DIV_APPROX = 18,
+            RCP_APPROX = 19;
+
+    private static final double LN2 = Math.log(2);
+
+    /**
+     * One arithmetic instruction on .f32 or .f64: {@code d = op(a, b, c)} with rounding mode
+     * {@code rnd} ({@link FloatMath}), {@code .ftz} (f32 subnormal inputs and results become zero of
+     * the same sign), {@code .sat} (result clamped to [0, 1], NaN to 0) and, for min/max,
+     * {@code .NaN} (any NaN input gives the canonical NaN; without it a NaN input is ignored).
+     */
+    static final class Arith extends Op {
+        final int kind, d, a, b, c, rnd;
+        final boolean f64, ftz, sat, nan;
+
+        Arith(int kind, boolean f64, int rnd, boolean ftz, boolean sat, boolean nan, int d, int a, int b, int c) {
+            super(NORMAL);
+            this.kind = kind;
+            this.f64 = f64;
+            this.rnd = rnd;
+            this.ftz = ftz;
+            this.sat = sat;
+            this.nan = nan;
+            this.d = d;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            final int d = this.d, a = this.a, b = this.b, c = this.c;
+            if (f64) {
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    double A = Double.longBitsToDouble(r[a + l]);
+                    double B = b >= 0 ? Double.longBitsToDouble(r[b + l]) : 0, C = c >= 0 ? Double.longBitsToDouble(r[c + l]) : 0;
+                    r[d + l] = f64(A, B, C, r[a + l], b >= 0 ? r[b + l] : 0);
+                }
+                return;
+            }
+            if (kind == ADD && !ftz && !sat && rnd == RN) {
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    float v = Float.intBitsToFloat((int) r[a + l]) + Float.intBitsToFloat((int) r[b + l]);
+                    r[d + l] = v != v ? FloatMath.CANONICAL_NAN_F32 : Float.floatToRawIntBits(v) & 0xFFFF_FFFFL;
+                }
+                return;
+            }
+            if (kind == FMA && !ftz && !sat && rnd == RN) {
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    float v = Math.fma(Float.intBitsToFloat((int) r[a + l]), Float.intBitsToFloat((int) r[b + l]), Float.intBitsToFloat((int) r[c + l]));
+                    r[d + l] = v != v ? FloatMath.CANONICAL_NAN_F32 : Float.floatToRawIntBits(v) & 0xFFFF_FFFFL;
+                }
+                return;
+            }
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                r[d + l] = f32((int) r[a + l], b >= 0 ? (int) r[b + l] : 0, c >= 0 ? (int) r[c + l] : 0);
+            }
+        }
+
+        long f32(int ab, int bb, int cb) {
+            float A = Float.intBitsToFloat(ab), B = Float.intBitsToFloat(bb), C = Float.intBitsToFloat(cb);
+            if (ftz) {
+                A = FloatMath.ftz(A);
+                B = FloatMath.ftz(B);
+                C = FloatMath.ftz(C);
+            }
+            float v;
+            switch (kind) {
+                case ADD -> v = FloatMath.add(A, B, rnd);
+                case SUB -> v = FloatMath.add(A, -B, rnd);
+                case MUL -> v = FloatMath.mul(A, B, rnd);
+                case FMA -> v = FloatMath.fma(A, B, C, rnd);
+                case DIV -> v = FloatMath.div(A, B, rnd);
+                case DIV_APPROX -> v = A / B;
+                case ABS -> {
+                    return (Float.floatToRawIntBits(A) & 0x7FFF_FFFF) & 0xFFFF_FFFFL;
+                }
+                case NEG -> {
+                    return (Float.floatToRawIntBits(A) ^ 0x8000_0000) & 0xFFFF_FFFFL;
+                }
+                case MIN, MAX -> {
+                    boolean an = A != A, bn = B != B;
+                    if ((an && bn) || (nan && (an || bn))) return FloatMath.CANONICAL_NAN_F32;
+                    v = an ? B : bn ? A : kind == MIN ? Math.min(A, B) : Math.max(A, B);
+                }
+                case SQRT -> v = FloatMath.sqrt(A, rnd);
+                case RSQRT -> v = (float) (1.0 / Math.sqrt(A));
+                case RCP -> v = FloatMath.div(1f, A, rnd);
+                case RCP_APPROX -> v = 1f / A;
+                case SIN -> v = (float) Math.sin(A);
+                case COS -> v = (float) Math.cos(A);
+                case LG2 -> v = (float) (Math.log(A) / LN2);
+                case EX2 -> v = (float) Math.pow(2, A);
+                case TANH -> v = (float) Math.tanh(A);
+                case COPYSIGN -> {
+                    return (Float.floatToRawIntBits(B) & 0x7FFF_FFFF | Float.floatToRawIntBits(A) & 0x8000_0000) & 0xFFFF_FFFFL;
+                }
+                default -> throw new IllegalStateException("float op " + kind);
+            }
+            if (ftz) v = FloatMath.ftz(v);
+            if (sat) v = FloatMath.sat(v);
+            return FloatMath.bits(v);
+        }
+
+        long f64(double A, double B, double C, long ab, long bb) {
+            double v;
+            switch (kind) {
+                case ADD -> v = FloatMath.add(A, B, rnd);
+                case SUB -> v = FloatMath.add(A, -B, rnd);
+                case MUL -> v = FloatMath.mul(A, B, rnd);
+                case FMA -> v = FloatMath.fma(A, B, C, rnd);
+                case DIV -> v = FloatMath.div(A, B, rnd);
+                case DIV_APPROX -> v = A / B;
+                case ABS -> {
+                    return ab & Long.MAX_VALUE;
+                }
+                case NEG -> {
+                    return ab ^ Long.MIN_VALUE;
+                }
+                case MIN, MAX -> {
+                    boolean an = A != A, bn = B != B;
+                    if ((an && bn) || (nan && (an || bn))) return Double.doubleToRawLongBits(Double.NaN);
+                    v = an ? B : bn ? A : kind == MIN ? Math.min(A, B) : Math.max(A, B);
+                }
+                case SQRT -> v = FloatMath.sqrt(A, rnd);
+                case RSQRT -> v = 1.0 / Math.sqrt(A);
+                case RCP -> v = FloatMath.div(1.0, A, rnd);
+                case RCP_APPROX -> v = 1.0 / A;
+                case SIN -> v = Math.sin(A);
+                case COS -> v = Math.cos(A);
+                case LG2 -> v = Math.log(A) / LN2;
+                case EX2 -> v = Math.pow(2, A);
+                case TANH -> v = Math.tanh(A);
+                case COPYSIGN -> {
+                    return (bb & Long.MAX_VALUE) | (ab & Long.MIN_VALUE);
+                }
+                default -> throw new IllegalStateException("float op " + kind);
+            }
+            if (sat) v = FloatMath.sat(v);
+            return Double.doubleToRawLongBits(v);
+        }
+    }
+
+    // ------------------------------------------------------------------ half precision (9.7.4)
+
+    /**
+     * Half-precision arithmetic (PTX ISA 9.0, 9.7.4): .f16 and .bf16 scalars in the low 16 bits,
+     * .f16x2 and .bf16x2 as two independent halves of 32 bits. Each result is computed exactly in
+     * double precision (products and sums of 11- or 8-bit significands are exact there) and rounded
+     * once to the format, to nearest even; {@code .ftz} flushes subnormal inputs and results,
+     * {@code .sat} clamps to [0, 1], {@code .relu} clamps negative results to 0; NaN results are
+     * the canonical NaN 0x7fff.
+     */
+    static final class Half extends Op {
+        final int kind, d, a, b, c;
+        final boolean bf, pair, ftz, sat, relu, nan;
+
+        Half(int kind, boolean bf, boolean pair, boolean ftz, boolean sat, boolean relu, boolean nan, int d, int a, int b, int c) {
+            super(NORMAL);
+            this.kind = kind;
+            this.bf = bf;
+            this.pair = pair;
+            this.ftz = ftz;
+            this.sat = sat;
+            this.relu = relu;
+            this.nan = nan;
+            this.d = d;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long A = r[a + l], B = b >= 0 ? r[b + l] : 0, C = c >= 0 ? r[c + l] : 0;
+                long lo = one((int) A & 0xFFFF, (int) B & 0xFFFF, (int) C & 0xFFFF);
+                if (!pair) {
+                    r[d + l] = lo;
+                } else {
+                    long hi = one((int) (A >>> 16) & 0xFFFF, (int) (B >>> 16) & 0xFFFF, (int) (C >>> 16) & 0xFFFF);
+                    r[d + l] = (hi << 16) | lo;
+                }
+            }
+        }
+
+        private double value(int h) {
+            double v = bf ? FloatMath.fromBf16(h) : FloatMath.fromHalf(h);
+            return ftz && isSubnormal(h) ? Math.copySign(0.0, v) : v;
+        }
+
+        private boolean isSubnormal(int h) {
+            int expMask = bf ? 0x7F80 : 0x7C00;
+            return (h & expMask) == 0 && (h & ~expMask & 0x7FFF) != 0;
+        }
+
+        private long one(int ha, int hb, int hc) {
+            switch (kind) {
+                case NEG -> { return ha ^ 0x8000; }
+                case ABS -> { return ha & 0x7FFF; }
+                default -> {}
+            }
+            double A = value(ha), B = value(hb), C = value(hc);
+            double v = switch (kind) {
+                case ADD -> A + B;
+                case SUB -> A - B;
+                case MUL -> A * B;
+                case FMA -> Math.fma(A, B, C);
+                case MIN, MAX -> {
+                    boolean an = A != A, bn = B != B;
+                    if ((an && bn) || (nan && (an || bn))) yield Double.NaN;
+                    yield an ? B : bn ? A : kind == MIN ? Math.min(A, B) : Math.max(A, B);
+                }
+                case EX2 -> Math.pow(2, A);
+                case TANH -> Math.tanh(A);
+                default -> throw new IllegalStateException("half op " + kind);
+            };
+            if (relu && v < 0) v = 0;
+            if (sat) v = FloatMath.sat(v);
+            int h = round(v, bf);
+            if (ftz && isSubnormal(h)) h &= 0x8000;
+            return h;
+        }
+
+        /** A double to half or bfloat16 bits, rounded to nearest even; NaN is 0x7fff. */
+        static int round(double v, boolean bf) {
+            if (v != v) return 0x7FFF;
+            int sign = Math.copySign(1.0, v) < 0 ? 0x8000 : 0;
+            double mag = Math.abs(v);
+            int inf = bf ? 0x7F80 : 0x7C00;
+            double maxFinite = bf ? FloatMath.fromBf16(0x7F7F) : 65504.0;
+            double halfUlpAboveMax = bf ? Math.scalb(1.0, 127 - 8) : 16.0;
+            if (mag >= maxFinite + halfUlpAboveMax) return sign | inf;
+            int h = (bf ? FloatMath.toBf16((float) mag, FloatMath.RN) : Float.floatToFloat16((float) mag) & 0xFFFF) & 0x7FFF;
+            int best = h;
+            double bestErr = Math.abs(val(h, bf) - mag);
+            for (int cand : new int[] {h - 1, h + 1}) {
+                if (cand < 0 || cand >= inf) continue;
+                double err = Math.abs(val(cand, bf) - mag);
+                if (err < bestErr || (err == bestErr && (cand & 1) == 0)) {
+                    best = cand;
+                    bestErr = err;
+                }
+            }
+            return sign | best;
+        }
+
+        private static double val(int h, boolean bf) {
+            return bf ? FloatMath.fromBf16(h) : FloatMath.fromHalf(h);
+        }
+    }
+
+    // ------------------------------------------------------------------ comparison
+
+    static final int EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5, LO = 6, LS = 7, HI = 8, HS = 9, EQU = 10, NEU = 11,
+            LTU = 12, LEU = 13, GTU = 14, GEU = 15, NUM = 16, NAN = 17;
+
+    /** The comparison operator of a modifier ({@code ".lt"} → {@link #LT}), or -1. */
+    static int cmp(String m) {
+        return switch (m) {
+            case ".eq" -> EQ; case ".ne" -> NE; case ".lt" -> LT; case ".le" -> LE; case ".gt" -> GT; case ".ge" -> GE;
+            case ".lo" -> LO; case ".ls" -> LS; case ".hi" -> HI; case ".hs" -> HS; case ".equ" -> EQU; case ".neu" -> NEU;
+            case ".ltu" -> LTU; case ".leu" -> LEU; case ".gtu" -> GTU; case ".geu" -> GEU; case ".num" -> NUM; case ".nan" -> NAN;
+            default -> -1;
+        };
+    }
+
+    static final int BOOL_NONE = 0, BOOL_AND = 1, BOOL_OR = 2, BOOL_XOR = 3;
+
+    /** Operand kinds of a comparison: integer (with width and signedness) or a float format. */
+    static final int K_INT = 0, K_F32 = 1, K_F64 = 2, K_F16 = 3, K_BF16 = 4;
+
+    /** One comparison {@code a cmp b} on raw slot values. */
+    static boolean test(int cmp, int kind, int bits, boolean signed, boolean ftz, long x, long y) {
+        if (kind == K_INT) {
+            int c;
+            boolean unsignedOrder = cmp == LO || cmp == LS || cmp == HI || cmp == HS || !signed;
+            if (unsignedOrder && bits == 64) c = Long.compareUnsigned(x, y);
+            else if (unsignedOrder) c = Long.compare(IntOps.ext(x, bits, false), IntOps.ext(y, bits, false));
+            else c = Long.compare(IntOps.ext(x, bits, true), IntOps.ext(y, bits, true));
+            return switch (cmp) {
+                case EQ -> c == 0;
+                case NE -> c != 0;
+                case LT, LO -> c < 0;
+                case LE, LS -> c <= 0;
+                case GT, HI -> c > 0;
+                default -> c >= 0;
+            };
+        }
+        double A, B;
+        switch (kind) {
+            case K_F64 -> { A = Double.longBitsToDouble(x); B = Double.longBitsToDouble(y); }
+            case K_F16 -> { A = FloatMath.fromHalf(x); B = FloatMath.fromHalf(y); }
+            case K_BF16 -> { A = FloatMath.fromBf16(x); B = FloatMath.fromBf16(y); }
+            default -> {
+                float a = Float.intBitsToFloat((int) x), b = Float.intBitsToFloat((int) y);
+                if (ftz) { a = FloatMath.ftz(a); b = FloatMath.ftz(b); }
+                A = a;
+                B = b;
+            }
+        }
+        boolean un = A != A || B != B;
+        return switch (cmp) {
+            case EQ -> !un && A == B;
+            case NE -> !un && A != B;
+            case LT -> !un && A < B;
+            case LE -> !un && A <= B;
+            case GT -> !un && A > B;
+            case GE -> !un && A >= B;
+            case EQU -> un || A == B;
+            case NEU -> un || A != B;
+            case LTU -> un || A < B;
+            case LEU -> un || A <= B;
+            case GTU -> un || A > B;
+            case GEU -> un || A >= B;
+            case NUM -> !un;
+            default -> un; // NAN
+        };
+    }
+
+    static int combine(int bool, int t, int c) {
+        return switch (bool) {
+            case BOOL_AND -> t & c;
+            case BOOL_OR -> t | c;
+            case BOOL_XOR -> t ^ c;
+            default -> t;
+        };
+    }
+
+    /**
+     * setp (PTX ISA 9.7.6.1): {@code p = (a cmp b) bool c}, {@code q = !(a cmp b) bool c}
+     * ({@code dq} -1 without {@code |q}); {@code c} is a predicate index or -1, negated with {@code cNeg}.
+     */
+    static final class Setp extends Op {
+        final int cmp, kind, bits, bool, dp, dq, a, b, c;
+        final boolean signed, ftz, cNeg;
+
+        Setp(int cmp, int kind, int bits, boolean signed, boolean ftz, int bool, int dp, int dq, int a, int b, int c, boolean cNeg) {
+            super(NORMAL);
+            this.cmp = cmp;
+            this.kind = kind;
+            this.bits = bits;
+            this.signed = signed;
+            this.ftz = ftz;
+            this.bool = bool;
+            this.dp = dp;
+            this.dq = dq;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.cNeg = cNeg;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            final int[] p = w.p;
+            int t = 0;
+            boolean unsignedCmp = cmp >= LO && cmp <= HS || (!signed && cmp <= GE);
+            if (kind == K_INT && bits == 32 && unsignedCmp) {
+                final int c = cmp >= LO ? cmp - LO + LT : cmp; // lo/ls/hi/hs as lt/le/gt/ge
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    int k = Integer.compareUnsigned((int) r[a + l], (int) r[b + l]);
+                    boolean v = switch (c) {
+                        case EQ -> k == 0;
+                        case NE -> k != 0;
+                        case LT -> k < 0;
+                        case LE -> k <= 0;
+                        case GT -> k > 0;
+                        default -> k >= 0;
+                    };
+                    if (v) t |= 1 << l;
+                }
+            } else if (kind == K_F32 && !ftz && cmp <= GE) {
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    float A = Float.intBitsToFloat((int) r[a + l]), B = Float.intBitsToFloat((int) r[b + l]);
+                    boolean v = switch (cmp) {
+                        case EQ -> A == B;
+                        case NE -> A != B && A == A && B == B;
+                        case LT -> A < B;
+                        case LE -> A <= B;
+                        case GT -> A > B;
+                        default -> A >= B;
+                    };
+                    if (v) t |= 1 << l;
+                }
+            } else if (kind == K_INT && bits == 32 && signed && cmp <= GE) {
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    int A = (int) r[a + l], B = (int) r[b + l];
+                    boolean v = switch (cmp) {
+                        case EQ -> A == B;
+                        case NE -> A != B;
+                        case LT -> A < B;
+                        case LE -> A <= B;
+                        case GT -> A > B;
+                        default -> A >= B;
+                    };
+                    if (v) t |= 1 << l;
+                }
+            } else {
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    if (test(cmp, kind, bits, signed, ftz, r[a + l], r[b + l])) t |= 1 << l;
+                }
+            }
+            int cv = c >= 0 ? (cNeg ? ~p[c] : p[c]) : 0;
+            int P = combine(bool, t, cv), Q = combine(bool, ~t, cv);
+            if (dp >= 0) p[dp] = (p[dp] & ~m) | (P & m);
+            if (dq >= 0) p[dq] = (p[dq] & ~m) | (Q & m);
+        }
+    }
+
+    /** set (PTX ISA 9.7.6.2): {@code d = ((a cmp b) bool c) ? (1.0f or 0xFFFFFFFF) : 0}. */
+    static final class Set extends Op {
+        final int cmp, kind, bits, bool, d, a, b, c;
+        final boolean signed, ftz, cNeg, floatResult;
+
+        Set(int cmp, int kind, int bits, boolean signed, boolean ftz, int bool, int d, int a, int b, int c, boolean cNeg, boolean floatResult) {
+            super(NORMAL);
+            this.cmp = cmp;
+            this.kind = kind;
+            this.bits = bits;
+            this.signed = signed;
+            this.ftz = ftz;
+            this.bool = bool;
+            this.d = d;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.cNeg = cNeg;
+            this.floatResult = floatResult;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            int cv = c >= 0 ? (cNeg ? ~w.p[c] : w.p[c]) : 0;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                int t = test(cmp, kind, bits, signed, ftz, r[a + l], r[b + l]) ? -1 : 0;
+                boolean v = (combine(bool, t, cv) >>> l & 1) != 0;
+                r[d + l] = v ? (floatResult ? Float.floatToRawIntBits(1f) : 0xFFFF_FFFFL) : 0;
+            }
+        }
+    }
+
+    /** selp (PTX ISA 9.7.6.3): {@code d = c ? a : b} with predicate {@code c}. */
+    static final class Selp extends Op {
+        final int d, a, b, c;
+        final boolean cNeg;
+
+        Selp(int d, int a, int b, int c, boolean cNeg) {
+            super(NORMAL);
+            this.d = d;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.cNeg = cNeg;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            int cv = cNeg ? ~w.p[c] : w.p[c];
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                r[d + l] = ((cv >>> l) & 1) != 0 ? r[a + l] : r[b + l];
+            }
+        }
+    }
+
+    /** slct (PTX ISA 9.7.6.4): {@code d = (c >= 0) ? a : b} with {@code c} .s32 or .f32. */
+    static final class Slct extends Op {
+        final int d, a, b, c;
+        final boolean cFloat, ftz;
+
+        Slct(int d, int a, int b, int c, boolean cFloat, boolean ftz) {
+            super(NORMAL);
+            this.d = d;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.cFloat = cFloat;
+            this.ftz = ftz;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                boolean ge;
+                if (cFloat) {
+                    float f = Float.intBitsToFloat((int) r[c + l]);
+                    if (ftz) f = FloatMath.ftz(f);
+                    ge = f >= 0f;
+                } else {
+                    ge = (int) r[c + l] >= 0;
+                }
+                r[d + l] = ge ? r[a + l] : r[b + l];
+            }
+        }
+    }
+
+    /** testp (PTX ISA 9.7.3.1): classifies a float into a predicate. */
+    static final class Testp extends Op {
+        static final int FINITE = 0, INFINITE = 1, NUMBER = 2, NOTANUMBER = 3, NORMAL_ = 4, SUBNORMAL = 5;
+        final int op, dp, a;
+        final boolean f64;
+
+        Testp(int op, boolean f64, int dp, int a) {
+            super(NORMAL);
+            this.op = op;
+            this.f64 = f64;
+            this.dp = dp;
+            this.a = a;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            int t = 0;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                double v = f64 ? Double.longBitsToDouble(w.r[a + l]) : Float.intBitsToFloat((int) w.r[a + l]);
+                double min = f64 ? Double.MIN_NORMAL : Float.MIN_NORMAL;
+                boolean res = switch (op) {
+                    case FINITE -> Double.isFinite(v);
+                    case INFINITE -> Double.isInfinite(v);
+                    case NUMBER -> v == v;
+                    case NOTANUMBER -> v != v;
+                    case NORMAL_ -> Double.isFinite(v) && Math.abs(v) >= min;
+                    default -> v != 0 && Math.abs(v) < min;
+                };
+                if (res) t |= 1 << l;
+            }
+            w.p[dp] = (w.p[dp] & ~m) | (t & m);
+        }
+    }
+
+    // ------------------------------------------------------------------ conversion
+
+    /**
+     * cvt (PTX ISA 9.7.9.21) between the integer types, .f16, .bf16, .f32 and .f64, with integer
+     * rounding ({@code .rni .rzi .rmi .rpi}), float rounding ({@code .rn .rz .rm .rp}), {@code .ftz},
+     * {@code .sat} and {@code .relu}; float-to-integer conversions saturate and turn NaN into 0.
+     * With {@code b >= 0} it is the packing form {@code cvt.rn.f16x2.f32 d, a, b} (a in the upper half).
+     */
+    static final class Cvt extends Op {
+        final PtxType dt, st;
+        final int rnd, d, a, b;
+        final boolean intRound, ftz, sat, relu;
+
+        Cvt(PtxType dt, PtxType st, int rnd, boolean intRound, boolean ftz, boolean sat, boolean relu, int d, int a, int b) {
+            super(NORMAL);
+            this.dt = dt;
+            this.st = st;
+            this.rnd = rnd;
+            this.intRound = intRound;
+            this.ftz = ftz;
+            this.sat = sat;
+            this.relu = relu;
+            this.d = d;
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            if (b >= 0) {
+                PtxType half = dt == PtxType.F16X2 ? PtxType.F16 : PtxType.BF16;
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    long hiV = convert(r[a + l], half), loV = convert(r[b + l], half);
+                    r[d + l] = ((hiV & 0xFFFF) << 16) | (loV & 0xFFFF);
+                }
+                return;
+            }
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                r[d + l] = convert(r[a + l], dt);
+            }
+        }
+
+        private static boolean isFloat(PtxType t) {
+            return t.kind() == PtxType.Kind.FLOAT;
+        }
+
+        private static boolean signed(PtxType t) {
+            return t.kind() == PtxType.Kind.SIGNED;
+        }
+
+        private double sourceValue(long x) {
+            return switch (st) {
+                case F64 -> Double.longBitsToDouble(x);
+                case F16 -> FloatMath.fromHalf(x);
+                case BF16 -> FloatMath.fromBf16(x);
+                default -> {
+                    float f = Float.intBitsToFloat((int) x);
+                    yield ftz ? FloatMath.ftz(f) : f;
+                }
+            };
+        }
+
+        long convert(long x, PtxType dt) {
+            int sb = st.size() * 8, db = dt.size() * 8;
+            if (!isFloat(st) && !isFloat(dt)) {
+                long v = IntOps.ext(x, sb, signed(st));
+                if (sat) {
+                    boolean hugeUnsigned = !signed(st) && sb == 64 && v < 0;
+                    if (signed(dt)) {
+                        long max = db == 64 ? Long.MAX_VALUE : (1L << (db - 1)) - 1, min = db == 64 ? Long.MIN_VALUE : -(1L << (db - 1));
+                        v = hugeUnsigned ? max : Math.max(min, Math.min(max, v));
+                    } else if (!hugeUnsigned) {
+                        long max = db == 64 ? Long.MAX_VALUE : (1L << db) - 1;
+                        v = Math.max(0, Math.min(max, v));
+                    }
+                }
+                return IntOps.ext(v, db, signed(dt));
+            }
+            if (isFloat(st) && !isFloat(dt)) {
+                double v = sourceValue(x);
+                if (v != v) return 0;
+                v = FloatMath.integral(v, intRound ? rnd : FloatMath.RZ);
+                long out;
+                if (signed(dt)) {
+                    double max = db == 64 ? 0x1p63 : Math.scalb(1.0, db - 1);
+                    out = v >= max ? (db == 64 ? Long.MAX_VALUE : (long) max - 1) : v < -max ? (db == 64 ? Long.MIN_VALUE : -(long) max) : (long) v;
+                } else {
+                    double max = Math.scalb(1.0, db);
+                    if (v <= 0) out = 0;
+                    else if (v >= max) out = db == 64 ? -1L : (long) max - 1;
+                    else if (v >= 0x1p63) out = (long) (v - 0x1p63) ^ Long.MIN_VALUE;
+                    else out = (long) v;
+                }
+                return IntOps.ext(out, db, signed(dt));
+            }
+            if (!isFloat(st)) {
+                long v = IntOps.ext(x, sb, signed(st));
+                boolean u64 = !signed(st) && sb == 64;
+                return switch (dt) {
+                    case F64 -> Double.doubleToRawLongBits(satD(FloatMath.fromLong(v, u64, rnd)));
+                    case F16 -> FloatMath.toHalf(satF(FloatMath.fromLongF(v, u64, rnd)), rnd);
+                    case BF16 -> FloatMath.toBf16(satF(FloatMath.fromLongF(v, u64, rnd)), rnd);
+                    default -> FloatMath.bits(satF(FloatMath.fromLongF(v, u64, rnd)));
+                };
+            }
+            double v = sourceValue(x);
+            if (intRound) v = FloatMath.integral(v, rnd);
+            if (relu && v < 0) v = 0;
+            switch (dt) {
+                case F64 -> {
+                    return Double.doubleToRawLongBits(satD(v));
+                }
+                case F16 -> {
+                    float f = st == PtxType.F64 ? FloatMath.round(v, 0, rnd) : (float) v;
+                    return FloatMath.toHalf(satF(f), rnd);
+                }
+                case BF16 -> {
+                    float f = st == PtxType.F64 ? FloatMath.round(v, 0, rnd) : (float) v;
+                    return FloatMath.toBf16(satF(f), rnd);
+                }
+                default -> {
+                    float f = st == PtxType.F64 && !intRound ? FloatMath.round(v, 0, rnd) : (float) v;
+                    if (ftz) f = FloatMath.ftz(f);
+                    return FloatMath.bits(satF(f));
+                }
+            }
+        }
+
+        private float satF(float f) {
+            return sat ? FloatMath.sat(f) : f;
+        }
+
+        private double satD(double f) {
+            return sat ? FloatMath.sat(f) : f;
+        }
+    }
+}

@@ -1,0 +1,29 @@
+package dev.zluda.runtime.emulator;
+
+import dev.zluda.ptx.FunctionInfo;
+
+/**
+ * A kernel ({@code .entry}) of a loaded module, translated for the emulator.
+ *
+ * @param name         the kernel's name
+ * @param info         the PTX front end's view: parameters (offsets and sizes in the parameter
+ *                     buffer, what cuFuncGetParamInfo reports), registers, directives
+ * @param program      the translated instructions
+ * @param staticShared bytes of static shared memory per CTA (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+ * @param localBytes   bytes of local memory per thread (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+ * @param maxThreads   the most threads per block: 1024, or less as {@code .maxntid}/{@code .reqntid} say
+ * @param reqntid      {@code .reqntid} x, y, z, or null
+ * @param numRegs      32-bit registers the PTX declares and uses (1..255; CU_FUNC_ATTRIBUTE_NUM_REGS)
+ */
+public record Kernel(String name, FunctionInfo info, Program program, long staticShared, long localBytes, int maxThreads,
+                     int[] reqntid, int numRegs) {
+    /** Bytes of the kernel parameter buffer. */
+    public long paramBytes() {
+        return info.paramSize();
+    }
+
+    /** Number of decoded instructions (after inlining device functions). */
+    public int instructions() {
+        return program.code.length;
+    }
+}

@@ -1,0 +1,395 @@
+package dev.zluda.runtime.emulator;
+
+import java.lang.invoke.VarHandle;
+
+/**
+ * Memory instructions (PTX ISA 9.0, 9.7.9.8 ld, 9.7.9.9 ldu, 9.7.9.10 st, 9.7.13.5 atom,
+ * 9.7.13.6 red, 9.7.9.16 cvta, 9.7.9.15 isspacep). Every access is checked before it happens:
+ * alignment to its size (vectors: the whole vector), and the address against the state space
+ * ({@link Warp#global} and friends); a bad access stops the kernel with
+ * CUDA_ERROR_ILLEGAL_ADDRESS or CUDA_ERROR_MISALIGNED_ADDRESS.
+ */
+final class MemOps {
+    private MemOps() {}
+
+    static final int GLOBAL = 0, SHARED = 1, LOCAL = 2, PARAM = 3, GENERIC = 4;
+
+    static String spaceName(int space) {
+        return switch (space) {
+            case GLOBAL -> "global";
+            case SHARED -> "shared";
+            case LOCAL -> "local";
+            case PARAM -> "param";
+            default -> "generic";
+        };
+    }
+
+    /** An instruction with an address operand {@code [base + offset]}. */
+    abstract static class Access extends Op {
+        final int space, base;
+        final boolean base32;
+        final long offset;
+
+        Access(int space, int base, boolean base32, long offset) {
+            super(NORMAL);
+            this.space = space;
+            this.base = base;
+            this.base32 = base32;
+            this.offset = offset;
+        }
+
+        final long address(long[] r, int l) {
+            if (base < 0) return offset;
+            long b = r[base + l];
+            return (base32 ? b & 0xFFFF_FFFFL : b) + offset;
+        }
+
+        final long resolve(Warp w, long a, int size, int l, int how) {
+            return switch (space) {
+                case GLOBAL -> w.global(a, size, l, how);
+                case SHARED -> w.shared(a, size, l, how);
+                case LOCAL -> w.local(a, size, l, how);
+                case PARAM -> w.param(a, size, l, how);
+                default -> w.generic(a, size, l, how);
+            };
+        }
+    }
+
+    /** ld / ldu: {@code count} elements of {@code size} bytes into slots {@code dst} (-1: discarded). */
+    static final class Ld extends Access {
+        final int size, count, d0;
+        final int[] dst;
+        final boolean signed, acquire;
+
+        Ld(int space, int base, boolean base32, long offset, int size, boolean signed, int[] dst, boolean acquire) {
+            super(space, base, base32, offset);
+            this.size = size;
+            this.signed = signed;
+            this.dst = dst;
+            this.count = dst.length;
+            this.d0 = dst[0];
+            this.acquire = acquire;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            final int size = this.size;
+            if (base < 0 && space == PARAM) {
+                // a kernel parameter at a constant offset: the same value for every lane
+                int l0 = Integer.numberOfTrailingZeros(m);
+                long abs = w.param(offset, size * count, l0, Warp.READ);
+                for (int e = 0; e < count; e++) {
+                    if (dst[e] < 0) continue;
+                    long v = Mem.load(abs + (long) e * size, size, signed);
+                    final int d = dst[e];
+                    for (int x = m; x != 0; x &= x - 1) r[d + Integer.numberOfTrailingZeros(x)] = v;
+                }
+                return;
+            }
+            if (count == 1 && size == 4 && d0 >= 0 && (space == SHARED || space == GLOBAL)) {
+                // the common case, with the checks of Warp.shared / Warp.global inlined
+                final int d = d0;
+                final boolean shared = space == SHARED;
+                final long lo = shared ? 0 : Long.MIN_VALUE, limit = shared ? w.cta.sharedBytes - 4 : 0, sbase = w.cta.sharedBase;
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    long a = address(r, l);
+                    long abs;
+                    if (shared && (a & 3) == 0 && a >= lo && a <= limit) abs = sbase + a;
+                    else abs = resolve(w, a, 4, l, Warp.READ);
+                    int v = Mem.ALL.get(Mem.I, abs);
+                    r[d + l] = signed ? v : v & 0xFFFF_FFFFL;
+                }
+                if (acquire) VarHandle.acquireFence();
+                return;
+            }
+            if (count == 1) {
+                final int d = d0;
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    long abs = resolve(w, address(r, l), size, l, Warp.READ);
+                    long v = Mem.load(abs, size, signed);
+                    if (d >= 0) r[d + l] = v;
+                }
+            } else {
+                int total = size * count;
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    long abs = resolve(w, address(r, l), total, l, Warp.READ);
+                    for (int e = 0; e < count; e++) {
+                        long v = Mem.load(abs + (long) e * size, size, signed);
+                        if (dst[e] >= 0) r[dst[e] + l] = v;
+                    }
+                }
+            }
+            if (acquire) VarHandle.acquireFence();
+        }
+    }
+
+    /** st: {@code count} elements of {@code size} bytes from slots {@code src}. */
+    static final class St extends Access {
+        final int size, count;
+        final int[] src;
+        final boolean release;
+
+        St(int space, int base, boolean base32, long offset, int size, int[] src, boolean release) {
+            super(space, base, base32, offset);
+            this.size = size;
+            this.src = src;
+            this.count = src.length;
+            this.release = release;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            if (release) VarHandle.releaseFence();
+            int total = size * count;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long abs = resolve(w, address(r, l), total, l, Warp.WRITE);
+                for (int e = 0; e < count; e++) Mem.store(abs + (long) e * size, size, r[src[e] + l]);
+            }
+        }
+    }
+
+    static final int A_ADD = 0, A_MIN = 1, A_MAX = 2, A_INC = 3, A_DEC = 4, A_AND = 5, A_OR = 6, A_XOR = 7, A_EXCH = 8, A_CAS = 9;
+    /** Value types of atomics. */
+    static final int T_U = 0, T_S = 1, T_F = 2, T_B = 3;
+
+    /**
+     * atom / red: {@code d = *a; *a = op(*a, b[, c])} per lane, lanes in ascending order. Global
+     * memory (also through a generic address) is updated with real atomics, since CTAs run on several
+     * threads; shared and local memory belong to one host thread and are updated in place.
+     * {@code atom.add.f32} flushes subnormal inputs and results to zero (PTX ISA 9.7.13.5).
+     */
+    static final class Atom extends Access {
+        final int op, type, bits, d, b, c;
+
+        Atom(int space, int base, boolean base32, long offset, int op, int type, int bits, int d, int b, int c) {
+            super(space, base, base32, offset);
+            this.op = op;
+            this.type = type;
+            this.bits = bits;
+            this.d = d;
+            this.b = b;
+            this.c = c;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            final int size = bits / 8;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long a = address(r, l);
+                boolean real = space == GLOBAL || (space == GENERIC && Warp.isGlobal(a));
+                long abs = resolve(w, a, size, l, Warp.ATOMIC);
+                // atom.cas d, [a], b, c: *a = (*a == b) ? c : *a
+                long v = op == A_CAS ? r[c + l] : r[b + l], cmpV = op == A_CAS ? r[b + l] : 0;
+                long old;
+                if (!real) {
+                    old = Mem.load(abs, size, false);
+                    Mem.store(abs, size, apply(old, v, cmpV));
+                } else if (bits == 32) {
+                    old = atomic32(abs, (int) v, (int) cmpV) & 0xFFFF_FFFFL;
+                } else {
+                    old = atomic64(abs, v, cmpV);
+                }
+                if (d >= 0) r[d + l] = old;
+            }
+        }
+
+        private int atomic32(long abs, int v, int cmpV) {
+            switch (op) {
+                case A_ADD:
+                    if (type != T_F) return (int) Mem.I32.getAndAdd(Mem.ALL, abs, v);
+                    break;
+                case A_AND: return (int) Mem.I32.getAndBitwiseAnd(Mem.ALL, abs, v);
+                case A_OR: return (int) Mem.I32.getAndBitwiseOr(Mem.ALL, abs, v);
+                case A_XOR: return (int) Mem.I32.getAndBitwiseXor(Mem.ALL, abs, v);
+                case A_EXCH: return (int) Mem.I32.getAndSet(Mem.ALL, abs, v);
+                case A_CAS: return (int) Mem.I32.compareAndExchange(Mem.ALL, abs, cmpV, v);
+                default: break;
+            }
+            while (true) {
+                int old = (int) Mem.I32.getVolatile(Mem.ALL, abs);
+                int nv = (int) apply(old, v, cmpV);
+                if ((boolean) Mem.I32.compareAndSet(Mem.ALL, abs, old, nv)) return old;
+            }
+        }
+
+        private long atomic64(long abs, long v, long cmpV) {
+            switch (op) {
+                case A_ADD:
+                    if (type != T_F) return (long) Mem.I64.getAndAdd(Mem.ALL, abs, v);
+                    break;
+                case A_AND: return (long) Mem.I64.getAndBitwiseAnd(Mem.ALL, abs, v);
+                case A_OR: return (long) Mem.I64.getAndBitwiseOr(Mem.ALL, abs, v);
+                case A_XOR: return (long) Mem.I64.getAndBitwiseXor(Mem.ALL, abs, v);
+                case A_EXCH: return (long) Mem.I64.getAndSet(Mem.ALL, abs, v);
+                case A_CAS: return (long) Mem.I64.compareAndExchange(Mem.ALL, abs, cmpV, v);
+                default: break;
+            }
+            while (true) {
+                long old = (long) Mem.I64.getVolatile(Mem.ALL, abs);
+                long nv = apply(old, v, cmpV);
+                if ((boolean) Mem.I64.compareAndSet(Mem.ALL, abs, old, nv)) return old;
+            }
+        }
+
+        /** The new value of the location (raw bits, low {@code bits} significant). */
+        long apply(long old, long v, long cmpV) {
+            boolean signed = type == T_S;
+            long o = IntOps.ext(old, bits, signed), x = IntOps.ext(v, bits, signed);
+            switch (op) {
+                case A_ADD:
+                    if (type == T_F) {
+                        if (bits == 32) {
+                            float s = FloatMath.ftz(FloatMath.ftz(Float.intBitsToFloat((int) old)) + FloatMath.ftz(Float.intBitsToFloat((int) v)));
+                            return FloatMath.bits(s);
+                        }
+                        return Double.doubleToRawLongBits(Double.longBitsToDouble(old) + Double.longBitsToDouble(v));
+                    }
+                    return old + v;
+                case A_MIN: return (bits == 64 && !signed ? Long.compareUnsigned(o, x) <= 0 : o <= x) ? o : x;
+                case A_MAX: return (bits == 64 && !signed ? Long.compareUnsigned(o, x) >= 0 : o >= x) ? o : x;
+                case A_INC: {
+                    long uo = IntOps.ext(old, bits, false), uv = IntOps.ext(v, bits, false);
+                    return (bits == 64 ? Long.compareUnsigned(uo, uv) >= 0 : uo >= uv) ? 0 : uo + 1;
+                }
+                case A_DEC: {
+                    long uo = IntOps.ext(old, bits, false), uv = IntOps.ext(v, bits, false);
+                    return (uo == 0 || (bits == 64 ? Long.compareUnsigned(uo, uv) > 0 : uo > uv)) ? uv : uo - 1;
+                }
+                case A_AND: return old & v;
+                case A_OR: return old | v;
+                case A_XOR: return old ^ v;
+                case A_EXCH: return v;
+                default: return IntOps.ext(old, bits, false) == IntOps.ext(cmpV, bits, false) ? v : old; // cas
+            }
+        }
+    }
+
+    /** cvta (PTX ISA 9.7.9.16): state-space address ↔ generic address. */
+    static final class Cvta extends Op {
+        final int d, a, space;
+        final boolean toSpace, narrow;
+
+        Cvta(int d, int a, int space, boolean toSpace, boolean narrow) {
+            super(NORMAL);
+            this.d = d;
+            this.a = a;
+            this.space = space;
+            this.toSpace = toSpace;
+            this.narrow = narrow;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            long window = switch (space) {
+                case SHARED -> Mem.SHARED_WINDOW;
+                case LOCAL -> Mem.LOCAL_WINDOW;
+                case PARAM -> Mem.PARAM_WINDOW;
+                default -> 0;
+            };
+            final long[] r = w.r;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long v = r[a + l];
+                if (window != 0) v = toSpace ? v - window : window + (v & 0xFFFF_FFFFL);
+                r[d + l] = narrow ? v & 0xFFFF_FFFFL : v;
+            }
+        }
+    }
+
+    /** isspacep (PTX ISA 9.7.9.15): whether a generic address is in a state space. */
+    static final class IsSpace extends Op {
+        final int dp, a, space;
+
+        IsSpace(int dp, int a, int space) {
+            super(NORMAL);
+            this.dp = dp;
+            this.a = a;
+            this.space = space;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            char want = switch (space) {
+                case SHARED -> 'S';
+                case LOCAL -> 'L';
+                case PARAM -> 'P';
+                default -> 'G';
+            };
+            int t = 0;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                if (Mem.window(w.r[a + l]) == want) t |= 1 << l;
+            }
+            w.p[dp] = (w.p[dp] & ~m) | (t & m);
+        }
+    }
+
+    /** cp.async (shared ← global), done at once; bytes past {@code srcSize} (or all, with ignore-src) are zero. */
+    static final class CpAsync extends Op {
+        final int dBase, sBase, size, srcSize, ignore;
+        final long dOff, sOff;
+        final boolean ignoreNeg;
+
+        CpAsync(int dBase, long dOff, int sBase, long sOff, int size, int srcSize, int ignore, boolean ignoreNeg) {
+            super(NORMAL);
+            this.dBase = dBase;
+            this.dOff = dOff;
+            this.sBase = sBase;
+            this.sOff = sOff;
+            this.size = size;
+            this.srcSize = srcSize;
+            this.ignore = ignore;
+            this.ignoreNeg = ignoreNeg;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            int ign = ignore < 0 ? 0 : ignoreNeg ? ~w.p[ignore] : w.p[ignore];
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long d = (dBase >= 0 ? r[dBase + l] & 0xFFFF_FFFFL : 0) + dOff;
+                long s = (sBase >= 0 ? r[sBase + l] : 0) + sOff;
+                int n = ((ign >>> l) & 1) != 0 ? 0 : srcSize >= 0 ? (int) Math.min(size, r[srcSize + l] & 0xFFFF_FFFFL) : size;
+                long dst = w.shared(d, size, l, Warp.WRITE);
+                if (n > 0) {
+                    long src = n == size ? w.global(s, size, l, Warp.READ) : w.global(s, 1, l, Warp.READ);
+                    if (n != size) w.global(s + n - 1, 1, l, Warp.READ);
+                    java.lang.foreign.MemorySegment.copy(Mem.ALL, src, Mem.ALL, dst, n);
+                }
+                if (n < size) Mem.ALL.asSlice(dst + n, size - n).fill((byte) 0);
+            }
+        }
+    }
+
+    /** Copies {@code bytes} of local memory per lane (call arguments and results of inlined functions). */
+    static final class LocalCopy extends Op {
+        final long dst, src, bytes;
+
+        LocalCopy(long dst, long src, long bytes) {
+            super(NORMAL);
+            this.dst = dst;
+            this.src = src;
+            this.bytes = bytes;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long s = w.local(src, 1, l, Warp.READ), d = w.local(dst, 1, l, Warp.WRITE);
+                w.local(src + bytes - 1, 1, l, Warp.READ);
+                w.local(dst + bytes - 1, 1, l, Warp.WRITE);
+                java.lang.foreign.MemorySegment.copy(Mem.ALL, s, Mem.ALL, d, bytes);
+            }
+        }
+    }
+}

@@ -1,0 +1,361 @@
+package dev.zluda.runtime.emulator;
+
+import java.lang.invoke.VarHandle;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Moves, predicate logic, timers, fences, traps, control flow and the device-side library calls
+ * the emulator provides itself ({@code vprintf}, {@code __assertfail}).
+ */
+final class Ops {
+    private Ops() {}
+
+    /** mov (PTX ISA 9.7.9.1) between slots, also of constants and special registers. */
+    static final class Mov extends Op {
+        final int d, a;
+
+        Mov(int d, int a) {
+            super(NORMAL);
+            this.d = d;
+            this.a = a;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                r[d + l] = r[a + l];
+            }
+        }
+    }
+
+    /** Predicate logic (PTX ISA 9.7.8): and/or/xor/not/mov on .pred; {@code b} -1 for unary; -2 means constant. */
+    static final class PredLogic extends Op {
+        static final int MOV = 0, AND = 1, OR = 2, XOR = 3, NOT = 4, CONST = 5;
+        final int kind, d, a, b;
+        final boolean aNeg, bNeg, value;
+
+        PredLogic(int kind, int d, int a, boolean aNeg, int b, boolean bNeg, boolean value) {
+            super(NORMAL);
+            this.kind = kind;
+            this.d = d;
+            this.a = a;
+            this.aNeg = aNeg;
+            this.b = b;
+            this.bNeg = bNeg;
+            this.value = value;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            int[] p = w.p;
+            int A = kind == CONST ? 0 : aNeg ? ~p[a] : p[a];
+            int B = b >= 0 ? (bNeg ? ~p[b] : p[b]) : 0;
+            int v = switch (kind) {
+                case AND -> A & B;
+                case OR -> A | B;
+                case XOR -> A ^ B;
+                case NOT -> ~A;
+                case CONST -> value ? -1 : 0;
+                default -> A;
+            };
+            p[d] = (p[d] & ~m) | (v & m);
+        }
+    }
+
+    /** A predicate to a register (selp-like, for mov/cvt of a predicate value): 1 or 0. */
+    static final class PredToReg extends Op {
+        final int d, a;
+
+        PredToReg(int d, int a) {
+            super(NORMAL);
+            this.d = d;
+            this.a = a;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            int v = w.p[a];
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                w.r[d + l] = (v >>> l) & 1;
+            }
+        }
+    }
+
+    /** mov d, {a, b, ...}: packs {@code parts} values of {@code bits} each, the first in the low bits. */
+    static final class Pack extends Op {
+        final int d, bits;
+        final int[] parts;
+
+        Pack(int d, int bits, int[] parts) {
+            super(NORMAL);
+            this.d = d;
+            this.bits = bits;
+            this.parts = parts;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            long mk = IntOps.mask(bits);
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long v = 0;
+                for (int i = 0; i < parts.length; i++) if (parts[i] >= 0) v |= (r[parts[i] + l] & mk) << (bits * i);
+                r[d + l] = v;
+            }
+        }
+    }
+
+    /** mov {a, b, ...}, d: unpacks (the first part gets the low bits); -1 parts are sinks. */
+    static final class Unpack extends Op {
+        final int a, bits;
+        final int[] parts;
+
+        Unpack(int a, int bits, int[] parts) {
+            super(NORMAL);
+            this.a = a;
+            this.bits = bits;
+            this.parts = parts;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            long mk = IntOps.mask(bits);
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long v = r[a + l];
+                for (int i = 0; i < parts.length; i++) if (parts[i] >= 0) r[parts[i] + l] = (v >>> (bits * i)) & mk;
+            }
+        }
+    }
+
+    /** Reads of %clock, %clock64, %globaltimer (PTX ISA 10.x): nanoseconds of the host clocks. */
+    static final class Timer extends Op {
+        static final int CLOCK = 0, CLOCK_HI = 1, CLOCK64 = 2, GLOBALTIMER = 3, GLOBALTIMER_LO = 4, GLOBALTIMER_HI = 5;
+        final int d, which;
+
+        Timer(int d, int which) {
+            super(NORMAL);
+            this.d = d;
+            this.which = which;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            long ns = which >= GLOBALTIMER ? System.currentTimeMillis() * 1_000_000L + System.nanoTime() % 1_000_000L : System.nanoTime();
+            long v = switch (which) {
+                case CLOCK, GLOBALTIMER_LO -> ns & 0xFFFF_FFFFL;
+                case CLOCK_HI, GLOBALTIMER_HI -> ns >>> 32;
+                default -> ns;
+            };
+            for (int x = m; x != 0; x &= x - 1) w.r[d + Integer.numberOfTrailingZeros(x)] = v;
+        }
+    }
+
+    /** Instructions with no effect on the emulator (prefetch, nanosleep, bar.warp.sync, pmevent, ...). */
+    static final class Nop extends Op {
+        Nop() {
+            super(NORMAL);
+        }
+    }
+
+    /** membar / fence (PTX ISA 9.7.13.4): a full fence between the host threads running CTAs. */
+    static final class Fence extends Op {
+        Fence() {
+            super(NORMAL);
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            VarHandle.fullFence();
+        }
+    }
+
+    /** trap / brkpt: stops the kernel. */
+    static final class Trap extends Op {
+        final int error;
+        final String what;
+
+        Trap(int error, String what) {
+            super(NORMAL);
+            this.error = error;
+            this.what = what;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            throw new Fault(error, Integer.numberOfTrailingZeros(m), what);
+        }
+    }
+
+    /** bra (target in {@link Op#target}). */
+    static final class Bra extends Op {
+        Bra() {
+            super(BRA);
+        }
+    }
+
+    /** exit, and ret from the kernel. */
+    static final class Exit extends Op {
+        Exit() {
+            super(EXIT);
+        }
+    }
+
+    /**
+     * bar/barrier (PTX ISA 9.7.13.1): {@code bar.sync a{, b}}, {@code bar.arrive a, b},
+     * {@code bar.red.popc.u32 d, a{, b}, {!}c}, {@code bar.red.{and,or}.pred p, a{, b}, {!}c}.
+     * {@code id}/{@code count} are slots (-1: barrier 0 / all threads of the CTA).
+     */
+    static final class Bar extends Op {
+        static final int SYNC = 0, ARRIVE = 1, RED_POPC = 2, RED_AND = 3, RED_OR = 4;
+        final int mode, id, count, dst, pred;
+        final boolean predNeg;
+
+        Bar(int mode, int id, int count, int dst, int pred, boolean predNeg) {
+            super(BAR);
+            this.mode = mode;
+            this.id = id;
+            this.count = count;
+            this.dst = dst;
+            this.pred = pred;
+            this.predNeg = predNeg;
+        }
+    }
+
+    // ------------------------------------------------------------------ device library calls
+
+    /** Reads a NUL-terminated string at a generic address (at most 64 KiB). */
+    static String cString(Warp w, long generic, int lane) {
+        if (generic == 0) return "(null)";
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 65536; i++) {
+            long abs = w.generic(generic + i, 1, lane, Warp.READ);
+            byte b = Mem.ALL.get(Mem.B, abs);
+            if (b == 0) break;
+            sb.append((char) (b & 0xFF));
+        }
+        return new String(sb.toString().getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * {@code vprintf(format, args)} (CUDA's device printf): format at a generic address, the
+     * arguments packed in a buffer (each aligned to its size; floats promoted to double). Prints
+     * one line per lane, lanes in order, to the process's standard output; returns the number of
+     * arguments. {@code fmt}, {@code args}, {@code ret} are local-memory offsets of the call's
+     * parameters ({@code ret} -1: no result).
+     */
+    static final class Printf extends Op {
+        final long fmt, args, ret;
+
+        Printf(long fmt, long args, long ret) {
+            super(NORMAL);
+            this.fmt = fmt;
+            this.args = args;
+            this.ret = ret;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            StringBuilder out = new StringBuilder();
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long f = Mem.load(w.local(fmt, 8, l, Warp.READ), 8, false);
+                long a = Mem.load(w.local(args, 8, l, Warp.READ), 8, false);
+                int[] n = {0};
+                out.append(format(w, l, cString(w, f, l), a, n));
+                if (ret >= 0) Mem.store(w.local(ret, 4, l, Warp.WRITE), 4, n[0]);
+            }
+            synchronized (System.out) {
+                System.out.print(out);
+                System.out.flush();
+            }
+        }
+
+        private static String format(Warp w, int lane, String fmt, long args, int[] count) {
+            StringBuilder sb = new StringBuilder();
+            long off = 0;
+            int i = 0;
+            while (i < fmt.length()) {
+                char ch = fmt.charAt(i++);
+                if (ch != '%') {
+                    sb.append(ch);
+                    continue;
+                }
+                if (i < fmt.length() && fmt.charAt(i) == '%') {
+                    sb.append('%');
+                    i++;
+                    continue;
+                }
+                int start = i;
+                while (i < fmt.length() && "-+ #0".indexOf(fmt.charAt(i)) >= 0) i++;
+                while (i < fmt.length() && (Character.isDigit(fmt.charAt(i)) || fmt.charAt(i) == '.')) i++;
+                String flags = fmt.substring(start, i);
+                int longs = 0;
+                while (i < fmt.length() && "hlLqjzt".indexOf(fmt.charAt(i)) >= 0) {
+                    char lm = fmt.charAt(i++);
+                    if (lm == 'l' || lm == 'L' || lm == 'q' || lm == 'j' || lm == 'z' || lm == 't') longs++;
+                }
+                if (i >= fmt.length()) break;
+                char conv = fmt.charAt(i++);
+                int size = switch (conv) {
+                    case 'f', 'F', 'e', 'E', 'g', 'G', 'a', 'A', 's', 'p' -> 8;
+                    default -> longs > 0 ? 8 : 4;
+                };
+                off = (off + size - 1) / size * size;
+                long v = args == 0 ? 0 : Mem.load(w.generic(args + off, size, lane, Warp.READ), size, false);
+                off += size;
+                count[0]++;
+                try {
+                    switch (conv) {
+                        case 'd', 'i' -> sb.append(String.format("%" + flags + "d", size == 8 ? v : (long) (int) v));
+                        case 'u' -> sb.append(String.format("%" + flags + "d", size == 8 ? new java.math.BigInteger(Long.toUnsignedString(v)) : (Object) (v & 0xFFFF_FFFFL)));
+                        case 'x', 'X', 'o' -> sb.append(String.format("%" + flags + conv, size == 8 ? v : (v & 0xFFFF_FFFFL)));
+                        case 'c' -> sb.append((char) (v & 0xFF));
+                        case 's' -> sb.append(String.format("%" + flags.replace("0", "") + "s", cString(w, v, lane)));
+                        case 'p' -> sb.append("0x").append(Long.toHexString(v));
+                        case 'f', 'F', 'e', 'E', 'g', 'G', 'a', 'A' -> sb.append(String.format("%" + flags + conv, Double.longBitsToDouble(v)));
+                        default -> sb.append('%').append(flags).append(conv);
+                    }
+                } catch (java.util.IllegalFormatException e) {
+                    sb.append('%').append(flags).append(conv);
+                }
+            }
+            return sb.toString();
+        }
+    }
+
+    /**
+     * {@code __assertfail(message, file, line, function, charSize)}: prints the assertion as CUDA
+     * does and stops the kernel with CUDA_ERROR_ASSERT (710). Arguments are local-memory offsets.
+     */
+    static final class AssertFail extends Op {
+        final long message, file, lineArg, function;
+
+        AssertFail(long message, long file, long lineArg, long function) {
+            super(NORMAL);
+            this.message = message;
+            this.file = file;
+            this.lineArg = lineArg;
+            this.function = function;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            int l = Integer.numberOfTrailingZeros(m);
+            String msg = cString(w, Mem.load(w.local(message, 8, l, Warp.READ), 8, false), l);
+            String f = cString(w, Mem.load(w.local(file, 8, l, Warp.READ), 8, false), l);
+            long ln = Mem.load(w.local(lineArg, 4, l, Warp.READ), 4, false);
+            String fn = cString(w, Mem.load(w.local(function, 8, l, Warp.READ), 8, false), l);
+            CtaRunner c = w.cta;
+            String text = f + ":" + ln + ": " + fn + ": block: " + c.ctaString() + ", thread: " + w.thread(l).replace('(', '[').replace(')', ']')
+                    + " Assertion `" + msg + "` failed.";
+            System.err.println(text);
+            throw new Fault(Errors.ASSERT, l, "assertion `" + msg + "` failed at " + f + ":" + ln);
+        }
+    }
+}

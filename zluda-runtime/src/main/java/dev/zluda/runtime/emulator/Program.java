@@ -1,0 +1,50 @@
+package dev.zluda.runtime.emulator;
+
+/**
+ * A kernel in the emulator's internal form: its instructions decoded once ({@link Op}[]), the size
+ * of its register files, the constants and special registers to preload, and its memory needs.
+ * Immutable and shared by every launch of the kernel.
+ */
+final class Program {
+    final String name;
+    final String source;
+    final Op[] code;
+    /** Number of 64-bit register slots per lane (variables, constants, special registers). */
+    final int slots;
+    /** Number of predicate registers. */
+    final int preds;
+    /** Slots (already multiplied by 32) holding constants, and their values. */
+    final int[] constSlots;
+    final long[] constValues;
+    /** Slots holding special registers, and which register each holds ({@link Specials}). */
+    final int[] specialSlots;
+    final int[] specialKinds;
+    /** Predicate index that is always true (all lanes), or -1. */
+    final int truePred;
+    /** Bytes of static shared memory; dynamic shared memory starts at {@link #dynamicSharedOffset}. */
+    final long staticShared;
+    final long dynamicSharedOffset;
+    /** Bytes of local memory per thread (local variables, call parameters). */
+    final long frameBytes;
+    /** Bytes of the kernel parameter buffer. */
+    final long paramBytes;
+
+    Program(String name, String source, Op[] code, int slots, int preds, int[] constSlots, long[] constValues,
+            int[] specialSlots, int[] specialKinds, int truePred, long staticShared, long dynamicSharedOffset,
+            long frameBytes, long paramBytes) {
+        this.name = name;
+        this.source = source;
+        this.code = code;
+        this.slots = slots;
+        this.preds = preds;
+        this.constSlots = constSlots;
+        this.constValues = constValues;
+        this.specialSlots = specialSlots;
+        this.specialKinds = specialKinds;
+        this.truePred = truePred;
+        this.staticShared = staticShared;
+        this.dynamicSharedOffset = dynamicSharedOffset;
+        this.frameBytes = frameBytes;
+        this.paramBytes = paramBytes;
+    }
+}

@@ -1,0 +1,342 @@
+package dev.zluda.runtime.emulator;
+
+/**
+ * One warp of 32 lanes executing a {@link Program} in lockstep, with per-lane control flow.
+ *
+ * <p>Divergence: the lanes that are not exited and not waiting at a barrier are split into groups
+ * by program counter; the warp always executes the group with the lowest PC ({@link #active} at
+ * {@link #pc}); the other lanes are parked with their own PC in {@link #lanePc}. When the running
+ * group's PC reaches a parked lane's PC the lanes merge again (reconvergence); when it jumps past
+ * one, the lowest group is chosen again. For structured code this re-converges at the immediate
+ * post-dominator, as NVIDIA hardware does, and every lane always runs its own path.
+ *
+ * <p>Registers: slot {@code s} (a multiple of 32) of lane {@code l} is {@code r[s + l]}, 64 bits
+ * (narrower values in the low bits; readers extend as their type says). Predicates are bit masks,
+ * one int per predicate register, bit {@code l} for lane {@code l}.
+ */
+final class Warp {
+    static final int NONE = Integer.MAX_VALUE;
+
+    final CtaRunner cta;
+    final Program prog;
+    final Op[] code;
+    final long[] r;
+    final int[] p;
+    /** Warp index in the CTA. */
+    final int id;
+    /** Lanes that are threads of the CTA (the last warp of a CTA may be partial). */
+    final int valid;
+    /** Native base of this warp's local memory: lane l's frame starts at localBase + l * frame. */
+    final long localBase;
+    final long frame;
+
+    int pc;
+    /** Lanes of the running group (all at {@link #pc}). */
+    int active;
+    /** Runnable lanes not in the running group, each at {@code lanePc[l]}. */
+    int parked;
+    /** Lanes waiting at a barrier (their resume PC in {@code lanePc[l]}). */
+    int blocked;
+    /** Lanes that have not exited. */
+    int live;
+    /** Lowest PC among parked lanes, or {@link #NONE}. */
+    int minParked = NONE;
+    final int[] lanePc = new int[32];
+    /** Per barrier id, the lanes of this warp waiting on it. */
+    final int[] barWait = new int[16];
+    /** Per barrier id, where a bar.red result goes (slot, predicate index, or -1) and its kind. */
+    final int[] barRedDst = new int[16];
+    final int[] barRedKind = new int[16];
+    /** Thread-instructions executed. */
+    long executed;
+    /** Scratch values for instructions that read other lanes (shfl). */
+    final long[] tmp = new long[32];
+
+    // last global allocation hit by this warp: [cacheLo, cacheLo + cacheLen)
+    private long cacheLo, cacheLen;
+    private final long[] found = new long[2];
+
+    Warp(CtaRunner cta, int id, int valid, long localBase) {
+        this.cta = cta;
+        this.prog = cta.launch.prog;
+        this.code = prog.code;
+        this.id = id;
+        this.valid = valid;
+        this.localBase = localBase;
+        this.frame = prog.frameBytes;
+        this.r = new long[prog.slots * 32];
+        this.p = new int[Math.max(1, prog.preds)];
+        for (int i = 0; i < prog.constSlots.length; i++) java.util.Arrays.fill(r, prog.constSlots[i], prog.constSlots[i] + 32, prog.constValues[i]);
+        if (prog.truePred >= 0) p[prog.truePred] = -1;
+        Launch l = cta.launch;
+        for (int i = 0; i < prog.specialSlots.length; i++) {
+            int kind = prog.specialKinds[i], s = prog.specialSlots[i];
+            if (Specials.perCta(kind)) continue;
+            for (int lane = 0; lane < 32; lane++) {
+                int t = id * 32 + lane;
+                r[s + lane] = switch (kind) {
+                    case Specials.TID_X -> t % l.bx;
+                    case Specials.TID_Y -> t / l.bx % l.by;
+                    case Specials.TID_Z -> t / (l.bx * l.by);
+                    case Specials.NTID_X -> l.bx;
+                    case Specials.NTID_Y -> l.by;
+                    case Specials.NTID_Z -> l.bz;
+                    case Specials.NCTAID_X -> l.gx;
+                    case Specials.NCTAID_Y -> l.gy;
+                    case Specials.NCTAID_Z -> l.gz;
+                    case Specials.LANEID -> lane;
+                    case Specials.WARPID -> id;
+                    case Specials.NWARPID -> l.warps;
+                    case Specials.NSMID -> l.nsm;
+                    case Specials.GRIDID -> l.gridId;
+                    case Specials.LANEMASK_EQ -> 1L << lane;
+                    case Specials.LANEMASK_LE -> (2L << lane) - 1;
+                    case Specials.LANEMASK_LT -> (1L << lane) - 1;
+                    case Specials.LANEMASK_GE -> 0xFFFF_FFFFL & (-1L << lane);
+                    case Specials.LANEMASK_GT -> 0xFFFF_FFFFL & (-2L << lane);
+                    case Specials.DYNAMIC_SMEM -> l.dynamicShared;
+                    case Specials.TOTAL_SMEM -> l.sharedBytes;
+                    case Specials.ONE -> 1;
+                    default -> 0;
+                };
+            }
+        }
+        java.util.Arrays.fill(barRedDst, -1);
+    }
+
+    /** Prepares the warp to run a new CTA. */
+    void start(int cx, int cy, int cz) {
+        for (int i = 0; i < prog.specialSlots.length; i++) {
+            int kind = prog.specialKinds[i];
+            if (!Specials.perCta(kind)) continue;
+            long v = switch (kind) {
+                case Specials.CTAID_X -> cx;
+                case Specials.CTAID_Y -> cy;
+                case Specials.CTAID_Z -> cz;
+                default -> cta.smid;
+            };
+            java.util.Arrays.fill(r, prog.specialSlots[i], prog.specialSlots[i] + 32, v);
+        }
+        pc = 0;
+        live = active = valid;
+        parked = blocked = 0;
+        minParked = NONE;
+        java.util.Arrays.fill(barWait, 0);
+    }
+
+    /** Whether some lane can make progress now. */
+    boolean runnable() {
+        return (active | parked) != 0;
+    }
+
+    /**
+     * Runs until every lane has exited or waits at a barrier, or {@code budget} instructions
+     * have been executed.
+     */
+    void run(int budget) {
+        final Op[] code = this.code;
+        final int[] p = this.p;
+        while (budget-- > 0) {
+            if (active == 0 && !pickGroup()) return;
+            final Op op = code[pc];
+            int m = active;
+            executed += Integer.bitCount(m);
+            if (op.guard >= 0) m &= op.guardNeg ? ~p[op.guard] : p[op.guard];
+            switch (op.kind) {
+                case Op.NORMAL -> {
+                    if (m != 0) op.exec(this, m);
+                    pc++;
+                    if (pc >= minParked) regroup();
+                }
+                case Op.BRA -> branch(m, op.target);
+                case Op.EXIT -> exit(m);
+                default -> barrier((Ops.Bar) op, m);
+            }
+        }
+    }
+
+    private void branch(int taken, int target) {
+        int stay = active & ~taken;
+        if (stay == 0) {
+            pc = target;
+            if (pc >= minParked) regroup();
+        } else if (taken == 0) {
+            pc++;
+            if (pc >= minParked) regroup();
+        } else {
+            int next = pc + 1;
+            for (int m = taken; m != 0; m &= m - 1) lanePc[Integer.numberOfTrailingZeros(m)] = target;
+            for (int m = stay; m != 0; m &= m - 1) lanePc[Integer.numberOfTrailingZeros(m)] = next;
+            parked |= active;
+            active = 0;
+            pickGroup();
+        }
+    }
+
+    private void exit(int m) {
+        if (m != 0) {
+            live &= ~m;
+            active &= ~m;
+            cta.exited(Integer.bitCount(m));
+        }
+        if (active != 0) {
+            pc++;
+            if (pc >= minParked) regroup();
+        }
+    }
+
+    private void barrier(Ops.Bar b, int m) {
+        if (m != 0) {
+            int lane = Integer.numberOfTrailingZeros(m);
+            int id = (int) (b.id >= 0 ? r[b.id + lane] : 0) & 15;
+            int count = b.count >= 0 ? (int) r[b.count + lane] : -1;
+            int contribution = 0;
+            if (b.mode == Ops.Bar.RED_POPC || b.mode == Ops.Bar.RED_AND || b.mode == Ops.Bar.RED_OR) {
+                int c = b.predNeg ? ~p[b.pred] : p[b.pred];
+                contribution = c & m;
+            }
+            cta.arrive(id, m, count, b.mode, contribution);
+            if (b.mode != Ops.Bar.ARRIVE) {
+                int next = pc + 1;
+                for (int x = m; x != 0; x &= x - 1) lanePc[Integer.numberOfTrailingZeros(x)] = next;
+                blocked |= m;
+                barWait[id] |= m;
+                barRedDst[id] = b.mode == Ops.Bar.SYNC ? -1 : b.dst;
+                barRedKind[id] = b.mode;
+                active &= ~m;
+                if (active == 0) return;
+            }
+        }
+        pc++;
+        if (pc >= minParked) regroup();
+    }
+
+    /** Releases the lanes waiting on barrier {@code id}; {@code red} is the bar.red result. */
+    void release(int id, int redPopc, boolean redAll, boolean redAny) {
+        int m = barWait[id];
+        if (m == 0) return;
+        barWait[id] = 0;
+        blocked &= ~m;
+        int dst = barRedDst[id];
+        if (dst >= 0) {
+            switch (barRedKind[id]) {
+                case Ops.Bar.RED_POPC -> { for (int x = m; x != 0; x &= x - 1) r[dst + Integer.numberOfTrailingZeros(x)] = redPopc; }
+                case Ops.Bar.RED_AND -> p[dst] = redAll ? p[dst] | m : p[dst] & ~m;
+                default -> p[dst] = redAny ? p[dst] | m : p[dst] & ~m;
+            }
+        }
+        parked |= m;
+        for (int x = m; x != 0; x &= x - 1) minParked = Math.min(minParked, lanePc[Integer.numberOfTrailingZeros(x)]);
+        if (active != 0 && pc >= minParked) regroup();
+    }
+
+    /** Parks the running group and picks the lowest-PC group again. */
+    private void regroup() {
+        for (int m = active; m != 0; m &= m - 1) lanePc[Integer.numberOfTrailingZeros(m)] = pc;
+        parked |= active;
+        active = 0;
+        pickGroup();
+    }
+
+    /** Makes the lowest-PC parked lanes the running group; false when no lane is runnable. */
+    private boolean pickGroup() {
+        int cand = parked;
+        if (cand == 0) {
+            active = 0;
+            minParked = NONE;
+            return false;
+        }
+        int min = NONE;
+        for (int m = cand; m != 0; m &= m - 1) min = Math.min(min, lanePc[Integer.numberOfTrailingZeros(m)]);
+        int group = 0, next = NONE;
+        for (int m = cand; m != 0; m &= m - 1) {
+            int l = Integer.numberOfTrailingZeros(m);
+            int lp = lanePc[l];
+            if (lp == min) group |= 1 << l;
+            else if (lp < next) next = lp;
+        }
+        active = group;
+        parked = cand & ~group;
+        minParked = next;
+        pc = min;
+        return true;
+    }
+
+    // ------------------------------------------------------------------ memory
+
+    /** The PTX thread index of a lane, as "(x,y,z)". */
+    String thread(int lane) {
+        Launch l = cta.launch;
+        int t = id * 32 + lane;
+        return "(" + t % l.bx + "," + t / l.bx % l.by + "," + t / (l.bx * l.by) + ")";
+    }
+
+    static final int READ = 0, WRITE = 1, ATOMIC = 2;
+
+    private static String how(int how) {
+        return how == READ ? "read" : how == WRITE ? "write" : "atomic access";
+    }
+
+    Fault misaligned(long a, int size, int lane, int how, String space) {
+        return new Fault(Errors.MISALIGNED_ADDRESS, lane, "misaligned " + how(how) + " of " + size + " bytes at " + space + " address " + Mem.hex(a));
+    }
+
+    private Fault outside(long a, int size, int lane, int how, String what) {
+        return new Fault(Errors.ILLEGAL_ADDRESS, lane, how(how) + " of " + size + " bytes at " + Mem.hex(a) + " " + what);
+    }
+
+    /** Checks a global access and returns its native address (PTX ISA 5.1.4). */
+    long global(long a, int size, int lane, int how) {
+        if ((a & (size - 1)) != 0) throw misaligned(a, size, lane, how, "global");
+        long off = a - cacheLo;
+        if (off >= 0 && off <= cacheLen - size) return a;
+        if (!cta.launch.memory.find(a, found)) throw outside(a, size, lane, how, "(global): not inside any allocation");
+        if (a - found[0] > found[1] - size) {
+            throw outside(a, size, lane, how, "(global): past the end of the allocation at " + Mem.hex(found[0]) + " of " + found[1] + " bytes");
+        }
+        cacheLo = found[0];
+        cacheLen = found[1];
+        return a;
+    }
+
+    /** Checks a shared-space access (offset in the CTA's shared memory) and returns its native address. */
+    long shared(long off, int size, int lane, int how) {
+        if ((off & (size - 1)) != 0) throw misaligned(off, size, lane, how, "shared");
+        if (off < 0 || off > cta.sharedBytes - size) {
+            throw outside(off, size, lane, how, "(shared): outside the CTA's " + cta.sharedBytes + " bytes of shared memory");
+        }
+        return cta.sharedBase + off;
+    }
+
+    /** Checks a local-space access (offset in the thread's local memory) and returns its native address. */
+    long local(long off, int size, int lane, int how) {
+        if ((off & (size - 1)) != 0) throw misaligned(off, size, lane, how, "local");
+        if (off < 0 || off > frame - size) throw outside(off, size, lane, how, "(local): outside the thread's " + frame + " bytes of local memory");
+        return localBase + lane * frame + off;
+    }
+
+    /** Checks a kernel-parameter-space access and returns its native address. */
+    long param(long off, int size, int lane, int how) {
+        if (how != READ) throw outside(off, size, lane, how, "(kernel parameter space is read-only)");
+        if ((off & (size - 1)) != 0) throw misaligned(off, size, lane, how, "parameter");
+        if (off < 0 || off > cta.launch.paramBytes - size) {
+            throw outside(off, size, lane, how, "(param): outside the " + cta.launch.paramBytes + " bytes of kernel parameters");
+        }
+        return cta.launch.paramBase + off;
+    }
+
+    /** Resolves a generic address (PTX ISA 6.4.1.1) to a checked native address. */
+    long generic(long a, int size, int lane, int how) {
+        return switch (Mem.window(a)) {
+            case 'S' -> shared(a - Mem.SHARED_WINDOW, size, lane, how);
+            case 'L' -> local(a - Mem.LOCAL_WINDOW, size, lane, how);
+            case 'P' -> param(a - Mem.PARAM_WINDOW, size, lane, how);
+            default -> global(a, size, lane, how);
+        };
+    }
+
+    /** Whether a generic address is a global one (atomics there must be real atomics). */
+    static boolean isGlobal(long generic) {
+        return Mem.window(generic) == 'G';
+    }
+}
