@@ -1,0 +1,85 @@
+package dev.zluda.diff;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/** Short English descriptions of parts of a {@link DiffResult}, shared by the reports. */
+final class Describe {
+    private Describe() {}
+
+    /** {@code 3 diverging calls: 1 result, 1 data, 1 extra} or {@code no diverging call}. */
+    static String verdict(DiffResult r) {
+        if (r.same()) return "SAME: no divergence in " + r.matchedCalls() + " paired calls";
+        StringJoiner j = new StringJoiner(", ");
+        for (Map.Entry<DiffKind, Long> e : r.counts().entrySet()) if (e.getValue() > 0) j.add(e.getValue() + " " + e.getKey().label());
+        return "DIFFERENT: " + r.divergingCalls() + " diverging " + (r.divergingCalls() == 1 ? "call" : "calls") + " (" + j + ")";
+    }
+
+    /** {@code 12 address, 1 device name}, or {@code none}. */
+    static String ignored(DiffResult r) {
+        if (r.ignoredCounts().isEmpty()) return r.options().strict() ? "none (--strict)" : "none";
+        StringJoiner j = new StringJoiner(", ");
+        for (Map.Entry<Expected, Long> e : r.ignoredCounts().entrySet()) j.add(e.getValue() + " " + e.getKey().label());
+        return j.toString();
+    }
+
+    /** One difference on one line: {@code result: CUDA_SUCCESS vs CUDA_ERROR_ILLEGAL_ADDRESS}. */
+    static String difference(DiffResult.Difference d) {
+        if (d.kind() == DiffKind.MISSING) return "only in A";
+        if (d.kind() == DiffKind.EXTRA) return "only in B";
+        if (d.data() != null) return data(d.data());
+        return d.what() + ": " + d.a() + " vs " + d.b();
+    }
+
+    /** A data difference: where and how much. */
+    static String data(DiffResult.DataDiff dd) {
+        StringBuilder sb = new StringBuilder(dd.buffer()).append(": ");
+        if (dd.elementType().equals("hash")) {
+            sb.append(dd.bytes()).append(" bytes differ (").append(dd.a()).append(" vs ").append(dd.b()).append(')');
+            if (dd.note() != null) sb.append("; ").append(dd.note());
+            return sb.toString();
+        }
+        if (dd.differing() > 0) {
+            sb.append(dd.elementType()).append(" element ").append(dd.firstElement())
+                    .append(" (byte offset 0x").append(Long.toHexString(dd.byteOffset())).append("): ")
+                    .append(dd.a()).append(" vs ").append(dd.b()).append("; ")
+                    .append(dd.differing()).append(" of ").append(dd.elements()).append(" elements differ");
+            if (!Double.isNaN(dd.maxAbs())) sb.append(", max |Δ| ").append(ElementTypes.number(dd.maxAbs()));
+            if (dd.maxUlps() >= 0 && !dd.elementType().startsWith("i") && !dd.elementType().startsWith("u")) {
+                sb.append(", max ").append(dd.maxUlps() == Long.MAX_VALUE ? "∞" : Long.toString(dd.maxUlps())).append(" ulp");
+            }
+        } else {
+            sb.append("all ").append(dd.elements()).append(' ').append(dd.elementType()).append(" elements equal");
+        }
+        if (dd.note() != null) sb.append("; ").append(dd.note());
+        return sb.toString();
+    }
+
+    /** {@code A call 14, B call 14} or {@code A: none (after call 13), B call 14}. */
+    static String where(DiffResult.Divergence d) {
+        return side("A", d.a()) + ", " + side("B", d.b());
+    }
+
+    private static String side(String label, DiffResult.CallRef c) {
+        return c.present() ? label + " call " + c.call() : label + ": none (after call " + c.after() + ")";
+    }
+
+    /** A side for the summary: path, program, driver, calls, threads. */
+    static String side(DiffResult.Side s) {
+        StringBuilder sb = new StringBuilder(s.path());
+        StringJoiner j = new StringJoiner("; ");
+        if (!s.program().isEmpty()) j.add(s.program());
+        if (!s.driver().isEmpty()) j.add(s.driver());
+        if (!s.device().isEmpty()) j.add(s.device());
+        j.add(s.calls() + (s.calls() == 1 ? " call" : " calls") + ", " + s.threads() + (s.threads() == 1 ? " thread" : " threads"));
+        if (s.note() != null) j.add(s.note());
+        return sb.append(" (").append(j).append(')').toString();
+    }
+
+    static String tolerance(DiffOptions o) {
+        Tolerance t = o.tolerance();
+        return String.format(Locale.ROOT, "%s, rtol %s, atol %s, ulp %d%s", o.elementType().name(), ElementTypes.number(t.rtol()),
+                ElementTypes.number(t.atol()), t.ulp(), o.strict() ? ", strict" : "");
+    }
+}

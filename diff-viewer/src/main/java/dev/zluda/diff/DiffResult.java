@@ -1,0 +1,152 @@
+package dev.zluda.diff;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@link DiffEngine} found: the two captures, the first divergence, counts per kind, the
+ * diverging calls (up to {@link DiffOptions#limit()}), the expected differences that were ignored,
+ * and how the threads were paired. The reports ({@link TextReport}, {@link JsonReport},
+ * {@link HtmlReport}) render nothing but this.
+ *
+ * @param a capture A (the reference)
+ * @param b capture B
+ * @param first the first divergence in A's order of calls, or null when the captures are the same
+ * @param counts diverging calls per kind (a call with several kinds counts once under each)
+ * @param divergingCalls diverging calls (or call pairs) in all
+ * @param divergences the diverging calls in A's order, at most {@link DiffOptions#limit()}
+ * @param ignoredCounts expected differences ignored, per category (empty with {@code strict})
+ * @param ignored examples of ignored differences, at most {@link DiffOptions#limit()}
+ * @param toleratedBuffers data buffers whose bytes differ but whose elements are all within the tolerance
+ * @param threads how the threads of A and B were paired
+ * @param warnings damaged or cut captures, calls in flight, captures of different programs
+ * @param matchedCalls calls of A paired with a call of B
+ * @param options the options used
+ */
+public record DiffResult(Side a, Side b, Divergence first, Map<DiffKind, Long> counts, long divergingCalls,
+                         List<Divergence> divergences, Map<Expected, Long> ignoredCounts, List<Ignored> ignored,
+                         long toleratedBuffers, List<ThreadPair> threads, List<String> warnings, long matchedCalls,
+                         DiffOptions options) {
+
+    /** Whether nothing but expected differences was found. */
+    public boolean same() {
+        return divergingCalls == 0;
+    }
+
+    /** Exit code of {@code zluda diff}: 0 same, 1 different. */
+    public int exitCode() {
+        return same() ? 0 : 1;
+    }
+
+    /**
+     * One capture.
+     *
+     * @param path what was opened
+     * @param program the traced program and its arguments (manifest), or "" when unknown
+     * @param driver the driver (manifest), or ""
+     * @param device the first device's name (manifest), or ""
+     * @param calls calls read
+     * @param threads threads that made calls
+     * @param note how reading ended when not cleanly (cut, damaged, no process end), or null
+     */
+    public record Side(String path, String program, String driver, String device, long calls, int threads, String note) {}
+
+    /**
+     * One side of a diverging call.
+     *
+     * @param call the call's number in its capture (1-based, order of entry, as {@code zluda dump --calls}
+     *     counts), or -1 when this side has no such call
+     * @param after when {@code call} is -1: the number of the call after which it would be (0: before the first)
+     * @param thread the OS thread id, or -1
+     * @param function the function name, or null when absent
+     * @param text the call rendered with normalised handles ({@code cuMemAlloc_v2(dptr: dptr#1, bytesize: 4096) -> CUDA_SUCCESS}), or null
+     */
+    public record CallRef(long call, long after, long thread, String function, String text) {
+        /** Whether this side has the call. */
+        public boolean present() {
+            return call >= 0;
+        }
+
+        /** {@code 12}, or {@code -} (after 11) when absent. */
+        public String label() {
+            return call >= 0 ? Long.toString(call) : "- (after " + after + ")";
+        }
+    }
+
+    /**
+     * A diverging call, or pair of calls.
+     *
+     * @param number 1-based position in the list of diverging calls
+     * @param kind the main kind (the first of {@link DiffKind}'s order that applies)
+     * @param a the call in A
+     * @param b the call in B
+     * @param differences what differs, in parameter order
+     */
+    public record Divergence(int number, DiffKind kind, CallRef a, CallRef b, List<Difference> differences) {
+        /** The function name (A's when both sides have the call). */
+        public String function() {
+            return a.function() != null ? a.function() : b.function();
+        }
+
+        /** The first data difference, or null. */
+        public DataDiff data() {
+            for (Difference d : differences) if (d.data() != null) return d.data();
+            return null;
+        }
+    }
+
+    /**
+     * One thing that differs.
+     *
+     * @param kind its kind
+     * @param what which value: {@code result}, a parameter ({@code pctx}), an element or field
+     *     ({@code optionValues[1]}, {@code pCopy.srcDevice}), with the role ({@code output}, {@code input data})
+     * @param a the value in A (normalised), or {@code (absent)}
+     * @param b the value in B
+     * @param data for a data buffer: where and how its elements differ; otherwise null
+     */
+    public record Difference(DiffKind kind, String what, String a, String b, DataDiff data) {}
+
+    /**
+     * How a data buffer differs.
+     *
+     * @param buffer which buffer, e.g. {@code dstHost ← srcDevice dptr#3+0x0}
+     * @param elementType the element type compared ({@code f32}), or {@code hash} when only hashes were kept
+     * @param bytes the buffer's size in bytes (A's)
+     * @param elements elements compared
+     * @param differing elements that differ beyond the tolerance (-1: unknown, only hashes)
+     * @param firstElement index of the first differing element (-1: unknown)
+     * @param byteOffset byte offset of the first differing element (-1: unknown)
+     * @param a A's value of the first differing element (or the hash)
+     * @param b B's value
+     * @param maxAbs the largest |a − b| over differing elements (NaN: unknown or not numeric)
+     * @param maxUlps the largest distance in ulps (-1: unknown)
+     * @param note why the comparison is partial (sizes differ, only hashes, ...), or null
+     * @param heatmap where elements differ, or null
+     */
+    public record DataDiff(String buffer, String elementType, long bytes, long elements, long differing, long firstElement,
+                           long byteOffset, String a, String b, double maxAbs, long maxUlps, String note, Heatmap heatmap) {}
+
+    /**
+     * An expected difference that was not counted.
+     *
+     * @param category which kind
+     * @param aCall the call in A (-1: the manifest)
+     * @param bCall the call in B (-1: the manifest)
+     * @param function the function, or {@code manifest}
+     * @param what which value
+     * @param a A's value
+     * @param b B's value
+     */
+    public record Ignored(Expected category, long aCall, long bCall, String function, String what, String a, String b) {}
+
+    /**
+     * Two threads compared with each other.
+     *
+     * @param aThread OS thread id in A (-1: none, the thread is in B only)
+     * @param bThread OS thread id in B (-1: none)
+     * @param aCalls calls of the thread in A
+     * @param bCalls calls of the thread in B
+     */
+    public record ThreadPair(long aThread, long bThread, long aCalls, long bCalls) {}
+}

@@ -1,0 +1,174 @@
+package dev.zluda.diff;
+
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The element types a buffer can be compared as: {@code f32} (the default), {@code f64},
+ * {@code i32}, {@code u32}, {@code i64}, {@code u8}; others can be registered.
+ */
+public final class ElementTypes {
+    private ElementTypes() {}
+
+    private static final Map<String, ElementType> TYPES = new ConcurrentHashMap<>();
+
+    /** 32-bit IEEE floats. */
+    public static final ElementType F32 = register(new Float32());
+    /** 64-bit IEEE floats. */
+    public static final ElementType F64 = register(new Float64());
+    /** 32-bit signed integers. */
+    public static final ElementType I32 = register(new Int("i32", 4, true));
+    /** 32-bit unsigned integers. */
+    public static final ElementType U32 = register(new Int("u32", 4, false));
+    /** 64-bit signed integers. */
+    public static final ElementType I64 = register(new Int("i64", 8, true));
+    /** Bytes. */
+    public static final ElementType U8 = register(new Int("u8", 1, false));
+
+    /** Adds (or replaces) a type under its name; returns it. */
+    public static ElementType register(ElementType t) {
+        TYPES.put(t.name().toLowerCase(Locale.ROOT), t);
+        return t;
+    }
+
+    /** The type with this name (case-insensitive). */
+    public static Optional<ElementType> get(String name) {
+        return Optional.ofNullable(TYPES.get(name.toLowerCase(Locale.ROOT)));
+    }
+
+    /** Names of the registered types, sorted. */
+    public static List<String> names() {
+        return TYPES.keySet().stream().sorted().toList();
+    }
+
+    /**
+     * The type that a C pointee type implies ({@code float} → f32, {@code double} → f64,
+     * {@code int} → i32, ...), or empty for {@code void} and types without a numeric reading.
+     */
+    public static Optional<ElementType> forCType(String cType) {
+        if (cType == null) return Optional.empty();
+        return switch (cType.replace("const ", "").trim()) {
+            case "float" -> Optional.of(F32);
+            case "double" -> Optional.of(F64);
+            case "int", "int32_t" -> Optional.of(I32);
+            case "unsigned int", "uint32_t", "cuuint32_t" -> Optional.of(U32);
+            case "long", "long long", "int64_t" -> Optional.of(I64);
+            case "char", "unsigned char", "signed char", "uint8_t" -> Optional.of(U8);
+            default -> Optional.empty();
+        };
+    }
+
+    static double magnitude(double abs, double scale) {
+        if (Double.isNaN(abs) || Double.isInfinite(abs) || Double.isInfinite(scale)) return 1;
+        double rel = abs / Math.max(scale, Double.MIN_NORMAL);
+        if (rel >= 1) return 1;
+        // 1e-8 relative → 0.1, 1 → 1 (logarithmic)
+        return Math.max(0.1, Math.min(1, 1 + Math.log10(Math.max(rel, 1e-9)) / 9));
+    }
+
+    private static final class Float32 implements ElementType {
+        @Override public String name() { return "f32"; }
+        @Override public int size() { return 4; }
+
+        @Override
+        public boolean differs(ByteBuffer a, ByteBuffer b, int index, Tolerance tol, Delta out) {
+            int ia = a.getInt(index * 4), ib = b.getInt(index * 4);
+            if (ia == ib) return false;
+            float x = Float.intBitsToFloat(ia), y = Float.intBitsToFloat(ib);
+            boolean nx = Float.isNaN(x), ny = Float.isNaN(y);
+            if (nx && ny) return false;
+            if (nx || ny) { out.set(Double.NaN, -1, 1); return true; }
+            double abs = Math.abs((double) x - (double) y);
+            long ulps = Math.abs((long) ordered(ia) - (long) ordered(ib));
+            out.set(abs, ulps, magnitude(abs, Math.max(Math.abs((double) x), Math.abs((double) y))));
+            if (abs == 0) return false;
+            if (abs <= tol.atol() + tol.rtol() * Math.abs((double) x)) return false;
+            return ulps > tol.ulp();
+        }
+
+        static int ordered(int bits) {
+            return bits < 0 ? Integer.MIN_VALUE - bits : bits;
+        }
+
+        @Override
+        public String format(ByteBuffer buf, int index) {
+            return Float.toString(Float.intBitsToFloat(buf.getInt(index * 4)));
+        }
+    }
+
+    private static final class Float64 implements ElementType {
+        @Override public String name() { return "f64"; }
+        @Override public int size() { return 8; }
+
+        @Override
+        public boolean differs(ByteBuffer a, ByteBuffer b, int index, Tolerance tol, Delta out) {
+            long la = a.getLong(index * 8), lb = b.getLong(index * 8);
+            if (la == lb) return false;
+            double x = Double.longBitsToDouble(la), y = Double.longBitsToDouble(lb);
+            boolean nx = Double.isNaN(x), ny = Double.isNaN(y);
+            if (nx && ny) return false;
+            if (nx || ny) { out.set(Double.NaN, -1, 1); return true; }
+            double abs = Math.abs(x - y);
+            long oa = la < 0 ? Long.MIN_VALUE - la : la, ob = lb < 0 ? Long.MIN_VALUE - lb : lb;
+            long ulps = Math.abs(oa - ob);
+            if (ulps < 0) ulps = Long.MAX_VALUE;
+            out.set(abs, ulps, magnitude(abs, Math.max(Math.abs(x), Math.abs(y))));
+            if (abs == 0) return false;
+            if (abs <= tol.atol() + tol.rtol() * Math.abs(x)) return false;
+            return ulps > tol.ulp();
+        }
+
+        @Override
+        public String format(ByteBuffer buf, int index) {
+            return Double.toString(Double.longBitsToDouble(buf.getLong(index * 8)));
+        }
+    }
+
+    private record Int(String name, int size, boolean signed) implements ElementType {
+        long get(ByteBuffer buf, int index) {
+            int p = index * size;
+            return switch (size) {
+                case 1 -> signed ? buf.get(p) : buf.get(p) & 0xFFL;
+                case 2 -> signed ? buf.getShort(p) : buf.getShort(p) & 0xFFFFL;
+                case 4 -> signed ? buf.getInt(p) : buf.getInt(p) & 0xFFFFFFFFL;
+                default -> buf.getLong(p);
+            };
+        }
+
+        @Override
+        public boolean differs(ByteBuffer a, ByteBuffer b, int index, Tolerance tol, Delta out) {
+            long x = get(a, index), y = get(b, index);
+            if (x == y) return false;
+            double abs = Math.abs((double) x - (double) y);
+            out.set(abs, (long) Math.min(abs, Long.MAX_VALUE), magnitude(abs, Math.max(Math.abs((double) x), Math.abs((double) y))));
+            return !(abs <= tol.atol() + tol.rtol() * Math.abs((double) x));
+        }
+
+        @Override
+        public String format(ByteBuffer buf, int index) {
+            long v = get(buf, index);
+            return size == 8 && !signed ? Long.toUnsignedString(v) : Long.toString(v);
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static {
+        // touch the constants so that the registry is filled before any lookup
+        assert F32 != null && F64 != null && I32 != null && U32 != null && I64 != null && U8 != null;
+    }
+
+    /** Formats a number for reports: integers without a fraction, others with up to 9 significant digits. */
+    static String number(double v) {
+        if (Double.isNaN(v)) return "NaN";
+        if (v == Math.rint(v) && Math.abs(v) < 1e15) return Long.toString((long) v);
+        return String.format(Locale.ROOT, "%.9g", v).replaceFirst("0+(e|$)", "$1").replaceFirst("\\.(e|$)", "$1");
+    }
+}

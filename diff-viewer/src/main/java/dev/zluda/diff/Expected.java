@@ -1,0 +1,65 @@
+package dev.zluda.diff;
+
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Differences that two correct runs show anyway, on different GPUs, drivers or processes. They are
+ * not reported as divergences unless {@link DiffOptions#strict()} is set; the report lists them as
+ * ignored. {@link #classify} holds the rules.
+ */
+public enum Expected {
+    /** The device's name ({@code cuDeviceGetName}). */
+    DEVICE_NAME("device name"),
+    /** The driver's version ({@code cuDriverGetVersion}, the manifest's driver). */
+    DRIVER_VERSION("driver version"),
+    /** Device UUIDs, LUIDs and PCI bus ids. */
+    UUID("uuid"),
+    /** Properties of the device: attributes, total and free memory, compute capability. */
+    DEVICE_PROPERTY("device property"),
+    /** Host addresses: pointer arguments, pointers written by the driver, function pointers. */
+    ADDRESS("address"),
+    /** Timings ({@code cuEventElapsedTime}). */
+    TIMING("timing"),
+    /** Values of the runtime's integrity check (export table INTEGRITY_CHECK). */
+    INTEGRITY_CHECK("integrity check"),
+    /** Export-table pointers ({@code cuGetExportTable}). */
+    EXPORT_TABLE("export table"),
+    /** Arguments of functions the API spec does not know, whose meaning is therefore unknown. */
+    UNTYPED("untyped argument");
+
+    private final String label;
+
+    Expected(String label) {
+        this.label = label;
+    }
+
+    /** Lower-case words used in reports and JSON, e.g. {@code device name}. */
+    public String label() {
+        return label;
+    }
+
+    private static final Set<String> PROPERTY_FUNCTIONS = Set.of("cuDeviceGetAttribute", "cuDeviceGetProperties",
+            "cuDeviceTotalMem", "cuMemGetInfo", "cuDeviceComputeCapability", "cuDeviceGetTexture1DLinearMaxWidth");
+
+    /**
+     * The expected difference that a value written or passed to this function's parameter is, or
+     * null when the value must be equal.
+     *
+     * @param baseName the function's base name ({@code cuDeviceTotalMem} for {@code cuDeviceTotalMem_v2})
+     * @param param the parameter's name
+     * @param output whether the value is written by the driver
+     */
+    public static Expected classify(String baseName, String param, boolean output) {
+        if (baseName.toUpperCase(Locale.ROOT).contains("INTEGRITY")) return output ? INTEGRITY_CHECK : null;
+        if (!output) return null;
+        return switch (baseName) {
+            case "cuDeviceGetName" -> DEVICE_NAME;
+            case "cuDriverGetVersion" -> DRIVER_VERSION;
+            case "cuDeviceGetUuid", "cuDeviceGetLuid", "cuDeviceGetPCIBusId" -> UUID;
+            case "cuEventElapsedTime" -> TIMING;
+            case "cuGetExportTable" -> param.equals("ppExportTable") ? EXPORT_TABLE : null;
+            default -> PROPERTY_FUNCTIONS.contains(baseName) ? DEVICE_PROPERTY : null;
+        };
+    }
+}

@@ -1,0 +1,204 @@
+package dev.zluda.diff;
+
+import dev.zluda.capture.Call;
+import dev.zluda.capture.CallAssembler;
+import dev.zluda.capture.Capture;
+import dev.zluda.capture.CaptureRecord;
+import dev.zluda.capture.ReadStatus;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * One capture read once, compactly: per call its alignment key, function, result, thread, number
+ * and the address of its normalised facts; per thread its calls in order of entry. Calls are
+ * indexed 0.. in the order the reader completes them (a top-level call, then the calls nested in
+ * it). About 60 bytes per call plus the facts.
+ */
+final class SideIndex {
+    static final byte IN_FLIGHT = 1;
+
+    /** Function names shared by both sides, so that ids compare. */
+    static final class Names {
+        private final Map<String, Integer> ids = new ConcurrentHashMap<>();
+        private final List<String> names = new CopyOnWriteArrayList<>();
+
+        int id(String name) {
+            return ids.computeIfAbsent(name, n -> {
+                synchronized (names) {
+                    names.add(n);
+                    return names.size() - 1;
+                }
+            });
+        }
+
+        String name(int id) {
+            return names.get(id);
+        }
+    }
+
+    final Capture cap;
+    final Types types;
+    final Names names;
+    int n;
+    long[] key = new long[1024];
+    long[] ident = new long[1024];
+    int[] weak = new int[1024];
+    long[] ordinal = new long[1024];
+    int[] result = new int[1024];
+    byte[] flags = new byte[1024];
+    int[] thread = new int[1024];
+    int[] depth = new int[1024];
+    long[] facts = new long[1024];
+    final FactStore store = new FactStore();
+    final List<Long> threadIds = new ArrayList<>();
+    final List<IntList> threadCalls = new ArrayList<>();
+    private final Map<Long, Integer> threadIndex = new HashMap<>();
+    final Map<Long, CaptureRecord.Blob> blobs = new HashMap<>();
+    Map<Integer, String> strings;
+    ReadStatus status;
+    long inFlight;
+    private int[] nameOf = new int[64];
+    private long lastThread = Long.MIN_VALUE;
+    private int lastThreadIndex;
+    private Normaliser norm;
+
+    private SideIndex(Capture cap, Types types, Names names) {
+        this.cap = cap;
+        this.types = types;
+        this.names = names;
+    }
+
+    /** Reads a capture. */
+    static SideIndex build(Capture cap, Types types, Names names) {
+        SideIndex s = new SideIndex(cap, types, names);
+        s.read();
+        return s;
+    }
+
+    private void read() {
+        Arrays.fill(nameOf, -1);
+        CallAssembler asm = new CallAssembler(new CallAssembler.Listener() {
+            @Override
+            public void call(Call c) {
+                add(c, 0);
+            }
+
+            @Override
+            public void record(CaptureRecord r) {
+                if (r instanceof CaptureRecord.Blob b) blobs.putIfAbsent(b.hash(), b);
+            }
+        });
+        strings = asm.strings();
+        norm = new Normaliser(types, cap, strings);
+        for (CaptureRecord r : cap.reader()) {
+            if (r instanceof CaptureRecord.Enter e && !threadIndex.containsKey(e.threadId())) {
+                threadIndex.put(e.threadId(), threadIds.size());
+                threadIds.add(e.threadId());
+                threadCalls.add(new IntList(256));
+            }
+            asm.accept(r);
+        }
+        asm.finish();
+        status = cap.reader().status();
+        store.trim();
+        norm = null;
+    }
+
+    private void add(Call c, int level) {
+        if (n == key.length) grow();
+        int i = n++;
+        CaptureRecord.Enter e = c.enter();
+        int fid = e.functionId();
+        int nameId = nameId(fid);
+        int d = Math.min(e.depth(), 15);
+        norm.call(c, ((long) nameId << 4) | d);
+        key[i] = norm.w.key;
+        ident[i] = norm.w.ident();
+        weak[i] = (nameId << 4) | d;
+        ordinal[i] = c.ordinal();
+        result[i] = c.leave() == null ? 0 : c.leave().result();
+        flags[i] = c.leave() == null ? IN_FLIGHT : 0;
+        if (c.leave() == null) inFlight++;
+        depth[i] = e.depth();
+        int t;
+        if (e.threadId() == lastThread) t = lastThreadIndex;
+        else {
+            t = threadIndex.get(e.threadId());
+            lastThread = e.threadId();
+            lastThreadIndex = t;
+        }
+        thread[i] = t;
+        threadCalls.get(t).add(i);
+        facts[i] = store.append(norm.w.count, norm.w.buf, norm.w.len);
+        for (Call k : c.children()) add(k, level + 1);
+    }
+
+    private int nameId(int fid) {
+        if (fid >= nameOf.length) {
+            int old = nameOf.length;
+            nameOf = Arrays.copyOf(nameOf, Math.max(fid + 1, old * 2));
+            Arrays.fill(nameOf, old, nameOf.length, -1);
+        }
+        int id = fid >= 0 ? nameOf[fid] : -1;
+        if (id < 0) {
+            id = names.id(cap.functionName(fid));
+            if (fid >= 0) nameOf[fid] = id;
+        }
+        return id;
+    }
+
+    private void grow() {
+        int m = key.length * 2;
+        key = Arrays.copyOf(key, m);
+        ident = Arrays.copyOf(ident, m);
+        weak = Arrays.copyOf(weak, m);
+        ordinal = Arrays.copyOf(ordinal, m);
+        result = Arrays.copyOf(result, m);
+        flags = Arrays.copyOf(flags, m);
+        thread = Arrays.copyOf(thread, m);
+        depth = Arrays.copyOf(depth, m);
+        facts = Arrays.copyOf(facts, m);
+    }
+
+    /** The function name of call {@code i}. */
+    String function(int i) {
+        return names.name(weak[i] >>> 4);
+    }
+
+    /** The normaliser's plan for a function name (for rendering), or null. */
+    Normaliser.Plan plan(int i) {
+        return planner().plan(functionId(names.name(weak[i] >>> 4)));
+    }
+
+    private Normaliser planner;
+
+    private Normaliser planner() {
+        if (planner == null) planner = new Normaliser(types, cap, strings);
+        return planner;
+    }
+
+    private Map<String, Integer> fidByName;
+
+    private int functionId(String name) {
+        if (fidByName == null) {
+            fidByName = new HashMap<>();
+            var fs = cap.reader().functions();
+            for (int k = 0; k < fs.size(); k++) fidByName.putIfAbsent(fs.get(k).name(), k);
+        }
+        return fidByName.getOrDefault(name, -1);
+    }
+
+    boolean inFlight(int i) {
+        return (flags[i] & IN_FLIGHT) != 0;
+    }
+
+    long threadId(int i) {
+        return threadIds.get(thread[i]);
+    }
+}

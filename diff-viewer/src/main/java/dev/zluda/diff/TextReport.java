@@ -1,0 +1,65 @@
+package dev.zluda.diff;
+
+import java.io.PrintWriter;
+import java.util.Map;
+
+/** The report for a terminal: verdict, first divergence, the list of diverging calls, ignored differences. */
+public final class TextReport {
+    private TextReport() {}
+
+    /** Writes the report. */
+    public static void write(DiffResult r, PrintWriter out) {
+        out.println("A: " + Describe.side(r.a()));
+        out.println("B: " + Describe.side(r.b()));
+        out.println(Describe.verdict(r));
+        out.println("Ignored (expected differences" + (r.options().strict() ? "" : "; --strict compares them") + "): " + Describe.ignored(r));
+        if (r.toleratedBuffers() > 0) out.println("Within tolerance: " + r.toleratedBuffers() + " buffers (" + Describe.tolerance(r.options()) + ")");
+        for (String w : r.warnings()) out.println("Warning: " + w);
+        DiffResult.Divergence f = r.first();
+        if (f != null) {
+            out.println();
+            out.println("First divergence: " + Describe.where(f) + ": " + f.function() + " (" + f.kind().label() + ")");
+            for (DiffResult.Difference d : f.differences()) out.println("  " + d.kind().label() + "  " + Describe.difference(d));
+            if (f.a().present()) out.println("  A: " + f.a().text());
+            if (f.b().present()) out.println("  B: " + f.b().text());
+            out.println();
+            out.println("Diverging calls (" + r.divergingCalls() + (r.divergences().size() < r.divergingCalls() ? ", the first " + r.divergences().size() + " listed" : "") + "):");
+            out.printf("  %5s  %9s  %9s  %-8s  %-24s  %s%n", "#", "A", "B", "kind", "function", "what differs");
+            for (DiffResult.Divergence d : r.divergences()) {
+                String what = d.differences().isEmpty() ? "" : Describe.difference(d.differences().getFirst());
+                if (d.kind() == DiffKind.EXTRA) what = d.b().text();
+                if (d.kind() == DiffKind.MISSING) what = d.a().text();
+                if (d.differences().size() > 1) what += " (+" + (d.differences().size() - 1) + " more)";
+                out.printf("  %5d  %9s  %9s  %-8s  %-24s  %s%n", d.number(), d.a().present() ? Long.toString(d.a().call()) : "-",
+                        d.b().present() ? Long.toString(d.b().call()) : "-", d.kind().label(), d.function(), what);
+            }
+        }
+        if (!r.ignored().isEmpty()) {
+            out.println();
+            out.println("Ignored differences (examples):");
+            for (DiffResult.Ignored i : r.ignored()) {
+                String where = i.aCall() < 0 ? "manifest" : "A " + i.aCall() + " / B " + i.bCall() + " " + i.function();
+                out.println("  " + i.category().label() + ": " + where + " " + i.what() + ": " + i.a() + " vs " + i.b());
+            }
+        }
+        if (r.threads().size() > 1) {
+            out.println();
+            out.println("Threads (A ↔ B, calls):");
+            for (DiffResult.ThreadPair t : r.threads()) {
+                out.println("  " + (t.aThread() < 0 ? "-" : Long.toString(t.aThread())) + " ↔ " + (t.bThread() < 0 ? "-" : Long.toString(t.bThread()))
+                        + "  (" + t.aCalls() + " / " + t.bCalls() + ")");
+            }
+        }
+        out.flush();
+    }
+
+    /** Counts per kind as one line, e.g. {@code missing 0, extra 1, result 1, ...}. */
+    static String counts(Map<DiffKind, Long> counts) {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<DiffKind, Long> e : counts.entrySet()) {
+            if (!sb.isEmpty()) sb.append(", ");
+            sb.append(e.getKey().label()).append(' ').append(e.getValue());
+        }
+        return sb.toString();
+    }
+}

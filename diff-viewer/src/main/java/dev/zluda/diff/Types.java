@@ -1,0 +1,159 @@
+package dev.zluda.diff;
+
+import dev.zluda.spec.CudaApi;
+import dev.zluda.spec.CudaFunction;
+import dev.zluda.spec.CudaParam;
+import dev.zluda.spec.CudaRecord;
+import dev.zluda.spec.FormatKind;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * How the diff treats each C type of the API spec: handles and device pointers become symbols,
+ * host pointers are addresses, structs are compared field by field when they hold any of those,
+ * everything else byte for byte. Shared by both sides (thread-safe); also the registry of symbol
+ * kinds ({@code ctx}, {@code mod}, {@code dptr}, ...).
+ */
+final class Types {
+    static final int PLAIN = 0, HANDLE = 1, DEVPTR = 2, ADDR = 3, RECORD = 4, DEVICE = 5;
+
+    /** A classified type. */
+    record Info(String cType, int cls, int kind, int size, List<Field> fields) {}
+
+    /** A field of a record compared on its own; {@code bytes}: an array or nested record, compared as bytes. */
+    record Field(String name, int offset, int size, Info type, boolean bytes) {}
+
+    final CudaApi api;
+    private final Set<String> handleTypes = new HashSet<>();
+    private final Set<String> devptrTypes = new HashSet<>(Set.of("CUdeviceptr", "CUdeviceptr_v1", "CUdeviceptr_v2"));
+    private final Map<String, Info> cache = new ConcurrentHashMap<>();
+    private final List<String> kinds = new CopyOnWriteArrayList<>();
+    private final Map<String, Integer> kindIds = new ConcurrentHashMap<>();
+    final int dptrKind;
+
+    Types(CudaApi api) {
+        this.api = api;
+        handleTypes.addAll(api.handleTypes());
+        for (CudaFunction f : api.functions()) {
+            for (CudaParam p : f.params()) {
+                if (p.format() == FormatKind.HANDLE) handleTypes.add(strip(p.cType()));
+                if (p.format() == FormatKind.DEVICE_POINTER) devptrTypes.add(strip(p.cType()));
+            }
+        }
+        kinds.add("?"); // kind 0 is unused
+        dptrKind = kind("dptr");
+    }
+
+    static String strip(String t) {
+        String s = t.replace("const ", "").trim();
+        if (s.endsWith(" const")) s = s.substring(0, s.length() - 6).trim();
+        return s;
+    }
+
+    static boolean isDevice(String t) {
+        return t.equals("CUdevice") || t.equals("CUdevice_v1");
+    }
+
+    /** The id of a symbol kind name. */
+    int kind(String name) {
+        return kindIds.computeIfAbsent(name, n -> {
+            synchronized (kinds) {
+                kinds.add(n);
+                return kinds.size() - 1;
+            }
+        });
+    }
+
+    /** The name of a kind id. */
+    String kindName(int id) {
+        return id > 0 && id < kinds.size() ? kinds.get(id) : "handle";
+    }
+
+    /** The kind name of a handle type: {@code CUcontext} → {@code ctx}. */
+    static String kindNameOf(String type) {
+        String s = strip(type).replaceFirst("_v\\d+$", "").replaceFirst("_st$", "");
+        return switch (s) {
+            case "CUcontext" -> "ctx";
+            case "CUmodule" -> "mod";
+            case "CUfunction" -> "func";
+            case "CUdeviceptr" -> "dptr";
+            case "CUdevice" -> "dev";
+            case "CUlibrary" -> "lib";
+            case "CUkernel" -> "kernel";
+            case "CUstream" -> "stream";
+            case "CUevent" -> "event";
+            case "CUmemoryPool" -> "pool";
+            case "CUgraph" -> "graph";
+            case "CUgraphExec" -> "graphExec";
+            case "CUgraphNode" -> "node";
+            case "CUarray" -> "array";
+            case "CUmipmappedArray" -> "mipmap";
+            case "CUtexref" -> "texref";
+            case "CUsurfref" -> "surfref";
+            case "CUtexObject" -> "tex";
+            case "CUsurfObject" -> "surf";
+            case "CUlinkState" -> "link";
+            case "CUmemGenericAllocationHandle" -> "memHandle";
+            case "CUexternalMemory" -> "extMem";
+            case "CUexternalSemaphore" -> "extSem";
+            case "CUgraphicsResource" -> "gfx";
+            case "CUgreenCtx" -> "greenCtx";
+            default -> {
+                String t = s.startsWith("CU") ? s.substring(2) : s;
+                yield t.isEmpty() ? "handle" : Character.toLowerCase(t.charAt(0)) + t.substring(1);
+            }
+        };
+    }
+
+    /** Classifies a C type (a pointee, a field). */
+    Info info(String cType) {
+        String t = strip(cType);
+        Info i = cache.get(t);
+        if (i == null) {
+            i = classify(t, 0);
+            cache.put(t, i);
+        }
+        return i;
+    }
+
+    private Info classify(String t, int depth) {
+        if (t.endsWith("*") || t.contains("(*")) return new Info(t, ADDR, 0, 8, List.of());
+        if (t.equals("void")) return new Info(t, PLAIN, 0, -1, List.of());
+        long size = api.sizeOfType(t);
+        if (isDevice(t)) return new Info(t, DEVICE, 0, (int) size, List.of());
+        if (devptrTypes.contains(t)) return new Info(t, DEVPTR, dptrKind, (int) (size > 0 ? size : 8), List.of());
+        if (handleTypes.contains(t)) return new Info(t, HANDLE, kind(kindNameOf(t)), (int) (size > 0 ? size : 8), List.of());
+        String canon = api.canonicalType(t);
+        if (canon.equals("pointer")) return new Info(t, ADDR, 0, 8, List.of());
+        if (canon.equals("record") && depth < 4) {
+            var rec = api.record(t);
+            if (rec.isPresent() && !rec.get().union() && !overlaps(rec.get())) {
+                List<Field> fields = new ArrayList<>();
+                boolean special = false;
+                for (CudaRecord.Field f : rec.get().fields()) {
+                    boolean bytes = f.count() > 0 || !f.fields().isEmpty() || f.size() > 8 || f.cType().equals("struct") || f.cType().equals("union");
+                    Info ft = bytes ? new Info(f.cType(), PLAIN, 0, f.size(), List.of()) : classify(strip(f.cType()), depth + 1);
+                    if (ft.cls != PLAIN) special = true;
+                    fields.add(new Field(f.name(), f.offset(), f.size(), ft, bytes));
+                }
+                if (special) return new Info(t, RECORD, 0, rec.get().size(), List.copyOf(fields));
+            }
+        }
+        return new Info(t, PLAIN, 0, (int) size, List.of());
+    }
+
+    private static boolean overlaps(CudaRecord r) {
+        int end = 0;
+        for (CudaRecord.Field f : r.fields()) {
+            if (f.offset() < end) return true;
+            end = f.offset() + f.size();
+        }
+        return false;
+    }
+}

@@ -1,0 +1,288 @@
+package dev.zluda.diff;
+
+import dev.zluda.capture.CaptureFormat;
+import dev.zluda.capture.DataItem;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * The diff on the captures recorded on an NVIDIA H200 (samples/traces/h200), against themselves, against
+ * copies with other handle and pointer values, and against copies with planted divergences.
+ */
+class DiffEngineTest {
+    static final Path H200 = Path.of("..", "samples", "traces", "h200");
+    static final Path VECTOR_ADD = H200.resolve("vectorAdd-replay");
+    @TempDir
+    static Path tmp;
+    static Path remapped;
+
+    @BeforeAll
+    static void remappedCopy() throws Exception {
+        remapped = Rewrite.copy(VECTOR_ADD, tmp.resolve("remapped"), Rewrite.remap());
+    }
+
+    static DiffResult diff(Path a, Path b) throws Exception {
+        return DiffEngine.diff(a, b, DiffOptions.defaults());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"vectorAdd", "vectorAdd-replay", "matrixMul", "reduction", "histogram", "scan", "illegalAccess"})
+    void aCaptureIsTheSameAsItself(String name) throws Exception {
+        DiffResult r = diff(H200.resolve(name), H200.resolve(name));
+        assertTrue(r.same(), () -> name + ": " + r.divergences());
+        assertEquals(0, r.exitCode());
+        assertNull(r.first());
+        assertTrue(r.ignoredCounts().isEmpty(), () -> r.ignored().toString());
+        assertEquals(r.a().calls(), r.matchedCalls());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"vectorAdd-replay", "scan", "matrixMul", "illegalAccess"})
+    void otherHandleAndPointerValuesAreTheSame(String name) throws Exception {
+        Path copy = name.equals("vectorAdd-replay") ? remapped : Rewrite.copy(H200.resolve(name), tmp.resolve("remapped-" + name), Rewrite.remap());
+        DiffResult r = diff(H200.resolve(name), copy);
+        assertTrue(r.same(), () -> name + ": " + r.divergences());
+        // host addresses differ and are listed as ignored; with --strict they count
+        assertTrue(r.ignoredCounts().getOrDefault(Expected.ADDRESS, 0L) > 0);
+        DiffResult strict = DiffEngine.diff(H200.resolve(name), copy, DiffOptions.defaults().withStrict(true));
+        assertFalse(strict.same());
+    }
+
+    @Test
+    void changedResult() throws Exception {
+        Path b = Rewrite.copy(VECTOR_ADD, tmp.resolve("result"), new Rewrite.Editor() {
+            @Override
+            public void leave(Rewrite.Call c) {
+                if (c.ordinal == 14) c.result = 700; // cuCtxSynchronize -> CUDA_ERROR_ILLEGAL_ADDRESS
+            }
+        });
+        DiffResult r = diff(VECTOR_ADD, b);
+        assertEquals(1, r.exitCode());
+        assertEquals(1, r.divergingCalls());
+        DiffResult.Divergence f = r.first();
+        assertEquals(DiffKind.RESULT, f.kind());
+        assertEquals(14, f.a().call());
+        assertEquals(14, f.b().call());
+        assertEquals("cuCtxSynchronize", f.function());
+        assertEquals("CUDA_SUCCESS", f.differences().getFirst().a());
+        assertEquals("CUDA_ERROR_ILLEGAL_ADDRESS", f.differences().getFirst().b());
+        assertEquals(1L, r.counts().get(DiffKind.RESULT));
+    }
+
+    @Test
+    void changedOutputValue() throws Exception {
+        // on top of other handle values: cuDeviceGet answers device 1 instead of 0
+        Path b = Rewrite.copy(remapped, tmp.resolve("output"), new Rewrite.Editor() {
+            @Override
+            public void leave(Rewrite.Call c) {
+                if (c.ordinal == 2) c.out.set(0, new DataItem(0, CaptureFormat.ITEM_INLINE, new byte[] {1, 0, 0, 0}, 0, 4, -1));
+            }
+        });
+        DiffResult r = diff(VECTOR_ADD, b);
+        DiffResult.Divergence f = r.first();
+        assertEquals(DiffKind.OUTPUT, f.kind());
+        assertEquals(2, f.a().call());
+        assertEquals(2, f.b().call());
+        assertEquals("cuDeviceGet", f.function());
+        DiffResult.Difference d = f.differences().getFirst();
+        assertEquals("device (output)", d.what());
+        assertEquals("0", d.a());
+        assertEquals("1", d.b());
+        assertEquals(1, r.divergingCalls());
+    }
+
+    @Test
+    void changedHandleIsFoundWhereItIsUsed() throws Exception {
+        // the launch names another function handle than the one cuModuleGetFunction returned
+        Path b = Rewrite.copy(VECTOR_ADD, tmp.resolve("handle"), new Rewrite.Editor() {
+            @Override
+            public void enter(Rewrite.Call c) {
+                if (c.ordinal == 13) c.args[0] += 0x100;
+            }
+        });
+        DiffResult r = diff(VECTOR_ADD, b);
+        DiffResult.Divergence f = r.first();
+        assertEquals(DiffKind.ARGUMENT, f.kind());
+        assertEquals(13, f.a().call());
+        assertEquals("f", f.differences().getFirst().what());
+        assertEquals("func#1", f.differences().getFirst().a());
+        assertEquals("func#2", f.differences().getFirst().b());
+    }
+
+    @Test
+    void changedDeviceToHostDataAtAKnownElement() throws Exception {
+        Path b = Rewrite.copy(remapped, tmp.resolve("data"), new Rewrite.Editor() {
+            @Override
+            public void leave(Rewrite.Call c) {
+                if (c.ordinal != 15) return;
+                try {
+                    byte[] x = Rewrite.blobBytes(c, c.out.getFirst()).clone();
+                    ByteBuffer bb = ByteBuffer.wrap(x).order(ByteOrder.LITTLE_ENDIAN);
+                    bb.putFloat(100 * 4, bb.getFloat(100 * 4) + 0.5f);
+                    bb.putFloat(700 * 4, Float.NaN);
+                    c.out.set(0, c.blob(0, x));
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }
+        });
+        DiffResult r = diff(VECTOR_ADD, b);
+        assertEquals(1, r.divergingCalls(), () -> r.divergences().toString());
+        DiffResult.Divergence f = r.first();
+        assertEquals(DiffKind.DATA, f.kind());
+        assertEquals(15, f.a().call());
+        assertEquals(15, f.b().call());
+        assertEquals("cuMemcpyDtoH_v2", f.function());
+        DiffResult.DataDiff dd = f.data();
+        assertNotNull(dd);
+        assertEquals("f32", dd.elementType());
+        assertEquals(100, dd.firstElement());
+        assertEquals(400, dd.byteOffset());
+        assertEquals(2, dd.differing());
+        assertEquals(1024, dd.elements());
+        assertEquals(0.5, dd.maxAbs(), 1e-3);
+        assertEquals("dstHost ← srcDevice dptr#3", dd.buffer());
+        assertNotNull(dd.heatmap());
+        assertEquals(2, dd.heatmap().differingCells());
+        // within a tolerance that covers 0.5 only the NaN is left
+        DiffResult tol = DiffEngine.diff(VECTOR_ADD, b, DiffOptions.defaults().withTolerance(new Tolerance(0, 1, 0)));
+        assertEquals(1, tol.first().data().differing());
+        assertEquals(700, tol.first().data().firstElement());
+    }
+
+    @Test
+    void dataWithinToleranceIsTheSame() throws Exception {
+        Path b = Rewrite.copy(VECTOR_ADD, tmp.resolve("ulp"), new Rewrite.Editor() {
+            @Override
+            public void leave(Rewrite.Call c) {
+                if (c.ordinal != 15) return;
+                try {
+                    byte[] x = Rewrite.blobBytes(c, c.out.getFirst()).clone();
+                    ByteBuffer bb = ByteBuffer.wrap(x).order(ByteOrder.LITTLE_ENDIAN);
+                    bb.putFloat(8, Math.nextUp(bb.getFloat(8)));
+                    c.out.set(0, c.blob(0, x));
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            }
+        });
+        assertFalse(diff(VECTOR_ADD, b).same());
+        DiffResult r = DiffEngine.diff(VECTOR_ADD, b, DiffOptions.defaults().withTolerance(new Tolerance(0, 0, 1)));
+        assertTrue(r.same(), () -> r.divergences().toString());
+        assertEquals(1, r.toleratedBuffers());
+    }
+
+    @Test
+    void extraCall() throws Exception {
+        Path b = Rewrite.copy(remapped, tmp.resolve("extra"), new Rewrite.Editor() {
+            @Override
+            public void enter(Rewrite.Call c) {
+                if (c.ordinal == 12) c.before.add(new Rewrite.Synthetic("cuCtxSynchronize", new long[0], 0, List.of()));
+            }
+        });
+        DiffResult r = diff(VECTOR_ADD, b);
+        assertEquals(1, r.divergingCalls(), () -> r.divergences().toString());
+        DiffResult.Divergence f = r.first();
+        assertEquals(DiffKind.EXTRA, f.kind());
+        assertFalse(f.a().present());
+        assertEquals(11, f.a().after());
+        assertEquals(12, f.b().call());
+        assertEquals("cuCtxSynchronize", f.function());
+        assertEquals(r.a().calls(), r.matchedCalls());
+    }
+
+    @Test
+    void anExtraAllocationShiftsNoNumbers() throws Exception {
+        // B allocates one more buffer before the three of A: its dptr#2..#4 are A's dptr#1..#3
+        Path b = Rewrite.copy(remapped, tmp.resolve("extra-alloc"), new Rewrite.Editor() {
+            @Override
+            public void enter(Rewrite.Call c) {
+                if (c.ordinal == 8) {
+                    byte[] v = new byte[8];
+                    long p = 0x7f00_0000_0000L;
+                    for (int i = 0; i < 8; i++) v[i] = (byte) (p >>> (8 * i));
+                    c.before.add(new Rewrite.Synthetic("cuMemAlloc_v2", new long[] {0x7ffd0000L, 256}, 0,
+                            List.of(new DataItem(0, CaptureFormat.ITEM_INLINE, v, 0, 8, -1))));
+                }
+            }
+        });
+        DiffResult r = diff(VECTOR_ADD, b);
+        assertEquals(1, r.divergingCalls(), () -> r.divergences().toString());
+        assertEquals(DiffKind.EXTRA, r.first().kind());
+        assertEquals(8, r.first().b().call());
+        assertEquals(7, r.first().a().after());
+        assertTrue(r.first().b().text().startsWith("cuMemAlloc_v2(dptr: dptr#1, bytesize: 256)"), r.first().b().text());
+    }
+
+    @Test
+    void missingCall() throws Exception {
+        Path b = Rewrite.copy(remapped, tmp.resolve("missing"), new Rewrite.Editor() {
+            @Override
+            public void enter(Rewrite.Call c) {
+                if (c.ordinal == 16) c.drop = true; // the first cuMemFree_v2
+            }
+        });
+        DiffResult r = diff(VECTOR_ADD, b);
+        assertEquals(1, r.divergingCalls(), () -> r.divergences().toString());
+        DiffResult.Divergence f = r.first();
+        assertEquals(DiffKind.MISSING, f.kind());
+        assertEquals(16, f.a().call());
+        assertFalse(f.b().present());
+        assertEquals(15, f.b().after());
+        assertEquals("cuMemFree_v2", f.function());
+        assertEquals(1L, r.counts().get(DiffKind.MISSING));
+    }
+
+    @Test
+    void expectedDifferencesAreIgnoredUnlessStrict() throws Exception {
+        Path b = Rewrite.copy(VECTOR_ADD, tmp.resolve("name"), new Rewrite.Editor() {
+            @Override
+            public void leave(Rewrite.Call c) {
+                if (c.function.equals("cuDeviceGetName")) {
+                    byte[] n = "ZLUDA emulator (CPU)".getBytes();
+                    c.out.set(0, new DataItem(0, CaptureFormat.ITEM_INLINE, n, 0, n.length, -1));
+                }
+            }
+        });
+        DiffResult r = diff(VECTOR_ADD, b);
+        assertTrue(r.same());
+        assertEquals(1L, r.ignoredCounts().get(Expected.DEVICE_NAME));
+        DiffResult.Ignored i = r.ignored().getFirst();
+        assertEquals("\"NVIDIA H200\"", i.a());
+        assertEquals("\"ZLUDA emulator (CPU)\"", i.b());
+        DiffResult s = DiffEngine.diff(VECTOR_ADD, b, DiffOptions.defaults().withStrict(true));
+        assertEquals(DiffKind.OUTPUT, s.first().kind());
+        assertEquals(3, s.first().a().call());
+    }
+
+    @Test
+    void differentProgramsAlignOnWhatTheyShare() throws Exception {
+        DiffResult r = diff(H200.resolve("vectorAdd"), H200.resolve("matrixMul"));
+        assertFalse(r.same());
+        // vectorAdd uses the primary context, matrixMul creates one
+        assertEquals(DiffKind.MISSING, r.first().kind());
+        assertEquals("cuDevicePrimaryCtxRetain", r.first().function());
+        assertTrue(r.warnings().stream().anyMatch(w -> w.contains("different programs")));
+        // cuModuleGetFunction is paired and its kernel name differs
+        assertTrue(r.divergences().stream().anyMatch(d -> d.function().equals("cuModuleGetFunction") && d.kind() == DiffKind.ARGUMENT
+                && d.differences().getFirst().b().equals("\"matrixMul\"")));
+    }
+
+    @Test
+    void badInputNamesTheFile() throws Exception {
+        Path junk = Files.writeString(tmp.resolve("junk.zcap"), "not a capture");
+        var e = assertThrows(dev.zluda.capture.CaptureException.class, () -> diff(VECTOR_ADD, junk));
+        assertTrue(e.getMessage().contains("junk.zcap"), e.getMessage());
+    }
+}
