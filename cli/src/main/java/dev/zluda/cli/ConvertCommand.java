@@ -4,6 +4,7 @@ import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureException;
 import dev.zluda.capture.ReadStatus;
 import dev.zluda.capture.convert.Converters;
+import dev.zluda.capture.convert.ParquetConverter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -13,12 +14,13 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-/** {@code zluda convert CAPTURE --to jsonl|perfetto OUT}. */
+/** {@code zluda convert CAPTURE --to jsonl|perfetto|parquet OUT}. */
 @Command(name = "convert", mixinStandardHelpOptions = true,
         description = {"Convert a capture for other tools:",
                 "  jsonl     JSON Lines: one object per call (raw and rendered arguments, result, times) and per module/blob/kernel",
                 "  perfetto  Chrome/Perfetto trace-event JSON: open it in https://ui.perfetto.dev",
-                "  parquet   not available yet (see docs/support.md)", ""},
+                "  parquet   a directory OUT of Parquet tables: calls, arguments, blobs,",
+                "            modules, kernel_launches (DuckDB: SELECT * FROM 'OUT/calls.parquet')", ""},
         footer = {"", "Exit codes: 0 converted, 1 unreadable capture or write error, 2 bad usage."})
 final class ConvertCommand implements Callable<Integer> {
     @CommandLine.Spec
@@ -27,25 +29,31 @@ final class ConvertCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "CAPTURE", description = "Capture directory, .zcap file or pack.")
     Path capture;
 
-    @Parameters(index = "1", paramLabel = "OUT", description = "Output file.")
+    @Parameters(index = "1", paramLabel = "OUT", description = "Output file (parquet: output directory, created when missing).")
     Path out;
 
-    @Option(names = "--to", required = true, paramLabel = "FORMAT", description = "jsonl or perfetto.")
+    @Option(names = "--to", required = true, paramLabel = "FORMAT", description = "jsonl, perfetto or parquet.")
     String to;
 
     @Override
     public Integer call() throws CaptureException, IOException {
-        if (!to.equals("jsonl") && !to.equals("perfetto")) {
-            if (to.equals("parquet")) {
-                spec.commandLine().getErr().println("zluda convert: Parquet output is not implemented yet; use --to jsonl (DuckDB reads it: read_json('" + out + "'))");
-                return 1;
-            }
-            throw new CommandLine.ParameterException(spec.commandLine(), "--to must be jsonl or perfetto, not '" + to + "'");
+        if (!to.equals("jsonl") && !to.equals("perfetto") && !to.equals("parquet")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--to must be jsonl, perfetto or parquet, not '" + to + "'");
         }
         try (Capture cap = Capture.open(capture)) {
-            ReadStatus st = to.equals("jsonl") ? Converters.jsonl(cap, out) : Converters.perfetto(cap, out);
+            ReadStatus st;
+            String what;
+            if (to.equals("parquet")) {
+                ParquetConverter.Result r = ParquetConverter.write(cap, out);
+                st = r.status();
+                what = String.format("%d calls, %d arguments, %d blobs, %d modules, %d kernel launches",
+                        r.calls(), r.arguments(), r.blobs(), r.modules(), r.kernelLaunches());
+            } else {
+                st = to.equals("jsonl") ? Converters.jsonl(cap, out) : Converters.perfetto(cap, out);
+                what = st.records() + " records";
+            }
             if (st.stoppedEarly()) spec.commandLine().getErr().println("zluda convert: " + cap.source() + ": stopped at byte " + st.stopOffset() + ": " + st.stopReason());
-            spec.commandLine().getOut().println("wrote " + out + " (" + st.records() + " records)");
+            spec.commandLine().getOut().println("wrote " + out + (to.equals("parquet") ? "/ (" : " (") + what + ")");
             spec.commandLine().getOut().flush();
             return 0;
         }
