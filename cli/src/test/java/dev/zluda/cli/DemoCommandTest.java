@@ -37,4 +37,27 @@ class DemoCommandTest {
             System.clearProperty("zluda.home");
         }
     }
+
+    @Test
+    void afterAnIllegalAddressZludaAnswersAsTheH200Did(@TempDir Path tmp) throws Exception {
+        Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath();
+        Assumptions.assumeTrue(Files.isExecutable(repo.resolve("samples/target/native/bin/illegalAccess")),
+                "SKIPPED: the samples are not built (they need the CUDA toolkit's cuda.h)");
+        Assumptions.assumeTrue(Files.isRegularFile(repo.resolve("dist/lib/libcuda.so.1")), "SKIPPED: dist/ is not laid out yet");
+        var cl = Main.commandLine();
+        StringWriter out = new StringWriter();
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(out));
+        System.setProperty("zluda.home", repo.resolve("dist").toString());
+        try {
+            // the H200 capture: cuMemFree and cuModuleUnload return CUDA_ERROR_ILLEGAL_ADDRESS after the fault
+            int code = cl.execute("demo", "--sample", "illegalAccess", "-o", tmp.toString());
+            String text = out.toString();
+            assertTrue(text.contains("CUDA_ERROR_ILLEGAL_ADDRESS"), text);
+            assertTrue(text.contains("VERDICT: the zluda run does what the NVIDIA run did"), text);
+            assertEquals(0, code, text);
+        } finally {
+            System.clearProperty("zluda.home");
+        }
+    }
 }

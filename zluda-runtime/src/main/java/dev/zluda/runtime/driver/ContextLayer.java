@@ -55,6 +55,14 @@ abstract class ContextLayer extends DeviceLayer {
 
     abstract void freeAllocation(Allocation a);
 
+    /**
+     * The error a context has been left in by a kernel fault (sticky, as on NVIDIA's driver), or
+     * SUCCESS; the module layer, which runs kernels, overrides this.
+     */
+    int stickyError(Context c) {
+        return SUCCESS;
+    }
+
     private Context lookup(long handle) {
         Context c = contexts.get(handle);
         return c == null || c.destroyed ? null : c;

@@ -101,6 +101,10 @@ abstract class MemoryLayer extends ContextLayer {
         if (p == 0) return SUCCESS;
         Allocation a = allocations.get(p);
         if (a == null || !java.util.List.of(kinds).contains(a.kind)) return INVALID_VALUE;
+        // after a kernel fault NVIDIA's driver answers the sticky error (seen on the H200); the
+        // memory goes with the context
+        int sticky = stickyError(a.context);
+        if (sticky != SUCCESS) return sticky;
         a.context.allocations.remove(a);
         freeAllocation(a);
         return SUCCESS;

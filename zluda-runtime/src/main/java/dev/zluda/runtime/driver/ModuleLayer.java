@@ -177,6 +177,7 @@ abstract class ModuleLayer extends StreamLayer {
     // ---------------------------------------------------------------- sticky errors
 
     /** The sticky error of a context (a kernel fault), or SUCCESS. */
+    @Override
     int stickyError(Context c) {
         Integer e = c == null ? null : sticky.get(c);
         return e == null ? SUCCESS : e;
@@ -464,6 +465,8 @@ abstract class ModuleLayer extends StreamLayer {
         if (!initialized) return NOT_INITIALIZED;
         Module m = modules.get(hmod);
         if (m == null || m.library != null) return INVALID_HANDLE;
+        int sticky = stickyError(m.context); // measured on the H200: CUDA_ERROR_ILLEGAL_ADDRESS after a fault
+        if (sticky != SUCCESS) return sticky;
         unload(m);
         return SUCCESS;
     }
