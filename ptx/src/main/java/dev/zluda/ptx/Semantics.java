@@ -267,8 +267,12 @@ public final class Semantics {
         }
     }
 
-    /** Value of a constant integer expression, or {@code null} when it is not one. */
-    static Long constant(Expr e) {
+    /**
+     * Value of a constant integer expression (PTX ISA 9.0, 4.6 "Constant Expressions": integer
+     * literals, unary {@code - + ~ !}, the C binary operators and {@code ?:}, evaluated in 64 bits),
+     * or {@code null} when it is not one (a symbol, a float, a division by zero).
+     */
+    public static Long constant(Expr e) {
         return switch (e) {
             case IntLit i -> i.value();
             case Paren p -> constant(p.inner());

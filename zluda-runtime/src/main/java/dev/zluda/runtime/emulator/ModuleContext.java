@@ -69,52 +69,8 @@ final class ModuleContext {
         return moduleShared;
     }
 
-    /** Value of a constant integer expression (PTX ISA 4.6), or null when it is not one. */
+    /** Value of a constant integer expression (PTX ISA 4.6), or null when it is not one: the PTX front end's. */
     static Long constant(Expr e) {
-        return switch (e) {
-            case IntLit i -> i.value();
-            case Paren p -> constant(p.inner());
-            case Unary u -> {
-                Long v = constant(u.operand());
-                if (v == null) yield null;
-                yield switch (u.op()) {
-                    case "-" -> -v;
-                    case "+" -> v;
-                    case "~" -> ~v;
-                    case "!" -> v == 0 ? 1L : 0L;
-                    default -> null;
-                };
-            }
-            case Binary b -> {
-                Long l = constant(b.left()), r = constant(b.right());
-                if (l == null || r == null) yield null;
-                yield switch (b.op()) {
-                    case "+" -> l + r;
-                    case "-" -> l - r;
-                    case "*" -> l * r;
-                    case "/" -> r == 0 ? null : l / r;
-                    case "%" -> r == 0 ? null : l % r;
-                    case "<<" -> l << r;
-                    case ">>" -> l >> r;
-                    case "&" -> l & r;
-                    case "|" -> l | r;
-                    case "^" -> l ^ r;
-                    case "<" -> l < r ? 1L : 0L;
-                    case ">" -> l > r ? 1L : 0L;
-                    case "<=" -> l <= r ? 1L : 0L;
-                    case ">=" -> l >= r ? 1L : 0L;
-                    case "==" -> l.equals(r) ? 1L : 0L;
-                    case "!=" -> !l.equals(r) ? 1L : 0L;
-                    case "&&" -> (l != 0 && r != 0) ? 1L : 0L;
-                    case "||" -> (l != 0 || r != 0) ? 1L : 0L;
-                    default -> null;
-                };
-            }
-            case Cond c -> {
-                Long cv = constant(c.cond());
-                yield cv == null ? null : constant(cv != 0 ? c.ifTrue() : c.ifFalse());
-            }
-            default -> null;
-        };
+        return dev.zluda.ptx.Semantics.constant(e);
     }
 }
