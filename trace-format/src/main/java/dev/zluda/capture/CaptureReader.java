@@ -208,6 +208,63 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
         return new Merge();
     }
 
+    /**
+     * Random access for viewers: the records of the chunk that holds the frame at {@code frameOffset}
+     * (a record's {@link CaptureRecord#offset()}), in the order they were written, decoded exactly as a
+     * full pass decodes them (the chunk's argument cache is replayed from the chunk's start). Empty
+     * when no chunk holds that offset; a chunk is read up to its first record that does not decode.
+     * Unlike iteration, this may be called from any thread, also while an iteration is running.
+     */
+    public List<CaptureRecord> chunkRecords(long frameOffset) {
+        ChunkTable t = chunkTable();
+        int lo = 0, hi = t.n - 1, at = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (t.starts[mid] <= frameOffset) { at = mid; lo = mid + 1; } else hi = mid - 1;
+        }
+        if (at < 0 || frameOffset >= t.starts[at] + (long) t.spans[at] * chunkSize) return List.of();
+        Scan s = new Scan();
+        Cursor c = s.chunkAt((t.starts[at] - CaptureFormat.FILE_HEADER_SIZE) / chunkSize);
+        if (c == null) return List.of();
+        List<CaptureRecord> out = new ArrayList<>();
+        while (c.advance(s)) out.add(c.cur);
+        return out;
+    }
+
+    /** Start offsets and spans of the chunks, in file order. */
+    private record ChunkTable(long[] starts, int[] spans, int n) {}
+
+    private volatile ChunkTable chunkTable;
+
+    /** Every chunk's start and span, from a walk over the chunk headers only (built once). */
+    private ChunkTable chunkTable() {
+        ChunkTable t = chunkTable;
+        if (t != null) return t;
+        long[] starts = new long[64];
+        int[] spans = new int[64];
+        int n = 0;
+        long unit = 0;
+        while (true) {
+            long off = unitOffset(unit);
+            if (off + 8 > size || unit >= CaptureFormat.MAX_UNITS) break;
+            if (seg.get(INT, off) != CaptureFormat.CHUNK_MAGIC) {
+                unit++;
+                continue;
+            }
+            int span = (int) Math.max(1, Math.min(Integer.toUnsignedLong(seg.get(INT, off + 4)), CaptureFormat.MAX_UNITS - unit));
+            if (n == starts.length) {
+                starts = Arrays.copyOf(starts, n * 2);
+                spans = Arrays.copyOf(spans, n * 2);
+            }
+            starts[n] = off;
+            spans[n++] = span;
+            unit += span;
+        }
+        t = new ChunkTable(starts, spans, n);
+        chunkTable = t;
+        return t;
+    }
+
     /** Unmaps the file. */
     @Override
     public void close() {

@@ -164,4 +164,24 @@ class CaptureRoundTripTest {
             assertTrue(r.forEachRecord(x -> { }).endedCleanly());
         }
     }
+
+    @Test
+    void chunkRecordsDecodeLikeTheFullPass() throws Exception {
+        Path f = dir.resolve("ra.zcap");
+        TestCaptures.write(f, 4096, 3, 400, false, true);
+        try (CaptureReader r = CaptureReader.open(f)) {
+            int checked = 0;
+            for (CaptureRecord x : r) {
+                if (!(x instanceof CaptureRecord.Enter e)) continue;
+                CaptureRecord.Enter y = (CaptureRecord.Enter) r.chunkRecords(e.offset()).stream()
+                        .filter(z -> z.offset() == e.offset()).findFirst().orElseThrow();
+                assertEquals(e.seq(), y.seq());
+                assertEquals(e.ts(), y.ts());
+                assertArrayEquals(e.args(), y.args());
+                checked++;
+            }
+            assertTrue(checked > 400, "checked " + checked);
+            assertTrue(r.chunkRecords(10).isEmpty());
+        }
+    }
 }

@@ -1,0 +1,65 @@
+package dev.zluda.cli;
+
+import dev.zluda.capture.Capture;
+import dev.zluda.viewer.Viewer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+
+/** {@code zluda view [CAPTURE]}: the graphical viewer of one capture. */
+@Command(name = "view", mixinStandardHelpOptions = true,
+        description = {"Open a capture in the viewer: the calls (filter by function, thread, errors, time),",
+                "the details of each call, a timeline per thread, the modules with their PTX, blobs as memory.", ""},
+        footer = {"", "CAPTURE is a capture directory, its capture.zcap, or a pack (zluda pack); without it, use File > Open.",
+                "Needs a display (DISPLAY on Linux); on a machine without one: xvfb-run zluda view CAPTURE.",
+                "Exit codes: 0 the window was closed, 1 the capture cannot be read, 2 bad usage or no display."})
+final class ViewCommand implements Callable<Integer> {
+    /** Reads environment variables; tests replace it. */
+    static Function<String, String> env = System::getenv;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "CAPTURE", arity = "0..1", description = "Capture directory, .zcap file or pack.")
+    Path capture;
+
+    @Option(names = "--screenshot", paramLabel = "PNG", hidden = true,
+            description = "Write the window as PNG once the capture is loaded, then exit.")
+    Path screenshot;
+
+    @Option(names = "--benchmark", hidden = true,
+            description = "Print the time to first paint, the load time and the heap used, then exit (docs/benchmarks.md).")
+    boolean benchmark;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
+        String problem = Viewer.displayProblem(env);
+        if (problem != null) {
+            err.println("zluda view: " + problem);
+            err.flush();
+            return 2;
+        }
+        if (capture != null && !Files.exists(capture)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "no such capture: " + capture);
+        }
+        // open the capture (spec, header, unpacking a pack) while JavaFX starts
+        CompletableFuture<Capture> cap = capture == null ? null : CompletableFuture.supplyAsync(() -> {
+            try {
+                return Capture.open(capture);
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        });
+        return Viewer.run(cap, new Viewer.Options(screenshot, benchmark), out, err);
+    }
+}

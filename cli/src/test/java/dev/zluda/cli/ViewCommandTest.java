@@ -1,0 +1,35 @@
+package dev.zluda.cli;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** {@code zluda view} without a display says so (the window itself is tested in diff-viewer). */
+class ViewCommandTest {
+    @AfterEach
+    void restore() {
+        ViewCommand.env = System::getenv;
+    }
+
+    @Test
+    void withoutADisplayItSaysSoAndExits2() {
+        ViewCommand.env = Map.<String, String>of()::get;
+        CliRun.Result r = CliRun.run("view", "samples/traces/h200/vectorAdd");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("zluda view: no display to open a window on: DISPLAY is not set"), r.err());
+        assertTrue(r.err().contains("xvfb-run zluda view CAPTURE"), r.err());
+        assertFalse(r.err().contains("Exception"), r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void helpDescribesIt() {
+        CliRun.Result r = CliRun.run("view", "--help");
+        assertEquals(0, r.code());
+        assertTrue(r.out().contains("Usage: zluda view [-hV] [CAPTURE]"), r.out());
+        assertFalse(r.out().contains("--benchmark"), "hidden options stay hidden");
+    }
+}

@@ -1,0 +1,727 @@
+package dev.zluda.viewer;
+
+import dev.zluda.capture.Capture;
+import dev.zluda.capture.ReadStatus;
+import javafx.animation.KeyFrame;
+import javafx.animation.Timeline;
+import javafx.application.Platform;
+import javafx.beans.property.IntegerProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.SimpleIntegerProperty;
+import javafx.concurrent.Task;
+import javafx.css.PseudoClass;
+import javafx.geometry.Orientation;
+import javafx.scene.Scene;
+import javafx.scene.control.Alert;
+import javafx.scene.control.Button;
+import javafx.scene.control.CheckBox;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.Menu;
+import javafx.scene.control.MenuBar;
+import javafx.scene.control.MenuItem;
+import javafx.scene.control.ProgressBar;
+import javafx.scene.control.SelectionMode;
+import javafx.scene.control.SeparatorMenuItem;
+import javafx.scene.control.SplitPane;
+import javafx.scene.control.Tab;
+import javafx.scene.control.TabPane;
+import javafx.scene.control.TableCell;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableRow;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextField;
+import javafx.scene.control.Tooltip;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyCodeCombination;
+import javafx.scene.input.KeyCombination;
+import javafx.scene.input.TransferMode;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+import javafx.scene.layout.VBox;
+import javafx.stage.DirectoryChooser;
+import javafx.stage.FileChooser;
+import javafx.stage.Stage;
+import javafx.util.Duration;
+import javafx.util.StringConverter;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * The viewer's main window for one capture: a filter bar, the call table (virtualized over a
+ * {@link CallIndex}, so millions of rows scroll as fast as ten), a timeline, the modules with their
+ * PTX, a memory view of blobs, and the details of the selected call below them. A capture is opened
+ * with {@link #open(Path)} (or File &gt; Open, or by dropping it on the window) and indexed in the
+ * background: rows appear while it loads, a progress bar and a Cancel button show meanwhile.
+ * FX thread only.
+ */
+public final class ViewerWindow {
+    private static final PseudoClass ERROR = PseudoClass.getPseudoClass("error");
+    private static final PseudoClass IN_FLIGHT = PseudoClass.getPseudoClass("inflight");
+    /** The thread filter's "all threads" entry. */
+    private static final Long ALL_THREADS = Long.MIN_VALUE;
+
+    private final Stage stage;
+    private final Scene scene;
+    private final IntegerProperty selected = new SimpleIntegerProperty(-1);
+
+    private CallIndex index;
+    private CallDecoder decoder;
+    private CallRows rows;
+    private Task<ReadStatus> loadTask;
+    private Timeline poller;
+    private long loadStartNanos;
+    private long loadNanos = -1;
+    private String loadError;
+    private boolean syncing;
+    private volatile CountDownLatch firstRowsPainted;
+    private volatile long firstRowsPaintedMillis = -1;
+    private long ticks;
+    private final java.util.List<Runnable> onLoaded = new java.util.ArrayList<>();
+
+    // controls
+    final TableView<CallRows.Row> table = new TableView<>();
+    final CallTable callTable;
+    private final TextField functionField = new TextField();
+    private final ComboBox<Long> threadBox = new ComboBox<>();
+    private final CheckBox errorsBox = new CheckBox("Errors only");
+    private final TextField fromField = new TextField(), toField = new TextField();
+    private final Label matchLabel = new Label();
+    private final ProgressBar progress = new ProgressBar(0);
+    private final Button cancelButton = new Button("Cancel");
+    private final Label status = new Label("No capture: File > Open");
+    private final TabPane tabs = new TabPane();
+    private final Tab callsTab = new Tab("Calls"), timelineTab = new Tab("Timeline"), modulesTab = new Tab("Modules"), memoryTab = new Tab("Memory");
+    final DetailsPane details;
+    final TimelineView timeline;
+    final ModulesView modules;
+    final MemoryView memory;
+
+    /** Builds the window on {@code stage} (not shown yet). */
+    public ViewerWindow(Stage stage) {
+        this.stage = stage;
+        details = new DetailsPane(this);
+        timeline = new TimelineView(this);
+        modules = new ModulesView(this);
+        memory = new MemoryView(this);
+
+        BorderPane root = new BorderPane();
+        VBox top = new VBox(menuBar(), filterBar());
+        root.setTop(top);
+
+        buildTable();
+        callTable = new CallTable(table, this::rowSelected);
+        callsTab.setContent(callTable);
+        // the other tabs get their content when first shown: less to style and lay out before the first frame
+        timelineTab.setUserData(timeline);
+        modulesTab.setUserData(modules);
+        memoryTab.setUserData(memory);
+        for (Tab t : new Tab[] {callsTab, timelineTab, modulesTab, memoryTab}) t.setClosable(false);
+        callsTab.setId("callsTab");
+        timelineTab.setId("timelineTab");
+        modulesTab.setId("modulesTab");
+        memoryTab.setId("memoryTab");
+        tabs.getTabs().addAll(callsTab, timelineTab, modulesTab, memoryTab);
+        tabs.setId("tabs");
+        tabs.getSelectionModel().selectedItemProperty().addListener((o, a, b) -> {
+            if (b != null && b.getContent() == null && b.getUserData() instanceof javafx.scene.Node n) b.setContent(n);
+            if (b == timelineTab) Platform.runLater(timeline::shown);
+        });
+
+        SplitPane split = new SplitPane(tabs, details);
+        split.setOrientation(Orientation.VERTICAL);
+        split.setDividerPositions(0.62);
+        SplitPane.setResizableWithParent(details, false);
+        root.setCenter(split);
+        root.setBottom(statusBar());
+
+        scene = new Scene(root, 1280, 800);
+        scene.getStylesheets().add(ViewerWindow.class.getResource("viewer.css").toExternalForm());
+        scene.setOnDragOver(e -> {
+            if (e.getDragboard().hasFiles()) e.acceptTransferModes(TransferMode.COPY);
+            e.consume();
+        });
+        scene.setOnDragDropped(e -> {
+            boolean ok = e.getDragboard().hasFiles() && !e.getDragboard().getFiles().isEmpty();
+            if (ok) open(e.getDragboard().getFiles().getFirst().toPath());
+            e.setDropCompleted(ok);
+            e.consume();
+        });
+        stage.setScene(scene);
+        stage.setTitle("zluda view");
+        scene.addPostLayoutPulseListener(() -> {
+            CountDownLatch l = firstRowsPainted;
+            if (l != null && l.getCount() > 0 && rows != null && rows.size() > 0) {
+                firstRowsPaintedMillis = Viewer.sinceJvmStartMillis();
+                Viewer.trace("first rows laid out");
+                l.countDown();
+            }
+        });
+        stage.setOnHidden(e -> close());
+
+        selected.addListener((o, a, b) -> selectionChanged(b.intValue()));
+    }
+
+    /** The stage. */
+    public Stage stage() {
+        return stage;
+    }
+
+    /** The index of the capture shown, or null. */
+    public CallIndex index() {
+        return index;
+    }
+
+    /** The decoder of the capture shown, or null. */
+    public CallDecoder decoder() {
+        return decoder;
+    }
+
+    /** The rows the table shows now. */
+    public CallRows rows() {
+        return rows;
+    }
+
+    /** The selected call (0-based), -1 for none. */
+    public IntegerProperty selectedCallProperty() {
+        return selected;
+    }
+
+    /** Selects a call everywhere (table, timeline, details); -1 clears. */
+    public void select(int call) {
+        selected.set(call);
+    }
+
+    /** Whether a capture has been indexed to its end (or cancelled, or failed). */
+    public boolean isLoaded() {
+        return index != null && loadTask == null;
+    }
+
+    /** Time the last load took, ns (-1 while loading). */
+    public long loadNanos() {
+        return loadNanos;
+    }
+
+    /** When the first rows of the capture being shown were laid out, ms since the JVM started (-1: not yet). */
+    public long firstRowsPaintedMillis() {
+        return firstRowsPaintedMillis;
+    }
+
+    /** The message of a capture that could not be opened, or null. */
+    public String loadError() {
+        return loadError;
+    }
+
+    /** Runs {@code r} once the capture being loaded is loaded (now, when it already is). */
+    public void whenLoaded(Runnable r) {
+        if (isLoaded()) r.run();
+        else onLoaded.add(r);
+    }
+
+    /** The tab pane (Calls, Timeline, Modules, Memory). */
+    TabPane tabs() {
+        return tabs;
+    }
+
+    /** Shows a tab: {@code calls}, {@code timeline}, {@code modules} or {@code memory}. */
+    public void showTab(String name) {
+        tabs.getSelectionModel().select(switch (name) {
+            case "timeline" -> timelineTab;
+            case "modules" -> modulesTab;
+            case "memory" -> memoryTab;
+            default -> callsTab;
+        });
+    }
+
+    // ------------------------------------------------------------------ building
+
+    private MenuBar menuBar() {
+        MenuItem openFile = new MenuItem("Open capture file or pack…");
+        openFile.setAccelerator(new KeyCodeCombination(KeyCode.O, KeyCombination.SHORTCUT_DOWN));
+        openFile.setOnAction(e -> {
+            FileChooser fc = new FileChooser();
+            fc.setTitle("Open a capture (capture.zcap) or a pack");
+            fc.getExtensionFilters().addAll(new FileChooser.ExtensionFilter("Captures and packs", "*.zcap", "*.zip", "*.zpack"),
+                    new FileChooser.ExtensionFilter("All files", "*"));
+            File f = fc.showOpenDialog(stage);
+            if (f != null) open(f.toPath());
+        });
+        MenuItem openDir = new MenuItem("Open capture directory…");
+        openDir.setAccelerator(new KeyCodeCombination(KeyCode.O, KeyCombination.SHORTCUT_DOWN, KeyCombination.SHIFT_DOWN));
+        openDir.setOnAction(e -> {
+            DirectoryChooser dc = new DirectoryChooser();
+            dc.setTitle("Open a capture directory");
+            File f = dc.showDialog(stage);
+            if (f != null) open(f.toPath());
+        });
+        MenuItem closeItem = new MenuItem("Close window");
+        closeItem.setAccelerator(new KeyCodeCombination(KeyCode.W, KeyCombination.SHORTCUT_DOWN));
+        closeItem.setOnAction(e -> stage.close());
+        Menu file = new Menu("File", null, openFile, openDir, new SeparatorMenuItem(), closeItem);
+        MenuItem calls = new MenuItem("Calls");
+        calls.setOnAction(e -> showTab("calls"));
+        MenuItem tl = new MenuItem("Timeline");
+        tl.setOnAction(e -> showTab("timeline"));
+        MenuItem mods = new MenuItem("Modules");
+        mods.setOnAction(e -> showTab("modules"));
+        MenuItem mem = new MenuItem("Memory");
+        mem.setOnAction(e -> showTab("memory"));
+        MenuItem clear = new MenuItem("Clear filter");
+        clear.setOnAction(e -> clearFilter());
+        Menu view = new Menu("View", null, calls, tl, mods, mem, new SeparatorMenuItem(), clear);
+        MenuBar mb = new MenuBar(file, view);
+        mb.setId("menuBar");
+        return mb;
+    }
+
+    private HBox filterBar() {
+        functionField.setId("functionFilter");
+        functionField.setPromptText("function regex, e.g. ^cuMem|Launch");
+        functionField.setPrefColumnCount(22);
+        functionField.textProperty().addListener((o, a, b) -> applyFilter());
+        threadBox.setId("threadFilter");
+        threadBox.setPromptText("all threads");
+        threadBox.setConverter(new StringConverter<>() {
+            @Override
+            public String toString(Long t) {
+                if (t == null || t.equals(ALL_THREADS)) return "all threads";
+                String n = index == null ? null : index.threadName(t);
+                return "thread " + t + (n == null ? "" : " (" + n + ")");
+            }
+
+            @Override
+            public Long fromString(String s) {
+                return null;
+            }
+        });
+        threadBox.valueProperty().addListener((o, a, b) -> applyFilter());
+        errorsBox.setId("errorsOnly");
+        errorsBox.selectedProperty().addListener((o, a, b) -> applyFilter());
+        fromField.setId("fromTime");
+        toField.setId("toTime");
+        for (TextField f : new TextField[] {fromField, toField}) {
+            f.setPrefColumnCount(7);
+            f.textProperty().addListener((o, a, b) -> applyFilter());
+        }
+        fromField.setPromptText("from s");
+        toField.setPromptText("to s");
+        fromField.setTooltip(new Tooltip("Only calls that start at or after this time (seconds since the capture began)"));
+        toField.setTooltip(new Tooltip("Only calls that start at or before this time (seconds since the capture began)"));
+        Button clear = new Button("Clear");
+        clear.setOnAction(e -> clearFilter());
+        matchLabel.setId("matchCount");
+        matchLabel.getStyleClass().add("hint");
+        Label fl = new Label("Function");
+        Label tl = new Label("Time");
+        HBox bar = new HBox(fl, functionField, threadBox, errorsBox, tl, fromField, new Label("–"), toField, clear, matchLabel);
+        bar.getStyleClass().add("filter-bar");
+        return bar;
+    }
+
+    private HBox statusBar() {
+        progress.setId("loadProgress");
+        progress.setPrefWidth(220);
+        progress.setVisible(false);
+        progress.setManaged(false);
+        cancelButton.setId("cancelLoad");
+        cancelButton.setVisible(false);
+        cancelButton.setManaged(false);
+        cancelButton.setOnAction(e -> {
+            if (loadTask != null) loadTask.cancel(false);
+        });
+        status.setId("status");
+        Region grow = new Region();
+        HBox.setHgrow(grow, Priority.ALWAYS);
+        HBox bar = new HBox(status, grow, progress, cancelButton);
+        bar.getStyleClass().add("status-bar");
+        return bar;
+    }
+
+    private void buildTable() {
+        table.setId("calls");
+        table.getStyleClass().add("calls");
+        table.setFixedCellSize(22);
+        table.setPlaceholder(new Label("No calls"));
+        table.getSelectionModel().setSelectionMode(SelectionMode.SINGLE);
+        table.setColumnResizePolicy(TableView.UNCONSTRAINED_RESIZE_POLICY);
+        table.getColumns().add(column("#", 64, "num", i -> Integer.toString(i + 1)));
+        table.getColumns().add(column("Thread", 64, "thread", i -> Long.toString(index.threadId(i))));
+        table.getColumns().add(column("Start (s)", 86, "start", i -> String.format(Locale.ROOT, "%.6f", index.start(i) / 1e9)));
+        table.getColumns().add(column("Duration", 86, "duration", i -> index.inFlight(i) ? "—" : duration(index.duration(i))));
+        table.getColumns().add(column("Function", 200, "function", i -> "  ".repeat(Math.min(index.depth(i), 8)) + index.functionName(index.function(i))));
+        // the result before the arguments: it stays in view, long argument lists scroll
+        table.getColumns().add(column("Result", 230, "result", i -> decoder.result(i)));
+        table.getColumns().add(column("Arguments", 1100, "arguments", i -> decoder.arguments(i)));
+        for (String right : new String[] {"num", "thread", "start", "duration"}) {
+            table.getColumns().stream().filter(c -> right.equals(c.getId())).forEach(c -> c.setStyle("-fx-alignment: CENTER-RIGHT;"));
+        }
+        table.setRowFactory(tv -> new TableRow<>() {
+            @Override
+            protected void updateItem(CallRows.Row r, boolean empty) {
+                super.updateItem(r, empty);
+                boolean err = false, fly = false;
+                if (!empty && r != null && index != null && r.call() < index.size()) {
+                    fly = index.inFlight(r.call()) && index.isComplete();
+                    err = index.failed(r.call());
+                }
+                pseudoClassStateChanged(ERROR, err);
+                pseudoClassStateChanged(IN_FLIGHT, fly);
+            }
+        });
+    }
+
+    /** The user selected a row of the table (-1: none). */
+    private void rowSelected(int row) {
+        if (syncing || rows == null) return;
+        syncing = true;
+        try {
+            selected.set(row < 0 || row >= rows.size() ? -1 : rows.callAt(row));
+        } finally {
+            syncing = false;
+        }
+    }
+
+    private TableColumn<CallRows.Row, CallRows.Row> column(String title, double width, String id, IntFunction<String> text) {
+        TableColumn<CallRows.Row, CallRows.Row> c = new TableColumn<>(title);
+        c.setId(id);
+        c.setPrefWidth(width);
+        c.setSortable(false);
+        c.setReorderable(false);
+        c.setCellValueFactory(f -> new ReadOnlyObjectWrapper<>(f.getValue()));
+        c.setCellFactory(col -> new TableCell<>() {
+            @Override
+            protected void updateItem(CallRows.Row r, boolean empty) {
+                super.updateItem(r, empty);
+                setText(empty || r == null || index == null || r.call() >= index.size() ? null : text.apply(r.call()));
+            }
+        });
+        return c;
+    }
+
+    /** A duration for people: {@code 812 ns}, {@code 12.345 µs}, {@code 3.210 ms}, {@code 1.500 s}. */
+    static String duration(long ns) {
+        if (ns < 1_000) return ns + " ns";
+        if (ns < 1_000_000) return String.format(Locale.ROOT, "%.3f µs", ns / 1e3);
+        if (ns < 1_000_000_000) return String.format(Locale.ROOT, "%.3f ms", ns / 1e6);
+        return String.format(Locale.ROOT, "%.3f s", ns / 1e9);
+    }
+
+    // ------------------------------------------------------------------ opening and loading
+
+    /** Opens a capture directory, file or pack in the background (a pack is unpacked first). */
+    public void open(Path path) {
+        Task<Capture> t = new Task<>() {
+            @Override
+            protected Capture call() throws Exception {
+                return Capture.open(path);
+            }
+        };
+        status.setText("Opening " + path + "…");
+        t.setOnSucceeded(e -> show(t.getValue()));
+        t.setOnFailed(e -> {
+            Throwable x = t.getException();
+            loadError = x.getMessage() != null ? x.getMessage() : x.toString();
+            status.setText("Cannot open " + path + ": " + loadError);
+            if (!Boolean.getBoolean("zluda.viewer.noDialogs")) {
+                Alert a = new Alert(Alert.AlertType.ERROR, loadError);
+                a.setHeaderText("Cannot open " + path.getFileName());
+                a.initOwner(stage);
+                a.show();
+            }
+        });
+        Thread th = new Thread(t, "zluda-viewer-open");
+        th.setDaemon(true);
+        th.start();
+    }
+
+    /** Shows an open capture and indexes it in the background; the window closes the capture when it closes or shows another. */
+    public void show(Capture capture) {
+        close();
+        loadError = null;
+        index = new CallIndex(capture);
+        decoder = new CallDecoder(index);
+        CallIndex idx = index;
+        stage.setTitle("zluda view — " + capture.source());
+        threadBox.getItems().setAll(ALL_THREADS);
+        threadBox.setValue(ALL_THREADS);
+        CallFilter f = currentFilter();
+        rows = new CallRows(idx, f == null ? CallFilter.ALL : f);
+        callTable.setRows(rows);
+        selected.set(-1);
+        details.show(-1);
+        timeline.reset();
+        modules.reload();
+        memory.reload();
+        long size = capture.reader().fileSize();
+        CountDownLatch painted = new CountDownLatch(1);
+        firstRowsPainted = painted;
+        Task<ReadStatus> t = new Task<>() {
+            @Override
+            protected ReadStatus call() {
+                Viewer.trace("indexing");
+                boolean[] first = {true};
+                ReadStatus st = idx.load(b -> {
+                    updateProgress(b, size);
+                    if (first[0]) {
+                        // the first rows are there: leave the CPU to the FX thread until it has drawn them
+                        first[0] = false;
+                        try {
+                            painted.await(2, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }, this::isCancelled);
+                Viewer.trace("indexed");
+                return st;
+            }
+        };
+        loadTask = t;
+        loadStartNanos = System.nanoTime();
+        loadNanos = -1;
+        progress.progressProperty().bind(t.progressProperty());
+        setLoadingControls(true);
+        poller = new Timeline(new KeyFrame(Duration.millis(100), e -> tick()));
+        poller.setCycleCount(Timeline.INDEFINITE);
+        poller.play();
+        t.setOnSucceeded(e -> finished(t, null));
+        t.setOnCancelled(e -> finished(t, null));
+        t.setOnFailed(e -> finished(t, t.getException()));
+        Thread th = new Thread(t, "zluda-viewer-index");
+        th.setDaemon(true);
+        th.start();
+        tick();
+    }
+
+    private void setLoadingControls(boolean loading) {
+        progress.setVisible(loading);
+        progress.setManaged(loading);
+        cancelButton.setVisible(loading);
+        cancelButton.setManaged(loading);
+    }
+
+    private void tick() {
+        if (index == null) return;
+        boolean added = rows.refresh();
+        if (added) callTable.rowsAdded();
+        if (loadTask != null) {
+            if (visibleRowInFlight()) callTable.refreshCells();
+            status.setText(String.format(Locale.ROOT, "Loading %s: %,d calls…", index.capture().source().getFileName(), index.size()));
+        }
+        if (added || loadTask != null) updateMatchLabel();
+        // while loading, the timeline (when on screen) is redrawn twice a second
+        if (loadTask == null || ++ticks % 5 == 0) timeline.changed();
+    }
+
+    /** Whether a row on screen shows a call whose LEAVE has not been read yet (its cells change when it is). */
+    private boolean visibleRowInFlight() {
+        int top = callTable.topRow();
+        for (int r = top; r < top + callTable.pageRows() && r < rows.size(); r++) {
+            if (index.inFlight(rows.callAt(r))) return true;
+        }
+        return false;
+    }
+
+    private void finished(Task<ReadStatus> t, Throwable failure) {
+        if (t != loadTask) return;
+        Viewer.trace("index done, on the FX thread");
+        loadTask = null;
+        loadNanos = System.nanoTime() - loadStartNanos;
+        if (poller != null) poller.stop();
+        progress.progressProperty().unbind();
+        setLoadingControls(false);
+        if (rows.filter().dependsOnResults()) applyFilter();
+        else if (rows.refresh()) callTable.rowsAdded();
+        callTable.refreshCells();
+        long[] tids = index.threadIds();
+        Long keepThread = threadBox.getValue();
+        threadBox.getItems().setAll(ALL_THREADS);
+        for (long tid : tids) threadBox.getItems().add(tid);
+        threadBox.setValue(keepThread == null || !threadBox.getItems().contains(keepThread) ? ALL_THREADS : keepThread);
+        timeline.reset();
+        modules.reload();
+        memory.reload();
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%s: %,d calls, %d thread%s, %,d error%s", index.capture().source().getFileName(),
+                index.size(), tids.length, tids.length == 1 ? "" : "s", index.errors(), index.errors() == 1 ? "" : "s"));
+        if (index.inFlightAtEnd() > 0) sb.append(String.format(Locale.ROOT, ", %d in flight", index.inFlightAtEnd()));
+        sb.append(String.format(Locale.ROOT, ", %d module%s, %d blob%s", modules.count(), modules.count() == 1 ? "" : "s",
+                index.blobs().size(), index.blobs().size() == 1 ? "" : "s"));
+        if (failure != null) {
+            loadError = failure.toString();
+            sb.append(" — reading failed: ").append(failure.getMessage());
+        } else if (index.isCancelled()) {
+            sb.append(" — loading cancelled: the calls after these were not read");
+        } else {
+            ReadStatus st = index.status();
+            if (st != null && st.stoppedEarly()) sb.append(" — capture stops at byte ").append(st.stopOffset()).append(": ").append(st.stopReason());
+            else if (st != null && !st.endedCleanly()) sb.append(" — no process end (killed or crashed?)");
+            sb.append(String.format(Locale.ROOT, " — read in %.2f s", loadNanos / 1e9));
+        }
+        status.setText(sb.toString());
+        updateMatchLabel();
+        if (selected.get() >= 0) details.show(selected.get());
+        java.util.List<Runnable> rs = java.util.List.copyOf(onLoaded);
+        onLoaded.clear();
+        for (Runnable r : rs) r.run();
+    }
+
+    /** Stops loading and closes the capture shown (if any). */
+    void close() {
+        if (poller != null) poller.stop();
+        Task<ReadStatus> t = loadTask;
+        CallIndex old = index;
+        loadTask = null;
+        if (t != null) {
+            t.cancel(false);
+            // the index thread still reads the mapping: close once it has stopped
+            Thread closer = new Thread(() -> {
+                try {
+                    t.get();
+                } catch (Exception ignored) {
+                    // cancelled or failed: either way it has stopped reading
+                }
+                old.capture().close();
+            }, "zluda-viewer-close");
+            closer.setDaemon(true);
+            closer.start();
+        } else if (old != null) {
+            old.capture().close();
+        }
+        index = null;
+    }
+
+    // ------------------------------------------------------------------ filtering
+
+    private CallFilter currentFilter() {
+        Pattern p = null;
+        String re = functionField.getText();
+        functionField.getStyleClass().remove("invalid");
+        functionField.setTooltip(null);
+        if (re != null && !re.isBlank()) {
+            try {
+                p = Pattern.compile(re.strip());
+            } catch (PatternSyntaxException e) {
+                functionField.getStyleClass().add("invalid");
+                functionField.setTooltip(new Tooltip(e.getDescription()));
+                return null;
+            }
+        }
+        Long from = seconds(fromField), to = seconds(toField);
+        if (from == null || to == null) return null;
+        Long thread = threadBox.getValue() == null || threadBox.getValue().equals(ALL_THREADS) ? null : threadBox.getValue();
+        return new CallFilter(p, thread, errorsBox.isSelected(),
+                from == Long.MIN_VALUE ? Long.MIN_VALUE : from, to == Long.MIN_VALUE ? Long.MAX_VALUE : to);
+    }
+
+    /** Seconds typed in a field as ns; MIN_VALUE for blank, null (and the field marked) when it is not a number. */
+    private static Long seconds(TextField f) {
+        f.getStyleClass().remove("invalid");
+        String s = f.getText() == null ? "" : f.getText().strip().replace("+", "");
+        if (s.isEmpty()) return Long.MIN_VALUE;
+        try {
+            double mult = 1e9;
+            if (s.endsWith("ms")) { mult = 1e6; s = s.substring(0, s.length() - 2); }
+            else if (s.endsWith("us") || s.endsWith("µs")) { mult = 1e3; s = s.substring(0, s.length() - 2); }
+            else if (s.endsWith("ns")) { mult = 1; s = s.substring(0, s.length() - 2); }
+            else if (s.endsWith("s")) s = s.substring(0, s.length() - 1);
+            return Math.round(Double.parseDouble(s.strip()) * mult);
+        } catch (NumberFormatException e) {
+            f.getStyleClass().add("invalid");
+            return null;
+        }
+    }
+
+    /** Rebuilds the rows for the filter in the bar (keeps the selected call selected when it still shows). */
+    void applyFilter() {
+        if (index == null) return;
+        CallFilter f = currentFilter();
+        if (f == null) return;
+        int keep = selected.get();
+        rows = new CallRows(index, f);
+        rows.refresh();
+        syncing = true;
+        try {
+            callTable.setRows(rows);
+            int r = rows.rowOf(keep);
+            if (r >= 0) callTable.selectRow(r);
+        } finally {
+            syncing = false;
+        }
+        updateMatchLabel();
+        timeline.changed();
+    }
+
+    private void clearFilter() {
+        functionField.setText("");
+        threadBox.setValue(ALL_THREADS);
+        errorsBox.setSelected(false);
+        fromField.setText("");
+        toField.setText("");
+    }
+
+    /** Sets the function regex in the filter bar. */
+    public void filterFunctions(String regex) {
+        functionField.setText(regex);
+    }
+
+    private void updateMatchLabel() {
+        if (index == null || rows == null) {
+            matchLabel.setText("");
+            return;
+        }
+        matchLabel.setText(rows.filter().isAll() ? String.format(Locale.ROOT, "%,d calls", index.size())
+                : String.format(Locale.ROOT, "%,d of %,d calls", rows.size(), index.size()));
+    }
+
+    // ------------------------------------------------------------------ selection
+
+    private void selectionChanged(int call) {
+        details.show(call);
+        timeline.selectionChanged(call);
+        if (syncing || rows == null) return;
+        syncing = true;
+        try {
+            callTable.selectRow(rows.rowOf(call));
+        } finally {
+            syncing = false;
+        }
+    }
+
+    /** Shows a kernel's {@code .entry} in the modules view. */
+    void goToEntry(String kernel, long moduleHandle) {
+        if (modules.showEntry(kernel, moduleHandle)) showTab("modules");
+        else status.setText("No PTX module of this capture declares .entry " + kernel);
+    }
+
+    /** Shows bytes in the memory view. */
+    void showMemory(String label, byte[] bytes) {
+        memory.showBytes(label, bytes);
+        showTab("memory");
+    }
+
+    /** Shows a blob in the memory view. */
+    void showBlob(long hash) {
+        if (memory.showBlob(hash)) showTab("memory");
+        else status.setText(String.format("Blob %016x is not in this capture", hash));
+    }
+
+    /** Sets the status line. */
+    void status(String text) {
+        status.setText(text);
+    }
+
+    /** Runs later on the FX thread. */
+    static void later(Runnable r) {
+        Platform.runLater(r);
+    }
+}

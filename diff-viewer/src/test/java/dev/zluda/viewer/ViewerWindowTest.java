@@ -1,0 +1,278 @@
+package dev.zluda.viewer;
+
+import dev.zluda.capture.Capture;
+import dev.zluda.capture.text.Dump;
+import javafx.css.PseudoClass;
+import javafx.geometry.Point2D;
+import javafx.scene.Node;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.control.Label;
+import javafx.scene.control.TabPane;
+import javafx.scene.control.TableCell;
+import javafx.scene.control.TableRow;
+import javafx.scene.control.TableView;
+import javafx.scene.text.Text;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Drives the real viewer window (headless, Monocle) on the committed H200 captures and on a generated one. */
+@ExtendWith(ApplicationExtension.class)
+class ViewerWindowTest {
+    @TempDir
+    static Path tmp;
+
+    private ViewerWindow w;
+
+    @BeforeAll
+    static void headless() {
+        Fx.headless();
+    }
+
+    @Start
+    void start(Stage stage) {
+        w = new ViewerWindow(stage);
+        stage.show();
+    }
+
+    private void open(FxRobot robot, Path capture) throws Exception {
+        long t0 = System.nanoTime();
+        robot.interact(() -> w.open(capture));
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> w.isLoaded() || w.loadError() != null).get());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertNull(w.loadError());
+        System.err.printf("opened %s in %.2f s%n", capture.getFileName(), (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** Texts of the table cells of one column that are on screen, in row order. */
+    private static List<String> column(FxRobot robot, String id) {
+        List<TableCell<?, ?>> cells = new java.util.ArrayList<>();
+        for (Node n : robot.lookup("#calls .table-cell").queryAll()) if (n instanceof TableCell<?, ?> c) cells.add(c);
+        return cells.stream()
+                .filter(c -> c.getTableColumn() != null && id.equals(c.getTableColumn().getId()) && c.getText() != null && c.getIndex() >= 0)
+                .sorted(Comparator.comparingInt(TableCell::getIndex)).map(TableCell::getText).toList();
+    }
+
+    private static TableCell<?, ?> cell(FxRobot robot, String id, String text) {
+        return robot.lookup("#calls .table-cell").queryAllAs(TableCell.class).stream()
+                .filter(c -> c.getTableColumn() != null && id.equals(c.getTableColumn().getId()) && text.equals(c.getText()))
+                .findFirst().orElseThrow(() -> new AssertionError("no cell '" + text + "' in column " + id));
+    }
+
+    private void snapshot(FxRobot robot, String name) throws Exception {
+        Path out = Fx.repo().resolve("diff-viewer/target/screenshots").resolve(name);
+        Files.createDirectories(out.getParent());
+        robot.interact(() -> {
+            try {
+                Viewer.writePng(w.stage().getScene(), out);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    private static List<String> dump(Path capture, Dump.Options o) throws Exception {
+        StringWriter sw = new StringWriter();
+        try (Capture cap = Capture.open(capture)) {
+            Dump.dump(cap, o, new PrintWriter(sw));
+        }
+        return sw.toString().lines().filter(l -> !l.startsWith("#")).toList();
+    }
+
+    @Test
+    void opensACaptureAndShowsEveryCall(FxRobot robot) throws Exception {
+        Path capture = Fx.sample("vectorAdd");
+        open(robot, capture);
+        List<String> lines = dump(capture, Dump.Options.all());
+        assertEquals(20, lines.size());
+        assertEquals(lines.size(), w.rows().size());
+        assertEquals(List.of("1", "2", "3"), column(robot, "num").subList(0, 3));
+        assertEquals("cuInit", column(robot, "function").getFirst());
+        assertEquals("Flags: 0", column(robot, "arguments").getFirst());
+        assertEquals("CUDA_SUCCESS", column(robot, "result").getFirst());
+        assertEquals("cuInit(Flags: 0) -> CUDA_SUCCESS", lines.getFirst());
+        assertEquals(lines.getFirst(), w.decoder().line(0));
+        assertEquals("20 calls", robot.lookup("#matchCount").queryAs(Label.class).getText());
+        assertTrue(robot.lookup("#status").queryAs(Label.class).getText().startsWith("vectorAdd: 20 calls, 1 thread, 0 errors"),
+                robot.lookup("#status").queryAs(Label.class).getText());
+        robot.clickOn(cell(robot, "function", "cuLaunchKernel"));
+        assertEquals(13, w.selectedCallProperty().get() + 1);
+    }
+
+    @Test
+    void aRegexFiltersTheFunctions(FxRobot robot) throws Exception {
+        Path capture = Fx.sample("vectorAdd");
+        open(robot, capture);
+        robot.clickOn("#functionFilter").write("^cuMem");
+        WaitForAsyncUtils.waitForFxEvents();
+        List<String> expected = dump(capture, new Dump.Options(false, false, Pattern.compile("^cuMem"), false, 1, Long.MAX_VALUE));
+        assertEquals(9, expected.size());
+        assertEquals(expected.size(), w.rows().size());
+        List<String> fns = column(robot, "function");
+        assertEquals(9, fns.size());
+        assertTrue(fns.stream().allMatch(f -> f.startsWith("cuMem")), fns.toString());
+        assertEquals("9 of 20 calls", robot.lookup("#matchCount").queryAs(Label.class).getText());
+        assertEquals(List.of("8", "9", "10", "11", "12"), column(robot, "num").subList(0, 5));
+        robot.write("[");  // not a regular expression: the field says so, the rows stay
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(robot.lookup("#functionFilter").query().getStyleClass().contains("invalid"));
+        assertEquals(9, w.rows().size());
+    }
+
+    @Test
+    void errorsOnlyShowsTheFailingCalls(FxRobot robot) throws Exception {
+        Path capture = Fx.sample("illegalAccess");
+        open(robot, capture);
+        // a failed call selected: the picture in docs/support.md
+        robot.clickOn(cell(robot, "function", "cuMemFree_v2"));
+        assertTrue(robot.lookup("#detailsTitle").queryAs(Label.class).getStyleClass().contains("error"));
+        snapshot(robot, "viewer-calls.png");
+        robot.clickOn("#errorsOnly");
+        WaitForAsyncUtils.waitForFxEvents();
+        List<String> expected = dump(capture, new Dump.Options(false, false, null, true, 1, Long.MAX_VALUE));
+        assertEquals(List.of("cuCtxSynchronize() -> CUDA_ERROR_ILLEGAL_ADDRESS", "cuMemFree_v2(dptr: 0x7f1f13e00000) -> CUDA_ERROR_ILLEGAL_ADDRESS",
+                "cuModuleUnload(hmod: 0x55677cb6b940) -> CUDA_ERROR_ILLEGAL_ADDRESS"), expected);
+        assertEquals(List.of("cuCtxSynchronize", "cuMemFree_v2", "cuModuleUnload"), column(robot, "function"));
+        assertEquals(List.of("11", "13", "15"), column(robot, "num"));
+        assertTrue(column(robot, "result").stream().allMatch("CUDA_ERROR_ILLEGAL_ADDRESS"::equals));
+        PseudoClass error = PseudoClass.getPseudoClass("error");
+        long highlighted = robot.lookup("#calls .table-row-cell").queryAllAs(TableRow.class).stream()
+                .filter(r -> r.getItem() != null && r.getPseudoClassStates().contains(error)).count();
+        assertEquals(3, highlighted);
+        snapshot(robot, "viewer-errors.png");
+        robot.clickOn("#errorsOnly");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(18, w.rows().size());
+        assertEquals("1", column(robot, "num").getFirst());
+    }
+
+    @Test
+    void theKeysAndTheScrollBarReachEveryRowOfALargeCapture(FxRobot robot) throws Exception {
+        Path dir = tmp.resolve("large");
+        long n = SyntheticCapture.write(dir, 40_000, 2);
+        open(robot, dir);
+        assertEquals(n, w.rows().size());
+        robot.clickOn(cell(robot, "num", "1"));
+        robot.press(javafx.scene.input.KeyCode.CONTROL).press(javafx.scene.input.KeyCode.END)
+                .release(javafx.scene.input.KeyCode.END).release(javafx.scene.input.KeyCode.CONTROL);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(n - 1, w.selectedCallProperty().get());
+        assertTrue(column(robot, "num").contains(Long.toString(n)), column(robot, "num").toString());
+        robot.type(javafx.scene.input.KeyCode.UP);
+        assertEquals(n - 2, w.selectedCallProperty().get());
+        // the scroll bar covers every row; the table holds one screen of them
+        javafx.scene.control.ScrollBar bar = robot.lookup("#callScroll").queryAs(javafx.scene.control.ScrollBar.class);
+        robot.interact(() -> bar.setValue(30_000));
+        assertEquals(List.of("30001", "30002"), column(robot, "num").subList(0, 2));
+        assertTrue(robot.lookup("#calls").queryAs(TableView.class).getItems().size() < 100);
+        // a selected call far away is scrolled to
+        robot.interact(() -> w.select(12_345));
+        assertTrue(column(robot, "num").contains("12346"));
+    }
+
+    @Test
+    void selectingACallShowsItsDetails(FxRobot robot) throws Exception {
+        open(robot, Fx.sample("vectorAdd"));
+        robot.clickOn(cell(robot, "function", "cuModuleGetFunction"));
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals("#7  cuModuleGetFunction  →  CUDA_SUCCESS", robot.lookup("#detailsTitle").queryAs(Label.class).getText());
+        assertTrue(robot.lookup("#detailsFacts").queryAs(Label.class).getText().startsWith("thread 527 · depth 0 · start +0.484391 s"));
+        @SuppressWarnings("unchecked")
+        TableView<CallDecoder.Argument> args = robot.lookup("#argumentTable").queryAs(TableView.class);
+        assertEquals(3, args.getItems().size());
+        CallDecoder.Argument hfunc = args.getItems().get(0), name = args.getItems().get(2);
+        assertEquals("hfunc", hfunc.name());
+        assertEquals("out", hfunc.direction());
+        assertEquals("0x55d6afc3c600", hfunc.afterCall());
+        assertEquals("name", name.name());
+        assertEquals("const char *", name.cType());
+        assertEquals("\"vectorAdd\"", name.atEntry());
+        // the rendered argument table shows the output value
+        assertTrue(robot.lookup("#argumentTable .table-cell").queryAllAs(TableCell.class).stream().anyMatch(c -> "0x55d6afc3c600".equals(c.getText())));
+    }
+
+    @Test
+    void aLaunchJumpsToItsEntryInTheModulesView(FxRobot robot) throws Exception {
+        Path dir = tmp.resolve("modules");
+        SyntheticCapture.write(dir, 60, 2);
+        open(robot, dir);
+        int launch = CallIndexTest.firstOf(w.index(), "cuLaunchKernel");
+        robot.interact(() -> w.select(launch));
+        // the nested call is listed under the launch
+        assertEquals(List.of(launch + 1), robot.lookup("#nestedCalls").queryListView().getItems());
+        robot.clickOn("#goToEntry");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals("modulesTab", robot.lookup("#tabs").queryAs(TabPane.class).getSelectionModel().getSelectedItem().getId());
+        assertEquals(1, robot.lookup("#moduleList").queryListView().getItems().size());
+        int line = w.modules.selectedLine();
+        assertTrue(w.modules.lines().get(line).contains(".entry vectorAdd("), w.modules.lines().get(line));
+        assertTrue(robot.lookup("#moduleHeader").queryAs(Label.class).getText().startsWith("module_0001_01.ptx: PTX"));
+        // highlighted: the opcodes and directives on screen carry their styles
+        List<Text> texts = robot.lookup("#ptxView .ptx-opcode").queryAllAs(Text.class).stream().toList();
+        assertTrue(texts.stream().anyMatch(t -> t.getText().equals("ld.param.u64")), texts.toString());
+        assertTrue(robot.lookup("#ptxView .ptx-directive").queryAllAs(Text.class).stream().anyMatch(t -> t.getText().equals(".entry")));
+        snapshot(robot, "viewer-modules.png");
+    }
+
+    @Test
+    void theTimelineSelectsTheCallClicked(FxRobot robot) throws Exception {
+        Path dir = tmp.resolve("timeline");
+        SyntheticCapture.write(dir, 120, 3);
+        open(robot, dir);
+        robot.clickOn("#timelineTab");
+        int target = CallIndexTest.firstOf(w.index(), "cuMemcpyHtoD_v2") + 6 * 3; // a copy in the 2nd round, on thread 1000
+        robot.interact(() -> w.timeline.zoomTo(target));
+        double[] c = WaitForAsyncUtils.asyncFx(() -> w.timeline.centreOf(target)).get();
+        assertNotNull(c);
+        Canvas canvas = robot.lookup("#timelineCanvas").queryAs(Canvas.class);
+        Point2D p = WaitForAsyncUtils.asyncFx(() -> canvas.localToScreen(c[0], c[1])).get();
+        robot.clickOn(p);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(target, w.selectedCallProperty().get());
+        assertTrue(robot.lookup("#detailsTitle").queryAs(Label.class).getText().contains("cuMemcpyHtoD_v2"));
+        robot.interact(() -> w.timeline.fit());
+        snapshot(robot, "viewer-timeline.png");
+    }
+
+    @Test
+    void theMemoryViewShowsABlobAsHexAndFloats(FxRobot robot) throws Exception {
+        Path dir = tmp.resolve("memory");
+        SyntheticCapture.write(dir, 60, 1);
+        open(robot, dir);
+        int copy = CallIndexTest.firstOf(w.index(), "cuMemcpyHtoD_v2");
+        robot.interact(() -> w.select(copy));
+        // double-click the argument with the data
+        Node srcHost = robot.lookup("#argumentTable .table-cell").queryAllAs(TableCell.class).stream()
+                .filter(x -> "srcHost".equals(x.getText())).findFirst().orElseThrow();
+        robot.doubleClickOn(srcHost);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals("memoryTab", robot.lookup("#tabs").queryAs(TabPane.class).getSelectionModel().getSelectedItem().getId());
+        assertEquals(SyntheticCapture.ELEMENTS * 4, w.memory.shownBytes());
+        assertEquals(2, robot.lookup("#blobList").queryListView().getItems().size());
+        assertEquals("00000000  00 00 00 00 00 00 00 3f  00 00 80 3f 00 00 c0 3f  |.......?...?...?|", w.memory.hexLine(0));
+        assertTrue(robot.lookup("#hexView .list-cell").queryAllAs(javafx.scene.control.ListCell.class).stream()
+                .anyMatch(x -> w.memory.hexLine(0).equals(x.getText())));
+        robot.clickOn("#typedTab");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals("1.5", w.memory.value(3));
+        assertTrue(robot.lookup("#typedView .table-cell").queryAllAs(TableCell.class).stream().anyMatch(x -> "1.5".equals(x.getText())));
+        snapshot(robot, "viewer-memory.png");
+    }
+}
