@@ -426,7 +426,7 @@ final class AstBuilder {
         return left;
     }
 
-    /** C binary operator precedence, higher binds tighter (the same table as PtxPrinter's). */
+    /** C binary operator precedence, higher binds tighter; the printer uses this table too. */
     static int precedence(String op) {
         return switch (op) {
             case "*", "/", "%" -> 12;

@@ -300,20 +300,9 @@ public final class PtxPrinter {
         };
     }
 
+    /** The parser's precedence table, so that printing and parsing cannot disagree. */
     private static int binaryPrecedence(String op) {
-        return switch (op) {
-            case "*", "/", "%" -> 12;
-            case "+", "-" -> 11;
-            case "<<", ">>" -> 10;
-            case "<", ">", "<=", ">=" -> 9;
-            case "==", "!=" -> 8;
-            case "&" -> 7;
-            case "^" -> 6;
-            case "|" -> 5;
-            case "&&" -> 4;
-            case "||" -> 3;
-            default -> throw new IllegalArgumentException("unknown operator " + op);
-        };
+        return AstBuilder.precedence(op);
     }
 
     private void exprAtLeast(Expr e, int minPrecedence) {
