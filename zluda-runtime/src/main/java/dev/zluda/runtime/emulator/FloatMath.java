@@ -17,7 +17,7 @@ import java.math.MathContext;
 final class FloatMath {
     private FloatMath() {}
 
-    static final int RN = 0, RZ = 1, RM = 2, RP = 3;
+    static final int RN = 0, RZ = 1, RM = 2, RP = 3, RNA = 4;
     /** The NaN NVIDIA GPUs produce for single precision (PTX: "canonical NaN"). */
     static final int CANONICAL_NAN_F32 = 0x7FFF_FFFF;
     /** The NaN NVIDIA GPUs produce for half precision. */
@@ -168,8 +168,30 @@ final class FloatMath {
         double s = a * b;
         if (mode == RN || !Double.isFinite(a) || !Double.isFinite(b)) return s;
         if (Double.isInfinite(s)) return overflow(s, mode);
-        if (s == 0 && a != 0 && b != 0) return exact(new BigDecimal(a).multiply(new BigDecimal(b)), mode);
-        return roundD(s, Math.fma(a, b, -s), mode);
+        if (a == 0 || b == 0) return s;
+        // the sign of (exact - s), computed exactly (an fma residue is inexact for subnormal results)
+        int c = new BigDecimal(a).multiply(new BigDecimal(b)).compareTo(new BigDecimal(s));
+        return directed(s, c, mode);
+    }
+
+    /**
+     * The result in a directed mode, given the result {@code s} rounded to nearest and the sign {@code c}
+     * of (exact value - s).
+     */
+    static double directed(double s, int c, int mode) {
+        if (c == 0 || mode == RN) return s;
+        if (s == 0) {
+            return switch (mode) {
+                case RP -> c > 0 ? Double.MIN_VALUE : s;
+                case RM -> c < 0 ? -Double.MIN_VALUE : s;
+                default -> s;
+            };
+        }
+        return switch (mode) {
+            case RM -> c < 0 ? Math.nextDown(s) : s;
+            case RP -> c > 0 ? Math.nextUp(s) : s;
+            default -> (s > 0 && c < 0) ? Math.nextDown(s) : (s < 0 && c > 0) ? Math.nextUp(s) : s;
+        };
     }
 
     static double fma(double a, double b, double c, int mode) {
@@ -182,16 +204,18 @@ final class FloatMath {
 
     static double div(double a, double b, int mode) {
         double q = a / b;
-        if (mode == RN || !Double.isFinite(q) || !Double.isFinite(a) || b == 0) return q;
-        if (q == 0 && a != 0) return exact(new BigDecimal(a).divide(new BigDecimal(b), new MathContext(1100)), mode);
-        double r = Math.fma(-q, b, a);
-        return roundD(q, r / b, mode);
+        if (mode == RN || !Double.isFinite(a) || !Double.isFinite(b) || b == 0 || a == 0) return q;
+        if (Double.isInfinite(q)) return overflow(q, mode);
+        // exact - q = (a - q*b) / b
+        int c = new BigDecimal(a).subtract(new BigDecimal(q).multiply(new BigDecimal(b))).signum() * (b > 0 ? 1 : -1);
+        return directed(q, c, mode);
     }
 
     static double sqrt(double a, int mode) {
         double s = Math.sqrt(a);
         if (mode == RN || !Double.isFinite(s) || s == 0) return s;
-        return roundD(s, Math.fma(-s, s, a), mode);
+        BigDecimal bs = new BigDecimal(s);
+        return directed(s, new BigDecimal(a).compareTo(bs.multiply(bs)), mode);
     }
 
     /** Rounds an exact decimal value to double in any mode. */
@@ -227,6 +251,61 @@ final class FloatMath {
             case RP -> Math.ceil(x);
             default -> Math.rint(x);
         };
+    }
+
+    // ------------------------------------------------------------------ any binary format
+
+    /**
+     * Rounds a finite non-zero double, once, to a binary floating-point format with {@code expBits}
+     * exponent bits and {@code mantBits} stored significand bits in the IEEE 754 layout (bias
+     * 2^(expBits-1)-1, gradual underflow), in mode RN, RZ, RM, RP or RNA (nearest, ties away from zero).
+     *
+     * @return the magnitude bits (exponent and significand fields, no sign); a value above the format's
+     *         largest finite encoding means overflow, which the caller resolves (infinity, largest finite, NaN)
+     */
+    static long roundBits(double v, int expBits, int mantBits, int mode) {
+        boolean neg = v < 0;
+        double a = Math.abs(v);
+        int bias = (1 << (expBits - 1)) - 1;
+        int qe = Math.max(Math.getExponent(a), 1 - bias) - mantBits;
+        double n = Math.scalb(a, -qe);
+        double fl = Math.floor(n), frac = n - fl;
+        long m = (long) fl;
+        boolean up = switch (mode) {
+            case RZ -> false;
+            case RM -> neg && frac > 0;
+            case RP -> !neg && frac > 0;
+            case RNA -> frac >= 0.5;
+            default -> frac > 0.5 || (frac == 0.5 && (m & 1) == 1);
+        };
+        if (up) m++;
+        if (m == 0) return 0;
+        int msb = 63 - Long.numberOfLeadingZeros(m);
+        int exp = qe + msb;
+        if (exp < 1 - bias) return m; // subnormal
+        long mask = (1L << mantBits) - 1;
+        long mant = msb >= mantBits ? (m >>> (msb - mantBits)) & mask : (m << (mantBits - msb)) & mask;
+        return ((long) (exp + bias) << mantBits) | mant;
+    }
+
+    /**
+     * A double to a format of {@link #roundBits} whose top exponent holds infinities and NaNs (f16,
+     * bf16, e5m2): overflow gives infinity or the largest finite value as IEEE 754 says for the mode, or
+     * always the largest finite value with {@code satfinite}; NaN gives {@code nan}.
+     */
+    static int toFormat(double v, int expBits, int mantBits, int mode, boolean satfinite, int nan) {
+        int signBit = 1 << (expBits + mantBits);
+        int inf = ((1 << expBits) - 1) << mantBits, max = inf - 1;
+        if (v != v) return nan;
+        int sign = (Double.doubleToRawLongBits(v) < 0) ? signBit : 0;
+        if (v == 0) return sign;
+        if (Double.isInfinite(v)) return sign | (satfinite ? max : inf);
+        long bits = roundBits(v, expBits, mantBits, mode);
+        if (bits > max) {
+            boolean toInf = !satfinite && (mode == RN || mode == RNA || (sign == 0 ? mode == RP : mode == RM));
+            return sign | (toInf ? inf : max);
+        }
+        return sign | (int) bits;
     }
 
     // ------------------------------------------------------------------ half and bfloat16

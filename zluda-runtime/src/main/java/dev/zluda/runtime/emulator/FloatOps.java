@@ -51,7 +51,7 @@ final class FloatOps {
                     int l = Integer.numberOfTrailingZeros(x);
                     double A = Double.longBitsToDouble(r[a + l]);
                     double B = b >= 0 ? Double.longBitsToDouble(r[b + l]) : 0, C = c >= 0 ? Double.longBitsToDouble(r[c + l]) : 0;
-                    r[d + l] = f64(A, B, C, r[a + l], b >= 0 ? r[b + l] : 0);
+                    r[d + l] = f64(A, B, C, r[a + l], b >= 0 ? r[b + l] : 0, c >= 0 ? r[c + l] : 0);
                 }
                 return;
             }
@@ -93,10 +93,11 @@ final class FloatOps {
                 case DIV -> v = FloatMath.div(A, B, rnd);
                 case DIV_APPROX -> v = A / B;
                 case ABS -> {
-                    return (Float.floatToRawIntBits(A) & 0x7FFF_FFFF) & 0xFFFF_FFFFL;
+                    // a NaN becomes the canonical NaN (measured on an H200)
+                    return A != A ? FloatMath.CANONICAL_NAN_F32 : (Float.floatToRawIntBits(A) & 0x7FFF_FFFF) & 0xFFFF_FFFFL;
                 }
                 case NEG -> {
-                    return (Float.floatToRawIntBits(A) ^ 0x8000_0000) & 0xFFFF_FFFFL;
+                    return A != A ? FloatMath.CANONICAL_NAN_F32 : (Float.floatToRawIntBits(A) ^ 0x8000_0000) & 0xFFFF_FFFFL;
                 }
                 case MIN, MAX -> {
                     boolean an = A != A, bn = B != B;
@@ -117,13 +118,46 @@ final class FloatOps {
                 }
                 default -> throw new IllegalStateException("float op " + kind);
             }
-            if (ftz) v = FloatMath.ftz(v);
+            if (ftz) {
+                // .ftz flushes results that are subnormal before rounding (an H200 gives -0 for
+                // 0x3f7fffff * -0x1p-126, whose exact value rounds up to -0x1p-126)
+                if (Math.abs(v) == Float.MIN_NORMAL && kind <= FMA) {
+                    double exact = switch (kind) {
+                        case ADD -> (double) A + (double) B;
+                        case SUB -> (double) A - (double) B;
+                        case MUL -> (double) A * (double) B;
+                        default -> Math.fma((double) A, (double) B, (double) C);
+                    };
+                    if (Math.abs(exact) < Float.MIN_NORMAL) v = Math.copySign(0f, v);
+                }
+                v = FloatMath.ftz(v);
+            }
             if (sat) v = FloatMath.sat(v);
             return FloatMath.bits(v);
         }
 
-        long f64(double A, double B, double C, long ab, long bb) {
+        long f64(double A, double B, double C, long ab, long bb, long cb) {
             double v;
+            if (A != A || B != B || C != C) {
+                // NaN operands propagate quieted, sign and payload kept (measured on an H200, ConformanceTest):
+                // add/sub/mul/fma take b first, then c, then a (sub does not negate a NaN b), div a then b;
+                // abs and neg give the NaN quieted, sign kept; min/max of two NaNs give b
+                switch (kind) {
+                    case ADD, SUB, MUL, FMA -> {
+                        return (B != B ? bb : C != C ? cb : ab) | 0x0008_0000_0000_0000L;
+                    }
+                    case DIV -> {
+                        return (A != A ? ab : bb) | 0x0008_0000_0000_0000L;
+                    }
+                    case ABS, NEG -> {
+                        return ab | 0x0008_0000_0000_0000L;
+                    }
+                    case MIN, MAX -> {
+                        if (A != A && B != B) return bb | 0x0008_0000_0000_0000L;
+                    }
+                    default -> {}
+                }
+            }
             switch (kind) {
                 case ADD -> v = FloatMath.add(A, B, rnd);
                 case SUB -> v = FloatMath.add(A, -B, rnd);
@@ -553,7 +587,7 @@ final class FloatOps {
                     case INFINITE -> Double.isInfinite(v);
                     case NUMBER -> v == v;
                     case NOTANUMBER -> v != v;
-                    case NORMAL_ -> Double.isFinite(v) && Math.abs(v) >= min;
+                    case NORMAL_ -> Double.isFinite(v) && (Math.abs(v) >= min || v == 0); // ±0 count as normal on an H200
                     default -> v != 0 && Math.abs(v) < min;
                 };
                 if (res) t |= 1 << l;
@@ -574,6 +608,7 @@ final class FloatOps {
         final PtxType dt, st;
         final int rnd, d, a, b;
         final boolean intRound, ftz, sat, relu;
+        boolean satfinite;
 
         Cvt(PtxType dt, PtxType st, int rnd, boolean intRound, boolean ftz, boolean sat, boolean relu, int d, int a, int b) {
             super(NORMAL);
@@ -592,6 +627,13 @@ final class FloatOps {
         @Override
         void exec(Warp w, int m) {
             final long[] r = w.r;
+            if (dt == PtxType.E4M3X2 || dt == PtxType.E5M2X2 || (dt == PtxType.F16X2 && st != PtxType.F32)) {
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    r[d + l] = fp8(r[a + l], b >= 0 ? r[b + l] : 0);
+                }
+                return;
+            }
             if (b >= 0) {
                 PtxType half = dt == PtxType.F16X2 ? PtxType.F16 : PtxType.BF16;
                 for (int x = m; x != 0; x &= x - 1) {
@@ -627,6 +669,55 @@ final class FloatOps {
             };
         }
 
+        /**
+         * The fp8 conversions (PTX ISA 9.0, 9.7.9.21): two f32 ({@code a} to the upper byte) or an f16x2 to
+         * e4m3x2/e5m2x2 with .rn.satfinite, or e4m3x2/e5m2x2 to f16x2 (exact).
+         */
+        private long fp8(long x, long y) {
+            boolean e4 = dt == PtxType.E4M3X2 || st == PtxType.E4M3X2;
+            if (dt == PtxType.F16X2) {
+                return (long) fp8ToHalf((int) (x >>> 8) & 0xFF, e4) << 16 | fp8ToHalf((int) x & 0xFF, e4);
+            }
+            double hi, lo;
+            if (st == PtxType.F32) {
+                hi = Float.intBitsToFloat((int) x);
+                lo = Float.intBitsToFloat((int) y);
+            } else {
+                hi = FloatMath.fromHalf(x >>> 16);
+                lo = FloatMath.fromHalf(x);
+            }
+            return (long) toFp8(hi, e4) << 8 | toFp8(lo, e4);
+        }
+
+        private int toFp8(double v, boolean e4) {
+            if (relu && (v < 0 || (v == 0 && 1 / v < 0))) v = 0;
+            if (e4) {
+                // e4m3 has no infinities: the top encoding 0x7f is NaN, the largest finite value 448 (0x7e)
+                if (v != v) return 0x7f;
+                int sign = Double.doubleToRawLongBits(v) < 0 ? 0x80 : 0;
+                if (v == 0) return sign;
+                if (Double.isInfinite(v)) return sign | 0x7e;
+                long bits = FloatMath.roundBits(v, 4, 3, FloatMath.RN);
+                return sign | (int) Math.min(bits, 0x7e);
+            }
+            return FloatMath.toFormat(v, 5, 2, FloatMath.RN, true, 0x7f);
+        }
+
+        private int fp8ToHalf(int b, boolean e4) {
+            int sign = (b & 0x80) << 8;
+            int h;
+            if (e4) {
+                if ((b & 0x7f) == 0x7f) return 0x7fff;
+                h = FloatMath.toHalf((float) Math.scalb((double) ((b & 7) | ((b & 0x78) != 0 ? 8 : 0)), Math.max((b >>> 3 & 15), 1) - 7 - 3), FloatMath.RN);
+                h |= sign;
+            } else {
+                if ((b & 0x7c) == 0x7c && (b & 3) != 0) return 0x7fff;
+                h = b << 8;
+            }
+            if (relu && (h & 0x8000) != 0) return 0;
+            return h;
+        }
+
         long convert(long x, PtxType dt) {
             int sb = st.size() * 8, db = dt.size() * 8;
             if (!isFloat(st) && !isFloat(dt)) {
@@ -636,7 +727,9 @@ final class FloatOps {
                     if (signed(dt)) {
                         long max = db == 64 ? Long.MAX_VALUE : (1L << (db - 1)) - 1, min = db == 64 ? Long.MIN_VALUE : -(1L << (db - 1));
                         v = hugeUnsigned ? max : Math.max(min, Math.min(max, v));
-                    } else if (!hugeUnsigned) {
+                    } else if (hugeUnsigned) {
+                        v = db == 64 ? v : (1L << db) - 1;
+                    } else {
                         long max = db == 64 ? Long.MAX_VALUE : (1L << db) - 1;
                         v = Math.max(0, Math.min(max, v));
                     }
@@ -645,7 +738,9 @@ final class FloatOps {
             }
             if (isFloat(st) && !isFloat(dt)) {
                 double v = sourceValue(x);
-                if (v != v) return 0;
+                // NaN (measured on an H200): from .f64 the most negative signed value of the destination's
+                // width (also for unsigned destinations); from narrower formats 0, or 1 << 63 into 64 bits
+                if (v != v) return st == PtxType.F64 || db == 64 ? IntOps.ext(1L << (db - 1), db, signed(dt)) : 0;
                 v = FloatMath.integral(v, intRound ? rnd : FloatMath.RZ);
                 long out;
                 if (signed(dt)) {
@@ -670,20 +765,41 @@ final class FloatOps {
                     default -> FloatMath.bits(satF(FloatMath.fromLongF(v, u64, rnd)));
                 };
             }
-            double v = sourceValue(x);
+            // NaN sources (measured on an H200): .sat gives 0; .f64 gives a quiet NaN with the sign and the
+            // top payload bits; .bf16 to .f32 keeps the bits; .f32 to .f64 gives the canonical f32 NaN widened
+            if (st == PtxType.F64 && isNaN64(x)) {
+                if (sat) return 0;
+                long sign = x >>> 63, pay = x & 0x000F_FFFF_FFFF_FFFFL;
+                return switch (dt) {
+                    case F16 -> sign << 15 | 0x7e00 | pay >>> 42;
+                    case BF16 -> sign << 15 | 0x7fc0 | pay >>> 45;
+                    case F64 -> x | 0x0008_0000_0000_0000L;
+                    default -> sign << 31 | 0x7fc0_0000L | pay >>> 29;
+                };
+            }
+            if (st == PtxType.BF16 && dt == PtxType.F32) return (x & 0xFFFF) << 16;
+            if (st == PtxType.F32 && dt == PtxType.F64 && Float.isNaN(Float.intBitsToFloat((int) x))) return 0x7FFF_FFFF_E000_0000L;
+            if (dt == PtxType.TF32) return tf32((int) x);
+            double v = dt == PtxType.F16 || dt == PtxType.BF16 ? sourceValueNoFtz(x) : sourceValue(x);
             if (intRound) v = FloatMath.integral(v, rnd);
-            if (relu && v < 0) v = 0;
+            if (relu && (v < 0 || (v == 0 && 1 / v < 0))) v = 0;
             switch (dt) {
                 case F64 -> {
                     return Double.doubleToRawLongBits(satD(v));
                 }
                 case F16 -> {
-                    float f = st == PtxType.F64 ? FloatMath.round(v, 0, rnd) : (float) v;
-                    return FloatMath.toHalf(satF(f), rnd);
+                    if (st == PtxType.F64 || satfinite) {
+                        if (v != v) return FloatMath.CANONICAL_NAN_F16;
+                        return FloatMath.toFormat(satD(v), 5, 10, rnd, satfinite, FloatMath.CANONICAL_NAN_F16);
+                    }
+                    return FloatMath.toHalf(satF((float) v), rnd);
                 }
                 case BF16 -> {
-                    float f = st == PtxType.F64 ? FloatMath.round(v, 0, rnd) : (float) v;
-                    return FloatMath.toBf16(satF(f), rnd);
+                    if (st == PtxType.F64 || satfinite) {
+                        if (v != v) return 0x7FFF;
+                        return FloatMath.toFormat(satD(v), 8, 7, rnd, satfinite, 0x7FFF);
+                    }
+                    return FloatMath.toBf16(satF((float) v), rnd);
                 }
                 default -> {
                     float f = st == PtxType.F64 && !intRound ? FloatMath.round(v, 0, rnd) : (float) v;
@@ -693,12 +809,75 @@ final class FloatOps {
             }
         }
 
+        private static boolean isNaN64(long x) {
+            return (x & 0x7FF0_0000_0000_0000L) == 0x7FF0_0000_0000_0000L && (x & 0x000F_FFFF_FFFF_FFFFL) != 0;
+        }
+
+        private double sourceValueNoFtz(long x) {
+            return st == PtxType.F32 ? Float.intBitsToFloat((int) x) : sourceValue(x);
+        }
+
+        /** f32 to tf32 (.rna, .rn, .rz; {@code .satfinite}, {@code .relu}): an f32 whose low 13 bits are zero. */
+        private long tf32(int x) {
+            float f = Float.intBitsToFloat(x);
+            if (rnd == FloatMath.RNA) {
+                // as an H200 computes it: the bits rounded half away (NaN payloads truncated); with
+                // .satfinite a result at or above infinity (NaN included) loses one tf32 ulp
+                int t = f != f ? x & ~0x1FFF : (x + 0x1000) & ~0x1FFF;
+                if (satfinite && (t & 0x7FFF_FFFF) >= 0x7F80_0000) t -= 0x2000;
+                return t & 0xFFFF_FFFFL;
+            }
+            if (f != f) return 0x7FFF_E000L;
+            if (relu && (f < 0 || (f == 0 && x < 0))) return 0;
+            int sign = x & 0x8000_0000;
+            if (f == 0) return sign & 0xFFFF_FFFFL;
+            int bits = FloatMath.toFormat(f, 8, 10, rnd, satfinite, 0x7FFF);
+            return ((long) (bits & 0x3FFFF) << 13 | (sign & 0xFFFF_FFFFL)) & 0xFFFF_FFFFL;
+        }
+
         private float satF(float f) {
             return sat ? FloatMath.sat(f) : f;
         }
 
         private double satD(double f) {
             return sat ? FloatMath.sat(f) : f;
+        }
+    }
+
+    /**
+     * {@code cvt.pack.sat.T.s32.b32 d, a, b, c} (PTX ISA 9.0, 9.7.9.22): a and b saturated to T; for 8-bit T
+     * d = c[15:0] << 16 | a << 8 | b, for 16-bit T d = a << 16 | b.
+     */
+    static final class CvtPack extends Op {
+        final int d, a, b, c;
+        final int bits;
+        final boolean signed;
+
+        CvtPack(PtxType t, int d, int a, int b, int c) {
+            super(NORMAL);
+            this.bits = t.size() * 8;
+            this.signed = t.kind() == PtxType.Kind.SIGNED;
+            this.d = d;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+        }
+
+        private long sat(long v) {
+            long x = (int) v;
+            long min = signed ? -(1L << (bits - 1)) : 0, max = signed ? (1L << (bits - 1)) - 1 : (1L << bits) - 1;
+            return Math.max(min, Math.min(max, x)) & ((1L << bits) - 1);
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long lo = sat(r[a + l]) << bits | sat(r[b + l]);
+                if (bits == 8) lo |= (c >= 0 ? r[c + l] & 0xFFFF : 0) << 16;
+                r[d + l] = lo & 0xFFFF_FFFFL;
+            }
         }
     }
 }

@@ -141,9 +141,10 @@ final class IntOps {
                     return Y == 0 ? -1 : X / Y;
                 }
                 case REM: {
-                    if (bits == 64 && !signed) return y == 0 ? x : Long.remainderUnsigned(x, y);
+                    // by zero: all ones, as an H200 gives (ConformanceTest)
+                    if (bits == 64 && !signed) return y == 0 ? -1 : Long.remainderUnsigned(x, y);
                     long X = ext(x), Y = ext(y);
-                    return Y == 0 ? X : X % Y;
+                    return Y == 0 ? -1 : X % Y;
                 }
                 case MIN: {
                     long v = cmp(x, y) <= 0 ? x : y;
@@ -180,7 +181,9 @@ final class IntOps {
                 }
                 case BFE: {
                     int msb = bits - 1;
-                    int pos = (int) (y & 0xFF), len = (int) (z & 0xFF);
+                    // 32-bit: position and length are bits 7..0 of b and c (PTX ISA 9.7.1.18); 64-bit: the
+                    // whole 32-bit values (measured on an H200)
+                    long pos = bits == 64 ? y & 0xFFFF_FFFFL : y & 0xFF, len = bits == 64 ? z & 0xFFFF_FFFFL : z & 0xFF;
                     long sbit = (!signed || len == 0) ? 0 : (x >>> Math.min(pos + len - 1, msb)) & 1;
                     long out = 0;
                     for (int i = 0; i <= msb; i++) {
@@ -191,7 +194,7 @@ final class IntOps {
                 }
                 case BFI: {
                     int msb = bits - 1;
-                    int pos = (int) (z & 0xFF), len = (int) (w & 0xFF);
+                    long pos = bits == 64 ? z & 0xFFFF_FFFFL : z & 0xFF, len = bits == 64 ? w & 0xFFFF_FFFFL : w & 0xFF;
                     long f = y;
                     for (int i = 0; i < len && pos + i <= msb; i++) {
                         long bit = (x >>> i) & 1;
@@ -265,6 +268,7 @@ final class IntOps {
                 }
                 case FNS: {
                     int msk = (int) x, base = (int) y, offset = (int) z;
+                    if (offset == Integer.MIN_VALUE) return 0; // what an H200 gives (ConformanceTest)
                     if (offset == 0) return base >= 0 && base < 32 && ((msk >>> base) & 1) != 0 ? base : 0xFFFF_FFFFL;
                     int pos = base, count = Math.abs(offset) - 1, inc = offset > 0 ? 1 : -1;
                     while (pos >= 0 && pos < 32) {

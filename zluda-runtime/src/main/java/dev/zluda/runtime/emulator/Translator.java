@@ -676,6 +676,8 @@ final class Translator {
         InstructionTable.Family fam = InstructionTable.lookup(ins);
         String key = fam == null ? ins.opcode() : fam.key();
         List<String> mods = ins.modifiers();
+        // mad.lo.cc / mad.hi.cc (PTX ISA 9.7.2.5): the family key needs .cc first, the ISA writes it after .lo/.hi
+        if (key.equals("mad") && mods.contains(".cc")) key = "mad.cc";
         List<Operand> ops = ins.operands();
         List<PtxType> types = new ArrayList<>();
         for (String m : mods) {
@@ -714,6 +716,17 @@ final class Translator {
                 op = new FloatOps.Testp(kind, t == PtxType.F64, predDst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins));
             }
             case "cvt" -> op = cvt(ins, scope, types);
+            case "cvt.pack" -> {
+                // cvt.pack.sat.{u8,s8,u16,s16}.s32{.b32} d, a, b{, c} (PTX ISA 9.0, 9.7.9.22)
+                if (types.size() < 2 || !mods.contains(".sat")) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
+                PtxType ct = types.getFirst();
+                if (ct != PtxType.U8 && ct != PtxType.S8 && ct != PtxType.U16 && ct != PtxType.S16) {
+                    throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
+                }
+                need(ins, ops.size() == 4 ? 4 : 3);
+                op = new FloatOps.CvtPack(ct, dst(ops.get(0), scope, ins), src(ops.get(1), PtxType.S32, scope, ins), src(ops.get(2), PtxType.S32, scope, ins),
+                        ops.size() == 4 ? src(ops.get(3), PtxType.B32, scope, ins) : -1);
+            }
             case "cvta" -> {
                 need(ins, 2);
                 boolean to = mods.contains(".to");
@@ -1325,17 +1338,35 @@ final class Translator {
         if (types.size() != 2) throw unsupported(ins.loc(), ins.form() + " needs two types");
         PtxType dt = types.get(0), st = types.get(1);
         boolean intRound = hasAny(mods, ".rni", ".rzi", ".rmi", ".rpi");
-        if (mods.contains(".rna") || mods.contains(".rs") || mods.contains(".satfinite")) {
+        boolean satfinite = mods.contains(".satfinite");
+        if (mods.contains(".rs") || (mods.contains(".rna") && dt != PtxType.TF32)) {
             throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         }
-        if ((dt == PtxType.F16X2 || dt == PtxType.BF16X2) && st == PtxType.F32 && ops.size() == 3) {
-            return new FloatOps.Cvt(dt, st, rounding(mods), false, mods.contains(".ftz"), mods.contains(".sat"), mods.contains(".relu"),
+        if (satfinite && dt != PtxType.F16 && dt != PtxType.BF16 && dt != PtxType.F16X2 && dt != PtxType.BF16X2 && dt != PtxType.TF32
+                && dt != PtxType.E4M3X2 && dt != PtxType.E5M2X2) {
+            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
+        }
+        int rnd = mods.contains(".rna") ? FloatMath.RNA : rounding(mods);
+        if ((dt == PtxType.F16X2 || dt == PtxType.BF16X2 || dt == PtxType.E4M3X2 || dt == PtxType.E5M2X2) && st == PtxType.F32 && ops.size() == 3) {
+            FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rnd, false, mods.contains(".ftz"), mods.contains(".sat"), mods.contains(".relu"),
                     dst(ops.get(0), scope, ins), src(ops.get(1), st, scope, ins), src(ops.get(2), st, scope, ins));
+            c.satfinite = satfinite;
+            return c;
+        }
+        boolean fp8 = ((dt == PtxType.E4M3X2 || dt == PtxType.E5M2X2) && st == PtxType.F16X2)
+                || (dt == PtxType.F16X2 && (st == PtxType.E4M3X2 || st == PtxType.E5M2X2));
+        if (fp8 || (dt == PtxType.TF32 && st == PtxType.F32)) {
+            FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rnd, false, false, false, mods.contains(".relu"), dst(ops.get(0), scope, ins),
+                    src(ops.get(1), st, scope, ins), -1);
+            c.satfinite = satfinite;
+            return c;
         }
         if (!convertible(dt) || !convertible(st)) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         if (st == PtxType.PRED || isPred(ops.get(1), scope)) throw unsupported(ins.loc(), "cvt of a predicate");
-        return new FloatOps.Cvt(dt, st, rounding(mods), intRound, mods.contains(".ftz"), mods.contains(".sat"), mods.contains(".relu"),
+        FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rounding(mods), intRound, mods.contains(".ftz"), mods.contains(".sat"), mods.contains(".relu"),
                 dst(ops.get(0), scope, ins), src(ops.get(1), st, scope, ins), -1);
+        c.satfinite = satfinite;
+        return c;
     }
 
     private Op shfl(Instruction ins, Scope scope) {
