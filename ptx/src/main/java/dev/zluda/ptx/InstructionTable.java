@@ -95,14 +95,14 @@ public final class InstructionTable {
 
     static {
         String[][] e = {
-                {"add sub mul mad min max abs neg", "not .xorsign/.relu on .f32/.f64; half precision (.f16, .bf16, .f16x2, .bf16x2) only with .rn"},
+                {"add sub mul mad min max abs neg", "not .relu on .f32/.f64 (min/max) nor .xorsign on .f64; half precision (.f16, .bf16, .f16x2, .bf16x2) only with .rn"},
                 {"mul24 mad24 sad div rem popc clz bfind fns brev bfe bfi szext bmsk dp4a dp2a", ""},
                 {"add.cc addc sub.cc subc mad.cc madc", ""},
                 {"fma", "half precision only with .rn; not .oob/.satfinite"},
                 {"rcp sqrt rsqrt sin cos lg2", ".approx forms are computed in double precision and rounded"},
                 {"ex2 tanh", ".approx forms are computed in double precision and rounded (also for .f16/.bf16)"},
                 {"testp copysign", ""},
-                {"set setp", "not the .f16x2/.bf16x2 forms"},
+                {"set setp", "set: not the .f16x2/.bf16x2 forms"},
                 {"selp slct and or xor not cnot shf shl shr prmt", ""},
                 {"lop3", "not the form with a predicate result (.and/.or with p)"},
                 {"mov", ""},
@@ -119,7 +119,7 @@ public final class InstructionTable {
                 {"bar barrier", "not barrier.cluster"},
                 {"bar.warp.sync membar fence activemask vote match elect", ""},
                 {"redux", "not on .f32"},
-                {"atom red", "32- and 64-bit integer and .f32/.f64 add/exch; not .f16/.bf16, vector or .b128 forms"},
+                {"atom red", "32- and 64-bit integer and .f32/.f64 add/exch, .add.noftz on .f16/.bf16/.f16x2/.bf16x2; not vector or .b128 forms"},
                 {"nanosleep pmevent trap brkpt griddepcontrol setmaxnreg", ""},
         };
         for (String[] row : e) for (String k : row[0].split(" ")) EMULATED.put(k, row[1]);

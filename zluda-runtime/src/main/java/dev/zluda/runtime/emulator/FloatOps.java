@@ -27,6 +27,8 @@ final class FloatOps {
     static final class Arith extends Op {
         final int kind, d, a, b, c, rnd;
         final boolean f64, ftz, sat, nan;
+        /** {@code min/max.xorsign.abs} (.f32): |result| = min/max(|a|, |b|), sign = sign(a) ^ sign(b). */
+        boolean xorsign;
 
         Arith(int kind, boolean f64, int rnd, boolean ftz, boolean sat, boolean nan, int d, int a, int b, int c) {
             super(NORMAL);
@@ -100,9 +102,15 @@ final class FloatOps {
                     return A != A ? FloatMath.CANONICAL_NAN_F32 : (Float.floatToRawIntBits(A) ^ 0x8000_0000) & 0xFFFF_FFFFL;
                 }
                 case MIN, MAX -> {
+                    boolean neg = xorsign && ((ab ^ bb) < 0);
+                    if (xorsign) {
+                        A = Math.abs(A);
+                        B = Math.abs(B);
+                    }
                     boolean an = A != A, bn = B != B;
                     if ((an && bn) || (nan && (an || bn))) return FloatMath.CANONICAL_NAN_F32;
                     v = an ? B : bn ? A : kind == MIN ? Math.min(A, B) : Math.max(A, B);
+                    if (neg) v = -v;
                 }
                 case SQRT -> v = FloatMath.sqrt(A, rnd);
                 case RSQRT -> v = (float) (1.0 / Math.sqrt(A));
@@ -208,6 +216,8 @@ final class FloatOps {
     static final class Half extends Op {
         final int kind, d, a, b, c;
         final boolean bf, pair, ftz, sat, relu, nan;
+        /** {@code min/max.xorsign.abs}: |result| = min/max(|a|, |b|), sign = sign(a) ^ sign(b). */
+        boolean xorsign;
 
         Half(int kind, boolean bf, boolean pair, boolean ftz, boolean sat, boolean relu, boolean nan, int d, int a, int b, int c) {
             super(NORMAL);
@@ -250,19 +260,53 @@ final class FloatOps {
             return (h & expMask) == 0 && (h & ~expMask & 0x7FFF) != 0;
         }
 
+        private boolean isNaN(int h) {
+            int expMask = bf ? 0x7F80 : 0x7C00;
+            return (h & expMask) == expMask && (h & ~expMask & 0x7FFF) != 0;
+        }
+
         private long one(int ha, int hb, int hc) {
             switch (kind) {
-                case NEG -> { return ha ^ 0x8000; }
-                case ABS -> { return ha & 0x7FFF; }
+                // a NaN becomes 0x7fff, .ftz flushes a subnormal input first (measured on an H200)
+                case NEG -> {
+                    if (isNaN(ha)) return 0x7FFF;
+                    return (ftz && isSubnormal(ha) ? ha & 0x8000 : ha) ^ 0x8000;
+                }
+                case ABS -> {
+                    if (isNaN(ha)) return 0x7FFF;
+                    return (ftz && isSubnormal(ha) ? 0 : ha) & 0x7FFF;
+                }
                 default -> {}
             }
             double A = value(ha), B = value(hb), C = value(hc);
+            double err = 0;
             double v = switch (kind) {
-                case ADD -> A + B;
-                case SUB -> A - B;
+                case ADD -> {
+                    double t = A + B;
+                    err = FloatMath.twoSumErr(A, B, t);
+                    yield t;
+                }
+                case SUB -> {
+                    double t = A - B;
+                    err = FloatMath.twoSumErr(A, -B, t);
+                    yield t;
+                }
                 case MUL -> A * B;
-                case FMA -> Math.fma(A, B, C);
+                case FMA -> {
+                    double p = A * B, t = p + C; // the product of two halves is exact in double
+                    err = Double.isFinite(t) ? FloatMath.twoSumErr(p, C, t) : 0;
+                    yield t;
+                }
                 case MIN, MAX -> {
+                    if (xorsign) {
+                        boolean neg = ((ha ^ hb) & 0x8000) != 0;
+                        A = Math.abs(A);
+                        B = Math.abs(B);
+                        boolean an = A != A, bn = B != B;
+                        if ((an && bn) || (nan && (an || bn))) yield Double.NaN;
+                        double m = an ? B : bn ? A : kind == MIN ? Math.min(A, B) : Math.max(A, B);
+                        yield neg ? -m : m;
+                    }
                     boolean an = A != A, bn = B != B;
                     if ((an && bn) || (nan && (an || bn))) yield Double.NaN;
                     yield an ? B : bn ? A : kind == MIN ? Math.min(A, B) : Math.max(A, B);
@@ -271,15 +315,39 @@ final class FloatOps {
                 case TANH -> Math.tanh(A);
                 default -> throw new IllegalStateException("half op " + kind);
             };
-            if (relu && v < 0) v = 0;
+            // .ftz flushes results that are subnormal before rounding
+            if (ftz && Math.abs(v) < (bf ? 0x1p-126 : 0x1p-14) && (kind == ADD || kind == SUB || kind == MUL || kind == FMA)) v = Math.copySign(0.0, v);
+            if (relu && (v < 0 || v == 0)) v = 0;
             if (sat) v = FloatMath.sat(v);
-            int h = round(v, bf);
+            int h = round(v, err, bf);
             if (ftz && isSubnormal(h)) h &= 0x8000;
             return h;
         }
 
         /** A double to half or bfloat16 bits, rounded to nearest even; NaN is 0x7fff. */
         static int round(double v, boolean bf) {
+            return round(v, 0, bf);
+        }
+
+        /**
+         * The exact value {@code v + err} ({@code v} the nearest double, {@code err} what it lost) to half or
+         * bfloat16 bits, rounded once to nearest even; NaN is 0x7fff.
+         */
+        static int round(double v, double err, boolean bf) {
+            if (v != v) return 0x7FFF;
+            if (err != 0 && Double.isFinite(v) && v != 0) {
+                // a tie of v is decided by the lost part: nudge v by far less than an ulp of the format
+                long bits = FloatMath.roundBits(v, bf ? 8 : 5, bf ? 7 : 10, FloatMath.RN);
+                double t = Math.abs(v), other = bf ? FloatMath.fromBf16(bits) : FloatMath.fromHalf(bits);
+                if (t != other) {
+                    double n = (err > 0) == (v > 0) ? Math.nextUp(t) : Math.nextDown(t);
+                    v = Math.copySign(n, v);
+                }
+            }
+            return roundNE(v, bf);
+        }
+
+        private static int roundNE(double v, boolean bf) {
             if (v != v) return 0x7FFF;
             int sign = Math.copySign(1.0, v) < 0 ? 0x8000 : 0;
             double mag = Math.abs(v);
@@ -464,6 +532,45 @@ final class FloatOps {
             }
             int cv = c >= 0 ? (cNeg ? ~p[c] : p[c]) : 0;
             int P = combine(bool, t, cv), Q = combine(bool, ~t, cv);
+            if (dp >= 0) p[dp] = (p[dp] & ~m) | (P & m);
+            if (dq >= 0) p[dq] = (p[dq] & ~m) | (Q & m);
+        }
+    }
+
+    /**
+     * setp on .f16x2/.bf16x2 (PTX ISA 9.0, 9.7.7.1): {@code p = (a.lo cmp b.lo) bool c}, {@code q = (a.hi cmp b.hi) bool c}.
+     */
+    static final class SetpX2 extends Op {
+        final int cmp, kind, bool, dp, dq, a, b, c;
+        final boolean ftz, cNeg;
+
+        SetpX2(int cmp, int kind, boolean ftz, int bool, int dp, int dq, int a, int b, int c, boolean cNeg) {
+            super(NORMAL);
+            this.cmp = cmp;
+            this.kind = kind;
+            this.ftz = ftz;
+            this.bool = bool;
+            this.dp = dp;
+            this.dq = dq;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.cNeg = cNeg;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            final int[] p = w.p;
+            int lo = 0, hi = 0;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long A = r[a + l], B = r[b + l];
+                if (test(cmp, kind, 16, false, ftz, A & 0xFFFF, B & 0xFFFF)) lo |= 1 << l;
+                if (test(cmp, kind, 16, false, ftz, A >>> 16 & 0xFFFF, B >>> 16 & 0xFFFF)) hi |= 1 << l;
+            }
+            int cv = c >= 0 ? (cNeg ? ~p[c] : p[c]) : 0;
+            int P = combine(bool, lo, cv), Q = combine(bool, hi, cv);
             if (dp >= 0) p[dp] = (p[dp] & ~m) | (P & m);
             if (dq >= 0) p[dq] = (p[dq] & ~m) | (Q & m);
         }
@@ -766,7 +873,8 @@ final class FloatOps {
                 };
             }
             // NaN sources (measured on an H200): .sat gives 0; .f64 gives a quiet NaN with the sign and the
-            // top payload bits; .bf16 to .f32 keeps the bits; .f32 to .f64 gives the canonical f32 NaN widened
+            // top payload bits; .bf16 to .f32 keeps the bits; .f32 to .f64 widens the quieted NaN, with .ftz
+            // the canonical f32 NaN
             if (st == PtxType.F64 && isNaN64(x)) {
                 if (sat) return 0;
                 long sign = x >>> 63, pay = x & 0x000F_FFFF_FFFF_FFFFL;
@@ -778,7 +886,11 @@ final class FloatOps {
                 };
             }
             if (st == PtxType.BF16 && dt == PtxType.F32) return (x & 0xFFFF) << 16;
-            if (st == PtxType.F32 && dt == PtxType.F64 && Float.isNaN(Float.intBitsToFloat((int) x))) return 0x7FFF_FFFF_E000_0000L;
+            if (st == PtxType.F32 && dt == PtxType.F64 && Float.isNaN(Float.intBitsToFloat((int) x))) {
+                if (ftz) return 0x7FFF_FFFF_E000_0000L;
+                long sign = (x >>> 31) & 1, pay = x & 0x7F_FFFFL;
+                return sign << 63 | 0x7FF8_0000_0000_0000L | pay << 29;
+            }
             if (dt == PtxType.TF32) return tf32((int) x);
             double v = dt == PtxType.F16 || dt == PtxType.BF16 ? sourceValueNoFtz(x) : sourceValue(x);
             if (intRound) v = FloatMath.integral(v, rnd);

@@ -166,6 +166,8 @@ final class MemOps {
      */
     static final class Atom extends Access {
         final int op, type, bits, d, b, c;
+        /** Half-precision adds ({@code .f16}, {@code .bf16} and their x2 forms): 0 none, 1 f16, 2 bf16. */
+        int half;
 
         Atom(int space, int base, boolean base32, long offset, int op, int type, int bits, int d, int b, int c) {
             super(space, base, base32, offset);
@@ -191,7 +193,17 @@ final class MemOps {
                 long old;
                 if (!real) {
                     old = Mem.load(abs, size, false);
-                    Mem.store(abs, size, apply(old, v, cmpV));
+                    Mem.store(abs, size, apply(old, v, cmpV, false));
+                } else if (bits == 16) {
+                    // a 16-bit location: compare-and-swap on the aligned 32-bit word that holds it
+                    long word = abs & ~3L;
+                    int shift = (int) (abs & 2) * 8;
+                    while (true) {
+                        int ow = (int) Mem.I32.getVolatile(Mem.ALL, word);
+                        old = (ow >>> shift) & 0xFFFF;
+                        int nw = (ow & ~(0xFFFF << shift)) | (int) ((apply(old, v, cmpV, true) & 0xFFFF) << shift);
+                        if ((boolean) Mem.I32.compareAndSet(Mem.ALL, word, ow, nw)) break;
+                    }
                 } else if (bits == 32) {
                     old = atomic32(abs, (int) v, (int) cmpV) & 0xFFFF_FFFFL;
                 } else {
@@ -204,7 +216,7 @@ final class MemOps {
         private int atomic32(long abs, int v, int cmpV) {
             switch (op) {
                 case A_ADD:
-                    if (type != T_F) return (int) Mem.I32.getAndAdd(Mem.ALL, abs, v);
+                    if (type != T_F && half == 0) return (int) Mem.I32.getAndAdd(Mem.ALL, abs, v);
                     break;
                 case A_AND: return (int) Mem.I32.getAndBitwiseAnd(Mem.ALL, abs, v);
                 case A_OR: return (int) Mem.I32.getAndBitwiseOr(Mem.ALL, abs, v);
@@ -215,7 +227,7 @@ final class MemOps {
             }
             while (true) {
                 int old = (int) Mem.I32.getVolatile(Mem.ALL, abs);
-                int nv = (int) apply(old, v, cmpV);
+                int nv = (int) apply(old, v, cmpV, true);
                 if ((boolean) Mem.I32.compareAndSet(Mem.ALL, abs, old, nv)) return old;
             }
         }
@@ -234,23 +246,42 @@ final class MemOps {
             }
             while (true) {
                 long old = (long) Mem.I64.getVolatile(Mem.ALL, abs);
-                long nv = apply(old, v, cmpV);
+                long nv = apply(old, v, cmpV, true);
                 if ((boolean) Mem.I64.compareAndSet(Mem.ALL, abs, old, nv)) return old;
             }
         }
 
-        /** The new value of the location (raw bits, low {@code bits} significant). */
-        long apply(long old, long v, long cmpV) {
+        /** One 16-bit half-precision add, rounded once to nearest even; a NaN gives 0x7fff (as on an H200). */
+        private long halfAdd(long a, long b) {
+            if (half == 1) return FloatMath.toFormat((double) FloatMath.fromHalf(a) + FloatMath.fromHalf(b), 5, 10, FloatMath.RN, false, 0x7FFF);
+            return FloatMath.toFormat((double) FloatMath.fromBf16(a) + FloatMath.fromBf16(b), 8, 7, FloatMath.RN, false, 0x7FFF);
+        }
+
+        /**
+         * The new value of the location (raw bits, low {@code bits} significant). {@code global}: f32 adds
+         * flush subnormals there (PTX ISA 9.7.13.5); an H200 does not flush them in shared memory.
+         */
+        long apply(long old, long v, long cmpV, boolean global) {
             boolean signed = type == T_S;
             long o = IntOps.ext(old, bits, signed), x = IntOps.ext(v, bits, signed);
             switch (op) {
                 case A_ADD:
+                    if (half != 0) {
+                        long lo = halfAdd(old & 0xFFFF, v & 0xFFFF);
+                        return bits == 16 ? lo : halfAdd(old >>> 16 & 0xFFFF, v >>> 16 & 0xFFFF) << 16 | lo;
+                    }
                     if (type == T_F) {
                         if (bits == 32) {
-                            float s = FloatMath.ftz(FloatMath.ftz(Float.intBitsToFloat((int) old)) + FloatMath.ftz(Float.intBitsToFloat((int) v)));
-                            return FloatMath.bits(s);
+                            float A = Float.intBitsToFloat((int) old), B = Float.intBitsToFloat((int) v);
+                            return FloatMath.bits(global ? FloatMath.ftz(FloatMath.ftz(A) + FloatMath.ftz(B)) : A + B);
                         }
-                        return Double.doubleToRawLongBits(Double.longBitsToDouble(old) + Double.longBitsToDouble(v));
+                        // NaN operands (measured on an H200): in global memory kept as they are, the operand's
+                        // first; in shared memory quieted, the operand's first (as add.f64)
+                        double A = Double.longBitsToDouble(old), B = Double.longBitsToDouble(v);
+                        long quiet = global ? 0 : 0x0008_0000_0000_0000L;
+                        if (B != B) return v | quiet;
+                        if (A != A) return old | quiet;
+                        return Double.doubleToRawLongBits(A + B);
                     }
                     return old + v;
                 case A_MIN: return (bits == 64 && !signed ? Long.compareUnsigned(o, x) <= 0 : o <= x) ? o : x;

@@ -967,7 +967,11 @@ final class Translator {
     private Op atom(Instruction ins, boolean red, Scope scope, Instance inst, PtxType t) {
         List<String> mods = ins.modifiers();
         List<Operand> ops = ins.operands();
-        if (t == null || (t.size() != 4 && t.size() != 8)) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (only 32- and 64-bit atomics)");
+        boolean halfT = t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2;
+        if (t == null || (t.size() != 4 && t.size() != 8 && !halfT)) {
+            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (only 32- and 64-bit atomics and half-precision adds)");
+        }
+        if (halfT && !mods.contains(".add")) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         if (vectorWidth(mods) != 1) throw unsupported(ins.loc(), "vector atomics are not supported by the emulator");
         int aop = mods.contains(".add") ? MemOps.A_ADD : mods.contains(".min") ? MemOps.A_MIN : mods.contains(".max") ? MemOps.A_MAX
                 : mods.contains(".inc") ? MemOps.A_INC : mods.contains(".dec") ? MemOps.A_DEC : mods.contains(".and") ? MemOps.A_AND
@@ -988,7 +992,9 @@ final class Translator {
         int d = red ? -1 : dst(ops.get(0), scope, ins);
         int b = src(ops.get(i + 1), t, scope, ins);
         int c = aop == MemOps.A_CAS ? src(ops.get(i + 2), t, scope, ins) : -1;
-        return new MemOps.Atom(ref.space, ref.base, ref.base32, ref.offset, aop, type, t.size() * 8, d, b, c);
+        MemOps.Atom atom = new MemOps.Atom(ref.space, ref.base, ref.base32, ref.offset, aop, type, t.size() * 8, d, b, c);
+        if (halfT) atom.half = t == PtxType.F16 || t == PtxType.F16X2 ? 1 : 2;
+        return atom;
     }
 
     /**
@@ -1077,12 +1083,17 @@ final class Translator {
                 case "copysign" -> FloatOps.COPYSIGN;
                 default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             };
-            if (mods.contains(".xorsign") || mods.contains(".relu")) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
+            boolean xorsign = mods.contains(".xorsign");
+            if (mods.contains(".relu") || (xorsign && (f64 || !mods.contains(".abs") || (kind != FloatOps.MIN && kind != FloatOps.MAX)))) {
+                throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
+            }
             int d = dst(ops.get(0), scope, ins);
             int a = src(ops.get(1), t, scope, ins);
             int b = unary ? -1 : src(ops.get(2), t, scope, ins);
             int c = ternary ? src(ops.get(3), t, scope, ins) : -1;
-            return new FloatOps.Arith(kind, f64, rounding(mods), mods.contains(".ftz"), mods.contains(".sat"), mods.contains(".NaN"), d, a, b, c);
+            FloatOps.Arith ar = new FloatOps.Arith(kind, f64, rounding(mods), mods.contains(".ftz"), mods.contains(".sat"), mods.contains(".NaN"), d, a, b, c);
+            ar.xorsign = xorsign;
+            return ar;
         }
         if (t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2) {
             int kind = switch (key) {
@@ -1098,8 +1109,9 @@ final class Translator {
                 case "tanh" -> FloatOps.TANH;
                 default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             };
-            if (mods.contains(".xorsign") || mods.contains(".rz") || mods.contains(".rm") || mods.contains(".rp") || mods.contains(".oob")
-                    || mods.contains(".satfinite")) {
+            boolean xorsign = mods.contains(".xorsign");
+            if ((xorsign && (!mods.contains(".abs") || (kind != FloatOps.MIN && kind != FloatOps.MAX))) || mods.contains(".rz") || mods.contains(".rm")
+                    || mods.contains(".rp") || mods.contains(".oob") || mods.contains(".satfinite")) {
                 throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             }
             int d = dst(ops.get(0), scope, ins);
@@ -1107,8 +1119,10 @@ final class Translator {
             int b = unary ? -1 : src(ops.get(2), t, scope, ins);
             int c = ternary ? src(ops.get(3), t, scope, ins) : -1;
             boolean bf = t == PtxType.BF16 || t == PtxType.BF16X2;
-            return new FloatOps.Half(kind, bf, t == PtxType.F16X2 || t == PtxType.BF16X2, mods.contains(".ftz"), mods.contains(".sat"),
+            FloatOps.Half h = new FloatOps.Half(kind, bf, t == PtxType.F16X2 || t == PtxType.BF16X2, mods.contains(".ftz"), mods.contains(".sat"),
                     mods.contains(".relu"), mods.contains(".NaN"), d, a, b, c);
+            h.xorsign = xorsign;
+            return h;
         }
         if (t.kind() == PtxType.Kind.FLOAT) throw unsupported(ins.loc(), "'" + ins.form() + "' (" + t.ptxName() + " arithmetic) is not supported by the emulator");
         boolean packed = t == PtxType.U16X2 || t == PtxType.S16X2;
@@ -1284,8 +1298,22 @@ final class Translator {
     private Op setp(Instruction ins, Scope scope, PtxType t) {
         List<Operand> ops = ins.operands();
         need(ins, 3);
-        if (t == null || t == PtxType.F16X2 || t == PtxType.BF16X2) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
+        if (t == null) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         int[] cb = cmpAndBool(ins);
+        if (t == PtxType.F16X2 || t == PtxType.BF16X2) {
+            if (!(ops.get(0) instanceof PredPair pp)) throw unsupported(ins.loc(), "'" + ins.form() + "' needs two destination predicates p|q");
+            int c = -1;
+            boolean cNeg = false;
+            if (cb[1] != FloatOps.BOOL_NONE) {
+                need(ins, 4);
+                int[] ps = predSrc(ops.get(3), scope, ins);
+                c = ps[0];
+                cNeg = ps[1] != 0;
+            }
+            return new FloatOps.SetpX2(cb[0], t == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16, ins.modifiers().contains(".ftz"), cb[1],
+                    predDst(new Ast.Sym(pp.first(), null), scope, ins), predDst(new Ast.Sym(pp.second(), null), scope, ins),
+                    src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins), c, cNeg);
+        }
         int dp, dq = -1;
         if (ops.get(0) instanceof PredPair pp) {
             dp = predDst(new Ast.Sym(pp.first(), null), scope, ins);
