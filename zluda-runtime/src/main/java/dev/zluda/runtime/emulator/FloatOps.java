@@ -14,7 +14,7 @@ final class FloatOps {
 
     static final int ADD = 0, SUB = 1, MUL = 2, FMA = 3, DIV = 4, ABS = 5, NEG = 6, MIN = 7, MAX = 8, SQRT = 9,
             RSQRT = 10, RCP = 11, SIN = 12, COS = 13, LG2 = 14, EX2 = 15, TANH = 16, COPYSIGN = 17, DIV_APPROX = 18,
-            RCP_APPROX = 19;
+            RCP_APPROX = 19, DIV_FULL = 20;
 
     private static final double LN2 = Math.log(2);
 
@@ -93,7 +93,14 @@ final class FloatOps {
                 case MUL -> v = FloatMath.mul(A, B, rnd);
                 case FMA -> v = FloatMath.fma(A, B, C, rnd);
                 case DIV -> v = FloatMath.div(A, B, rnd);
-                case DIV_APPROX -> v = A / B;
+                case DIV_FULL -> v = A / B;
+                case DIV_APPROX -> {
+                    // a * (1/b); for 2^126 < |b| < 2^128 the reciprocal is flushed: 0, or NaN for an infinite a
+                    // (PTX ISA 9.0, 9.7.3.8)
+                    float ab2 = Math.abs(B);
+                    if (ab2 > 0x1p126f && ab2 <= Float.MAX_VALUE) v = Float.isInfinite(A) ? Float.NaN : A * Math.copySign(0f, B);
+                    else v = A / B;
+                }
                 case ABS -> {
                     // a NaN becomes the canonical NaN (measured on an H200)
                     return A != A ? FloatMath.CANONICAL_NAN_F32 : (Float.floatToRawIntBits(A) & 0x7FFF_FFFF) & 0xFFFF_FFFFL;
@@ -116,8 +123,8 @@ final class FloatOps {
                 case RSQRT -> v = (float) (1.0 / Math.sqrt(A));
                 case RCP -> v = FloatMath.div(1f, A, rnd);
                 case RCP_APPROX -> v = 1f / A;
-                case SIN -> v = (float) Math.sin(A);
-                case COS -> v = (float) Math.cos(A);
+                case SIN -> v = (float) sinTurns(revolutions(A));
+                case COS -> v = (float) sinTurns(revolutions(A) == revolutions(A) ? 0.25 - Math.abs(revolutions(A)) : Double.NaN);
                 case LG2 -> v = (float) (Math.log(A) / LN2);
                 case EX2 -> v = (float) Math.pow(2, A);
                 case TANH -> v = (float) Math.tanh(A);
@@ -142,6 +149,46 @@ final class FloatOps {
             }
             if (sat) v = FloatMath.sat(v);
             return FloatMath.bits(v);
+        }
+
+        /**
+         * rcp/rsqrt.approx.ftz.f64 as an H200 computes them: from the upper 32 bits of the operand only (a
+         * NaN whose payload is in the low word is an infinity), subnormal operands and results flushed, the
+         * result's lower 32 bits zero.
+         */
+        private static long approxHigh(long ab, boolean rsqrt) {
+            double x = Double.longBitsToDouble(ab & 0xFFFF_FFFF_0000_0000L);
+            if (Math.abs(x) < Double.MIN_NORMAL) x = Math.copySign(0.0, x);
+            double v = rsqrt ? 1.0 / Math.sqrt(x) : 1.0 / x;
+            if (Math.abs(v) < Double.MIN_NORMAL) v = Math.copySign(0.0, v);
+            long bits = Double.doubleToRawLongBits(v);
+            return v != v ? 0xFFF8_0000_0000_0000L : Double.isInfinite(v) ? bits : (bits + 0x8000_0000L) & 0xFFFF_FFFF_0000_0000L;
+        }
+
+        private static final double TWO_PI = 2 * Math.PI;
+
+        /**
+         * sin/cos.approx.f32 reduce their operand like the hardware: multiplied by 1/(2π) in single
+         * precision (subnormals flushed), then the fraction of a turn in fixed point; huge operands become
+         * whole turns (sin 0, cos 1), as on an H200. A model, not NVIDIA's algorithm: the distance from the
+         * H200 is measured by ConformanceTest (docs/support.md).
+         */
+        private static double revolutions(float a) {
+            float t = FloatMath.ftz(FloatMath.ftz(a) * 0.15915494f);
+            if (Float.isInfinite(t) || t != t) return Double.NaN;
+            double f = t - Math.rint(t);
+            f = Math.copySign(Math.floor(Math.abs(f) * Q) / Q, f); // the fixed-point fraction of a turn
+            return f == 0 ? Math.copySign(0.0, t) : f;
+        }
+
+        /** Resolution of the reduced operand: 2^-24 of a turn (closest to an H200 of 2^-24, 2^-28, 2^-32). */
+        private static final double Q = 0x1p24;
+
+        /** sin(2π f) for f in [-0.5, 0.5], reduced to a quarter turn first (exact: sin of a half turn is 0). */
+        private static double sinTurns(double f) {
+            if (f > 0.25) f = 0.5 - f;
+            else if (f < -0.25) f = -0.5 - f;
+            return Math.sin(TWO_PI * f);
         }
 
         long f64(double A, double B, double C, long ab, long bb, long cb) {
@@ -172,7 +219,7 @@ final class FloatOps {
                 case MUL -> v = FloatMath.mul(A, B, rnd);
                 case FMA -> v = FloatMath.fma(A, B, C, rnd);
                 case DIV -> v = FloatMath.div(A, B, rnd);
-                case DIV_APPROX -> v = A / B;
+                case DIV_APPROX, DIV_FULL -> v = A / B;
                 case ABS -> {
                     return ab & Long.MAX_VALUE;
                 }
@@ -185,9 +232,15 @@ final class FloatOps {
                     v = an ? B : bn ? A : kind == MIN ? Math.min(A, B) : Math.max(A, B);
                 }
                 case SQRT -> v = FloatMath.sqrt(A, rnd);
-                case RSQRT -> v = 1.0 / Math.sqrt(A);
+                case RSQRT -> {
+                    if (ftz) return approxHigh(ab, true);
+                    v = 1.0 / Math.sqrt(A);
+                }
                 case RCP -> v = FloatMath.div(1.0, A, rnd);
-                case RCP_APPROX -> v = 1.0 / A;
+                case RCP_APPROX -> {
+                    if (ftz) return approxHigh(ab, false);
+                    v = 1.0 / A;
+                }
                 case SIN -> v = Math.sin(A);
                 case COS -> v = Math.cos(A);
                 case LG2 -> v = Math.log(A) / LN2;

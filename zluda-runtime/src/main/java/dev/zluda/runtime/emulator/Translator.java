@@ -1067,7 +1067,7 @@ final class Translator {
                 case "sub" -> FloatOps.SUB;
                 case "mul" -> FloatOps.MUL;
                 case "mad", "fma" -> FloatOps.FMA;
-                case "div" -> mods.contains(".approx") || mods.contains(".full") ? FloatOps.DIV_APPROX : FloatOps.DIV;
+                case "div" -> mods.contains(".approx") ? FloatOps.DIV_APPROX : mods.contains(".full") ? FloatOps.DIV_FULL : FloatOps.DIV;
                 case "abs" -> FloatOps.ABS;
                 case "neg" -> FloatOps.NEG;
                 case "min" -> FloatOps.MIN;
