@@ -39,7 +39,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 class ConformanceTest {
     private static final int SHOW = 4;
 
-    private record Result(String form, String family, int tuples, int mismatches, long maxUlp, String status, List<String> examples) {}
+    private record Result(String form, String family, int tuples, int mismatches, long maxUlp, String status, List<String> examples, double maxAbs) {
+        Result(String form, String family, int tuples, int mismatches, long maxUlp, String status, List<String> examples) {
+            this(form, family, tuples, mismatches, maxUlp, status, examples, 0);
+        }
+    }
 
     @Test
     void emulatorMatchesH200() throws Exception {
@@ -149,6 +153,7 @@ class ConformanceTest {
         ByteBuffer ib = ByteBuffer.wrap(inputs).order(ByteOrder.LITTLE_ENDIAN);
         int mismatches = 0;
         long maxUlp = 0;
+        double maxAbs = 0;
         List<String> examples = new ArrayList<>();
         for (int i = 0; i < Conformance.N; i++) {
             long g0 = g.getLong(i * 16), g1 = g.getLong(i * 16 + 8), e0 = e.getLong(i * 16), e1 = e.getLong(i * 16 + 8);
@@ -157,13 +162,20 @@ class ConformanceTest {
             if (f.approx() != null) {
                 ulp = g1 != e1 ? Long.MAX_VALUE : ulps(f.approx(), g0, e0);
                 maxUlp = Math.max(maxUlp, ulp);
+                if (f.approx() == Conformance.Ulp.F32 || f.approx() == Conformance.Ulp.F64) {
+                    boolean f64 = f.approx() == Conformance.Ulp.F64;
+                    double gv = f64 ? Double.longBitsToDouble(g0) : Float.intBitsToFloat((int) g0);
+                    double ev = f64 ? Double.longBitsToDouble(e0) : Float.intBitsToFloat((int) e0);
+                    if (Double.isFinite(gv) && Double.isFinite(ev)) maxAbs = Math.max(maxAbs, Math.abs(gv - ev));
+                }
                 bad = ulp != 0;
             } else {
                 bad = g0 != e0 || g1 != e1;
             }
             if (bad) {
                 mismatches++;
-                if (examples.size() < SHOW && (f.approx() == null || ulp >= maxUlp)) {
+                boolean worst = f.approx() != null && ulp >= maxUlp;
+                if (examples.size() < SHOW || worst) {
                     StringBuilder sb = new StringBuilder("    ").append(f.name()).append(" inputs");
                     for (int j = 0; j < f.ops().length; j++) sb.append(' ').append(hex(ib.getLong(i * 32 + 8 * j), f.ops()[j].size));
                     sb.append(": H200 ").append(hex(e0, 8));
@@ -171,11 +183,12 @@ class ConformanceTest {
                     sb.append(", emulator ").append(hex(g0, 8));
                     if (f.dst2() != null) sb.append('/').append(hex(g1, 8));
                     if (f.approx() != null) sb.append(" (").append(ulp == Long.MAX_VALUE ? "inf" : ulp).append(" ulp)");
+                    if (examples.size() >= SHOW) examples.removeLast(); // keep the largest distance seen last
                     examples.add(sb.toString());
                 }
             }
         }
-        return new Result(f.name(), f.family(), Conformance.N, mismatches, maxUlp, "ran", examples);
+        return new Result(f.name(), f.family(), Conformance.N, mismatches, maxUlp, "ran", examples, maxAbs);
     }
 
     private static String hex(long v, int bytes) {
@@ -232,12 +245,13 @@ class ConformanceTest {
 
     private static void writeReport(Path p, List<Result> results, String summary) throws IOException {
         StringBuilder sb = new StringBuilder("# Conformance report\n\n").append(summary).append("\n\n");
-        sb.append("| form | status | mismatching tuples | max ulp |\n|---|---|---|---|\n");
+        sb.append("| form | status | tuples differing (of ").append(Conformance.N).append(") | max ulp | max absolute difference (finite results) |\n|---|---|---|---|---|\n");
         for (Result r : results) {
             Conformance.Form f = Conformance.byName(r.form);
             if (r.mismatches == 0 && f.approx() == null && r.status.equals("ran")) continue;
             sb.append("| `").append(r.form).append("` | ").append(r.status.replace("|", "\\|")).append(" | ").append(r.mismatches).append(" | ")
-                    .append(f.approx() == null ? "" : r.maxUlp == Long.MAX_VALUE ? "NaN mismatch" : String.valueOf(r.maxUlp)).append(" |\n");
+                    .append(f.approx() == null ? "" : r.maxUlp == Long.MAX_VALUE ? "NaN mismatch" : String.valueOf(r.maxUlp)).append(" | ")
+                    .append(r.maxAbs == 0 ? "" : String.format("%.3g", r.maxAbs)).append(" |\n");
         }
         Files.createDirectories(p.getParent());
         Files.writeString(p, sb);
