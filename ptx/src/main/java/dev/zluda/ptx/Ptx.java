@@ -27,7 +27,10 @@ import java.util.List;
  * bracket nesting, into chunks that end after a top-level {@code { ... }} (a function body or a
  * {@code .section}). Each chunk is lexed and parsed on its own with ANTLR in SLL mode with a bailing
  * error strategy; only a chunk that fails there is parsed again in full LL mode with error recovery,
- * which produces the diagnostics. Chunking keeps memory bounded by the largest function rather than
+ * which produces the diagnostics. Before ANTLR, each chunk is tried by {@link FastParser}, a
+ * hand-written lexer and recursive-descent parser for the common subset of the grammar that builds
+ * the AST directly; it gives the chunk to ANTLR whenever it is not sure, so ANTLR's
+ * grammar stays the reference for what is valid and for every diagnostic. Chunking keeps memory bounded by the largest function rather than
  * the whole file, and lets one bad function not hide errors in the others. Positions in diagnostics
  * and AST nodes are those of the whole text.
  *
@@ -57,12 +60,33 @@ public final class Ptx {
      * @return the module and the syntax errors (never throws for bad input)
      */
     public static ParseResult parse(CharSequence text, String sourceName) {
+        return parse(text, sourceName, true);
+    }
+
+    /**
+     * Parses PTX text with ANTLR alone, without the hand-written fast path ({@link FastParser}):
+     * the reference the fast path is tested against, and the baseline of the parse benchmark.
+     * Same results as {@link #parse(CharSequence, String)}.
+     */
+    public static ParseResult parseWithAntlrOnly(CharSequence text, String sourceName) {
+        return parse(text, sourceName, false);
+    }
+
+    static ParseResult parse(CharSequence text, String sourceName, boolean fastPath) {
         String s = text.toString();
         List<Ast.ModuleItem> items = new ArrayList<>();
         List<Diagnostic> diags = new ArrayList<>();
         java.util.Map<String, String> strings = new java.util.HashMap<>();
+        FastParser fast = fastPath ? new FastParser(s) : null;
         for (Chunk c : chunks(s, sourceName, diags)) {
             if (c.rejected) continue;
+            if (fast != null) {
+                List<Ast.ModuleItem> quick = fast.parseChunk(c.start, c.end, c.line, c.column);
+                if (quick != null) {
+                    items.addAll(quick);
+                    continue;
+                }
+            }
             parseChunk(s.substring(c.start, c.end), c.line, c.column, sourceName, items, diags, strings);
             if (diags.size() >= MAX_DIAGNOSTICS) break;
         }
@@ -99,6 +123,20 @@ public final class Ptx {
     /** Reads a PTX file the way {@link #parseFile} does (ISO-8859-1, every byte one character). */
     public static String readPtx(Path file) throws IOException {
         return Files.readString(file, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * How much of {@code text} the fast path takes: {chunks, chunks {@link FastParser} accepted}
+     * (for tests and benchmarks; rejected chunks are counted as not accepted).
+     */
+    static int[] fastPathCoverage(String text) {
+        FastParser fast = new FastParser(text);
+        int n = 0, ok = 0;
+        for (Chunk c : chunks(text, "coverage", new ArrayList<>())) {
+            n++;
+            if (!c.rejected && fast.parseChunk(c.start, c.end, c.line, c.column) != null) ok++;
+        }
+        return new int[] {n, ok};
     }
 
     // ------------------------------------------------------------------ chunking
