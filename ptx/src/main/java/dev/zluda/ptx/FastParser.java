@@ -61,6 +61,20 @@ final class FastParser {
     private int p, end, line, lineStart;
     // current token: type, [start, stop), line, 0-based column
     private int tt, ts, te, tl, tc;
+    // String.hashCode of the current token's text, for ID and DOTID tokens
+    private int th;
+    // the chunker's limits (Ptx.MAX_NESTING, Ptx.MAX_OPERATORS), counted as Ptx.chunks counts them
+    private int depth, ops;
+    // start offsets of the items parseAll produced
+    private int[] starts = new int[64];
+    private int nStarts;
+    // shared immutable nodes: small integer literals, initializers of them, modifier lists
+    // (positions are not part of these nodes, and nothing keys on their identity)
+    private final IntLit[] smallInts = new IntLit[Radix.values().length * 2 * SMALL];
+    private final ExprInit[] smallInits = new ExprInit[Radix.values().length * 2 * SMALL];
+    private static final int SMALL = 1024;
+    private final Map<List<String>, List<String>> modifierLists = new HashMap<>();
+    private final ArrayList<String> scratchMods = new ArrayList<>();
     // interning table (open addressing over text regions): names, opcodes and modifiers repeat a lot
     private String[] table = new String[1 << 12];
     private int[] hashes = new int[1 << 12];
@@ -81,6 +95,8 @@ final class FastParser {
         end = stop;
         line = startLine;
         lineStart = start - column;
+        depth = 0;
+        ops = 0;
         try {
             next();
             List<ModuleItem> out = new ArrayList<>();
@@ -89,6 +105,44 @@ final class FastParser {
         } catch (StackOverflowError | RuntimeException e) {   // Bail, or a bug: ANTLR decides
             return null;
         }
+    }
+
+    /**
+     * Parses the whole text as one module, enforcing the limits {@link Ptx}'s chunker enforces
+     * (bracket nesting, operators per expression) by giving up where it would reject.
+     *
+     * @param out receives the items parsed, in order
+     * @return -1 when the whole text was parsed; else the offset where the item the fast path gave
+     *     up on starts ({@link #itemStarts} gives the offsets of the items in {@code out})
+     */
+    int parseAll(List<ModuleItem> out) {
+        p = 0;
+        end = s.length();
+        line = 1;
+        lineStart = 0;
+        depth = 0;
+        ops = 0;
+        nStarts = 0;
+        int itemStart = 0;
+        try {
+            next();
+            while (tt != EOF) {
+                itemStart = ts;
+                ModuleItem item = moduleItem();
+                if (nStarts == starts.length) starts = java.util.Arrays.copyOf(starts, nStarts * 2);
+                starts[nStarts++] = itemStart;
+                out.add(item);
+            }
+            return -1;
+        } catch (StackOverflowError | RuntimeException e) {   // Bail, or a bug: ANTLR decides
+            while (out.size() > nStarts) out.removeLast();
+            return itemStart;
+        }
+    }
+
+    /** The start offset of item {@code i} of the last {@link #parseAll}. */
+    int itemStart(int i) {
+        return starts[i];
     }
 
     // ================================================================ lexer
@@ -144,17 +198,24 @@ final class FastParser {
         switch (c) {
             case '.' -> {
                 if (!idChar(at(j))) throw BAIL;
-                while (idChar(at(j))) j++;
+                int h = c;
+                char d;
+                while (idChar(d = at(j))) { h = 31 * h + d; j++; }
                 while (at(j) == ':' && at(j + 1) == ':' && idChar(at(j + 2))) {
-                    j += 3;
-                    while (idChar(at(j))) j++;
+                    h = 31 * (31 * h + ':') + ':';
+                    j += 2;
+                    while (idChar(d = at(j))) { h = 31 * h + d; j++; }
                 }
-                Integer k = KEYWORDS.get(intern(i, j));
+                th = h;
+                Integer k = KEYWORDS.get(intern(i, j, h));
                 tt = k == null ? DOTID : k;
             }
             case '%' -> {
                 if (idChar(at(j))) {
-                    while (idChar(at(j))) j++;
+                    int h = c;
+                    char d;
+                    while (idChar(d = at(j))) { h = 31 * h + d; j++; }
+                    th = h;
                     tt = ID;
                 } else {
                     tt = PERCENT;
@@ -200,7 +261,10 @@ final class FastParser {
             case ']' -> tt = RBRACK;
             default -> {
                 if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
-                    while (idChar(at(j))) j++;
+                    int h = c;
+                    char d;
+                    while (idChar(d = at(j))) { h = 31 * h + d; j++; }
+                    th = h;
                     tt = ID;
                 } else if (c >= '0' && c <= '9') {
                     j = number(i);
@@ -212,6 +276,39 @@ final class FastParser {
             }
         }
         te = p = j;
+        // the chunker's counts: brackets nest at most MAX_NESTING deep; at most MAX_OPERATORS
+        // operator characters ('%' of a register name included) between , ; brackets and a
+        // directive word that follows whitespace
+        switch (tt) {
+            case LBRACE, LPAREN, LBRACK -> {
+                ops = 0;
+                if (++depth > Ptx.MAX_NESTING) throw BAIL;
+            }
+            case RBRACE, RPAREN, RBRACK -> {
+                ops = 0;
+                if (depth > 0) depth--;
+            }
+            case COMMA, SEMI -> ops = 0;
+            case ID -> {
+                if (c == '%' && ++ops > Ptx.MAX_OPERATORS) throw BAIL;
+            }
+            case FLOAT_LIT -> {
+                for (int k = ts; k < te; k++) {
+                    char d = s.charAt(k);
+                    if ((d == '+' || d == '-') && ++ops > Ptx.MAX_OPERATORS) throw BAIL;
+                }
+            }
+            case INT_LIT, HEXFLOAT_LIT, STRING, COLON, AT -> { }
+            default -> {
+                if (c == '.') {
+                    char b = ts > 0 ? s.charAt(ts - 1) : '\n';
+                    if (b == ' ' || b == '\t' || b == '\n' || b == '\r') ops = 0;
+                } else {
+                    ops += te - ts;                 // an operator token: each of its characters
+                    if (ops > Ptx.MAX_OPERATORS) throw BAIL;
+                }
+            }
+        }
     }
 
     /** Lexes a number starting at {@code i} (a digit); sets {@link #tt}; returns its end. */
@@ -277,9 +374,8 @@ final class FastParser {
         return k;
     }
 
-    private String intern(int from, int to) {
-        int h = 0;
-        for (int i = from; i < to; i++) h = 31 * h + s.charAt(i);
+    /** The interned text of {@code s[from, to)}, whose String.hashCode is {@code h}. */
+    private String intern(int from, int to, int h) {
         int mask = table.length - 1;
         int idx = (h ^ (h >>> 15)) & mask;
         int len = to - from;
@@ -292,9 +388,14 @@ final class FastParser {
                 if (++count * 2 > table.length) grow();
                 return n;
             }
-            if (hashes[idx] == h && e.length() == len && s.regionMatches(from, e, 0, len)) return e;
+            if (hashes[idx] == h && e.length() == len && same(e, from, len)) return e;
             idx = (idx + 1) & mask;
         }
+    }
+
+    private boolean same(String e, int from, int len) {
+        for (int i = 0; i < len; i++) if (e.charAt(i) != s.charAt(from + i)) return false;
+        return true;
     }
 
     private void grow() {
@@ -312,8 +413,9 @@ final class FastParser {
         }
     }
 
+    /** The current token's text, interned; ID, DOTID and keyword tokens only (their hash is known). */
     private String text() {
-        return intern(ts, te);
+        return intern(ts, te, th);
     }
 
     private Loc loc() {
@@ -579,7 +681,16 @@ final class FastParser {
     }
 
     private Initializer initializer() {
-        if (tt != LBRACE) return new ExprInit(expr());
+        if (tt != LBRACE) {
+            Expr x = expr();
+            if (x instanceof IntLit i && i.value() >= 0 && i.value() < SMALL) {
+                int k = smallIndex(i);
+                ExprInit e = smallInits[k];
+                if (e == null) smallInits[k] = e = new ExprInit(i);
+                return e;
+            }
+            return new ExprInit(x);
+        }
         mark();
         next();
         if (tt == ID) {
@@ -691,11 +802,17 @@ final class FastParser {
     private Instruction instructionRest(Guard g, String opcode, Loc l) {
         List<String> mods;
         if (modifier(tt)) {
-            mods = new ArrayList<>(4);
+            ArrayList<String> m = scratchMods;
+            m.clear();
             do {
-                mods.add(text());
+                m.add(text());
                 next();
             } while (modifier(tt));
+            mods = modifierLists.get(m);
+            if (mods == null) {
+                mods = List.copyOf(m);
+                modifierLists.put(mods, mods);
+            }
         } else {
             mods = List.of();
         }
@@ -906,6 +1023,16 @@ final class FastParser {
             }
         }
         next();
+        if (v >= 0 && v < SMALL) {
+            int k = (radix.ordinal() * 2 + (unsigned ? 1 : 0)) * SMALL + (int) v;
+            IntLit c = smallInts[k];
+            if (c == null) smallInts[k] = c = new IntLit(v, radix, unsigned);
+            return c;
+        }
         return new IntLit(v, radix, unsigned);
+    }
+
+    private static int smallIndex(IntLit i) {
+        return (i.radix().ordinal() * 2 + (i.unsigned() ? 1 : 0)) * SMALL + (int) i.value();
     }
 }

@@ -97,6 +97,17 @@ class FastParserTest {
             String text = head + ".visible .entry k(.param .u64 k_p0, .param .align 8 .b8 k_p1[16])\n.maxntid 256, 1, 1\n{\n" + b + "\n}\n";
             assertSame(text, b);
         }
+        // the chunker's limits, at and past them
+        for (int n : new int[] {127, 128, 129, 140}) {
+            String body = "mov.u32 %r1, " + "(".repeat(n - 2) + "1" + ")".repeat(n - 2) + ";";
+            assertSame(head + ".entry k()\n{\n" + body + "\n}\n", "nesting " + n);
+        }
+        for (int n : new int[] {998, 999, 1000, 1001, 1200}) {
+            assertSame(head + ".entry k()\n{\n add.u32 %r1, " + "1+".repeat(n) + "1;\n}\n", n + " operators");
+            assertSame(head + ".entry k()\n{\n add.u32 %r1, %r2" + "|%r3".repeat(n / 2) + ";\n}\n", n + " operators with registers");
+        }
+        assertSame(head + ".entry k()\n{\n ret;\n}\n.section .debug_str { $L__x:\n.b8 65,0 }\n.entry j()\n{\n ret;\n}\n", "a section between functions");
+        assertSame(head + ".entry k()\n{\n ret;\n}\n.entry j()\n{\n ret\n}\n.entry i()\n{\n ret;\n}\n", "an error in the middle");
         assertSame(head + ".global .align 8 .u64 g[2] = {generic(a), generic(b)+8};\n.extern .func (.param .b32 r) f(.param .b32 x);\n", "decls");
         assertSame(head + ".file 1 \"a.cu\", 123, 456\n.file 2 \"b.cu\"\n.pragma \"x\", \"y\";\n", "file");
         assertSame(head + ".weak .func f() .noreturn;\n.func (.param .b32 r) g()\n{\n ret;\n}\n", "func");
