@@ -15,7 +15,8 @@ import java.nio.file.Path;
  * file) and the heap the result retains after a full GC, as a multiple of the file size. Run it
  * with {@code -Xmx} set to ten times the file size to show the bound holds.
  *
- * <p>Usage: {@code PtxParseBench [sizeMiB=50] [rounds=5] [corpusDir]}; see docs/benchmarks.md.
+ * <p>Usage: {@code PtxParseBench [sizeMiB=50] [rounds=5] [corpusDir] [paths=fast,antlr]}; see
+ * docs/benchmarks.md.
  */
 public final class PtxParseBench {
     private PtxParseBench() {}
@@ -26,6 +27,7 @@ public final class PtxParseBench {
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         Path dir = Path.of(args.length > 2 ? args[2] : "ptx/src/test/resources/corpus");
         if (!Files.isDirectory(dir)) dir = Path.of("src/test/resources/corpus");
+        String[] paths = (args.length > 3 ? args[3] : "fast,antlr").split(",");
         String base = Ptx.readPtx(dir.resolve("double_math.sm_90.ptx"));
         int cut = base.indexOf(".address_size 64") + ".address_size 64".length();
         StringBuilder sb = new StringBuilder(mb * 1_048_576 + base.length()).append(base, 0, cut);
@@ -41,7 +43,7 @@ public final class PtxParseBench {
         Runtime rt = Runtime.getRuntime();
         System.out.printf("module: %.1f MB, %d lines; max heap %.0f MB%n", size, text.chars().filter(c -> c == '\n').count(), rt.maxMemory() / 1e6);
         for (int r = 1; r <= rounds; r++) {
-            for (String path : new String[] {"fast", "antlr"}) {
+            for (String path : paths) {
                 System.gc();
                 long before = rt.totalMemory() - rt.freeMemory();
                 long c0 = mx.getCurrentThreadCpuTime(), t0 = System.nanoTime();
