@@ -22,6 +22,8 @@ class PrefaultTest {
     @Test
     @EnabledOnOs(OS.LINUX)
     void largeCaptureIsPrefaultedAndReadsBackWhole() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(kernelAtLeast(5, 14),
+                "MADV_POPULATE_WRITE needs Linux 5.14+, this is " + System.getProperty("os.version"));
         assertTrue(Prefault.available(), "madvise through FFM should be available on Linux with native access");
         Path f = dir.resolve("big.zcap");
         // 3 threads' logs, 4 KiB chunks, 1 MiB windows: about 12 MB, so stretches beyond the first 4 MiB are pre-faulted
@@ -46,5 +48,13 @@ class PrefaultTest {
             assertEquals(written.size(), leaves);
             assertTrue(r.status().endedCleanly(), r.status().toString());
         }
+    }
+
+    /** Whether the running kernel's version (os.version, e.g. "6.1.0-18-amd64") is at least major.minor. */
+    static boolean kernelAtLeast(int major, int minor) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(\\d+)\\.(\\d+)").matcher(System.getProperty("os.version", ""));
+        if (!m.find()) return false;
+        int a = Integer.parseInt(m.group(1)), b = Integer.parseInt(m.group(2));
+        return a > major || (a == major && b >= minor);
     }
 }
