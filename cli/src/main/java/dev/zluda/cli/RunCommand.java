@@ -1,8 +1,8 @@
 package dev.zluda.cli;
 
 import dev.zluda.capture.Capture;
-import dev.zluda.capture.CaptureRecord;
-import dev.zluda.capture.ReadStatus;
+import dev.zluda.capture.CaptureInfo;
+import dev.zluda.capture.Pack;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,9 +22,16 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
 /**
- * {@code zluda run [--nvidia-trace] -- APP ARGS}: runs an unmodified CUDA program on the zluda driver
- * (dist/lib), or traced in front of NVIDIA's driver (dist/lib/trace), by putting the library first
- * on the loader's search path. Returns the program's exit code (128+N when signal N ended it).
+ * {@code zluda run [--zluda-trace | --nvidia-trace] [-o DIR] [--level L] [--pack] -- APP ARGS}: runs an
+ * unmodified CUDA program on the zluda driver (dist/lib), or traced in front of NVIDIA's driver
+ * (dist/lib/trace), by putting the library first on the loader's search path. When tracing, the
+ * capture goes to {@code DIR/<app>[_N]/} (DIR: {@code -o}, else {@code $ZLUDA_LOG_DIR}, else
+ * {@code ./zluda-logs}), a summary of it is printed on stderr at the end (calls, errors, kernel
+ * launches, size, where it is, how to look at it), and {@code --pack} also writes the bug-report
+ * bundle {@code DIR/<app>[_N].zip} ({@link Pack}, as {@code zluda pack} does).
+ *
+ * <p>Returns the program's exit code (128+N when signal N ended it); 127 when the program does not
+ * exist, 126 when it is not executable, 1 when the driver is missing, 2 on bad usage.
  */
 @Command(name = "run",
         mixinStandardHelpOptions = true,
@@ -34,9 +42,12 @@ import java.util.stream.Stream;
                 "  zluda run --zluda-trace -- ./vectorAdd                   (record the run on zluda's driver)",
                 "  zluda run --nvidia-trace -o traces -- ./vectorAdd       (on a machine with an NVIDIA GPU)",
                 "",
-                "Captures go to DIR/<program>[_N]/ (capture.zcap, manifest.json); read them with zluda dump / zluda info.",
+                "  zluda run --zluda-trace --pack -- ./vectorAdd            (also write the bug-report bundle)",
                 "",
-                "Exit codes: the program's own; 127 when it cannot be started; 1 when the driver is missing; 2 bad usage."})
+                "Captures go to DIR/<program>[_N]/ (capture.zcap, manifest.json); read them with zluda dump / zluda info / zluda view.",
+                "",
+                "Exit codes: the program's own; 127 when it is not found; 126 when it is not executable;",
+                "1 when the driver is missing; 2 bad usage."})
 final class RunCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -55,6 +66,9 @@ final class RunCommand implements Callable<Integer> {
             description = "What is recorded: calls (calls and the data of typed pointers) or replay (also host buffers, enough to replay). Default: ${DEFAULT-VALUE}.")
     String level;
 
+    @Option(names = "--pack", description = "Also write the capture as one file for a bug report: DIR/<program>[_N].zip (see zluda pack; --redact there).")
+    boolean pack;
+
     @Parameters(arity = "1..*", paramLabel = "APP", description = "The program and its arguments (put -- before them).")
     List<String> command = new ArrayList<>();
 
@@ -69,12 +83,7 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException, IOException {
         PrintWriter err = spec.commandLine().getErr();
-        if (!level.equals("calls") && !level.equals("replay")) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--level must be calls or replay, not '" + level + "'");
-        }
-        if (nvidiaTrace && zludaTrace) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--nvidia-trace and --zluda-trace exclude each other");
-        }
+        validate();
         boolean tracing = nvidiaTrace || zludaTrace;
         Path lib = libDir().toAbsolutePath().normalize();
         if (nvidiaTrace) lib = lib.resolve("trace");
@@ -84,6 +93,12 @@ final class RunCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+        String problem = findProgram(command.getFirst());
+        if (problem != null) {
+            err.println("zluda run: " + problem);
+            err.flush();
+            return problem.contains("not executable") || problem.contains("is a directory") ? 126 : 127;
+        }
         ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
         Map<String, String> env = pb.environment();
         String old = env.get("LD_LIBRARY_PATH");
@@ -92,10 +107,9 @@ final class RunCommand implements Callable<Integer> {
         Set<Path> before = new HashSet<>();
         if (!tracing) env.remove("ZLUDA_LOG_DIR"); // a plain run records nothing
         if (tracing) {
-            logDir = (output != null ? output : Path.of(env.getOrDefault("ZLUDA_LOG_DIR", "zluda-logs"))).toAbsolutePath();
+            logDir = logDir(output, env);
             Files.createDirectories(logDir);
-            env.put("ZLUDA_LOG_DIR", logDir.toString());
-            env.put("ZLUDA_CAPTURE_LEVEL", level);
+            traceEnvironment(env, logDir);
             try (Stream<Path> s = Files.list(logDir)) {
                 s.forEach(before::add);
             }
@@ -109,18 +123,72 @@ final class RunCommand implements Callable<Integer> {
             return 127;
         }
         int code = p.waitFor();
-        if (tracing) summarize(logDir, before, err);
+        if (tracing) summarize(logDir, before, code, err);
         return code;
     }
 
-    /** Prints, for every capture the run made, where it is and what it holds. */
-    private static void summarize(Path logDir, Set<Path> before, PrintWriter err) throws IOException {
+    /** Where captures go: {@code -o DIR}, else {@code $ZLUDA_LOG_DIR} (when set and not empty), else {@code ./zluda-logs}; absolute. */
+    static Path logDir(Path output, Map<String, String> env) {
+        if (output != null) return output.toAbsolutePath();
+        String dir = env.get("ZLUDA_LOG_DIR");
+        return Path.of(dir != null && !dir.isEmpty() ? dir : "zluda-logs").toAbsolutePath();
+    }
+
+    /** Usage errors (exit 2). */
+    private void validate() {
+        if (!level.equals("calls") && !level.equals("replay")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--level must be calls or replay, not '" + level + "'");
+        }
+        if (nvidiaTrace && zludaTrace) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--nvidia-trace and --zluda-trace exclude each other");
+        }
+        if (pack && !nvidiaTrace && !zludaTrace) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--pack packs the capture: add --zluda-trace or --nvidia-trace");
+        }
+    }
+
+    /** What the recorder reads from the environment (the driver's and the tracer's ZLUDA_* variables), one line per option. */
+    private void traceEnvironment(Map<String, String> env, Path logDir) {
+        env.put("ZLUDA_LOG_DIR", logDir.toString());
+        env.put("ZLUDA_CAPTURE_LEVEL", level);
+    }
+
+    /**
+     * Why {@code program} cannot be run, or null: a path that does not exist, is a directory or is
+     * not executable; a bare name that is on no directory of {@code PATH} (as execvp looks it up).
+     */
+    static String findProgram(String program) {
+        if (program.isEmpty()) return "no program given";
+        if (program.contains("/")) {
+            Path p = Path.of(program);
+            if (!Files.exists(p)) return "program not found: " + program + " (no such file)";
+            if (Files.isDirectory(p)) return program + " is a directory, not a program";
+            if (!Files.isExecutable(p)) return program + " is not executable (chmod +x " + program + "?)";
+            return null;
+        }
+        String path = System.getenv("PATH");
+        for (String dir : (path == null ? "" : path).split(":")) {
+            Path p = Path.of(dir.isEmpty() ? "." : dir, program);
+            if (Files.isRegularFile(p) && Files.isExecutable(p)) return null;
+        }
+        String hint = Files.isRegularFile(Path.of(program)) ? "; it is in this directory: run ./" + program : "; give its path, e.g. ./" + program;
+        return "program not found: '" + program + "' is not on PATH" + hint;
+    }
+
+    /**
+     * Prints, for every capture the run made: calls, errors, kernel launches, size, where it is
+     * and how to look at it; with {@code --pack} writes the bundle next to it.
+     */
+    private void summarize(Path logDir, Set<Path> before, int exitCode, PrintWriter err) throws IOException {
         List<Path> made;
         try (Stream<Path> s = Files.list(logDir)) {
             made = s.filter(d -> !before.contains(d) && Files.isRegularFile(d.resolve("capture.zcap"))).sorted().toList();
         }
+        err.println("zluda run: " + command.getFirst() + " exited with " + exitCode
+                + (exitCode > 128 ? " (signal " + (exitCode - 128) + ")" : ""));
         if (made.isEmpty()) {
-            err.println("zluda run: the program made no capture in " + logDir + " (did it load libcuda.so.1?)");
+            err.println("zluda run: the program made no capture in " + logDir + " (did it load libcuda.so.1? "
+                    + "see docs/troubleshooting.md)");
         }
         for (Path d : made) {
             try {
@@ -128,21 +196,50 @@ final class RunCommand implements Callable<Integer> {
             } catch (IOException e) {
                 err.println("zluda run: could not trim " + d.resolve("capture.zcap") + ": " + e.getMessage());
             }
-            long[] calls = {0}, errors = {0};
-            ReadStatus st;
+            CaptureInfo info;
             try (Capture c = Capture.open(d)) {
-                st = c.reader().forEachRecord(r -> {
-                    if (r instanceof CaptureRecord.Enter) calls[0]++;
-                    else if (r instanceof CaptureRecord.Leave l && l.result() != 0) errors[0]++;
-                });
+                info = CaptureInfo.of(c);
             } catch (Exception e) {
                 err.println("zluda run: capture " + d + " cannot be read: " + e.getMessage());
                 continue;
             }
-            err.printf("zluda run: capture %s: %d calls, %d returned an error, %,d bytes%s%n", d, calls[0], errors[0],
-                    Files.size(d.resolve("capture.zcap")), st.endedCleanly() ? "" : " (the process did not end cleanly)");
-            err.println("           zluda dump " + d);
+            long launches = info.kernels.values().stream().mapToLong(Long::longValue).sum();
+            long bytes;
+            try (Stream<Path> s = Files.list(d)) {
+                bytes = s.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+            }
+            err.println("zluda run: capture " + d);
+            err.printf("           %,d calls, %,d returned an error, %,d kernel launch%s%s%n", info.calls, info.errors, launches,
+                    launches == 1 ? "" : "es", kernelList(info.kernels));
+            err.printf("           %,d bytes (capture.zcap %,d, %d module file%s)%s%n", bytes, Files.size(d.resolve("capture.zcap")),
+                    info.modules.size(), info.modules.size() == 1 ? "" : "s",
+                    info.status.endedCleanly() ? "" : "; the process did not end cleanly (" + info.status + ")");
+            if (pack) {
+                Path zip = d.resolveSibling(d.getFileName() + ".zip");
+                try (Capture c = Capture.open(d)) {
+                    Pack.pack(c, zip, EnumSet.noneOf(Pack.Redaction.class));
+                    err.printf("           bug-report bundle: %s (%,d bytes; zluda pack --redact data,env,paths makes a redacted one)%n",
+                            zip, Files.size(zip));
+                } catch (Exception e) {
+                    err.println("zluda run: could not pack " + d + ": " + e.getMessage());
+                }
+            }
+            err.println("           look at it: zluda dump " + d + "   (zluda info, zluda view with a display)");
         }
         err.flush();
+    }
+
+    /** " (name ×n, ...)" for the first few kernels by launch count, or "". */
+    private static String kernelList(Map<String, Long> kernels) {
+        if (kernels.isEmpty()) return "";
+        List<Map.Entry<String, Long>> top = kernels.entrySet().stream()
+                .sorted((a, b) -> Long.compare(b.getValue(), a.getValue())).limit(4).toList();
+        StringBuilder sb = new StringBuilder(" (");
+        for (int i = 0; i < top.size(); i++) {
+            if (i > 0) sb.append(", ");
+            sb.append(top.get(i).getKey()).append(" ×").append(top.get(i).getValue());
+        }
+        if (kernels.size() > top.size()) sb.append(", ").append(kernels.size() - top.size()).append(" more");
+        return sb.append(')').toString();
     }
 }

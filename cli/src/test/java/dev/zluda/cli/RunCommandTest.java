@@ -62,4 +62,94 @@ class RunCommandTest {
             if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
         }
     }
+
+    /** A stand-in driver directory, so that the run goes ahead without a built dist/. */
+    private static Path standInHome(Path tmp) throws Exception {
+        Path lib = tmp.resolve("home/lib");
+        Files.createDirectories(lib);
+        Files.writeString(lib.resolve("libcuda.so.1"), "stand-in");
+        return tmp.resolve("home");
+    }
+
+    private static <T> T withHome(Path home, java.util.concurrent.Callable<T> body) throws Exception {
+        String old = System.getProperty("zluda.home");
+        System.setProperty("zluda.home", home.toString());
+        try {
+            return body.call();
+        } finally {
+            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
+        }
+    }
+
+    @Test
+    void logDirIsTheOptionElseZludaLogDirElseZludaLogs(@TempDir Path tmp) {
+        assertEquals(tmp.resolve("o"), RunCommand.logDir(tmp.resolve("o"), java.util.Map.of("ZLUDA_LOG_DIR", "/elsewhere")));
+        assertEquals(Path.of("/elsewhere"), RunCommand.logDir(null, java.util.Map.of("ZLUDA_LOG_DIR", "/elsewhere")));
+        assertEquals(Path.of("zluda-logs").toAbsolutePath(), RunCommand.logDir(null, java.util.Map.of()));
+        assertEquals(Path.of("zluda-logs").toAbsolutePath(), RunCommand.logDir(null, java.util.Map.of("ZLUDA_LOG_DIR", "")));
+    }
+
+    @Test
+    void programsThatCannotRunGetAClearMessage(@TempDir Path tmp) throws Exception {
+        Path home = standInHome(tmp);
+        Path plain = tmp.resolve("not-executable");
+        Files.writeString(plain, "#!/bin/sh\n");
+        CliRun.Result missing = withHome(home, () -> CliRun.run("run", "--", "zluda-no-such-program-xyz"));
+        assertEquals(127, missing.code());
+        assertTrue(missing.err().contains("'zluda-no-such-program-xyz' is not on PATH"), missing.err());
+        CliRun.Result noFile = withHome(home, () -> CliRun.run("run", "--", tmp.resolve("gone").toString()));
+        assertEquals(127, noFile.code());
+        assertTrue(noFile.err().contains("program not found: " + tmp.resolve("gone")), noFile.err());
+        CliRun.Result notExec = withHome(home, () -> CliRun.run("run", "--", plain.toString()));
+        assertEquals(126, notExec.code());
+        assertTrue(notExec.err().contains("is not executable"), notExec.err());
+        CliRun.Result dir = withHome(home, () -> CliRun.run("run", "--", tmp.toString()));
+        assertEquals(126, dir.code());
+        assertTrue(dir.err().contains("is a directory"), dir.err());
+        assertEquals(2, withHome(home, () -> CliRun.run("run", "--pack", "--", "/bin/true")).code(), "--pack without a trace flag");
+    }
+
+    /**
+     * A traced run: the "program" leaves a real capture (the vectorAdd recording made on an H200)
+     * in $ZLUDA_LOG_DIR and exits with 5. The summary's counts are checked against the capture
+     * read record by record here, the exit code passes through, and --pack writes a pack that
+     * opens with the same calls.
+     */
+    @Test
+    void tracedRunSummarisesThePacksAndPassesTheExitCode(@TempDir Path tmp) throws Exception {
+        Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath();
+        Path reference = repo.resolve("samples/traces/h200/vectorAdd");
+        Assumptions.assumeTrue(Files.isDirectory(reference), "no reference capture at " + reference);
+        long enters = 0, launches = 0, errors = 0;
+        try (dev.zluda.capture.Capture c = dev.zluda.capture.Capture.open(reference)) {
+            for (dev.zluda.capture.CaptureRecord r : c.reader()) {
+                if (r instanceof dev.zluda.capture.CaptureRecord.Enter e) {
+                    enters++;
+                    if (c.functionName(e.functionId()).equals("cuLaunchKernel")) launches++;
+                } else if (r instanceof dev.zluda.capture.CaptureRecord.Leave l && l.result() != 0) {
+                    errors++;
+                }
+            }
+        }
+        assertTrue(enters > 0 && launches > 0, "the reference capture has calls and a launch");
+        Path home = standInHome(tmp);
+        Path logs = tmp.resolve("logs");
+        String script = "cp -r '" + reference + "' \"$ZLUDA_LOG_DIR/vectorAdd\"; exit 5";
+        CliRun.Result r = withHome(home, () -> CliRun.run("run", "--zluda-trace", "--pack", "-o", logs.toString(), "--", "/bin/sh", "-c", script));
+        assertEquals(5, r.code(), r.err());
+        Path made = logs.toAbsolutePath().resolve("vectorAdd");
+        assertTrue(r.err().contains("exited with 5"), r.err());
+        assertTrue(r.err().contains("capture " + made), r.err());
+        assertTrue(r.err().contains(String.format("%,d calls, %,d returned an error, %,d kernel launch", enters, errors, launches)), r.err());
+        assertTrue(r.err().contains("vectorAdd ×" + launches), r.err());
+        assertTrue(r.err().contains("zluda dump " + made), r.err());
+        Path zip = logs.toAbsolutePath().resolve("vectorAdd.zip");
+        assertTrue(r.err().contains("bug-report bundle: " + zip), r.err());
+        assertTrue(dev.zluda.capture.Pack.isPack(zip));
+        long packed = 0;
+        try (dev.zluda.capture.Capture c = dev.zluda.capture.Capture.open(zip)) {
+            for (dev.zluda.capture.CaptureRecord rec : c.reader()) if (rec instanceof dev.zluda.capture.CaptureRecord.Enter) packed++;
+        }
+        assertEquals(enters, packed, "the pack holds the same calls");
+    }
 }

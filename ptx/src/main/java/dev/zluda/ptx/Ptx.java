@@ -27,7 +27,11 @@ import java.util.List;
  * bracket nesting, into chunks that end after a top-level {@code { ... }} (a function body or a
  * {@code .section}). Each chunk is lexed and parsed on its own with ANTLR in SLL mode with a bailing
  * error strategy; only a chunk that fails there is parsed again in full LL mode with error recovery,
- * which produces the diagnostics. Chunking keeps memory bounded by the largest function rather than
+ * which produces the diagnostics. Before all that, {@link FastParser}, a hand-written lexer and
+ * recursive-descent parser for the common subset of the grammar that builds the AST directly, tries
+ * the whole text in one pass (enforcing the chunker's limits itself); where it is not sure, the
+ * chunks from the one holding that item on are parsed as above (each again tried by the fast path
+ * first). ANTLR's grammar stays the reference for what is valid and for every diagnostic. Chunking keeps memory bounded by the largest function rather than
  * the whole file, and lets one bad function not hide errors in the others. Positions in diagnostics
  * and AST nodes are those of the whole text.
  *
@@ -57,14 +61,38 @@ public final class Ptx {
      * @return the module and the syntax errors (never throws for bad input)
      */
     public static ParseResult parse(CharSequence text, String sourceName) {
+        return parse(text, sourceName, true);
+    }
+
+    /**
+     * Parses PTX text with ANTLR alone, without the hand-written fast path ({@link FastParser}):
+     * the reference the fast path is tested against, and the baseline of the parse benchmark.
+     * Same results as {@link #parse(CharSequence, String)}.
+     */
+    public static ParseResult parseWithAntlrOnly(CharSequence text, String sourceName) {
+        return parse(text, sourceName, false);
+    }
+
+    static ParseResult parse(CharSequence text, String sourceName, boolean fastPath) {
         String s = text.toString();
         List<Ast.ModuleItem> items = new ArrayList<>();
         List<Diagnostic> diags = new ArrayList<>();
         java.util.Map<String, String> strings = new java.util.HashMap<>();
-        for (Chunk c : chunks(s, sourceName, diags)) {
-            if (c.rejected) continue;
-            parseChunk(s.substring(c.start, c.end), c.line, c.column, sourceName, items, diags, strings);
-            if (diags.size() >= MAX_DIAGNOSTICS) break;
+        FastParser fast = fastPath ? new FastParser(s) : null;
+        int from = 0;
+        if (fast != null) {
+            // the whole text in one pass; where the fast path gives up, chunks take over from the
+            // chunk that holds the item it gave up on (the items before it are kept)
+            int failAt = fast.parseAll(items);
+            if (failAt < 0) return new ParseResult(new Ast.Module(items), diags);
+            List<Chunk> cs = chunks(s, sourceName, diags);
+            for (Chunk c : cs) if (c.end <= failAt) from = c.end;
+            int keep = 0;
+            while (keep < items.size() && fast.itemStart(keep) < from) keep++;
+            items.subList(keep, items.size()).clear();
+            parseChunks(s, cs, from, fast, sourceName, items, diags, strings);
+        } else {
+            parseChunks(s, chunks(s, sourceName, diags), 0, null, sourceName, items, diags, strings);
         }
         diags.sort((a, b) -> a.line() != b.line() ? Integer.compare(a.line(), b.line()) : Integer.compare(a.column(), b.column()));
         if (diags.size() > MAX_DIAGNOSTICS) {
@@ -99,6 +127,41 @@ public final class Ptx {
     /** Reads a PTX file the way {@link #parseFile} does (ISO-8859-1, every byte one character). */
     public static String readPtx(Path file) throws IOException {
         return Files.readString(file, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * How much of {@code text} the fast path takes: {chunks, chunks {@link FastParser} accepted}
+     * (for tests and benchmarks; rejected chunks are counted as not accepted).
+     */
+    static int[] fastPathCoverage(String text) {
+        FastParser fast = new FastParser(text);
+        if (fast.parseAll(new ArrayList<>()) < 0) {
+            int n = chunks(text, "coverage", new ArrayList<>()).size();
+            return new int[] {n, n};
+        }
+        int n = 0, ok = 0;
+        for (Chunk c : chunks(text, "coverage", new ArrayList<>())) {
+            n++;
+            if (!c.rejected && fast.parseChunk(c.start, c.end, c.line, c.column) != null) ok++;
+        }
+        return new int[] {n, ok};
+    }
+
+    /** Parses the chunks that start at or after offset {@code from}: each with the fast path when given, else (or when it gives up) with ANTLR. */
+    private static void parseChunks(String s, List<Chunk> chunks, int from, FastParser fast, String sourceName,
+                                    List<Ast.ModuleItem> items, List<Diagnostic> diags, java.util.Map<String, String> strings) {
+        for (Chunk c : chunks) {
+            if (c.rejected || c.start < from) continue;
+            if (fast != null) {
+                List<Ast.ModuleItem> quick = fast.parseChunk(c.start, c.end, c.line, c.column);
+                if (quick != null) {
+                    items.addAll(quick);
+                    continue;
+                }
+            }
+            parseChunk(s.substring(c.start, c.end), c.line, c.column, sourceName, items, diags, strings);
+            if (diags.size() >= MAX_DIAGNOSTICS) break;
+        }
     }
 
     // ------------------------------------------------------------------ chunking

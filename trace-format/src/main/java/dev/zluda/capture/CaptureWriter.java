@@ -26,6 +26,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * its own {@link ThreadLog} (from {@link #currentThread()} or {@link #thread(long)}) into chunks it
  * reserves lock-free; sequence numbers from one atomic counter give the total order.
  *
+ * <p>Once a capture passes 4 MiB, a background daemon thread ("zluda-capture-prefault") keeps the
+ * pages of the next 16 MiB pre-faulted ({@link Prefault}, where the JVM grants native access), so
+ * the writing threads do not stop for a page fault every 4 KiB; the file may then extend up to one
+ * growth step past the last used unit until {@link #close()} trims it (zero units, FORMAT.md §3).
+ *
  * <p>{@link #close()} must be called after every thread has stopped writing: it writes
  * PROCESS_END, seals every chunk and trims the file.
  *
@@ -75,6 +80,9 @@ public final class CaptureWriter implements AutoCloseable {
     static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     static final ValueLayout.OfInt INT_U = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     static final java.lang.invoke.VarHandle INT_HANDLE = INT.varHandle();
+    /** Bytes pre-faulted per background step, how far ahead of the last reserved unit, and the
+     * bytes left to fault in normally at the start (so that small captures pay nothing). */
+    static final int PREFAULT_STRETCH = 4 << 20, PREFAULT_LEAD = 16 << 20, PREFAULT_FIRST = 4 << 20;
 
     private static volatile Long specHash;
 
@@ -97,6 +105,13 @@ public final class CaptureWriter implements AutoCloseable {
     private final AtomicInteger nextStringId = new AtomicInteger();
     private volatile boolean closed;
     volatile boolean full;
+    /** Background pre-faulting of the units ahead of the writers (null when {@link Prefault} is unavailable). */
+    private final java.util.concurrent.ExecutorService prefaulter;
+    /** Units per pre-fault stretch (divides {@link #unitsPerWindow}); the first unit not yet claimed for pre-faulting. */
+    private final int stretchUnits, firstPrefaultUnit;
+    private final AtomicLong prefaultedTo = new AtomicLong();
+    /** Stretches the background thread pre-faulted (for tests). */
+    final AtomicInteger prefaultedStretches = new AtomicInteger();
 
     private CaptureWriter(Path file, Options o, List<FunctionDef> functions) throws IOException {
         int cs = o.chunkSize;
@@ -109,6 +124,16 @@ public final class CaptureWriter implements AutoCloseable {
         long w = Math.max(cs, (o.growStep / cs) * cs);
         this.windowSize = w;
         this.unitsPerWindow = (int) (w / cs);
+        int su = Math.max(1, PREFAULT_STRETCH / cs);
+        while (unitsPerWindow % su != 0) su--;
+        this.stretchUnits = su;
+        this.firstPrefaultUnit = Math.max(1, PREFAULT_FIRST / cs);
+        this.prefaultedTo.set(firstPrefaultUnit);
+        this.prefaulter = Prefault.available() ? java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "zluda-capture-prefault");
+            t.setDaemon(true);
+            return t;
+        }) : null;
         this.paramCounts = new int[functions.size()];
         for (int i = 0; i < paramCounts.length; i++) paramCounts[i] = functions.get(i).paramCount();
         this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
@@ -241,6 +266,47 @@ public final class CaptureWriter implements AutoCloseable {
         return t;
     }
 
+    /**
+     * Called by a writer after it reserved units up to {@code endUnit}: keeps the pages of the next
+     * {@link #PREFAULT_LEAD} bytes pre-faulted by the background thread, a stretch at a time, so the
+     * writing thread does not take their page faults itself.
+     */
+    void reservedUpTo(long endUnit) {
+        if (prefaulter == null || endUnit < firstPrefaultUnit) return;
+        long lead = Math.max(stretchUnits, PREFAULT_LEAD / chunkSize);
+        while (true) {
+            long from = prefaultedTo.get();
+            if (from >= endUnit + lead || closed) return;
+            long start = Math.max(from, endUnit);
+            start = (start + stretchUnits - 1) / stretchUnits * stretchUnits;   // stretches never cross a window
+            long end = start + stretchUnits;
+            if (end >= CaptureFormat.MAX_UNITS) return;
+            if (!prefaultedTo.compareAndSet(from, end)) continue;
+            long s0 = start;
+            try {
+                prefaulter.execute(() -> {
+                    try {
+                        if (closed) return;
+                        int win = (int) (s0 / unitsPerWindow);
+                        MemorySegment m = window(win);
+                        if (Prefault.populate(m.asSlice((s0 - (long) win * unitsPerWindow) * chunkSize, (long) stretchUnits * chunkSize))) {
+                            prefaultedStretches.incrementAndGet();
+                        }
+                    } catch (Throwable ignored) {
+                        // best effort: the writer faults the pages in itself
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                return;
+            }
+        }
+    }
+
+    /** Waits until the pre-faulting queued so far is done (for tests). */
+    void awaitPrefault() throws Exception {
+        if (prefaulter != null) prefaulter.submit(() -> { }).get();
+    }
+
     long unitOffset(long unit) {
         return CaptureFormat.FILE_HEADER_SIZE + unit * chunkSize;
     }
@@ -312,6 +378,14 @@ public final class CaptureWriter implements AutoCloseable {
             all = new ArrayList<>(logs);
         }
         for (ThreadLog t : all) t.finish();
+        if (prefaulter != null) {
+            prefaulter.shutdown();
+            try {
+                if (!prefaulter.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES)) prefaulter.shutdownNow();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         long units = ticket.get() >>> CaptureFormat.SEQ_BITS;
         arena.close();
         channel.truncate(Math.min(unitOffset(units), channel.size()));

@@ -23,6 +23,8 @@ import java.util.List;
  */
 public final class ThreadLog {
     private static final int SLOTS = 64, SLOT_VALUES = 16;
+    private static final java.lang.invoke.VarHandle LONG_ARRAY =
+            java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.LITTLE_ENDIAN);
     private static final LZ4Compressor LZ4 = LZ4Factory.fastestInstance().fastCompressor();
 
     private final CaptureWriter w;
@@ -37,6 +39,8 @@ public final class ThreadLog {
     private long explicitSeq = -1;
     private final int[] cacheFid = new int[SLOTS];
     private final long[] cacheVal = new long[SLOTS * SLOT_VALUES];
+    /** Staging buffer of the record being encoded; always 8 bytes longer than the largest payload
+     * {@link #begin} was asked for, so that {@link #commit} can copy whole 8-byte words. */
     private byte[] buf = new byte[512];
     private boolean finished;
 
@@ -75,20 +79,34 @@ public final class ThreadLog {
         long seq = begin(32 + n * 10 + itemsLen, ts);
         if (seq < 0) return -1;
         byte[] b = buf;
-        int p = 0;
-        b[p++] = (byte) (CaptureFormat.ENTER | (Math.min(depth, 15) << 4));
-        p = seqTs(b, p, seq, ts);
-        if (depth >= 15) p = Varint.put(b, p, depth);
+        int p;
+        if (depth < 15) {
+            b[0] = (byte) (CaptureFormat.ENTER | (depth << 4));
+            p = seqTs(b, 1, seq, ts);
+        } else {
+            b[0] = (byte) (CaptureFormat.ENTER | (15 << 4));
+            p = seqTs(b, 1, seq, ts);
+            p = Varint.put(b, p, depth);
+        }
         p = Varint.put(b, p, functionId);
         int slot = functionId & (SLOTS - 1);
-        boolean hit = cacheFid[slot] == functionId;
         int base = slot * SLOT_VALUES;
-        for (int i = 0; i < n; i++) {
-            long prev = hit && i < SLOT_VALUES ? cacheVal[base + i] : 0;
-            p = Varint.put(b, p, Varint.zigzag(args[i] - prev));
+        long[] cv = cacheVal;
+        int cached = Math.min(n, SLOT_VALUES);
+        if (cacheFid[slot] == functionId) {
+            // the slot's values past n are already 0 (same function, same parameter count)
+            for (int i = 0; i < cached; i++) {
+                long v = args[i];
+                p = Varint.put(b, p, Varint.zigzag(v - cv[base + i]));
+                cv[base + i] = v;
+            }
+            for (int i = cached; i < n; i++) p = Varint.put(b, p, Varint.zigzag(args[i]));
+        } else {
+            for (int i = 0; i < n; i++) p = Varint.put(b, p, Varint.zigzag(args[i]));
+            cacheFid[slot] = functionId;
+            for (int i = 0; i < cached; i++) cv[base + i] = args[i];
+            for (int i = cached; i < SLOT_VALUES; i++) cv[base + i] = 0;
         }
-        cacheFid[slot] = functionId;
-        for (int i = 0; i < SLOT_VALUES; i++) cacheVal[base + i] = i < n ? args[i] : 0;
         if (itemsLen > 0) {
             System.arraycopy(items.buf, 0, b, p, itemsLen);
             p += itemsLen;
@@ -109,9 +127,8 @@ public final class ThreadLog {
         long seq = begin(40 + itemsLen, ts);
         if (seq < 0) return -1;
         byte[] b = buf;
-        int p = 0;
-        b[p++] = CaptureFormat.LEAVE;
-        p = seqTs(b, p, seq, ts);
+        b[0] = CaptureFormat.LEAVE;
+        int p = seqTs(b, 1, seq, ts);
         p = Varint.put(b, p, seq - enterSeq);
         p = Varint.put(b, p, result & 0xFFFFFFFFL);
         if (itemsLen > 0) {
@@ -302,7 +319,7 @@ public final class ThreadLog {
     /** Makes room for a payload of at most {@code max} bytes and takes the record's sequence number. */
     private long begin(int max, long ts) {
         if (finished || w.full) return -1;
-        if (buf.length < max) buf = new byte[Math.max(max, buf.length * 2)];
+        if (buf.length < max + 8) buf = new byte[Math.max(max + 8, buf.length * 2)];
         long need = 4 + ((max + 3) & ~3L);
         if (chunk == null || pos + need > limit) {
             if (!newChunk(need, ts)) return -1;
@@ -322,10 +339,21 @@ public final class ThreadLog {
         return seq;
     }
 
+    /**
+     * Copies the staged payload of {@code len} bytes into the chunk in whole little-endian 8-byte
+     * words (the bytes past {@code len} are zeroed first, so the frame's padding is zero and the
+     * at most 4 bytes written past the padded frame are the next frame's length word, still 0),
+     * then publishes the length word with a release store.
+     */
     private void commit(int len) {
-        MemorySegment.copy(buf, 0, chunk, ValueLayout.JAVA_BYTE, pos + 4, len);
-        CaptureWriter.INT_HANDLE.setRelease(chunk, pos, len);
-        pos += 4 + ((len + 3) & ~3L);
+        byte[] b = buf;
+        MemorySegment c = chunk;
+        long at = pos;
+        int end = (len + 7) & ~7;
+        for (int i = len; i < end; i++) b[i] = 0;
+        for (int i = 0; i < end; i += 8) c.set(CaptureWriter.LONG, at + 4 + i, (long) LONG_ARRAY.get(b, i));
+        CaptureWriter.INT_HANDLE.setRelease(c, at, len);
+        pos = at + 4 + ((len + 3) & ~3L);
     }
 
     private boolean newChunk(long need, long ts) {
@@ -336,6 +364,7 @@ public final class ThreadLog {
         long t = w.reserve(span);
         if (t < 0) return false;
         long unit = t >>> CaptureFormat.SEQ_BITS;
+        w.reservedUpTo(unit + span);
         long seqBase = explicit ? explicitSeq : t & CaptureFormat.SEQ_MASK;
         Arena[] own = new Arena[1];
         try {

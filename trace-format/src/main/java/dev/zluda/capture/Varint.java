@@ -6,6 +6,10 @@ public final class Varint {
 
     /** Writes {@code v} as an unsigned varint at {@code pos}; returns the position after it. The array must have 10 bytes of room. */
     public static int put(byte[] b, int pos, long v) {
+        if ((v & ~0x7FL) == 0) {                 // one byte: the common case of deltas and cached arguments
+            b[pos] = (byte) v;
+            return pos + 1;
+        }
         while ((v & ~0x7FL) != 0) {
             b[pos++] = (byte) ((v & 0x7F) | 0x80);
             v >>>= 7;

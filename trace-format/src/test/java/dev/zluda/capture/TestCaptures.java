@@ -28,6 +28,12 @@ final class TestCaptures {
      * call of thread 0 is left in flight when {@code leaveOneOpen}.
      */
     static List<Written> write(Path file, int chunkSize, int threads, int calls, boolean leaveOneOpen, boolean close) throws IOException {
+        return write(file, chunkSize, threads, calls, leaveOneOpen, close, w -> { });
+    }
+
+    /** Like {@link #write(Path, int, int, int, boolean, boolean)}, handing the writer to {@code inspect} before closing it. */
+    static List<Written> write(Path file, int chunkSize, int threads, int calls, boolean leaveOneOpen, boolean close,
+                               java.util.function.Consumer<CaptureWriter> inspect) throws IOException {
         List<Written> out = new ArrayList<>();
         CaptureWriter w = CaptureWriter.create(file, options(chunkSize), FUNCS);
         ThreadLog[] logs = new ThreadLog[threads];
@@ -75,6 +81,7 @@ final class TestCaptures {
             log.leave(e, ts += 50, result, items.length() == 0 ? null : items);
             out.set(slot, new Written(1000 + t, fid, 0, args, in, result, o, true));
         }
+        inspect.accept(w);
         if (close) w.close();
         return out;
     }

@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * JMH benchmark: parse + AST of a synthetic PTX module of {@code sizeMb} megabytes (corpus
  * functions repeated under new names). Throughput in MB/s = sizeMb / (seconds per op).
- * Run with {@code ptx/bench.sh} (single-shot runs, one fork, one core worth of work).
+ * Run with {@code ptx/bench.sh} (single-shot runs, one fork, one core worth of work); the
+ * {@code path} parameter gives the ANTLR-only baseline in the same run.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SingleShotTime)
@@ -34,6 +35,11 @@ import java.util.concurrent.TimeUnit;
 public class PtxParseBenchmark {
     @Param({"50"})
     public int sizeMb;
+
+    /** {@code fast}: {@link Ptx#parse} (hand-written fast path, ANTLR where it gives up);
+     * {@code antlr}: {@link Ptx#parseWithAntlrOnly}, the baseline (ANTLR SLL, then LL on failure). */
+    @Param({"fast", "antlr"})
+    public String path;
 
     private String text;
 
@@ -54,7 +60,7 @@ public class PtxParseBenchmark {
 
     @Benchmark
     public ParseResult parse() {
-        ParseResult r = Ptx.parse(text, "synthetic");
+        ParseResult r = path.equals("antlr") ? Ptx.parseWithAntlrOnly(text, "synthetic") : Ptx.parse(text, "synthetic");
         if (!r.ok()) throw new IllegalStateException(r.diagnostics().toString());
         return r;
     }
