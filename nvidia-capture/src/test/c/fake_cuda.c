@@ -1,6 +1,10 @@
 /*
  * A small stand-in for NVIDIA's libcuda.so.1, for testing the tracer where no NVIDIA GPU exists:
- * a handful of driver functions with plausible behaviour (device memory is malloc'd host memory).
+ * a handful of driver functions with plausible behaviour (device memory is malloc'd host memory),
+ * and export tables laid out as NVIDIA's are (shared/reference/cuda-facts.md): CUDART_INTERFACE
+ * (sized), INTEGRITY_CHECK (answering the HMAC-MD2 over its own tables), CONTEXT_LOCAL_STORAGE
+ * (no size slot, NULL-terminated) and one table of a GUID nobody knows, whose slot 1 takes eight
+ * integer and two double arguments (some on the stack) and returns a double.
  * It is a test fixture, not a driver.
  */
 #define _GNU_SOURCE
@@ -8,6 +12,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <pthread.h>
+
+#include "md2.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -43,4 +51,88 @@ EXPORT int cuGetProcAddress_v2(const char *sym, void **pfn, int version, uint64_
     if (*pfn && (!dladdr(*pfn, &a) || !dladdr((void *)&cuInit, &b) || a.dli_fbase != b.dli_fbase)) *pfn = NULL;
     if (status) *status = *pfn ? 0 : 1;
     return 0;
+}
+
+EXPORT int cuDeviceGetUuid_v2(unsigned char *uuid, int dev) { if (dev) return 101; memcpy(uuid, "fake-device-0001", 16); return 0; }
+EXPORT int cuDeviceGetUuid(unsigned char *uuid, int dev) { return cuDeviceGetUuid_v2(uuid, dev); }
+EXPORT int cuDeviceGetAttribute(int *v, int attr, int dev) {
+    if (dev) return 101;
+    switch (attr) {
+    case 50: *v = 0; return 0;      /* PCI domain */
+    case 33: *v = 0x1b; return 0;   /* PCI bus */
+    case 34: *v = 0; return 0;      /* PCI device */
+    case 75: *v = 9; return 0; case 76: *v = 0; return 0;   /* compute capability 9.0 */
+    default: *v = 1; return 0;
+    }
+}
+
+/* ------------------------------------------------------------------ export tables */
+
+static int cudart_module_from_wrapper(void **pmodule, const void *wrapper) {
+    if (!pmodule || !wrapper || *(const uint32_t *)wrapper != 0x466243B1u) return 1;
+    *pmodule = &the_module;
+    return 0;
+}
+static int cudart_primary_context(void **pctx, int dev) { if (dev) return 101; *pctx = &the_context; return 0; }
+static void cudart_noop(uintptr_t x) { (void)x; }
+static int cudart_load_compilers(void) { return 0; }
+static int unknown_slot(void) { return 801; }
+
+static void *cudart_interface[13] = {
+    (void *)(uintptr_t)(13 * sizeof(void *)), (void *)cudart_module_from_wrapper, (void *)cudart_primary_context,
+    (void *)unknown_slot, (void *)unknown_slot, (void *)unknown_slot, (void *)unknown_slot, (void *)cudart_noop,
+    (void *)unknown_slot, (void *)unknown_slot, (void *)unknown_slot, (void *)unknown_slot, (void *)cudart_load_compilers,
+};
+
+static int integrity_check(uint32_t version, uint64_t seconds, uint64_t out[2]);
+static void *integrity_table[3] = {(void *)(uintptr_t)(3 * sizeof(void *)), (void *)integrity_check, (void *)unknown_slot};
+
+static int integrity_check(uint32_t version, uint64_t seconds, uint64_t out[2]) {
+    if (!out) return 1;
+    zt_integrity_device d;
+    cuDeviceGetUuid_v2(d.uuid, 0);
+    cuDeviceGetAttribute(&d.pci_domain, 50, 0);
+    cuDeviceGetAttribute(&d.pci_bus, 33, 0);
+    cuDeviceGetAttribute(&d.pci_device, 34, 0);
+    zt_integrity_answer(version, seconds, 13000, (uint32_t)getpid(), (uint32_t)(uintptr_t)pthread_self(),
+                        (uint64_t)(uintptr_t)cudart_interface, (uint64_t)(uintptr_t)integrity_table,
+                        (uint64_t)(uintptr_t)integrity_table[1], &d, 1, out);
+    return 0;
+}
+
+static struct { uint64_t key, value; } cls[16];
+static int cls_put(void *ctx, uint64_t key, uint64_t value, void *dtor) {
+    (void)ctx; (void)dtor;
+    for (int i = 0; i < 16; i++) if (!cls[i].key || cls[i].key == key) { cls[i].key = key; cls[i].value = value; return 0; }
+    return 2;
+}
+static int cls_delete(void *ctx, uint64_t key) { (void)ctx; for (int i = 0; i < 16; i++) if (cls[i].key == key) cls[i].key = 0; return 0; }
+static int cls_get(uint64_t *value, void *ctx, uint64_t key) {
+    (void)ctx;
+    for (int i = 0; i < 16; i++) if (cls[i].key == key && key) { *value = cls[i].value; return 0; }
+    return 400; /* CUDA_ERROR_INVALID_HANDLE */
+}
+/* no size slot: the table ends at the first NULL */
+static void *context_local_storage[5] = {(void *)cls_put, (void *)cls_delete, (void *)cls_get, (void *)unknown_slot, NULL};
+
+/* slot 1 of a table nobody knows: 8 integer arguments (two on the stack) and two doubles */
+static double mystery_mix(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint64_t e, uint64_t f, uint64_t g, uint64_t h, double x, double y) {
+    return (double)(a + 2 * b + 3 * c + 4 * d + 5 * e + 6 * f + 7 * g + 8 * h) + x * 0.5 + y * 0.25;
+}
+static long mystery_data = 42;
+static void *mystery_table[4] = {(void *)(uintptr_t)(4 * sizeof(void *)), (void *)mystery_mix, (void *)&mystery_data, (void *)unknown_slot};
+
+static const unsigned char GUID_CUDART[16] = {0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a, 0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9};
+static const unsigned char GUID_INTEGRITY[16] = {0xd4, 0x08, 0x20, 0x55, 0xbd, 0xe6, 0x70, 0x4b, 0x8d, 0x34, 0xba, 0x12, 0x3c, 0x66, 0xe1, 0xf2};
+static const unsigned char GUID_CLS[16] = {0xc6, 0x93, 0x33, 0x6e, 0x11, 0x21, 0xdf, 0x11, 0xa8, 0xc3, 0x68, 0xf3, 0x55, 0xd8, 0x95, 0x93};
+static const unsigned char GUID_MYSTERY[16] = "zluda-test-table";
+
+EXPORT int cuGetExportTable(const void **pp, const unsigned char *guid) {
+    if (!pp || !guid) return 1;
+    *pp = NULL;
+    if (!memcmp(guid, GUID_CUDART, 16)) *pp = cudart_interface;
+    else if (!memcmp(guid, GUID_INTEGRITY, 16)) *pp = integrity_table;
+    else if (!memcmp(guid, GUID_CLS, 16)) *pp = context_local_storage;
+    else if (!memcmp(guid, GUID_MYSTERY, 16)) *pp = mystery_table;
+    return *pp ? 0 : 500; /* CUDA_ERROR_NOT_FOUND */
 }

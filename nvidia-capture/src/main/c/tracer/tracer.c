@@ -223,7 +223,20 @@ static void init(void) {
         snprintf(path, sizeof path, "%s/capture.zcap", capture_dir);
         zcap_options opts = {0};
         opts.spec_hash = zt_spec_hash;
-        writer = zcap_open(path, &opts, zt_functions, (size_t)zt_function_count, err, sizeof err);
+        /* the spec's functions (ids = spec ids), then the export-table slots (export_tables.c) */
+        zcap_function *ext = NULL;
+        int next = zt_export_functions((uint32_t)zt_function_count, &ext);
+        static zcap_function *all;
+        if (!all) all = malloc(sizeof *all * (size_t)(zt_function_count + next));
+        size_t nall = (size_t)zt_function_count;
+        const zcap_function *table = zt_functions;
+        if (all) {
+            memcpy(all, zt_functions, sizeof *all * (size_t)zt_function_count);
+            if (next > 0) memcpy(all + zt_function_count, ext, sizeof *all * (size_t)next);
+            table = all;
+            nall += (size_t)(next > 0 ? next : 0);
+        }
+        writer = zcap_open(path, &opts, table, nall, err, sizeof err);
         if (!writer) warn("cannot write %s: %s; calls are not recorded", path, err);
         else write_manifest(exe);
     }
@@ -287,6 +300,15 @@ void zt_after(zt_call *c) {
 
 void zt_end(zt_call *c, int result) {
     if (c->thread && c->enter_seq >= 0) zcap_leave(c->thread, (uint64_t)c->enter_seq, zcap_now(), (uint32_t)result, c->items, c->nitems);
+}
+
+void *zt_real_by_name(const char *name) {
+    if (!atomic_load(&state)) init();
+    return target ? dlsym(target, name) : NULL;
+}
+
+void zt_marker(zt_call *c, const char *text) {
+    if (c->thread) zcap_marker(c->thread, text, zcap_now());
 }
 
 const char *zt_capture_dir(void) {

@@ -49,6 +49,18 @@ const char *zt_capture_dir(void);
 /* Replaces a function pointer returned by the target's cuGetProcAddress with our wrapper for it. */
 void zt_wrap_proc_address(void **pfn);
 
+/* The target driver's function of that name (untraced), or NULL. */
+void *zt_real_by_name(const char *name);
+/* A MARKER record (an annotation by the tracer) on the calling thread. */
+void zt_marker(zt_call *c, const char *text);
+
+/* Export tables (export_tables.c). The function-table entries of export-table slots, with ids from
+ * `first` on: fills *out and returns their count (built once). */
+int zt_export_functions(uint32_t first, zcap_function **out);
+/* After a successful cuGetExportTable: replaces *pp, the target's table for that GUID, by a copy
+ * whose slots are recorded. */
+void zt_wrap_export_table(void **pp, const void *guid);
+
 /* Generated. */
 extern const uint64_t zt_spec_hash;   /* the capture header's specHash: XXH64 of the spec resources */
 extern const int zt_function_count;

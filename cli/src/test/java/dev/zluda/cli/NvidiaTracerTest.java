@@ -91,6 +91,43 @@ class NvidiaTracerTest {
     }
 
     @Test
+    void exportTablesAreWrappedRecordedAndTheIntegrityCheckStillHolds(@TempDir Path tmp) throws Exception {
+        // trace_smoke "export" uses the stand-in driver's export tables as cudart does and checks every
+        // answer itself, the integrity check's HMAC-MD2 over the (wrapped) tables it was given included
+        Path dir = trace(tmp, 0, "export");
+        String text = dump(dir);
+        String cudart = "{6bd5fb6c-5bf4-e74a-8987-d93912fd9df9}::slot ", integrity = "{d4082055-bde6-704b-8d34-ba123c66e1f2}::slot ";
+        assertTrue(text.contains(cudart + "1(arg0: <8 bytes:") && text.contains(cudart + "2(arg0: <8 bytes:"), text);
+        assertTrue(text.contains(cudart + "7(arg0: 0x5) -> CUDA_SUCCESS"), "a slot returning void: " + text);
+        assertTrue(text.contains(cudart + "12() -> CUDA_SUCCESS"), text);
+        // a slot of a known table without known arguments: the six argument registers, the target's result
+        assertTrue(text.contains(cudart + "3(arg0: 0x1, arg1: 0x2, ") && text.contains("-> CUDA_ERROR_NOT_SUPPORTED"), text);
+        // the integrity check: version 13002 decoded, the 16-byte answer the program saw recorded
+        assertTrue(text.contains(integrity + "1(arg0: 0x32ca, arg1: 0x692b8900, arg2: <16 bytes:"), text);
+        // context-local storage (a table without a size slot)
+        assertTrue(text.contains("{c693336e-1121-df11-a8c3-68f355d89593}::slot 2(arg0: <8 bytes: 63 00 00 00 00 00 00 00>, arg1: 0x0, arg2: 0x7) -> CUDA_SUCCESS"), text);
+        assertTrue(text.contains("{c693336e-1121-df11-a8c3-68f355d89593}::slot 2(") && text.contains("-> CUDA_ERROR_INVALID_HANDLE"), text);
+        // a table nobody knows: "{?}::slot N", the table's GUID as the first argument's data, then the registers
+        assertTrue(text.contains("{?}::slot 1(arg0: <16 bytes: 7a 6c 75 64 61 2d 74 65 73 74 2d 74 61 62 6c 65>, arg1: 0x1, arg2: 0x2, arg3: 0x3, arg4: 0x4, arg5: 0x5, arg6: 0x6)"), text);
+        assertTrue(text.contains("endedCleanly=true"), text);
+        long modules = 0;
+        boolean reproduced = false;
+        try (Capture c = Capture.open(dir)) {
+            long[] n = {0};
+            boolean[] m = {false};
+            c.reader().forEachRecord(r -> {
+                if (r instanceof CaptureRecord.Module) n[0]++;
+                if (r instanceof CaptureRecord.Marker mk && mk.text().contains("integrity check (version 13002): the driver's answer was reproduced")) m[0] = true;
+            });
+            modules = n[0];
+            reproduced = m[0];
+        }
+        assertEquals(2, modules, "cuModuleLoadData and CUDART_INTERFACE slot 1 each store their image");
+        assertTrue(reproduced, "the tracer's recomputation over the driver's own tables reproduced the driver's answer");
+        assertTrue(Files.readString(dir.resolve("module_0002_01.ptx")).contains(".visible .entry from_fatbin()"), "the fatbin's PTX dumped");
+    }
+
+    @Test
     void aKilledProcessKeepsEveryCompletedCall(@TempDir Path tmp) throws Exception {
         Path dir = trace(tmp, 137, "crash"); // SIGKILL right after cuMemcpyHtoD_v2 returned
         String text = dump(dir);

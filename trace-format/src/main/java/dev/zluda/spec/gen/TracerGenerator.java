@@ -129,6 +129,10 @@ public final class TracerGenerator {
             if (f.baseName().equals("cuGetProcAddress")) {
                 sb.append("    if (r == 0) zt_wrap_proc_address((void **)a1);\n");
             }
+            if (f.name().equals("cuGetExportTable")) {
+                // the program gets a copy of the table whose slots are recorded (export_tables.c)
+                sb.append("    if (r == 0) zt_wrap_export_table((void **)a0, (const void *)a1);\n");
+            }
             sb.append("    zt_after(&c);\n");
             sb.append("    if (r == 0) {\n");
             dataItems(sb, f, false);
