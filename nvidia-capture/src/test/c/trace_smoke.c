@@ -4,7 +4,9 @@
  * and with an argument "threads N" repeats cuCtxGetCurrent from N threads; with "crash" it kills
  * itself with SIGKILL right after cuMemcpyHtoD_v2 returns. With "export" it then uses the export
  * tables as the CUDA runtime does (fake_cuda.c serves them) and checks every answer, the integrity
- * check's HMAC-MD2 over the tables it was given included.
+ * check's HMAC-MD2 over the tables it was given included. With "kernels" it launches the stand-in
+ * driver's kernels "scale" (through kernelParams, through `extra`, and with cuLaunchKernelEx) and
+ * "bump", and checks their results.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -106,6 +108,51 @@ static int export_checks(void *h) {
     return 0;
 }
 
+static int kernel_checks(void *h) {
+    int (*alloc)(uint64_t *, size_t) = (int (*)(uint64_t *, size_t))dlsym(h, "cuMemAlloc_v2");
+    int (*htod)(uint64_t, const void *, size_t) = (int (*)(uint64_t, const void *, size_t))dlsym(h, "cuMemcpyHtoD_v2");
+    int (*dtoh)(void *, uint64_t, size_t) = (int (*)(void *, uint64_t, size_t))dlsym(h, "cuMemcpyDtoH_v2");
+    int (*load)(void **, const void *) = (int (*)(void **, const void *))dlsym(h, "cuModuleLoadData");
+    int (*getfn)(void **, void *, const char *) = (int (*)(void **, void *, const char *))dlsym(h, "cuModuleGetFunction");
+    int (*launch)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *, void **, void **) =
+        (int (*)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *, void **, void **))dlsym(h, "cuLaunchKernel");
+    int (*launch_ex)(const void *, void *, void **, void **) = (int (*)(const void *, void *, void **, void **))dlsym(h, "cuLaunchKernelEx");
+    CHECK(alloc && htod && dtoh && load && getfn && launch && launch_ex, 40);
+    uint64_t data = 0, counter = 0;
+    float host[16];
+    for (int i = 0; i < 16; i++) host[i] = (float)(i + 1);
+    int zero = 0;
+    CHECK(alloc(&data, sizeof host) == 0 && alloc(&counter, sizeof zero) == 0, 41);
+    CHECK(htod(data, host, sizeof host) == 0 && htod(counter, &zero, sizeof zero) == 0, 42);
+    void *mod = NULL, *scale = NULL, *bump = NULL;
+    CHECK(load(&mod, ".version 7.0\n") == 0 && getfn(&scale, mod, "scale") == 0 && getfn(&bump, mod, "bump") == 0, 43);
+    int n = 16;
+    float factor = 3.0f;
+    void *args[] = {&data, &n, &factor};
+    CHECK(launch(scale, 1, 1, 1, 16, 1, 1, 0, NULL, args, NULL) == 0, 44);        /* data = 3 * (i + 1) */
+    void *bargs[] = {&counter};
+    CHECK(launch(bump, 1, 1, 1, 1, 1, 1, 0, NULL, bargs, NULL) == 0, 45);         /* not snapshotted by "^scale$" */
+    struct { uint64_t p; int n; float f; } packed = {data, 8, 0.5f};
+    size_t packed_size = sizeof packed;
+    void *extra[] = {(void *)1, &packed, (void *)2, &packed_size, NULL};
+    CHECK(launch(scale, 1, 1, 1, 8, 1, 1, 0, NULL, NULL, extra) == 0, 46);        /* first 8 halved */
+    struct { unsigned g[3], b[3], shared; uint32_t pad; uint64_t stream; void *attrs; unsigned nattrs; } config = {{1, 1, 1}, {4, 1, 1}, 0, 0, 0, NULL, 0};
+    int four = 4;
+    float two = 2.0f;
+    void *exargs[] = {&data, &four, &two};
+    CHECK(launch_ex(&config, scale, exargs, NULL) == 0, 47);                      /* first 4 doubled */
+    float back[16];
+    int count = 0;
+    CHECK(dtoh(back, data, sizeof back) == 0 && dtoh(&count, counter, sizeof count) == 0, 48);
+    for (int i = 0; i < 16; i++) {
+        float expect = 3.0f * (float)(i + 1) * (i < 8 ? 0.5f : 1.0f) * (i < 4 ? 2.0f : 1.0f);
+        CHECK(back[i] == expect, 49);
+    }
+    CHECK(count == 1, 50);
+    printf("trace_smoke: kernels ok\n");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) { fprintf(stderr, "trace_smoke: %s\n", dlerror()); return 2; }
@@ -140,6 +187,10 @@ int main(int argc, char **argv) {
     mfree(p);
     if (argc > 1 && strcmp(argv[1], "export") == 0) {
         int rc = export_checks(h);
+        if (rc) return rc;
+    }
+    if (argc > 1 && strcmp(argv[1], "kernels") == 0) {
+        int rc = kernel_checks(h);
         if (rc) return rc;
     }
     if (argc > 2 && strcmp(argv[1], "threads") == 0) {

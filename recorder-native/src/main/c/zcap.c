@@ -28,7 +28,7 @@
 #define SLOTS 64
 #define SLOT_VALUES 16
 
-enum { T_ENTER = 1, T_LEAVE = 2, T_BLOB = 3, T_MODULE = 4, T_THREAD_NAME = 6, T_MARKER = 7, T_PROCESS_END = 8,
+enum { T_ENTER = 1, T_LEAVE = 2, T_BLOB = 3, T_MODULE = 4, T_KERNEL = 5, T_THREAD_NAME = 6, T_MARKER = 7, T_PROCESS_END = 8,
        T_STRING = 9, T_FUNCTION_TABLE = 10, T_SEAL = 11 };
 
 struct zcap_thread {
@@ -280,6 +280,33 @@ int64_t zcap_module(zcap_thread *t, uint32_t library, uint32_t index, uint8_t ki
     p = varint(p + 8, size);
     p = varint(p, handle);
     p = str(p, file_name, n);
+    commit(t, b, p);
+    return (int64_t)seq;
+}
+
+int64_t zcap_kernel(zcap_thread *t, uint64_t launch_seq, uint64_t function, const char *name, const void *params,
+                    size_t params_len, const zcap_kernel_buffer *buffers, size_t nbuffers, uint64_t ts) {
+    size_t n = strlen(name);
+    uint64_t seq;
+    uint8_t *b = begin(t, 64 + n + params_len + 36 * (uint64_t)nbuffers, ts, &seq);
+    if (!b) return -1;
+    uint8_t *p = b;
+    *p++ = T_KERNEL;
+    p = seq_ts(t, p, seq, ts);
+    p = varint(p, seq - launch_seq);
+    p = varint(p, function);
+    p = str(p, name, n);
+    p = varint(p, params_len);
+    if (params_len) memcpy(p, params, params_len);
+    p += params_len;
+    p = varint(p, nbuffers);
+    for (size_t i = 0; i < nbuffers; i++) {
+        p = varint(p, buffers[i].device_pointer);
+        p = varint(p, buffers[i].size);
+        put64(p, buffers[i].before);
+        put64(p + 8, buffers[i].after);
+        p += 16;
+    }
     commit(t, b, p);
     return (int64_t)seq;
 }

@@ -8,6 +8,8 @@
  * in ZLUDA's layout: $ZLUDA_LOG_DIR/<exe>[_N]/capture.zcap and manifest.json (ZLUDA_LOG_DIR
  * defaults to ./zluda-logs). ZLUDA_CAPTURE_LEVEL=calls (default) records calls and the data of
  * typed pointers; =replay also records host buffers (host-to-device copies...) as blobs.
+ * ZLUDA_CAPTURE_KERNELS=REGEX adds kernel snapshots of the matching launches (kernels.c); the
+ * export tables of cuGetExportTable are wrapped and their slots recorded (export_tables.c).
  *
  * It never changes what the program computes: if the capture cannot be written, calls keep
  * flowing and one warning goes to stderr. A forked child writes its own capture.
@@ -255,6 +257,7 @@ void zt_begin(zt_call *c, uint32_t fid, const uint64_t *args) {
     c->args = args;
     c->enter_seq = -1;
     c->nitems = 0;
+    c->kernel = NULL;
     c->thread = writer ? zcap_thread_current(writer) : NULL;
 }
 

@@ -22,6 +22,7 @@ typedef struct {
     const uint64_t *args;
     int64_t enter_seq;     /* -1 when not recorded (tracing off, or the capture is full) */
     zcap_thread *thread;
+    struct zt_kernel *kernel;  /* a kernel snapshot in progress (kernels.c), or NULL */
     size_t nitems;
     zcap_item items[ZT_MAX_ITEMS];
 } zt_call;
@@ -60,6 +61,12 @@ int zt_export_functions(uint32_t first, zcap_function **out);
 /* After a successful cuGetExportTable: replaces *pp, the target's table for that GUID, by a copy
  * whose slots are recorded. */
 void zt_wrap_export_table(void **pp, const void *guid);
+
+/* Kernel snapshots (kernels.c): before the launch's ENTER (function, stream, kernelParams, extra
+ * of cuLaunchKernel / cuLaunchKernelEx) and after its LEAVE. Nothing happens unless
+ * ZLUDA_CAPTURE_KERNELS names the kernel. */
+void zt_kernel_before(zt_call *c, uint64_t f, uint64_t stream, void **params, void **extra);
+void zt_kernel_after(zt_call *c, int result);
 
 /* Generated. */
 extern const uint64_t zt_spec_hash;   /* the capture header's specHash: XXH64 of the spec resources */

@@ -14,11 +14,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,6 +41,11 @@ class NvidiaTracerTest {
 
     /** Runs trace_smoke through the tracer; returns the capture directory. */
     private static Path trace(Path logDir, int expectedExit, String... args) throws Exception {
+        return trace(logDir, Map.of(), expectedExit, args);
+    }
+
+    /** The same with more environment variables. */
+    private static Path trace(Path logDir, Map<String, String> env, int expectedExit, String... args) throws Exception {
         Path smoke = nativeOrSkip("test/trace_smoke");
         Path fake = nativeOrSkip("test/fake/libcuda.so.1");
         Path tracer = nativeOrSkip("trace/libcuda.so.1");
@@ -48,6 +56,8 @@ class NvidiaTracerTest {
         pb.environment().put("LD_LIBRARY_PATH", tracer.getParent().toString());
         pb.environment().put("ZLUDA_CUDA_LIB", fake.toString());
         pb.environment().put("ZLUDA_LOG_DIR", logDir.toString());
+        pb.environment().remove("ZLUDA_CAPTURE_KERNELS");
+        pb.environment().putAll(env);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
@@ -125,6 +135,59 @@ class NvidiaTracerTest {
         assertEquals(2, modules, "cuModuleLoadData and CUDART_INTERFACE slot 1 each store their image");
         assertTrue(reproduced, "the tracer's recomputation over the driver's own tables reproduced the driver's answer");
         assertTrue(Files.readString(dir.resolve("module_0002_01.ptx")).contains(".visible .entry from_fatbin()"), "the fatbin's PTX dumped");
+    }
+
+    private static float[] floats(byte[] b) {
+        java.nio.FloatBuffer f = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        float[] out = new float[f.remaining()];
+        f.get(out);
+        return out;
+    }
+
+    @Test
+    void kernelSnapshotsOfMatchingLaunches(@TempDir Path tmp) throws Exception {
+        // trace_smoke "kernels": scale(data, 16, 3) through kernelParams, bump(counter), scale(data, 8, 0.5)
+        // through `extra`, scale(data, 4, 2) through cuLaunchKernelEx; the stand-in driver runs them on the host
+        Path dir = trace(tmp, Map.of("ZLUDA_CAPTURE_KERNELS", "^scale$"), 0, "kernels");
+        List<CaptureRecord.Kernel> kernels = new ArrayList<>();
+        Map<Long, byte[]> blobs = new HashMap<>();
+        Map<Long, CaptureRecord.Enter> enters = new HashMap<>();
+        try (Capture c = Capture.open(dir)) {
+            ReadStatus st = c.reader().forEachRecord(r -> {
+                if (r instanceof CaptureRecord.Kernel k) kernels.add(k);
+                if (r instanceof CaptureRecord.Enter e) enters.put(e.seq(), e);
+                if (r instanceof CaptureRecord.Blob b) {
+                    assertEquals(0, b.compression());
+                    blobs.put(b.hash(), b.stored().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+                }
+            });
+            assertTrue(st.endedCleanly(), st.toString());
+            assertEquals(3, kernels.size(), "the three launches of scale, not bump");
+            String[] launchFns = {"cuLaunchKernel", "cuLaunchKernel", "cuLaunchKernelEx"};
+            int[] counts = {16, 8, 4};
+            float[] factors = {3f, 0.5f, 2f};
+            float[] expect = new float[16];
+            for (int i = 0; i < 16; i++) expect[i] = i + 1;
+            for (int k = 0; k < 3; k++) {
+                CaptureRecord.Kernel kr = kernels.get(k);
+                CaptureRecord.Enter launch = enters.get(kr.launchSeq());
+                assertEquals(launchFns[k], c.functionName(launch.functionId()), "KERNEL " + k + " refers to its launch's ENTER");
+                assertEquals("scale", kr.name());
+                assertEquals(launch.args()[launchFns[k].equals("cuLaunchKernel") ? 0 : 1], kr.function());
+                // the packed parameter buffer: float *data @0, int n @8, float factor @12 (cuFuncGetParamInfo / extra)
+                java.nio.ByteBuffer p = java.nio.ByteBuffer.wrap(kr.params()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                assertEquals(16, kr.params().length);
+                assertEquals(counts[k], p.getInt(8));
+                assertEquals(factors[k], p.getFloat(12));
+                assertEquals(1, kr.buffers().size(), "one allocation behind the one pointer");
+                CaptureRecord.KernelBuffer b = kr.buffers().get(0);
+                assertEquals(p.getLong(0), b.devicePointer(), "the allocation's start (cuMemGetAddressRange)");
+                assertEquals(64, b.size());
+                assertArrayEquals(expect, floats(blobs.get(b.before())), "before image of launch " + k);
+                for (int i = 0; i < counts[k]; i++) expect[i] *= factors[k];
+                assertArrayEquals(expect, floats(blobs.get(b.after())), "after image of launch " + k);
+            }
+        }
     }
 
     @Test
