@@ -8,6 +8,7 @@
  * in ZLUDA's layout: $ZLUDA_LOG_DIR/<exe>[_N]/capture.zcap and manifest.json (ZLUDA_LOG_DIR
  * defaults to ./zluda-logs). ZLUDA_CAPTURE_LEVEL=calls (default) records calls and the data of
  * typed pointers; =replay also records host buffers (host-to-device copies...) as blobs.
+ * ZLUDA_CAPTURE_MAX_BYTES bounds the capture file (default 64 GiB).
  * ZLUDA_CAPTURE_KERNELS=REGEX adds kernel snapshots of the matching launches (kernels.c); the
  * export tables of cuGetExportTable are wrapped and their slots recorded (export_tables.c).
  *
@@ -43,7 +44,11 @@ static zcap_writer *writer;
 static int level_replay;
 static char capture_dir[PATH_MAX];
 static char target_path[PATH_MAX];
-static __thread uint32_t depth;
+/* initial-exec: one instruction to reach them, where the default model calls __tls_get_addr */
+#define ZT_TLS __thread __attribute__((tls_model("initial-exec")))
+static ZT_TLS uint32_t depth;
+static ZT_TLS zcap_thread *tls_thread;   /* this thread's state in tls_writer */
+static ZT_TLS zcap_writer *tls_writer;
 
 static void warn(const char *fmt, const char *a, const char *b) {
     fprintf(stderr, "[ZLUDA_TRACE] ");
@@ -225,6 +230,8 @@ static void init(void) {
         snprintf(path, sizeof path, "%s/capture.zcap", capture_dir);
         zcap_options opts = {0};
         opts.spec_hash = zt_spec_hash;
+        const char *max = getenv("ZLUDA_CAPTURE_MAX_BYTES");   /* default 64 GiB of address space */
+        if (max && *max) opts.max_size = strtoull(max, NULL, 0);
         /* the spec's functions (ids = spec ids), then the export-table slots (export_tables.c) */
         zcap_function *ext = NULL;
         int next = zt_export_functions((uint32_t)zt_function_count, &ext);
@@ -258,7 +265,12 @@ void zt_begin(zt_call *c, uint32_t fid, const uint64_t *args) {
     c->enter_seq = -1;
     c->nitems = 0;
     c->kernel = NULL;
-    c->thread = writer ? zcap_thread_current(writer) : NULL;
+    zcap_writer *w = writer;
+    if (w && tls_writer != w) {
+        tls_thread = zcap_thread_current(w);
+        tls_writer = w;
+    }
+    c->thread = w ? tls_thread : NULL;
 }
 
 static void add_item(zt_call *c, uint32_t param, uint8_t kind, const void *data, uint64_t len, uint64_t hash, uint64_t size) {
@@ -290,8 +302,20 @@ void zt_string(zt_call *c, uint32_t param, const void *p, uint64_t cap) {
     add_item(c, param, ZCAP_INLINE, p, n, 0, n);
 }
 
+/* The capture stopped growing (disk full, no space left in its size limit): said once. */
+static void capture_full(void) {
+    static atomic_int said;
+    if (writer && zcap_full(writer) && !atomic_exchange(&said, 1)) {
+        warn("%s/capture.zcap cannot grow any more (disk full or ZLUDA_CAPTURE_MAX_BYTES reached): later calls are not recorded; "
+             "the program continues%s", capture_dir, NULL);
+    }
+}
+
 void zt_enter(zt_call *c) {
-    if (c->thread) c->enter_seq = zcap_enter(c->thread, c->fid, depth, zcap_now(), c->args, c->items, c->nitems);
+    if (c->thread) {
+        c->enter_seq = zcap_enter(c->thread, c->fid, depth, zcap_now(), c->args, c->items, c->nitems);
+        if (c->enter_seq < 0) capture_full();
+    }
     c->nitems = 0;
     depth++;
 }

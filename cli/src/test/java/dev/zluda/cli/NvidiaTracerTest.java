@@ -39,6 +39,9 @@ class NvidiaTracerTest {
         return p;
     }
 
+    /** stdout and stderr of the last traced run. */
+    private static String lastOutput = "";
+
     /** Runs trace_smoke through the tracer; returns the capture directory. */
     private static Path trace(Path logDir, int expectedExit, String... args) throws Exception {
         return trace(logDir, Map.of(), expectedExit, args);
@@ -60,6 +63,7 @@ class NvidiaTracerTest {
         pb.environment().putAll(env);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        lastOutput = out;
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
         assertEquals(expectedExit, p.exitValue(), out);
         Path dir = logDir.resolve("trace_smoke");
@@ -188,6 +192,22 @@ class NvidiaTracerTest {
                 assertArrayEquals(expect, floats(blobs.get(b.after())), "after image of launch " + k);
             }
         }
+    }
+
+    @Test
+    void aCaptureThatCannotGrowWarnsOnceAndCallsKeepFlowing(@TempDir Path tmp) throws Exception {
+        // 1 MiB of capture holds about 30,000 calls; the program makes 4 x 20,000 and must still finish normally
+        Path dir = trace(tmp, Map.of("ZLUDA_CAPTURE_MAX_BYTES", "1048576"), 0, "threads", "4", "20000");
+        assertTrue(lastOutput.contains("trace_smoke: ok"), lastOutput);
+        long warnings = lastOutput.lines().filter(l -> l.contains("cannot grow any more")).count();
+        assertEquals(1, warnings, "one warning:\n" + lastOutput);
+        assertTrue(Files.size(dir.resolve("capture.zcap")) <= 1048576, "the file stays within its bound");
+        long[] enters = {0};
+        try (Capture c = Capture.open(dir)) {
+            ReadStatus st = c.reader().forEachRecord(r -> { if (r instanceof CaptureRecord.Enter) enters[0]++; });
+            assertTrue(st.stopReason() == null, "what was written reads back without damage: " + st);
+        }
+        assertTrue(enters[0] > 10_000 && enters[0] < 80_000, "the calls up to the bound are there: " + enters[0]);
     }
 
     @Test
