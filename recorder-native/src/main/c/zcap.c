@@ -261,7 +261,7 @@ static int new_chunk(zcap_thread *t, uint64_t need, uint64_t ts) {
  * the reserved units present and writable before any writer touches them (MADV_POPULATE_WRITE, or
  * one atomic no-op add per page where the kernel lacks it). It never writes a value.
  */
-#define PREFAULT_AHEAD (8u << 20)
+#define PREFAULT_AHEAD (4u << 20)
 
 static void prefault_wake(zcap_writer *w) {
     if (!w->prefaulting) return;
@@ -590,7 +590,7 @@ zcap_writer *zcap_open(const char *path, const zcap_options *opts, const zcap_fu
                        char *err, size_t errlen) {
     zcap_options o = opts ? *opts : (zcap_options){0};
     if (!o.chunk_size) o.chunk_size = 256 * 1024;
-    if (!o.grow_step) o.grow_step = 64u << 20;
+    if (!o.grow_step) o.grow_step = 8u << 20;
     if (!o.max_size) o.max_size = UINT64_C(64) << 30;
     if (o.chunk_size < 4096 || o.chunk_size > (16u << 20) || (o.chunk_size & (o.chunk_size - 1))) {
         snprintf(err, errlen, "chunk size %u is not a power of two in 4096..16777216", o.chunk_size);

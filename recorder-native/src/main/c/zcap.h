@@ -33,7 +33,7 @@ typedef struct {
 /* Options; zero fields take the defaults. */
 typedef struct {
     uint32_t chunk_size;   /* bytes per unit, power of two 4096..16 MiB; default 256 KiB */
-    uint64_t grow_step;    /* the file grows by this many bytes at once; default 64 MiB */
+    uint64_t grow_step;    /* the file grows by this many bytes at once (fallocate); default 8 MiB */
     uint64_t max_size;     /* address space reserved for the mapping; default 64 GiB */
     uint64_t spec_hash;    /* header specHash */
 } zcap_options;

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Independent minimal reader of a zluda capture (trace-format/FORMAT.md), for machines without Java.
+
+capture_counts.py CAPTURE_DIR_OR_FILE [CUPTI_TSV]
+  prints calls per function (ENTER records, all depths and depth 0), MODULE/KERNEL/BLOB/MARKER
+  counts and the MARKER texts; with CUPTI_TSV (name TAB count, from cupti_counter.so) compares
+  the per-function counts and lists every function whose counts differ.
+capture_counts.py --kernels CAPTURE  prints each KERNEL record (name, parameter bytes, buffers) and
+  checks that every buffer hash names a BLOB of the capture; for a kernel named vectorAdd (a, b, c, n:
+  samples/src/main/cuda/vectorAdd.cu) it also checks that the after image of c is a + b.
+Walks chunks unit by unit and frames by their length words (FORMAT.md §3); stops a chunk at a zero
+length word or a SEAL. No damage checks beyond that: zluda's Java reader is the reference.
+"""
+import os
+import struct
+import sys
+
+
+def varint(b, i):
+    r = s = 0
+    while True:
+        x = b[i]
+        i += 1
+        r |= (x & 0x7F) << s
+        s += 7
+        if x < 0x80:
+            return r, i
+
+
+def records(path):
+    if os.path.isdir(path):
+        path = os.path.join(path, "capture.zcap")
+    b = open(path, "rb").read()
+    if b[:8] != b"ZLUDACAP":
+        raise SystemExit(f"{path}: not a zluda capture")
+    cs = struct.unpack_from("<I", b, 16)[0]
+    off = 64
+    while off + 40 <= len(b):
+        if struct.unpack_from("<I", b, off)[0] != 0x4B48435A:  # "ZCHK"
+            off += cs
+            continue
+        span = max(1, struct.unpack_from("<I", b, off + 4)[0])
+        end = min(off + span * cs, len(b))
+        p = off + 40
+        while p + 4 <= end:
+            n = struct.unpack_from("<I", b, p)[0]
+            if n == 0 or p + 4 + n > end:
+                break
+            pl = b[p + 4:p + 4 + n]
+            if pl[0] & 15 == 11:
+                break
+            yield pl
+            p += 4 + ((n + 3) & ~3)
+        off += span * cs
+
+
+def header(pl):
+    """(type, depth, index after seq and ts)."""
+    t = pl[0] & 15
+    _, i = varint(pl, 1)
+    _, i = varint(pl, i)
+    return t, pl[0] >> 4, i
+
+
+def counts(path):
+    names, all_, top, kinds, markers = [], {}, {}, {}, []
+    for pl in records(path):
+        t, d, i = header(pl)
+        kinds[t] = kinds.get(t, 0) + 1
+        if t == 10:
+            n, i = varint(pl, i)
+            for _ in range(n):
+                ln, i = varint(pl, i)
+                names.append(pl[i:i + ln].decode())
+                i += ln + 1
+        elif t == 1:
+            if d == 15:
+                d, i = varint(pl, i)
+            fid, i = varint(pl, i)
+            all_[fid] = all_.get(fid, 0) + 1
+            if d == 0:
+                top[fid] = top.get(fid, 0) + 1
+        elif t == 7:
+            ln, i = varint(pl, i)
+            markers.append(pl[i:i + ln].decode(errors="replace"))
+    name = lambda f: names[f] if f < len(names) else f"function#{f}"
+    return ({name(f): c for f, c in all_.items()}, {name(f): c for f, c in top.items()}, kinds, markers)
+
+
+def kernels(path):
+    blobs, ks = {}, []
+    for pl in records(path):
+        t, _, i = header(pl)
+        if t == 3:
+            h = struct.unpack_from("<Q", pl, i)[0]
+            size, j = varint(pl, i + 8)
+            blobs[h] = (pl[j], pl[j + 1:])
+        elif t == 5:
+            _, i = varint(pl, i)
+            fn, i = varint(pl, i)
+            ln, i = varint(pl, i)
+            name = pl[i:i + ln].decode()
+            i += ln
+            pn, i = varint(pl, i)
+            params = pl[i:i + pn]
+            i += pn
+            nb, i = varint(pl, i)
+            bufs = []
+            for _ in range(nb):
+                ptr, i = varint(pl, i)
+                sz, i = varint(pl, i)
+                before, after = struct.unpack_from("<QQ", pl, i)
+                i += 16
+                bufs.append((ptr, sz, before, after))
+            ks.append((fn, name, params, bufs))
+    return ks, blobs
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "--kernels":
+        ks, blobs = kernels(argv[1])
+        bad = 0
+        for fn, name, params, bufs in ks:
+            print(f"KERNEL {name} function=0x{fn:x} params={len(params)} bytes ({params.hex()}) buffers={len(bufs)}")
+            for ptr, sz, before, after in bufs:
+                ok = all(h == 0 or (h in blobs and len(blobs[h][1]) == sz) for h in (before, after))
+                bad += not ok
+                print(f"  0x{ptr:x} {sz} bytes before={before:016x} after={after:016x} {'blobs present' if ok else 'BLOB MISSING'}")
+            if name.endswith("vectorAdd") and len(params) >= 28 and len(bufs) == 3:
+                pa, pb, pc = struct.unpack_from("<QQQ", params, 0)
+                n = struct.unpack_from("<i", params, 24)[0]
+                by = {ptr: after for ptr, _, _, after in bufs}
+                if all(p in by and by[p] in blobs and blobs[by[p]][0] == 0 for p in (pa, pb, pc)):
+                    fa, fb, fc = (struct.unpack_from(f"<{n}f", blobs[by[p]][1]) for p in (pa, pb, pc))
+                    wrong = sum(1 for i in range(n) if fc[i] != fa[i] + fb[i])
+                    print(f"  vectorAdd: after images of a, b, c for n={n}: {wrong} elements where c != a + b")
+                    bad += wrong != 0
+        print(f"{len(ks)} KERNEL records, {bad} problems")
+        return 1 if bad else 0
+    all_, top, kinds, markers = counts(argv[0])
+    print(f"records by type: {dict(sorted(kinds.items()))}")
+    print(f"calls: {sum(all_.values())} ({sum(top.values())} at depth 0), functions: {len(all_)}")
+    for m in markers:
+        print(f"MARKER: {m}")
+    if len(argv) < 2:
+        for n, c in sorted(all_.items(), key=lambda x: -x[1]):
+            print(f"{c:10d}  {n}")
+        return 0
+    cupti = {}
+    for line in open(argv[1]):
+        f = line.rstrip("\n").split("\t")
+        if len(f) == 2:
+            cupti[f[0]] = cupti.get(f[0], 0) + int(f[1])
+    names = sorted(set(n for n in all_ if not n.startswith("{")) | set(cupti))
+    same = diff = 0
+    print(f"{'function':40s} {'capture':>9s} {'depth 0':>9s} {'CUPTI':>9s}")
+    for n in names:
+        a, t, c = all_.get(n, 0), top.get(n, 0), cupti.get(n, 0)
+        if a == c:
+            same += 1
+        else:
+            diff += 1
+            print(f"{n:40s} {a:9d} {t:9d} {c:9d}   differs")
+    ext = sum(c for n, c in all_.items() if n.startswith("{"))
+    print(f"functions with equal counts: {same}; differing: {diff}; calls in the capture {sum(c for n, c in all_.items() if not n.startswith('{'))}, "
+          f"counted by CUPTI {sum(cupti.values())}; export-table calls (not seen by CUPTI) {ext}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
