@@ -6,7 +6,9 @@
  * tables as the CUDA runtime does (fake_cuda.c serves them) and checks every answer, the integrity
  * check's HMAC-MD2 over the tables it was given included. With "kernels" it launches the stand-in
  * driver's kernels "scale" (through kernelParams, through `extra`, and with cuLaunchKernelEx) and
- * "bump", and checks their results.
+ * "bump", and checks their results. With "segv" it makes the stand-in driver crash inside
+ * cuMemcpyHtoD_v2 (a device pointer of 0x10). It always makes one more cuCtxGetCurrent from an
+ * atexit handler registered before the driver was loaded (as cudart's teardown does).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -153,7 +155,13 @@ static int kernel_checks(void *h) {
     return 0;
 }
 
+static void last_call(void) {
+    void *c;
+    if (ctx_get_current) ctx_get_current(&c);
+}
+
 int main(int argc, char **argv) {
+    atexit(last_call);
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) { fprintf(stderr, "trace_smoke: %s\n", dlerror()); return 2; }
     int (*init)(unsigned) = (int (*)(unsigned))dlsym(h, "cuInit");
@@ -182,6 +190,7 @@ int main(int argc, char **argv) {
     if (alloc(&p, sizeof msg)) return 7;
     htod(p, msg, sizeof msg);
     if (argc > 1 && strcmp(argv[1], "crash") == 0) raise(SIGKILL);
+    if (argc > 1 && strcmp(argv[1], "segv") == 0) htod(0x10, msg, sizeof msg);   /* dies inside the driver */
     char back[64] = {0};
     dtoh(back, p, sizeof back);
     mfree(p);

@@ -170,8 +170,13 @@ static void write_manifest(const char *exe) {
     fclose(f);
 }
 
+/* Set once the process exits: calls made after that (by atexit handlers registered before ours,
+ * such as cudart's teardown) each end with another PROCESS_END, so the last record stays one. */
+static atomic_int exiting;
+
 static void at_exit(void) {
     zcap_writer *w = writer;
+    atomic_store(&exiting, 1);
     if (w) zcap_process_end(w, ZCAP_END_EXIT, -1);
 }
 
@@ -326,7 +331,10 @@ void zt_after(zt_call *c) {
 }
 
 void zt_end(zt_call *c, int result) {
-    if (c->thread && c->enter_seq >= 0) zcap_leave(c->thread, (uint64_t)c->enter_seq, zcap_now(), (uint32_t)result, c->items, c->nitems);
+    if (c->thread && c->enter_seq >= 0) {
+        zcap_leave(c->thread, (uint64_t)c->enter_seq, zcap_now(), (uint32_t)result, c->items, c->nitems);
+        if (__builtin_expect(atomic_load_explicit(&exiting, memory_order_relaxed), 0) && writer) zcap_process_end(writer, ZCAP_END_EXIT, -1);
+    }
 }
 
 void *zt_real_by_name(const char *name) {
