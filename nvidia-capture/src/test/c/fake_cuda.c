@@ -188,9 +188,24 @@ EXPORT int cuModuleGetFunction(const struct fake_fn **f, void *mod, const char *
     else return 500;
     return 0;
 }
-EXPORT int cuFuncGetName(const char **name, const struct fake_fn *f) { if (!name || !f) return 1; *name = f->name; return 0; }
+/* "scale" as a CUkernel (what cuLibraryGetKernel gives cudart): only the cuKernel* queries know it */
+static const struct fake_fn kernel_scale = {"scale", 3, {0, 8, 12}, {8, 4, 4}};
+EXPORT int cuLibraryGetKernel(const struct fake_fn **k, void *lib, const char *name) {
+    (void)lib;
+    if (!k || !name || strcmp(name, "scale")) return 500;
+    *k = &kernel_scale;
+    return 0;
+}
+EXPORT int cuKernelGetName(const char **name, const struct fake_fn *k) { if (!name || k != &kernel_scale) return 400; *name = k->name; return 0; }
+EXPORT int cuKernelGetParamInfo(const struct fake_fn *k, size_t i, size_t *off, size_t *size) {
+    if (k != &kernel_scale || (int)i >= k->nparams) return 1;
+    if (off) *off = k->off[i];
+    if (size) *size = k->size[i];
+    return 0;
+}
+EXPORT int cuFuncGetName(const char **name, const struct fake_fn *f) { if (!name || !f || f == &kernel_scale) return 400; *name = f->name; return 0; }
 EXPORT int cuFuncGetParamInfo(const struct fake_fn *f, size_t i, size_t *off, size_t *size) {
-    if (!f || (int)i >= f->nparams) return 1;
+    if (!f || f == &kernel_scale || (int)i >= f->nparams) return 1;
     if (off) *off = f->off[i];
     if (size) *size = f->size[i];
     return 0;
@@ -223,6 +238,7 @@ static int run_kernel(const struct fake_fn *f, void **params, void **extra) {
 EXPORT int cuLaunchKernel(const struct fake_fn *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                           unsigned shared, void *stream, void **params, void **extra) {
     (void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)stream;
+    if (f == &kernel_scale) f = &fn_scale;
     if (f != &fn_scale && f != &fn_bump) return 400;
     return run_kernel(f, params, extra);
 }

@@ -6,7 +6,7 @@
  * tables as the CUDA runtime does (fake_cuda.c serves them) and checks every answer, the integrity
  * check's HMAC-MD2 over the tables it was given included. With "kernels" it launches the stand-in
  * driver's kernels "scale" (through kernelParams, through `extra`, and with cuLaunchKernelEx) and
- * "bump", and checks their results. With "segv" it makes the stand-in driver crash inside
+ * "bump", then "scale" again as a CUkernel, and checks their results. With "segv" it makes the stand-in driver crash inside
  * cuMemcpyHtoD_v2 (a device pointer of 0x10). It always makes one more cuCtxGetCurrent from an
  * atexit handler registered before the driver was loaded (as cudart's teardown does).
  */
@@ -143,6 +143,12 @@ static int kernel_checks(void *h) {
     float two = 2.0f;
     void *exargs[] = {&data, &four, &two};
     CHECK(launch_ex(&config, scale, exargs, NULL) == 0, 47);                      /* first 4 doubled */
+    int (*lib_kernel)(void **, void *, const char *) = (int (*)(void **, void *, const char *))dlsym(h, "cuLibraryGetKernel");
+    void *kscale = NULL;
+    float one = 1.0f;
+    void *kargs[] = {&data, &n, &one};
+    CHECK(lib_kernel && lib_kernel(&kscale, NULL, "scale") == 0, 51);
+    CHECK(launch(kscale, 1, 1, 1, 16, 1, 1, 0, NULL, kargs, NULL) == 0, 52);      /* a CUkernel, as cudart launches: x1 */
     float back[16];
     int count = 0;
     CHECK(dtoh(back, data, sizeof back) == 0 && dtoh(&count, counter, sizeof count) == 0, 48);

@@ -1,9 +1,10 @@
 /*
  * Kernel snapshots (ZLUDA_CAPTURE_KERNELS=REGEX): for every cuLaunchKernel / cuLaunchKernelEx (and
- * their _ptsz variants) whose kernel's mangled name (cuFuncGetName) matches the POSIX extended
- * regular expression, the tracer
+ * their _ptsz variants) whose kernel's mangled name (cuFuncGetName, or cuKernelGetName for a
+ * CUkernel) matches the POSIX extended regular expression, the tracer
  *  1. packs the kernel's parameter buffer: from `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER/SIZE) when
- *     given, else from kernelParams with the layout cuFuncGetParamInfo reports (no layout, no bytes);
+ *     given, else from kernelParams with the layout cuFuncGetParamInfo (cuKernelGetParamInfo)
+ *     reports (no layout, no bytes);
  *  2. synchronises the context (cuCtxSynchronize: the stream and every other one, so no other work
  *     changes the images) and, for every aligned 8-byte word of the buffer that points into a device
  *     allocation (cuMemGetAddressRange), copies the whole allocation to the host (its "before" image);
@@ -97,12 +98,20 @@ static kinfo *info(uint64_t f) {
     if (!k) { pthread_mutex_unlock(&klock); return NULL; }
     k->f = f;
     k->nparams = -1;
+    /* a launch may name a CUkernel (cudart 12+ launches what cuLibraryGetKernel gave it): the
+     * cuKernel* queries answer for those */
     const char *name = NULL;
     name_fn gn = (name_fn)zt_real_by_name("cuFuncGetName");
-    if (!gn || gn(&name, f) != 0 || !name) name = "";
+    name_fn kn = (name_fn)zt_real_by_name("cuKernelGetName");
+    int is_kernel = 0;
+    if (!gn || gn(&name, f) != 0 || !name || !*name) {
+        name = NULL;
+        if (kn && kn(&name, f) == 0 && name) is_kernel = 1;
+        else name = "";
+    }
     k->name = strdup(name);
     k->match = k->name && regexec(&re, k->name, 0, NULL, 0) == 0;
-    pinfo_fn pi = (pinfo_fn)zt_real_by_name("cuFuncGetParamInfo");
+    pinfo_fn pi = (pinfo_fn)zt_real_by_name(is_kernel ? "cuKernelGetParamInfo" : "cuFuncGetParamInfo");
     if (k->match && pi) {
         size_t off, size;
         int n = 0;

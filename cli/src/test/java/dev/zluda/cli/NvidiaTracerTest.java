@@ -151,7 +151,8 @@ class NvidiaTracerTest {
     @Test
     void kernelSnapshotsOfMatchingLaunches(@TempDir Path tmp) throws Exception {
         // trace_smoke "kernels": scale(data, 16, 3) through kernelParams, bump(counter), scale(data, 8, 0.5)
-        // through `extra`, scale(data, 4, 2) through cuLaunchKernelEx; the stand-in driver runs them on the host
+        // through `extra`, scale(data, 4, 2) through cuLaunchKernelEx, scale(data, 16, 1) as a CUkernel;
+        // the stand-in driver runs them on the host
         Path dir = trace(tmp, Map.of("ZLUDA_CAPTURE_KERNELS", "^scale$"), 0, "kernels");
         List<CaptureRecord.Kernel> kernels = new ArrayList<>();
         Map<Long, byte[]> blobs = new HashMap<>();
@@ -166,13 +167,14 @@ class NvidiaTracerTest {
                 }
             });
             assertTrue(st.endedCleanly(), st.toString());
-            assertEquals(3, kernels.size(), "the three launches of scale, not bump");
-            String[] launchFns = {"cuLaunchKernel", "cuLaunchKernel", "cuLaunchKernelEx"};
-            int[] counts = {16, 8, 4};
-            float[] factors = {3f, 0.5f, 2f};
+            // the last one launches a CUkernel (cuLibraryGetKernel), named only by cuKernelGetName
+            assertEquals(4, kernels.size(), "the four launches of scale, not bump");
+            String[] launchFns = {"cuLaunchKernel", "cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchKernel"};
+            int[] counts = {16, 8, 4, 16};
+            float[] factors = {3f, 0.5f, 2f, 1f};
             float[] expect = new float[16];
             for (int i = 0; i < 16; i++) expect[i] = i + 1;
-            for (int k = 0; k < 3; k++) {
+            for (int k = 0; k < 4; k++) {
                 CaptureRecord.Kernel kr = kernels.get(k);
                 CaptureRecord.Enter launch = enters.get(kr.launchSeq());
                 assertEquals(launchFns[k], c.functionName(launch.functionId()), "KERNEL " + k + " refers to its launch's ENTER");
