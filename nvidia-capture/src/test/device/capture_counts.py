@@ -5,6 +5,8 @@ capture_counts.py CAPTURE_DIR_OR_FILE [CUPTI_TSV]
   prints calls per function (ENTER records, all depths and depth 0), MODULE/KERNEL/BLOB/MARKER
   counts and the MARKER texts; with CUPTI_TSV (name TAB count, from cupti_counter.so) compares
   the per-function counts and lists every function whose counts differ.
+capture_counts.py --durations CAPTURE  median time inside each function (LEAVE ts - ENTER ts) and the
+  median gap between a LEAVE and the next ENTER of the same thread, per function, most called first.
 capture_counts.py --kernels CAPTURE  prints each KERNEL record (name, parameter bytes, buffers) and
   checks that every buffer hash names a BLOB of the capture; for a kernel named vectorAdd (a, b, c, n:
   samples/src/main/cuda/vectorAdd.cu) it also checks that the after image of c is a + b.
@@ -150,7 +152,74 @@ def kernels(path):
     return ks, blobs
 
 
+def durations(path):
+    names, open_, per, gaps = [], {}, {}, {}
+    last_leave = {}
+    for (seq, first), pl in records_ts(path):
+        t, d, i = header(pl)
+        if t == 10:
+            n, i = varint(pl, i)
+            for _ in range(n):
+                ln, i = varint(pl, i)
+                names.append(pl[i:i + ln].decode())
+                i += ln + 1
+        elif t == 1:
+            if d == 15:
+                d, i = varint(pl, i)
+            fid, i = varint(pl, i)
+            ts, tid = first
+            open_[seq] = (fid, ts)
+            if tid in last_leave:
+                gaps.setdefault(names[fid], []).append(ts - last_leave[tid])
+        elif t == 2:
+            ed, i = varint(pl, i)
+            ts, tid = first
+            if seq - ed in open_:
+                fid, t0 = open_.pop(seq - ed)
+                per.setdefault(names[fid], []).append(ts - t0)
+            last_leave[tid] = ts
+    import statistics
+    print(f"{'function':48s} {'calls':>8s} {'in call ns':>11s} {'gap before ns':>14s}")
+    for n, v in sorted(per.items(), key=lambda x: -len(x[1])):
+        g = gaps.get(n, [0])
+        print(f"{n:48s} {len(v):8d} {statistics.median(v):11.0f} {statistics.median(g):14.0f}")
+
+
+def records_ts(path):
+    """(seq, (ts, thread id)) and payload of every record, timestamps decoded (FORMAT.md §6)."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "capture.zcap")
+    b = open(path, "rb").read()
+    cs = struct.unpack_from("<I", b, 16)[0]
+    off = 64
+    while off + 40 <= len(b):
+        if struct.unpack_from("<I", b, off)[0] != 0x4B48435A:
+            off += cs
+            continue
+        span = max(1, struct.unpack_from("<I", b, off + 4)[0])
+        end = min(off + span * cs, len(b))
+        tid, seq, ts = struct.unpack_from("<QQQ", b, off + 8)
+        p = off + 40
+        while p + 4 <= end:
+            n = struct.unpack_from("<I", b, p)[0]
+            if n == 0 or p + 4 + n > end:
+                break
+            pl = b[p + 4:p + 4 + n]
+            if pl[0] & 15 == 11:
+                break
+            sd, i = varint(pl, 1)
+            td, i = varint(pl, i)
+            seq += sd
+            ts += td
+            yield (seq, (ts, tid)), pl
+            p += 4 + ((n + 3) & ~3)
+        off += span * cs
+
+
 def main(argv):
+    if len(argv) >= 2 and argv[0] == "--durations":
+        durations(argv[1])
+        return 0
     if len(argv) >= 2 and argv[0] == "--kernels":
         ks, blobs = kernels(argv[1])
         bad = 0

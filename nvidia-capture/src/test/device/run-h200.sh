@@ -13,7 +13,9 @@
 # Usage, from a directory D holding nvidia-capture/src, recorder-native/src/main/c,
 # samples/src/main/{c,ptx}, gen/trace_wrappers.c (TracerGenerator's output) and include/xxhash.h:
 #   OUT=/some/dir bash D/nvidia-capture/src/test/device/run-h200.sh D
+# ONLY="kernels steps" runs just those parts (names: bench, programs, kernels, python, steps).
 set -u
+want() { [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $1 "* ]]; }
 D=$(cd "${1:-.}" && pwd)
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
@@ -46,6 +48,7 @@ gcc -O2 -shared -fPIC -I$CUPTI_INC "$D/nvidia-capture/src/test/device/cupti_coun
 ls $B/trace/libcuda.so.1 $B/test/bench_calls $S/bin/vectorAdd $B/cudart_demo || exit 1
 CC="python3 $D/nvidia-capture/src/test/device/capture_counts.py"
 
+if want bench; then
 step "1. overhead: bench_calls, untraced and traced in the same process (level calls, capture on /tmp)"
 $B/test/md2_test | tail -1
 ZLUDA_LOG_DIR=$W/bench timeout 120 $B/test/bench_calls 1000000 $B/trace/libcuda.so.1
@@ -54,6 +57,7 @@ ZCAP_CLOCK=monotonic ZLUDA_LOG_DIR=$W/bench timeout 60 $B/test/bench_calls 30000
 ZCAP_PREFAULT=0 ZLUDA_LOG_DIR=$W/bench timeout 60 $B/test/bench_calls 300000 $B/trace/libcuda.so.1 | tail -3
 ZCAP_CLOCK=monotonic ZCAP_PREFAULT=0 ZLUDA_LOG_DIR=$W/bench timeout 60 $B/test/bench_calls 300000 $B/trace/libcuda.so.1 | tail -3
 rm -rf $W/bench
+fi
 
 # trace APP...: runs it through the tracer with the CUPTI counter; NAME is the capture directory's name
 trace() {
@@ -68,30 +72,39 @@ trace() {
     if [ -s $C/$name.cupti.tsv ]; then $CC "$cap" $C/$name.cupti.tsv; cp $C/$name.cupti.tsv "$cap/cupti_counts.tsv"; else $CC "$cap" | head -30; echo "(no CUPTI counts)"; fi
 }
 
+if want programs; then
 step "2a. cudart program, static cudart (export tables wrapped, integrity check recomputed)"
 trace cudart_demo $B/cudart_demo 4096
 step "2b. cudart program, shared cudart"
 trace cudart_demo_shared $B/cudart_demo_shared 4096
 step "2c. driver-API sample vectorAdd"
 trace vectorAdd $S/bin/vectorAdd 4096
+fi
 
+if want kernels; then
 step "3. kernel snapshots (ZLUDA_CAPTURE_KERNELS=vectorAdd) of the driver-API sample and the cudart program"
 ( cd $W && LD_LIBRARY_PATH=$B/trace ZLUDA_LOG_DIR=$C/kernels ZLUDA_CAPTURE_KERNELS=vectorAdd timeout 60 $S/bin/vectorAdd 4096; echo "exit code $?" )
 ( cd $W && LD_LIBRARY_PATH=$B/trace ZLUDA_LOG_DIR=$C/kernels ZLUDA_CAPTURE_KERNELS=vectorAdd timeout 60 $B/cudart_demo 4096; echo "exit code $?" )
 for cap in $C/kernels/*/; do echo "$cap"; $CC --kernels "$cap"; done
+fi
 
+if want python; then
 step "2d. CuPy"
 left 330 && trace cupy python3 "$D/nvidia-capture/src/test/device/cupy_demo.py"
 step "2e. PyTorch: matmul, convolution, 30 training steps of a small CNN (module images not stored: ZLUDA_CAPTURE_MODULES=0)"
 left 360 && trace torch env ZLUDA_CAPTURE_MODULES=0 python3 "$D/nvidia-capture/src/test/device/torch_demo.py" 30
+fi
 
-step "4. PyTorch training step time, untraced then traced (300 steps each; median of steps 21-300)"
+if want steps; then
+step "4. PyTorch training step time, untraced and traced alternately, 3 times (300 steps each; median of steps 21-300)"
 if left 430; then
-    ( cd $W && timeout 90 python3 "$D/nvidia-capture/src/test/device/torch_demo.py" 300 )
-    ( cd $W && LD_LIBRARY_PATH=$B/trace ZLUDA_LOG_DIR=$W/steps ZLUDA_CAPTURE_MODULES=0 timeout 90 python3 "$D/nvidia-capture/src/test/device/torch_demo.py" 300 )
-    ( cd $W && timeout 90 python3 "$D/nvidia-capture/src/test/device/torch_demo.py" 300 )
-    ( cd $W && LD_LIBRARY_PATH=$B/trace ZLUDA_LOG_DIR=$W/steps ZLUDA_CAPTURE_MODULES=0 timeout 90 python3 "$D/nvidia-capture/src/test/device/torch_demo.py" 300 )
-    du -sh $W/steps/* 2>/dev/null
+    for i in 1 2 3; do
+        ( cd $W && timeout 90 python3 "$D/nvidia-capture/src/test/device/torch_demo.py" 300 | sed 's/^/untraced: /' )
+        ( cd $W && LD_LIBRARY_PATH=$B/trace ZLUDA_LOG_DIR=$W/steps ZLUDA_CAPTURE_MODULES=0 timeout 90 python3 "$D/nvidia-capture/src/test/device/torch_demo.py" 300 | sed 's/^/traced:   /' )
+    done
+    cap=$(ls -d $W/steps/*/ | head -1)
+    du -sh "$cap"; $CC --durations "$cap" | head -12
+fi
 fi
 
 step "pack"
