@@ -12,7 +12,8 @@
  *    registers as its six arguments;
  *  - a table not in KNOWN (or a slot past a known table's count) is recorded as "{?}::slot N", whose
  *    first argument is the wrapped table's address with its GUID as 16 bytes of inline data, then
- *    the six registers.
+ *    the six registers; slots from 64 on of such tables, and every slot once 2048 are wrapped, are
+ *    passed through unrecorded.
  * The result of a call is the low 32 bits of rax (meaningless for a slot that returns nothing).
  *
  * INTEGRITY_CHECK slot 1 answers a hash over the addresses of the tables the caller got; the
