@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@
 #define SLOTS 64
 #define SLOT_VALUES 16
 
-enum { T_ENTER = 1, T_LEAVE = 2, T_BLOB = 3, T_MODULE = 4, T_THREAD_NAME = 6, T_MARKER = 7, T_PROCESS_END = 8,
+enum { T_ENTER = 1, T_LEAVE = 2, T_BLOB = 3, T_MODULE = 4, T_KERNEL = 5, T_THREAD_NAME = 6, T_MARKER = 7, T_PROCESS_END = 8,
        T_STRING = 9, T_FUNCTION_TABLE = 10, T_SEAL = 11 };
 
 struct zcap_thread {
@@ -63,6 +64,13 @@ struct zcap_writer {
     struct strent *strs; size_t str_cap, str_n;
     uint32_t next_string;
     pthread_key_t key;
+    /* the prefault thread: keeps the pages ahead of the reserved units mapped and writable */
+    pthread_t prefaulter;
+    int prefaulting;
+    pthread_mutex_t pf_lock;
+    pthread_cond_t pf_cond;
+    int pf_stop;
+    uint64_t pf_done;       /* bytes from offset 0 already prefaulted */
 };
 
 static void put64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
@@ -75,10 +83,97 @@ static uint8_t *varint(uint8_t *p, uint64_t v) {
 static uint64_t zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 static uint8_t *str(uint8_t *p, const char *s, size_t n) { p = varint(p, n); memcpy(p, s, n); return p + n; }
 
-uint64_t zcap_now(void) {
+static uint64_t mono_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The clock: CLOCK_MONOTONIC in ns, read through the TSC where that is safe (x86-64 with an
+ * invariant TSC: /proc/cpuinfo says constant_tsc and nonstop_tsc), which costs about half of a
+ * clock_gettime on a VM. ns = mono0 + (tsc - tsc0) * mult / 2^32, with (tsc0, mono0) taken at the
+ * first use and mult fitted over the whole time since (refitted whenever a chunk is opened, so its
+ * error shrinks as the process runs). Until 20 ms have passed, and where the TSC is not safe (or
+ * ZCAP_CLOCK=monotonic), clock_gettime is used. Per-thread timestamps never go backwards (seq_ts
+ * clamps them).
+ */
+#define CALIBRATE_AFTER_NS 20000000u
+static struct {
+    _Atomic int state;            /* 0 not set up, 1 clock_gettime only, 2 calibrating, 3 TSC */
+    uint64_t tsc0, mono0;
+    _Atomic uint64_t mult;        /* ns per TSC tick, 32.32 fixed point */
+    pthread_mutex_t lock;
+} clk = {.lock = PTHREAD_MUTEX_INITIALIZER};
+static __thread uint32_t clk_tries;
+
+#if defined(__x86_64__)
+static inline uint64_t tsc(void) {
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+
+static int tsc_invariant(void) {
+    const char *env = getenv("ZCAP_CLOCK");
+    if (env && strcmp(env, "monotonic") == 0) return 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return 0;
+    char line[4096];
+    int ok = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) == 0) {
+            ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+            break;
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+/* Fits mult over the time since (tsc0, mono0); switches to the TSC once enough time has passed. */
+static void clock_fit(void) {
+    if (pthread_mutex_trylock(&clk.lock) != 0) return;
+    uint64_t m1 = mono_ns(), t1 = tsc(), m2 = mono_ns();
+    uint64_t mid = m1 + (m2 - m1) / 2;
+    if (m2 - m1 < 2000 && mid - clk.mono0 >= CALIBRATE_AFTER_NS && t1 > clk.tsc0) {
+        unsigned __int128 num = (unsigned __int128)(mid - clk.mono0) << 32;
+        atomic_store_explicit(&clk.mult, (uint64_t)(num / (t1 - clk.tsc0)), memory_order_relaxed);
+        atomic_store_explicit(&clk.state, 3, memory_order_release);
+    }
+    pthread_mutex_unlock(&clk.lock);
+}
+#endif
+
+static void clock_setup(void) {
+    pthread_mutex_lock(&clk.lock);
+    if (!atomic_load(&clk.state)) {
+        int st = 1;
+#if defined(__x86_64__)
+        if (tsc_invariant()) {
+            uint64_t m1 = mono_ns();
+            clk.tsc0 = tsc();
+            uint64_t m2 = mono_ns();
+            clk.mono0 = m1 + (m2 - m1) / 2;
+            st = 2;
+        }
+#endif
+        atomic_store(&clk.state, st);
+    }
+    pthread_mutex_unlock(&clk.lock);
+}
+
+uint64_t zcap_now(void) {
+    int st = atomic_load_explicit(&clk.state, memory_order_acquire);
+#if defined(__x86_64__)
+    if (st == 3) {
+        uint64_t d = tsc() - clk.tsc0;
+        return clk.mono0 + (uint64_t)(((unsigned __int128)d * atomic_load_explicit(&clk.mult, memory_order_relaxed)) >> 32);
+    }
+    if (st == 2 && (++clk_tries & 255) == 0) clock_fit();
+#endif
+    if (st == 0) clock_setup();
+    return mono_ns();
 }
 
 uint64_t zcap_hash(const void *data, size_t len) { return XXH64(data, len, 0); }
@@ -94,8 +189,20 @@ static int ensure_len(zcap_writer *w, uint64_t end) {
     if (end > cur) {
         uint64_t target = FILE_HEADER + ((end - FILE_HEADER + w->grow_step - 1) / w->grow_step) * w->grow_step;
         if (target > w->max_size) target = w->max_size;
-        if (target < end || ftruncate(w->fd, (off_t)target) != 0) rc = -1;
-        else atomic_store_explicit(&w->file_len, target, memory_order_release);
+        /* fallocate reserves the blocks, so that a full disk is an error here and never a SIGBUS
+         * when a page of the mapping is first written; ftruncate where the file system cannot */
+        if (target < end) {
+            rc = -1;
+        } else if (fallocate(w->fd, 0, (off_t)cur, (off_t)(target - cur)) != 0) {
+            if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG) {
+                /* not a whole step left: just what is needed now, so the capture ends as late as it can */
+                if (fallocate(w->fd, 0, (off_t)cur, (off_t)(end - cur)) == 0) target = end;
+                else rc = -1;
+            } else if (ftruncate(w->fd, (off_t)target) != 0) {
+                rc = -1;
+            }
+        }
+        if (rc == 0) atomic_store_explicit(&w->file_len, target, memory_order_release);
     }
     pthread_mutex_unlock(&w->lock);
     return rc;
@@ -112,8 +219,13 @@ static void seal(zcap_thread *t) {
 }
 
 /* A new chunk with room for `need` bytes of frame. 0 on success. */
+static void prefault_wake(zcap_writer *w);
+
 static int new_chunk(zcap_thread *t, uint64_t need, uint64_t ts) {
     zcap_writer *w = t->w;
+#if defined(__x86_64__)
+    if (atomic_load_explicit(&clk.state, memory_order_relaxed) >= 2) clock_fit();
+#endif
     seal(t);
     uint64_t bytes = CHUNK_HEADER + need + SEAL_RESERVE;
     uint64_t span = (bytes + w->chunk_size - 1) / w->chunk_size;
@@ -139,7 +251,54 @@ static int new_chunk(zcap_thread *t, uint64_t need, uint64_t ts) {
     t->prev_seq = old & SEQ_MASK;
     t->prev_ts = ts;
     for (int i = 0; i < SLOTS; i++) t->cache_fid[i] = -1;
+    prefault_wake(w);
     return 0;
+}
+
+/*
+ * Prefaulting: a page of a MAP_SHARED file mapping costs a fault (several µs) when first written,
+ * ~100 ns per small record on average; a helper thread makes the next PREFAULT_AHEAD bytes past
+ * the reserved units present and writable before any writer touches them (MADV_POPULATE_WRITE, or
+ * one atomic no-op add per page where the kernel lacks it). It never writes a value.
+ */
+#define PREFAULT_AHEAD (4u << 20)
+
+static void prefault_wake(zcap_writer *w) {
+    if (!w->prefaulting) return;
+    pthread_mutex_lock(&w->pf_lock);
+    pthread_cond_signal(&w->pf_cond);
+    pthread_mutex_unlock(&w->pf_lock);
+}
+
+static void *prefault_main(void *arg) {
+    zcap_writer *w = arg;
+    long page = sysconf(_SC_PAGESIZE);
+    int madv_ok = 1;
+    pthread_mutex_lock(&w->pf_lock);
+    while (!w->pf_stop) {
+        pthread_mutex_unlock(&w->pf_lock);
+        uint64_t units = atomic_load(&w->ticket) >> SEQ_BITS;
+        uint64_t want = FILE_HEADER + units * w->chunk_size + PREFAULT_AHEAD;
+        if (want > w->max_size) want = w->max_size;
+        if (want > w->pf_done && ensure_len(w, want) == 0) {
+            uint64_t from = w->pf_done & ~(uint64_t)(page - 1);
+            uint64_t len = want - from;
+            if (madv_ok && madvise(w->base + from, len, 23 /* MADV_POPULATE_WRITE, Linux 5.14 */) != 0) madv_ok = 0;
+            if (!madv_ok) {
+                for (uint64_t o = from; o < want; o += (uint64_t)page) __atomic_fetch_add(w->base + o, 0, __ATOMIC_RELAXED);
+            }
+            w->pf_done = want;
+        }
+        pthread_mutex_lock(&w->pf_lock);
+        if (w->pf_stop) break;
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 20000000;
+        if (until.tv_nsec >= 1000000000) { until.tv_sec++; until.tv_nsec -= 1000000000; }
+        pthread_cond_timedwait(&w->pf_cond, &w->pf_lock, &until);
+    }
+    pthread_mutex_unlock(&w->pf_lock);
+    return NULL;
 }
 
 /* Room for a payload of at most `max` bytes; returns where the payload goes and the record's seq. */
@@ -284,6 +443,33 @@ int64_t zcap_module(zcap_thread *t, uint32_t library, uint32_t index, uint8_t ki
     return (int64_t)seq;
 }
 
+int64_t zcap_kernel(zcap_thread *t, uint64_t launch_seq, uint64_t function, const char *name, const void *params,
+                    size_t params_len, const zcap_kernel_buffer *buffers, size_t nbuffers, uint64_t ts) {
+    size_t n = strlen(name);
+    uint64_t seq;
+    uint8_t *b = begin(t, 64 + n + params_len + 36 * (uint64_t)nbuffers, ts, &seq);
+    if (!b) return -1;
+    uint8_t *p = b;
+    *p++ = T_KERNEL;
+    p = seq_ts(t, p, seq, ts);
+    p = varint(p, seq - launch_seq);
+    p = varint(p, function);
+    p = str(p, name, n);
+    p = varint(p, params_len);
+    if (params_len) memcpy(p, params, params_len);
+    p += params_len;
+    p = varint(p, nbuffers);
+    for (size_t i = 0; i < nbuffers; i++) {
+        p = varint(p, buffers[i].device_pointer);
+        p = varint(p, buffers[i].size);
+        put64(p, buffers[i].before);
+        put64(p + 8, buffers[i].after);
+        p += 16;
+    }
+    commit(t, b, p);
+    return (int64_t)seq;
+}
+
 /* Adds hash to the blob set; 1 when it was new. Caller holds the lock. */
 static int blob_add(zcap_writer *w, uint64_t h) {
     if (h == 0) h = 1; /* 0 marks an empty slot; a collision with hash 1 only costs a duplicate-free miss */
@@ -404,13 +590,15 @@ zcap_writer *zcap_open(const char *path, const zcap_options *opts, const zcap_fu
                        char *err, size_t errlen) {
     zcap_options o = opts ? *opts : (zcap_options){0};
     if (!o.chunk_size) o.chunk_size = 256 * 1024;
-    if (!o.grow_step) o.grow_step = 64u << 20;
+    if (!o.grow_step) o.grow_step = 8u << 20;
     if (!o.max_size) o.max_size = UINT64_C(64) << 30;
     if (o.chunk_size < 4096 || o.chunk_size > (16u << 20) || (o.chunk_size & (o.chunk_size - 1))) {
         snprintf(err, errlen, "chunk size %u is not a power of two in 4096..16777216", o.chunk_size);
         return NULL;
     }
-    o.grow_step = (o.grow_step + o.chunk_size - 1) / o.chunk_size * o.chunk_size;
+    if (o.max_size < FILE_HEADER + 2ull * o.chunk_size) o.max_size = FILE_HEADER + 2ull * o.chunk_size;
+    if (o.grow_step > o.max_size - FILE_HEADER) o.grow_step = o.max_size - FILE_HEADER;
+    o.grow_step = o.grow_step / o.chunk_size * o.chunk_size;
     zcap_writer *w = calloc(1, sizeof *w);
     if (!w) { snprintf(err, errlen, "out of memory"); return NULL; }
     w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -440,7 +628,7 @@ zcap_writer *zcap_open(const char *path, const zcap_options *opts, const zcap_fu
     atomic_store(&w->file_len, FILE_HEADER);
     w->base = mmap(NULL, o.max_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, w->fd, 0);
     if (w->base == MAP_FAILED) goto fail;
-    if (ensure_len(w, FILE_HEADER + o.grow_step) != 0) goto fail;
+    if (ensure_len(w, FILE_HEADER + o.chunk_size) != 0) goto fail;
 
     /* the function table: first record of the chunk at unit 0 */
     zcap_thread *t = zcap_thread_current(w);
@@ -458,6 +646,18 @@ zcap_writer *zcap_open(const char *path, const zcap_options *opts, const zcap_fu
         *p++ = fns[i].param_count;
     }
     commit(t, b, p);
+    pthread_mutex_init(&w->pf_lock, NULL);
+    pthread_cond_init(&w->pf_cond, NULL);
+    const char *pf = getenv("ZCAP_PREFAULT");
+    if (!(pf && strcmp(pf, "0") == 0)) {
+        /* the helper must not take signals meant for the program's threads */
+        sigset_t all, old_mask;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old_mask);
+        w->prefaulting = pthread_create(&w->prefaulter, NULL, prefault_main, w) == 0;
+        pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+        if (w->prefaulting) pthread_setname_np(w->prefaulter, "zcap-prefault");
+    }
     return w;
 fail:
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -475,6 +675,14 @@ void zcap_process_end(zcap_writer *w, int reason, int64_t status) {
 }
 
 int zcap_close(zcap_writer *w, int reason, int64_t status) {
+    if (w->prefaulting) {
+        pthread_mutex_lock(&w->pf_lock);
+        w->pf_stop = 1;
+        pthread_cond_signal(&w->pf_cond);
+        pthread_mutex_unlock(&w->pf_lock);
+        pthread_join(w->prefaulter, NULL);
+        w->prefaulting = 0;
+    }
     zcap_thread *me = zcap_thread_current(w);
     if (me) process_end(me, reason, status);
     for (zcap_thread *t = w->threads; t; t = t->next) { seal(t); t->finished = 1; }

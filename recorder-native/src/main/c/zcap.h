@@ -33,7 +33,7 @@ typedef struct {
 /* Options; zero fields take the defaults. */
 typedef struct {
     uint32_t chunk_size;   /* bytes per unit, power of two 4096..16 MiB; default 256 KiB */
-    uint64_t grow_step;    /* the file grows by this many bytes at once; default 64 MiB */
+    uint64_t grow_step;    /* the file grows by this many bytes at once (fallocate); default 8 MiB */
     uint64_t max_size;     /* address space reserved for the mapping; default 64 GiB */
     uint64_t spec_hash;    /* header specHash */
 } zcap_options;
@@ -89,6 +89,13 @@ int64_t zcap_leave(zcap_thread *t, uint64_t enter_seq, uint64_t ts, uint32_t res
 uint64_t zcap_blob(zcap_thread *t, const void *data, size_t len, uint64_t ts);
 int64_t zcap_module(zcap_thread *t, uint32_t library, uint32_t index, uint8_t kind, uint64_t image_hash,
                     uint64_t size, uint64_t handle, const char *file_name, uint64_t ts);
+/* One device buffer of a KERNEL record: hashes of blobs written before (0 = not taken). */
+typedef struct {
+    uint64_t device_pointer, size, before, after;
+} zcap_kernel_buffer;
+/* KERNEL (FORMAT.md 6.5): a kernel snapshot for the launch whose ENTER has seq launch_seq. */
+int64_t zcap_kernel(zcap_thread *t, uint64_t launch_seq, uint64_t function, const char *name, const void *params,
+                    size_t params_len, const zcap_kernel_buffer *buffers, size_t nbuffers, uint64_t ts);
 int64_t zcap_marker(zcap_thread *t, const char *text, uint64_t ts);
 int64_t zcap_thread_name(zcap_thread *t, uint64_t thread_id, const char *name, uint64_t ts);
 /* The id of a string, writing its STRING record the first time. */

@@ -8,6 +8,9 @@
  * in ZLUDA's layout: $ZLUDA_LOG_DIR/<exe>[_N]/capture.zcap and manifest.json (ZLUDA_LOG_DIR
  * defaults to ./zluda-logs). ZLUDA_CAPTURE_LEVEL=calls (default) records calls and the data of
  * typed pointers; =replay also records host buffers (host-to-device copies...) as blobs.
+ * ZLUDA_CAPTURE_MAX_BYTES bounds the capture file (default 64 GiB).
+ * ZLUDA_CAPTURE_KERNELS=REGEX adds kernel snapshots of the matching launches (kernels.c); the
+ * export tables of cuGetExportTable are wrapped and their slots recorded (export_tables.c).
  *
  * It never changes what the program computes: if the capture cannot be written, calls keep
  * flowing and one warning goes to stderr. A forked child writes its own capture.
@@ -41,7 +44,11 @@ static zcap_writer *writer;
 static int level_replay;
 static char capture_dir[PATH_MAX];
 static char target_path[PATH_MAX];
-static __thread uint32_t depth;
+/* initial-exec: one instruction to reach them, where the default model calls __tls_get_addr */
+#define ZT_TLS __thread __attribute__((tls_model("initial-exec")))
+static ZT_TLS uint32_t depth;
+static ZT_TLS zcap_thread *tls_thread;   /* this thread's state in tls_writer */
+static ZT_TLS zcap_writer *tls_writer;
 
 static void warn(const char *fmt, const char *a, const char *b) {
     fprintf(stderr, "[ZLUDA_TRACE] ");
@@ -163,8 +170,13 @@ static void write_manifest(const char *exe) {
     fclose(f);
 }
 
+/* Set once the process exits: calls made after that (by atexit handlers registered before ours,
+ * such as cudart's teardown) each end with another PROCESS_END, so the last record stays one. */
+static atomic_int exiting;
+
 static void at_exit(void) {
     zcap_writer *w = writer;
+    atomic_store(&exiting, 1);
     if (w) zcap_process_end(w, ZCAP_END_EXIT, -1);
 }
 
@@ -223,7 +235,22 @@ static void init(void) {
         snprintf(path, sizeof path, "%s/capture.zcap", capture_dir);
         zcap_options opts = {0};
         opts.spec_hash = zt_spec_hash;
-        writer = zcap_open(path, &opts, zt_functions, (size_t)zt_function_count, err, sizeof err);
+        const char *max = getenv("ZLUDA_CAPTURE_MAX_BYTES");   /* default 64 GiB of address space */
+        if (max && *max) opts.max_size = strtoull(max, NULL, 0);
+        /* the spec's functions (ids = spec ids), then the export-table slots (export_tables.c) */
+        zcap_function *ext = NULL;
+        int next = zt_export_functions((uint32_t)zt_function_count, &ext);
+        static zcap_function *all;
+        if (!all) all = malloc(sizeof *all * (size_t)(zt_function_count + next));
+        size_t nall = (size_t)zt_function_count;
+        const zcap_function *table = zt_functions;
+        if (all) {
+            memcpy(all, zt_functions, sizeof *all * (size_t)zt_function_count);
+            if (next > 0) memcpy(all + zt_function_count, ext, sizeof *all * (size_t)next);
+            table = all;
+            nall += (size_t)(next > 0 ? next : 0);
+        }
+        writer = zcap_open(path, &opts, table, nall, err, sizeof err);
         if (!writer) warn("cannot write %s: %s; calls are not recorded", path, err);
         else write_manifest(exe);
     }
@@ -242,7 +269,13 @@ void zt_begin(zt_call *c, uint32_t fid, const uint64_t *args) {
     c->args = args;
     c->enter_seq = -1;
     c->nitems = 0;
-    c->thread = writer ? zcap_thread_current(writer) : NULL;
+    c->kernel = NULL;
+    zcap_writer *w = writer;
+    if (w && tls_writer != w) {
+        tls_thread = zcap_thread_current(w);
+        tls_writer = w;
+    }
+    c->thread = w ? tls_thread : NULL;
 }
 
 static void add_item(zt_call *c, uint32_t param, uint8_t kind, const void *data, uint64_t len, uint64_t hash, uint64_t size) {
@@ -274,8 +307,20 @@ void zt_string(zt_call *c, uint32_t param, const void *p, uint64_t cap) {
     add_item(c, param, ZCAP_INLINE, p, n, 0, n);
 }
 
+/* The capture stopped growing (disk full, no space left in its size limit): said once. */
+static void capture_full(void) {
+    static atomic_int said;
+    if (writer && zcap_full(writer) && !atomic_exchange(&said, 1)) {
+        warn("%s/capture.zcap cannot grow any more (disk full or ZLUDA_CAPTURE_MAX_BYTES reached): later calls are not recorded; "
+             "the program continues%s", capture_dir, NULL);
+    }
+}
+
 void zt_enter(zt_call *c) {
-    if (c->thread) c->enter_seq = zcap_enter(c->thread, c->fid, depth, zcap_now(), c->args, c->items, c->nitems);
+    if (c->thread) {
+        c->enter_seq = zcap_enter(c->thread, c->fid, depth, zcap_now(), c->args, c->items, c->nitems);
+        if (c->enter_seq < 0) capture_full();
+    }
     c->nitems = 0;
     depth++;
 }
@@ -286,7 +331,19 @@ void zt_after(zt_call *c) {
 }
 
 void zt_end(zt_call *c, int result) {
-    if (c->thread && c->enter_seq >= 0) zcap_leave(c->thread, (uint64_t)c->enter_seq, zcap_now(), (uint32_t)result, c->items, c->nitems);
+    if (c->thread && c->enter_seq >= 0) {
+        zcap_leave(c->thread, (uint64_t)c->enter_seq, zcap_now(), (uint32_t)result, c->items, c->nitems);
+        if (__builtin_expect(atomic_load_explicit(&exiting, memory_order_relaxed), 0) && writer) zcap_process_end(writer, ZCAP_END_EXIT, -1);
+    }
+}
+
+void *zt_real_by_name(const char *name) {
+    if (!atomic_load(&state)) init();
+    return target ? dlsym(target, name) : NULL;
+}
+
+void zt_marker(zt_call *c, const char *text) {
+    if (c->thread) zcap_marker(c->thread, text, zcap_now());
 }
 
 const char *zt_capture_dir(void) {

@@ -22,6 +22,7 @@ typedef struct {
     const uint64_t *args;
     int64_t enter_seq;     /* -1 when not recorded (tracing off, or the capture is full) */
     zcap_thread *thread;
+    struct zt_kernel *kernel;  /* a kernel snapshot in progress (kernels.c), or NULL */
     size_t nitems;
     zcap_item items[ZT_MAX_ITEMS];
 } zt_call;
@@ -48,6 +49,24 @@ void zt_module(zt_call *c, const void *image, uint64_t handle, int is_file);
 const char *zt_capture_dir(void);
 /* Replaces a function pointer returned by the target's cuGetProcAddress with our wrapper for it. */
 void zt_wrap_proc_address(void **pfn);
+
+/* The target driver's function of that name (untraced), or NULL. */
+void *zt_real_by_name(const char *name);
+/* A MARKER record (an annotation by the tracer) on the calling thread. */
+void zt_marker(zt_call *c, const char *text);
+
+/* Export tables (export_tables.c). The function-table entries of export-table slots, with ids from
+ * `first` on: fills *out and returns their count (built once). */
+int zt_export_functions(uint32_t first, zcap_function **out);
+/* After a successful cuGetExportTable: replaces *pp, the target's table for that GUID, by a copy
+ * whose slots are recorded. */
+void zt_wrap_export_table(void **pp, const void *guid);
+
+/* Kernel snapshots (kernels.c): before the launch's ENTER (function, stream, kernelParams, extra
+ * of cuLaunchKernel / cuLaunchKernelEx) and after its LEAVE. Nothing happens unless
+ * ZLUDA_CAPTURE_KERNELS names the kernel. */
+void zt_kernel_before(zt_call *c, uint64_t f, uint64_t stream, void **params, void **extra);
+void zt_kernel_after(zt_call *c, int result);
 
 /* Generated. */
 extern const uint64_t zt_spec_hash;   /* the capture header's specHash: XXH64 of the spec resources */

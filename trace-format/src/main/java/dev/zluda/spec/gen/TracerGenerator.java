@@ -123,11 +123,17 @@ public final class TracerGenerator {
             if (n == 0) sb.append("    w[0] = 0;\n");
             sb.append("    zt_call c;\n    zt_begin(&c, ").append(f.id()).append(", w);\n");
             dataItems(sb, f, true);
+            String launch = kernelLaunch(f);
+            if (launch != null) sb.append("    zt_kernel_before(&c, ").append(launch).append(");\n");
             sb.append("    zt_enter(&c);\n");
             sb.append("    fn_t real = (fn_t)zt_real(").append(f.id()).append(");\n");
             sb.append("    int r = real ? real(").append(args).append(") : ZT_NOT_FOUND_IN_TARGET;\n");
             if (f.baseName().equals("cuGetProcAddress")) {
                 sb.append("    if (r == 0) zt_wrap_proc_address((void **)a1);\n");
+            }
+            if (f.name().equals("cuGetExportTable")) {
+                // the program gets a copy of the table whose slots are recorded (export_tables.c)
+                sb.append("    if (r == 0) zt_wrap_export_table((void **)a0, (const void *)a1);\n");
             }
             sb.append("    zt_after(&c);\n");
             sb.append("    if (r == 0) {\n");
@@ -139,7 +145,9 @@ public final class TracerGenerator {
                         .append(file ? 1 : 0).append(");\n");
             }
             sb.append("    }\n");
-            sb.append("    zt_end(&c, r);\n    return r;\n}\n\n");
+            sb.append("    zt_end(&c, r);\n");
+            if (launch != null) sb.append("    zt_kernel_after(&c, r);\n");
+            sb.append("    return r;\n}\n\n");
         }
         sb.append("const uint64_t zt_spec_hash = 0x").append(Long.toHexString(dev.zluda.capture.CaptureWriter.specHash())).append("ull;\n");
         sb.append("const int zt_function_count = ").append(fs.size()).append(";\n");
@@ -150,6 +158,21 @@ public final class TracerGenerator {
         for (CudaFunction f : fs) sb.append("    (void *)").append(f.name()).append(",\n");
         sb.append("};\n");
         return sb.toString();
+    }
+
+    /**
+     * For the launches that kernel snapshots cover (cuLaunchKernel, cuLaunchKernelEx and their
+     * per-thread-stream variants), the arguments of {@code zt_kernel_before}: function, stream,
+     * kernelParams, extra; null for any other function. CUlaunchConfig.hStream is at byte 32
+     * (cuda.h, CUDA 13.0).
+     */
+    static String kernelLaunch(CudaFunction f) {
+        return switch (f.name()) {
+            case "cuLaunchKernel", "cuLaunchKernel_ptsz" -> "(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a8, (void **)a9, (void **)a10";
+            case "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz" ->
+                    "(uint64_t)(uintptr_t)a1, a0 ? *(const uint64_t *)((const char *)a0 + 32) : 0, (void **)a2, (void **)a3";
+            default -> null;
+        };
     }
 
     private void dataItems(StringBuilder sb, CudaFunction f, boolean enter) {
