@@ -33,6 +33,7 @@ import java.util.stream.Stream;
                 "  zluda run -- ./vectorAdd 1024",
                 "  zluda run --zluda-trace -- ./vectorAdd                   (record the run on zluda's driver)",
                 "  zluda run --nvidia-trace -o traces -- ./vectorAdd       (on a machine with an NVIDIA GPU)",
+                "  zluda run --zluda-trace --capture-kernels . -- ./vectorAdd   (with kernel snapshots, for zluda replay)",
                 "",
                 "Captures go to DIR/<program>[_N]/ (capture.zcap, manifest.json); read them with zluda dump / zluda info.",
                 "",
@@ -55,6 +56,10 @@ final class RunCommand implements Callable<Integer> {
             description = "What is recorded: calls (calls and the data of typed pointers) or replay (also host buffers, enough to replay). Default: ${DEFAULT-VALUE}.")
     String level;
 
+    @Option(names = "--capture-kernels", paramLabel = "REGEX",
+            description = "With a trace: also store a snapshot (PTX, shape, parameters, buffers before and after) of every launch of a kernel whose mangled name REGEX finds ('.' for all), for zluda replay. Sets ZLUDA_CAPTURE_KERNELS.")
+    String captureKernels;
+
     @Parameters(arity = "1..*", paramLabel = "APP", description = "The program and its arguments (put -- before them).")
     List<String> command = new ArrayList<>();
 
@@ -76,6 +81,15 @@ final class RunCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--nvidia-trace and --zluda-trace exclude each other");
         }
         boolean tracing = nvidiaTrace || zludaTrace;
+        if (captureKernels != null) {
+            if (!tracing) throw new CommandLine.ParameterException(spec.commandLine(), "--capture-kernels needs --zluda-trace or --nvidia-trace");
+            try {
+                java.util.regex.Pattern.compile(captureKernels);
+            } catch (java.util.regex.PatternSyntaxException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--capture-kernels: not a regular expression: " + e.getDescription()
+                        + " at index " + e.getIndex() + " of '" + captureKernels + "'");
+            }
+        }
         Path lib = libDir().toAbsolutePath().normalize();
         if (nvidiaTrace) lib = lib.resolve("trace");
         if (!Files.isRegularFile(lib.resolve("libcuda.so.1"))) {
@@ -96,6 +110,7 @@ final class RunCommand implements Callable<Integer> {
             Files.createDirectories(logDir);
             env.put("ZLUDA_LOG_DIR", logDir.toString());
             env.put("ZLUDA_CAPTURE_LEVEL", level);
+            if (captureKernels != null) env.put("ZLUDA_CAPTURE_KERNELS", captureKernels);
             try (Stream<Path> s = Files.list(logDir)) {
                 s.forEach(before::add);
             }
