@@ -227,6 +227,7 @@ public final class KernelReplay {
             Result r = replay(d, rec, arena, ks, snap, image, fi, types, notes, outDir);
             if (rec != null) {
                 rec.finish(r.exitCode());
+                dev.zluda.capture.Trim.trim(outDir.resolve(CaptureFormat.CAPTURE_FILE)); // the writer grows the file in large steps
                 writeManifest(outDir, cap, snap, d);
                 if (ptx != null) Files.writeString(outDir.resolve("module_0001_01.ptx"), ptx);
             }

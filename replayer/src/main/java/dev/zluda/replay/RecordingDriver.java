@@ -31,7 +31,7 @@ final class RecordingDriver implements Driver {
 
     RecordingDriver(Driver d, Path captureFile) throws IOException {
         this.d = d;
-        this.w = CaptureWriter.create(captureFile, CaptureWriter.Options.defaults(), FunctionDef.fromSpec(api));
+        this.w = CaptureWriter.create(captureFile, CaptureWriter.Options.defaults().withChunkSize(64 << 10), FunctionDef.fromSpec(api));
         this.log = w.currentThread();
     }
 
