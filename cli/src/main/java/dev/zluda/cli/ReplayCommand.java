@@ -3,6 +3,7 @@ package dev.zluda.cli;
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureException;
 import dev.zluda.capture.KernelSnapshots;
+import dev.zluda.replay.CaptureReplay;
 import dev.zluda.replay.KernelReplay;
 import dev.zluda.replay.ReplayException;
 import picocli.CommandLine;
@@ -23,7 +24,9 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "replay", mixinStandardHelpOptions = true,
         description = {"Re-run a kernel launch recorded with --capture-kernels on a driver, and compare every buffer it",
-                "touched with the recording: identical, or how many elements differ, where first, and by how much.", ""},
+                "touched with the recording: identical, or how many elements differ, where first, and by how much.",
+                "Without --kernel: replay the whole capture (recorded with --level replay --capture-kernels .), call by call,",
+                "checking results, device-to-host copies and kernel buffers; stops at the first divergence unless --keep-going.", ""},
         footer = {"", "Drivers (--on): zluda (the CPU emulator, in this process; the default), nvidia (NVIDIA's libcuda.so.1,",
                 "found as a CUDA program finds it), or the path of any libcuda.so.",
                 "The replay's own capture goes to -o OUT, by default to <capture>-replay[_N] beside the capture;",
@@ -33,6 +36,7 @@ import java.util.concurrent.Callable;
                 "  zluda run --zluda-trace --capture-kernels vectorAdd -o logs -- ./vectorAdd",
                 "  zluda replay logs/vectorAdd --list",
                 "  zluda replay logs/vectorAdd --kernel 1 --on nvidia",
+                "  zluda replay logs/vectorAdd --on nvidia                  (the whole capture; partial, see docs/replay.md)",
                 "",
                 "Exit codes: 0 identical, 1 different, 2 error (no snapshot, a driver that cannot be loaded, bad usage)."})
 final class ReplayCommand implements Callable<Integer> {
@@ -61,25 +65,15 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--list", description = "List the capture's kernel snapshots and exit.")
     boolean list;
 
+    @Option(names = "--keep-going", description = "Whole replay: go on after a divergence (report them all).")
+    boolean keepGoing;
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
         if (noCapture && output != null) throw new CommandLine.ParameterException(spec.commandLine(), "-o and --no-capture exclude each other");
         try (Capture cap = Capture.open(capture)) {
-            if (list || kernel == null) {
-                KernelSnapshots ks = KernelSnapshots.read(cap);
-                if (ks.list().isEmpty()) {
-                    err.println("zluda replay: " + KernelSnapshots.noSnapshots(cap));
-                    err.flush();
-                    return 2;
-                }
-                for (KernelSnapshots.Snapshot s : ks.list()) out.println(s.summary());
-                out.flush();
-                if (list) return 0;
-                err.println("zluda replay: give the snapshot to replay with --kernel N|NAME (replaying a whole capture is not supported yet)");
-                err.flush();
-                return 2;
-            }
+            String home = System.getProperty("zluda.home");
             String ptxText = null;
             if (ptx != null) {
                 try {
@@ -90,7 +84,23 @@ final class ReplayCommand implements Callable<Integer> {
                     return 2;
                 }
             }
-            String home = System.getProperty("zluda.home");
+            if (kernel == null && !list) {
+                KernelReplay.Options o = new KernelReplay.Options(on, output, !noCapture, ptxText, home == null ? null : Path.of(home));
+                CaptureReplay.Result r = CaptureReplay.run(cap, o, keepGoing);
+                r.print(out);
+                return r.exitCode();
+            }
+            if (list) {
+                KernelSnapshots ks = KernelSnapshots.read(cap);
+                if (ks.list().isEmpty()) {
+                    err.println("zluda replay: " + KernelSnapshots.noSnapshots(cap));
+                    err.flush();
+                    return 2;
+                }
+                for (KernelSnapshots.Snapshot s : ks.list()) out.println(s.summary());
+                out.flush();
+                return 0;
+            }
             KernelReplay.Options o = new KernelReplay.Options(on, output, !noCapture, ptxText, home == null ? null : Path.of(home));
             KernelReplay.Result r = KernelReplay.run(cap, kernel, o);
             r.print(out);

@@ -48,6 +48,15 @@ public interface Driver extends AutoCloseable {
 
     int cuGetErrorName(int error, long pStr);
 
+    /**
+     * Calls any function of the API spec with its arguments as raw 64-bit values (32-bit integers
+     * and floats in the low bits), as a capture records them.
+     *
+     * @throws IllegalStateException when this driver cannot make that call (a struct passed by
+     *     value, a function the library does not export)
+     */
+    int call(dev.zluda.spec.CudaFunction f, long[] args);
+
     /** Releases what loading the driver took (nothing for most). */
     @Override
     default void close() {}

@@ -37,4 +37,13 @@ public final class JavaDriver implements Driver {
     }
 
     @Override public int cuGetErrorName(int e, long p) { return d.cuGetErrorName(e, p); }
+
+    @Override
+    public int call(dev.zluda.spec.CudaFunction f, long[] args) {
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            MemorySegment words = a.allocate(8L * Math.max(1, dev.zluda.runtime.api.CudaDispatcher.MAX_PARAMS), 8);
+            for (int i = 0; i < args.length; i++) words.setAtIndex(java.lang.foreign.ValueLayout.JAVA_LONG, i, args[i]);
+            return dev.zluda.runtime.api.CudaDispatcher.dispatch(d, f.id(), words);
+        }
+    }
 }

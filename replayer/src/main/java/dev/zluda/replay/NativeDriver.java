@@ -27,10 +27,12 @@ public final class NativeDriver implements Driver {
     private final String kind;
     private final String describe;
     private final Map<String, MethodHandle> handles = new HashMap<>();
+    private final SymbolLookup lib;
 
     private NativeDriver(SymbolLookup lib, String kind, String describe) {
         this.kind = kind;
         this.describe = describe;
+        this.lib = lib;
         Linker l = Linker.nativeLinker();
         Map<String, FunctionDescriptor> sigs = new HashMap<>();
         sigs.put("cuInit", FunctionDescriptor.of(I, I));
@@ -116,6 +118,51 @@ public final class NativeDriver implements Driver {
         } catch (Throwable t) {
             throw new IllegalStateException(name + " failed in " + describe + ": " + t, t);
         }
+    }
+
+    @Override
+    public int call(dev.zluda.spec.CudaFunction f, long[] args) {
+        MethodHandle h = handles.computeIfAbsent("#" + f.name(), k -> generic(f));
+        Object[] a = new Object[args.length];
+        for (dev.zluda.spec.CudaParam p : f.params()) {
+            long v = args[p.index()];
+            a[p.index()] = switch (layout(p)) {
+                case ValueLayout.OfInt x -> (int) v;
+                case ValueLayout.OfByte x -> (byte) v;
+                case ValueLayout.OfShort x -> (short) v;
+                case ValueLayout.OfFloat x -> Float.intBitsToFloat((int) v);
+                case ValueLayout.OfDouble x -> Double.longBitsToDouble(v);
+                default -> v;
+            };
+        }
+        try {
+            return (int) h.invokeWithArguments(a);
+        } catch (Throwable t) {
+            throw new IllegalStateException(f.name() + " failed in " + describe + ": " + t, t);
+        }
+    }
+
+    private MethodHandle generic(dev.zluda.spec.CudaFunction f) {
+        MemorySegment sym = lib.find(f.name()).orElseThrow(() -> new IllegalStateException(describe + " does not export " + f.name()));
+        java.lang.foreign.MemoryLayout[] ps = new java.lang.foreign.MemoryLayout[f.params().size()];
+        for (dev.zluda.spec.CudaParam p : f.params()) {
+            if (p.format() == dev.zluda.spec.FormatKind.RECORD) throw new IllegalStateException(f.name() + " takes a struct by value (" + p.cType() + "): not replayed");
+            ps[p.index()] = layout(p);
+        }
+        return Linker.nativeLinker().downcallHandle(sym, FunctionDescriptor.of(I, ps));
+    }
+
+    /** The C ABI class of a parameter: 32-bit integers and enums, float, double, else 64 bits. */
+    private static ValueLayout layout(dev.zluda.spec.CudaParam p) {
+        String c = dev.zluda.spec.CudaApi.get().canonicalType(p.cType());
+        return switch (c) {
+            case "enum", "int", "signed int", "unsigned int", "uint32_t", "cuuint32_t", "int32_t", "CUdevice" -> I;
+            case "float" -> ValueLayout.JAVA_FLOAT;
+            case "char", "signed char", "unsigned char" -> ValueLayout.JAVA_BYTE;
+            case "short", "unsigned short" -> ValueLayout.JAVA_SHORT;
+            case "double" -> ValueLayout.JAVA_DOUBLE;
+            default -> J;
+        };
     }
 
     @Override public String describe() { return describe; }

@@ -52,7 +52,7 @@ final class RecordingDriver implements Driver {
     private int rec(String name, long[] args, Outputs outputs, IntSupplier body) {
         CudaFunction f = api.function(name).orElseThrow(() -> new IllegalStateException("the spec has no " + name));
         long seq = log.enter(f.id(), 0, System.nanoTime(), args, in);
-        if (name.equals("cuLaunchKernel")) lastLaunchSeq = seq;
+        if (name.startsWith("cuLaunchKernel")) lastLaunchSeq = seq;
         in.clear();
         int r = body.getAsInt();
         out.clear();
@@ -152,6 +152,33 @@ final class RecordingDriver implements Driver {
     @Override
     public int cuGetErrorName(int e, long p) {
         return rec("cuGetErrorName", new long[] {u(e), p}, null, () -> d.cuGetErrorName(e, p));
+    }
+
+    @Override
+    public int call(CudaFunction f, long[] args) {
+        return call(f, args, java.util.Map.of(), java.util.Map.of());
+    }
+
+    /**
+     * A generic call, recorded with the given input data and, after a successful call, the memory
+     * of the given output regions.
+     *
+     * @param inData bytes behind input pointer parameters, by parameter index
+     * @param outRegions {address, bytes} of output pointer parameters, by parameter index
+     */
+    int call(CudaFunction f, long[] args, java.util.Map<Integer, byte[]> inData, java.util.Map<Integer, long[]> outRegions) {
+        for (var e : inData.entrySet()) item(in, e.getKey(), e.getValue());
+        return rec(f.name(), args, o -> {
+            for (var e : outRegions.entrySet()) {
+                long[] r = e.getValue();
+                item(o, e.getKey(), MemorySegment.ofAddress(r[0]).reinterpret(r[1]).toArray(ValueLayout.JAVA_BYTE));
+            }
+        }, () -> d.call(f, args));
+    }
+
+    private void item(DataItems items, int param, byte[] b) {
+        if (b.length <= 4096) items.inline(param, b, 0, b.length);
+        else items.blob(param, log.blob(b, 0, b.length, CaptureFormat.COMPRESSION_LZ4, System.nanoTime()), b.length);
     }
 
     @Override

@@ -196,4 +196,66 @@ class KernelReplayTest {
             assertTrue(e.getMessage().contains("kernel vectorAdd takes") || e.getMessage().contains("cuModuleGetFunction(vectorAdd) failed"), e.getMessage());
         }
     }
+
+    /** Runs a sample at level replay with every kernel snapshotted, into its own log directory. */
+    private static Path recordForWholeReplay(String... command) throws Exception {
+        Path dir = logs.resolve("whole").resolve(command[0]);
+        if (Files.isDirectory(dir)) return dir;
+        List<String> cmd = new ArrayList<>(List.of(command));
+        cmd.set(0, bin.resolve(command[0]).toString());
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("LD_LIBRARY_PATH", nativeDir.toString());
+        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
+        pb.environment().putIfAbsent("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
+        pb.environment().put("ZLUDA_LOG_DIR", logs.resolve("whole").toString());
+        pb.environment().put("ZLUDA_CAPTURE_LEVEL", "replay");
+        pb.environment().put("ZLUDA_CAPTURE_KERNELS", ".");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
+        assertTrue(out.contains("PASS"), out);
+        return dir;
+    }
+
+    private static String text(CaptureReplay.Result r) {
+        StringWriter s = new StringWriter();
+        r.print(new PrintWriter(s));
+        return s.toString();
+    }
+
+    @Test
+    void wholeCaptureReplayReproducesTheRunAndFindsAPlantedDivergence() throws Exception {
+        Path dir = recordForWholeReplay("scan", "5000", "64");
+        try (Capture cap = Capture.open(dir)) {
+            CaptureReplay.Result r = CaptureReplay.run(cap, KernelReplay.Options.onZluda(), false);
+            assertEquals(0, r.exitCode(), text(r));
+            assertEquals(r.calls(), r.replayed(), text(r));
+            assertEquals(5, r.launches(), "scan 5000 64 launches scanBlocks three times and addBlockOffsets twice");
+            assertEquals(1, r.copies(), text(r));
+        }
+        Path va = recordForWholeReplay("vectorAdd", "5000", "128");
+        try (Capture cap = Capture.open(va)) {
+            KernelSnapshots ks = KernelSnapshots.read(cap);
+            CaptureRecord.Kernel k = ks.list().getFirst().record();
+            String ptx = new String(ks.blob(k.launch().moduleHash(), "module"), StandardCharsets.UTF_8).replace("add.f32", "sub.f32");
+            float[] a = floats(ks.blob(k.buffers().get(0).before(), "a")), b = floats(ks.blob(k.buffers().get(1).before(), "b"));
+            long expected = 0;
+            for (int i = 0; i < a.length; i++) if (Float.floatToRawIntBits(a[i] - b[i]) != Float.floatToRawIntBits(a[i] + b[i])) expected++;
+            CaptureReplay.Result r = CaptureReplay.run(cap, new KernelReplay.Options("zluda", null, false, ptx, null), true);
+            assertEquals(1, r.exitCode(), text(r));
+            // first the launch (its output buffer after the kernel), then the copy of that buffer back to the host
+            CaptureReplay.Divergence first = r.divergences().getFirst();
+            assertEquals(ks.list().getFirst().launchCall(), first.call(), text(r));
+            assertEquals("kernel", first.kind());
+            assertTrue(first.what().contains("buffer 3 (20000 bytes) after the kernel: " + expected + " of 5000 f32 elements differ"), text(r));
+            assertEquals(2, r.divergences().size(), text(r));
+            assertEquals("cuMemcpyDtoH_v2", r.divergences().get(1).function());
+            assertTrue(r.divergences().get(1).what().contains(expected + " of 5000 f32 elements differ"), text(r));
+        }
+        try (Capture cap = Capture.open(record("vectorAdd", "5000", "128"))) {
+            ReplayException e = assertThrows(ReplayException.class, () -> CaptureReplay.run(cap, KernelReplay.Options.onZluda(), false));
+            assertTrue(e.getMessage().contains("record again with zluda run --zluda-trace --level replay --capture-kernels ."), e.getMessage());
+        }
+    }
 }
