@@ -309,7 +309,9 @@ public final class CaptureReplay {
                     }
                     DataItem in = item(e.data(), p.index()), out = item(c.leave().data(), p.index());
                     byte[] inBytes = in == null ? null : bytes(in);
-                    long size = Math.max(8, Math.max(inBytes == null ? 0 : inBytes.length + 1, out == null ? 0 : Math.max(out.size(), 0)));
+                    // as much as the driver may write: the spec's size (cuDeviceGetName may fill all len bytes), the data recorded
+                    long size = Math.max(Math.max(8, specSize(f, p, e.args())),
+                            Math.max(inBytes == null ? 0 : inBytes.length + 1, out == null ? 0 : Math.max(out.size(), 0)));
                     if (p.direction().isIn() && inBytes == null && !p.direction().isOut()) {
                         diverge("missing", "the data behind " + p.name() + " is not in the capture" + (p.opaque() ? " (the spec does not follow it)" : ""));
                         return;
@@ -364,6 +366,22 @@ public final class CaptureReplay {
                 if (fn.contains("Async")) pendingCopies.add(check);
                 else check.run();
             }
+        }
+    }
+
+    /** Bytes behind a pointer parameter by the spec's size expression over the recorded arguments; 0 when unknown (capped at 1 GiB). */
+    static long specSize(CudaFunction f, CudaParam p, long[] args) {
+        CudaApi api = CudaApi.get();
+        if (p.size() == null) return 0;
+        try {
+            long v = p.size().expr().evaluate(n -> args[f.param(n).orElseThrow().index()], api::sizeOfType);
+            if (!p.size().bytes()) {
+                long elem = api.sizeOfType(p.pointeeType());
+                v = elem <= 0 ? 0 : Math.multiplyExact(v, elem);
+            }
+            return v < 0 || v > (1L << 30) ? 0 : v;
+        } catch (RuntimeException x) {
+            return 0;
         }
     }
 
