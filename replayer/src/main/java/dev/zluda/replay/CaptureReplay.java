@@ -156,6 +156,19 @@ public final class CaptureReplay {
         for (CaptureRecord r : cap.reader()) asm.accept(r);
         asm.finish();
         calls.sort((a, b) -> Long.compare(a.ordinal(), b.ordinal()));
+        Set<Long> snapped = new java.util.HashSet<>();
+        for (KernelSnapshots.Snapshot s : ks.list()) snapped.add(s.record().launchSeq());
+        long launches = 0, bare = 0, firstBare = 0;
+        for (Call c : calls) {
+            if (!cap.functionName(c.enter().functionId()).startsWith("cuLaunch")) continue;
+            launches++;
+            if (!snapped.contains(c.enter().seq())) { bare++; if (firstBare == 0) firstBare = c.ordinal(); }
+        }
+        if (bare > 0) {
+            throw new ReplayException(cap.source() + ": " + bare + " of " + launches + " kernel launches have no snapshot (the first is call "
+                    + firstBare + "): a whole replay needs their parameters and module; record again with "
+                    + "zluda run --zluda-trace --level replay --capture-kernels . -- APP");
+        }
         Driver raw;
         try {
             raw = o.on().equals("zluda") ? new JavaDriver() : NativeDriver.load(o.on(), o.zludaHome());
