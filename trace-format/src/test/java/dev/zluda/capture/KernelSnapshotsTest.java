@@ -75,6 +75,11 @@ class KernelSnapshotsTest {
             assertTrue(assertThrows(IllegalArgumentException.class, () -> ks.find("add@2")).getMessage().contains("1 snapshot"));
             CaptureException missing = assertThrows(CaptureException.class, () -> ks.blob(12345, "the after-image of buffer 1"));
             assertTrue(missing.getMessage().contains("the after-image of buffer 1"), missing.getMessage());
+            // JSON Lines carry the launch section
+            Path jl = dir.resolve("c.jsonl");
+            dev.zluda.capture.convert.Converters.jsonl(cap, jl);
+            String kernelLine = Files.readAllLines(jl).stream().filter(x -> x.contains("\"type\":\"kernel\"")).findFirst().orElseThrow();
+            assertTrue(kernelLine.contains("\"grid\":[16,2,1],\"block\":[256,1,1],\"shared_mem_bytes\":1024,\"result\":700"), kernelLine);
         }
     }
 
