@@ -19,7 +19,7 @@ import java.util.Properties;
                 "A CUDA driver that runs unmodified CUDA programs without an NVIDIA GPU, with a recorder,",
                 "a replayer and a differential debugger in every call path.",
                 ""},
-        subcommands = {SpecCommand.class, RunCommand.class, PtxCommand.class, DumpCommand.class, InfoCommand.class, ConvertCommand.class, PackCommand.class, ViewCommand.class, DiffCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {SpecCommand.class, RunCommand.class, PtxCommand.class, DumpCommand.class, InfoCommand.class, ConvertCommand.class, PackCommand.class, ViewCommand.class, DiffCommand.class, ReplayCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Environment: ZLUDA_JAVA_HOME (the Java runtime to use), ZLUDA_JVM_OPTS (extra JVM options).",
                 "Documentation: README.md and docs/ in the source tree."})
 public final class Main implements Runnable {

@@ -41,6 +41,7 @@ import java.util.stream.Stream;
                 "  zluda run -- ./vectorAdd 1024",
                 "  zluda run --zluda-trace -- ./vectorAdd                   (record the run on zluda's driver)",
                 "  zluda run --nvidia-trace -o traces -- ./vectorAdd       (on a machine with an NVIDIA GPU)",
+                "  zluda run --zluda-trace --capture-kernels . -- ./vectorAdd   (with kernel snapshots, for zluda replay)",
                 "",
                 "  zluda run --zluda-trace --pack -- ./vectorAdd            (also write the bug-report bundle)",
                 "",
@@ -68,6 +69,10 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--pack", description = "Also write the capture as one file for a bug report: DIR/<program>[_N].zip (see zluda pack; --redact there).")
     boolean pack;
+
+    @Option(names = "--capture-kernels", paramLabel = "REGEX",
+            description = "With a trace: also store a snapshot (PTX, shape, parameters, buffers before and after) of every launch of a kernel whose mangled name REGEX finds ('.' for all), for zluda replay. Sets ZLUDA_CAPTURE_KERNELS.")
+    String captureKernels;
 
     @Parameters(arity = "1..*", paramLabel = "APP", description = "The program and its arguments (put -- before them).")
     List<String> command = new ArrayList<>();
@@ -145,12 +150,22 @@ final class RunCommand implements Callable<Integer> {
         if (pack && !nvidiaTrace && !zludaTrace) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--pack packs the capture: add --zluda-trace or --nvidia-trace");
         }
+        if (captureKernels != null) {
+            if (!nvidiaTrace && !zludaTrace) throw new CommandLine.ParameterException(spec.commandLine(), "--capture-kernels needs --zluda-trace or --nvidia-trace");
+            try {
+                java.util.regex.Pattern.compile(captureKernels);
+            } catch (java.util.regex.PatternSyntaxException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--capture-kernels: not a regular expression: " + e.getDescription()
+                        + " at index " + e.getIndex() + " of '" + captureKernels + "'");
+            }
+        }
     }
 
     /** What the recorder reads from the environment (the driver's and the tracer's ZLUDA_* variables), one line per option. */
     private void traceEnvironment(Map<String, String> env, Path logDir) {
         env.put("ZLUDA_LOG_DIR", logDir.toString());
         env.put("ZLUDA_CAPTURE_LEVEL", level);
+        if (captureKernels != null) env.put("ZLUDA_CAPTURE_KERNELS", captureKernels);
     }
 
     /**

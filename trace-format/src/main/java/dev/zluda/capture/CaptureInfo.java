@@ -35,6 +35,10 @@ public final class CaptureInfo {
     public final Map<String, Counts> functions = new TreeMap<>();
     /** Launches per kernel name (or handle in hex when its name is unknown). */
     public final Map<String, Long> kernels = new TreeMap<>();
+    /** The first {@value #SNAPSHOTS_LISTED} KERNEL records (kernel snapshots). */
+    public final List<CaptureRecord.Kernel> snapshots = new ArrayList<>();
+    /** How many snapshots {@link #snapshots} keeps. */
+    public static final int SNAPSHOTS_LISTED = 50;
     /** MODULE records. */
     public final List<CaptureRecord.Module> modules = new ArrayList<>();
     /** Threads that made calls. */
@@ -104,7 +108,10 @@ public final class CaptureInfo {
                 switch (r) {
                     case CaptureRecord.Blob b -> { info.blobs++; info.blobBytes += b.size(); info.blobStoredBytes += b.stored().byteSize(); }
                     case CaptureRecord.Module m -> info.modules.add(m);
-                    case CaptureRecord.Kernel k -> info.kernelSnapshots++;
+                    case CaptureRecord.Kernel k -> {
+                        info.kernelSnapshots++;
+                        if (info.snapshots.size() < SNAPSHOTS_LISTED) info.snapshots.add(k);
+                    }
                     case CaptureRecord.Marker m -> info.markers++;
                     default -> { }
                 }
@@ -164,6 +171,11 @@ public final class CaptureInfo {
         }
         out.println("kernels launched: " + kernels.values().stream().mapToLong(Long::longValue).sum() + " (" + kernelSnapshots + " snapshots)");
         kernels.forEach((k, n) -> out.println(String.format(Locale.ROOT, "  %-40s %10d", k, n)));
+        if (kernelSnapshots > 0) {
+            out.println("kernel snapshots: " + kernelSnapshots + " (zluda replay CAPTURE --kernel N)");
+            for (int i = 0; i < snapshots.size(); i++) out.println("  #" + (i + 1) + " " + dev.zluda.capture.text.Dump.snapshotText(snapshots.get(i)));
+            if (kernelSnapshots > snapshots.size()) out.println("  ... (" + (kernelSnapshots - snapshots.size()) + " more)");
+        }
         out.println("blobs:     " + blobs + " (" + blobBytes + " bytes, " + blobStoredBytes + " stored)");
         String end;
         if (status.endedCleanly()) end = "yes";

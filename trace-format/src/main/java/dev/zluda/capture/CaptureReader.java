@@ -542,7 +542,15 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
                     int n = count(varint(), 18, "buffer count");
                     List<CaptureRecord.KernelBuffer> bufs = new ArrayList<>(n);
                     for (int i = 0; i < n; i++) bufs.add(new CaptureRecord.KernelBuffer(varint(), varint(), u64(), u64()));
-                    yield new CaptureRecord.Kernel(seq, ts, tid, frame, seq - ld, fn, name, params, List.copyOf(bufs));
+                    CaptureRecord.KernelLaunch launch = null;
+                    if (q < lim) { // the launch section (FORMAT.md §6.5), absent in records that end after the buffers
+                        long mod = u64();
+                        long gx = varint(), gy = varint(), gz = varint(), bx = varint(), by = varint(), bz = varint(), sh = varint();
+                        long res = varint();
+                        if (res > 0xFFFFFFFFL) throw damage("kernel result " + res + " is not a 32-bit value");
+                        launch = new CaptureRecord.KernelLaunch(mod, gx, gy, gz, bx, by, bz, sh, (int) res);
+                    }
+                    yield new CaptureRecord.Kernel(seq, ts, tid, frame, seq - ld, fn, name, params, List.copyOf(bufs), launch);
                 }
                 case CaptureFormat.THREAD_NAME -> new CaptureRecord.ThreadName(seq, ts, tid, frame, varint(), str("thread name"));
                 case CaptureFormat.MARKER -> new CaptureRecord.Marker(seq, ts, tid, frame, str("marker text"));

@@ -40,12 +40,40 @@ public sealed interface CaptureRecord {
     record Module(long seq, long ts, long threadId, long offset, int library, int index, int kind, long imageHash,
                   long size, long handle, String fileName) implements CaptureRecord {}
 
-    /** A kernel snapshot: the launch's ENTER seq, function handle, name, parameter buffer, device buffers. */
+    /**
+     * A kernel snapshot (FORMAT.md §6.5): the launch's ENTER seq, function handle, mangled name, the
+     * packed parameter buffer, the device buffers the parameters point into, and the launch itself
+     * (module image, shape, dynamic shared memory, result) — {@code launch} is null for a record
+     * written without that trailing section.
+     */
     record Kernel(long seq, long ts, long threadId, long offset, long launchSeq, long function, String name,
-                  byte[] params, List<KernelBuffer> buffers) implements CaptureRecord {}
+                  byte[] params, List<KernelBuffer> buffers, KernelLaunch launch) implements CaptureRecord {
+        /** A snapshot without the launch section. */
+        public Kernel(long seq, long ts, long threadId, long offset, long launchSeq, long function, String name,
+                      byte[] params, List<KernelBuffer> buffers) {
+            this(seq, ts, threadId, offset, launchSeq, function, name, params, buffers, null);
+        }
+    }
 
-    /** One device buffer of a kernel snapshot: address, size in bytes, content hashes before and after (0 = not taken). */
+    /**
+     * One device buffer of a kernel snapshot: the allocation's base address, its size in bytes, and the
+     * hashes of the BLOBs holding its whole content before and after the kernel (0 = not taken).
+     */
     record KernelBuffer(long devicePointer, long size, long before, long after) {}
+
+    /**
+     * The launch section of a kernel snapshot (FORMAT.md §6.5).
+     *
+     * @param moduleHash hash of the BLOB holding the image of the kernel's module as it was loaded
+     *     (PTX text, or a cubin/fatbin), 0 when not kept
+     * @param gridX grid dimension in blocks (likewise {@code gridY}, {@code gridZ})
+     * @param blockX block dimension in threads (likewise {@code blockY}, {@code blockZ})
+     * @param sharedMemBytes dynamic shared memory per block, bytes
+     * @param result the CUresult of the synchronisation after the kernel: 0 when it ran without a
+     *     fault, else the error it left on the context (e.g. 700 CUDA_ERROR_ILLEGAL_ADDRESS)
+     */
+    record KernelLaunch(long moduleHash, long gridX, long gridY, long gridZ, long blockX, long blockY, long blockZ,
+                        long sharedMemBytes, int result) {}
 
     /** A thread's name. */
     record ThreadName(long seq, long ts, long threadId, long offset, long namedThread, String name) implements CaptureRecord {}

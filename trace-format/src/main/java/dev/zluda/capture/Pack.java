@@ -157,7 +157,10 @@ public final class Pack {
         CaptureReader r = capture.reader();
         // pass 1: blobs that hold module images are code, not data: keep them
         Set<Long> moduleBlobs = new HashSet<>();
-        for (CaptureRecord rec : r) if (rec instanceof CaptureRecord.Module m && m.imageHash() != 0) moduleBlobs.add(m.imageHash());
+        for (CaptureRecord rec : r) {
+            if (rec instanceof CaptureRecord.Module m && m.imageHash() != 0) moduleBlobs.add(m.imageHash());
+            if (rec instanceof CaptureRecord.Kernel k && k.launch() != null && k.launch().moduleHash() != 0) moduleBlobs.add(k.launch().moduleHash());
+        }
         CaptureWriter.Options o = CaptureWriter.Options.defaults().rewriting(r.header());
         Map<Long, ThreadLog> logs = new HashMap<>();
         DataItems items = new DataItems();
@@ -183,7 +186,7 @@ public final class Pack {
                         }
                     }
                     case CaptureRecord.Module m -> t.module(m.library(), m.index(), m.kind(), m.imageHash(), m.size(), m.handle(), m.fileName(), m.ts());
-                    case CaptureRecord.Kernel k -> t.kernel(k.launchSeq(), k.function(), k.name(), k.params(), k.buffers(), k.ts());
+                    case CaptureRecord.Kernel k -> t.kernel(k.launchSeq(), k.function(), k.name(), k.params(), k.buffers(), k.launch(), k.ts());
                     case CaptureRecord.ThreadName n -> t.threadName(n.namedThread(), n.name(), n.ts());
                     case CaptureRecord.Marker m -> t.marker(m.text(), m.ts());
                     case CaptureRecord.ProcessEnd p -> t.processEnd(p.reason(), p.status(), p.ts());

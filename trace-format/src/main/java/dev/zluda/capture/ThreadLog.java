@@ -199,10 +199,22 @@ public final class ThreadLog {
         return seq;
     }
 
-    /** A KERNEL snapshot record (FORMAT.md §6.5). */
+    /** A KERNEL snapshot record (FORMAT.md §6.5) without the launch section. */
     public long kernel(long launchSeq, long function, String kernelName, byte[] params, List<CaptureRecord.KernelBuffer> buffers, long ts) {
+        return kernel(launchSeq, function, kernelName, params, buffers, null, ts);
+    }
+
+    /**
+     * A KERNEL snapshot record (FORMAT.md §6.5). The BLOBs the buffers and the launch name should be
+     * written first ({@link #blob}).
+     *
+     * @param launchSeq the sequence number of the launch's ENTER (an earlier record)
+     * @param launch the launch section, or null to leave it out
+     */
+    public long kernel(long launchSeq, long function, String kernelName, byte[] params, List<CaptureRecord.KernelBuffer> buffers,
+                       CaptureRecord.KernelLaunch launch, long ts) {
         byte[] name = kernelName.getBytes(StandardCharsets.UTF_8);
-        long seq = begin(64 + name.length + params.length + buffers.size() * 36, ts);
+        long seq = begin(64 + name.length + params.length + buffers.size() * 36 + 90, ts);
         if (seq < 0) return -1;
         if (launchSeq < 0 || launchSeq >= seq) throw new IllegalArgumentException("launch seq " + launchSeq + " is not an earlier record");
         byte[] b = buf;
@@ -219,6 +231,17 @@ public final class ThreadLog {
             p = Varint.put(b, p, kb.size());
             p = Varint.putLong(b, p, kb.before());
             p = Varint.putLong(b, p, kb.after());
+        }
+        if (launch != null) {
+            p = Varint.putLong(b, p, launch.moduleHash());
+            p = Varint.put(b, p, launch.gridX());
+            p = Varint.put(b, p, launch.gridY());
+            p = Varint.put(b, p, launch.gridZ());
+            p = Varint.put(b, p, launch.blockX());
+            p = Varint.put(b, p, launch.blockY());
+            p = Varint.put(b, p, launch.blockZ());
+            p = Varint.put(b, p, launch.sharedMemBytes());
+            p = Varint.put(b, p, launch.result() & 0xFFFFFFFFL);
         }
         commit(p);
         return seq;

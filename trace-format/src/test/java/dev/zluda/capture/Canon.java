@@ -13,7 +13,7 @@ final class Canon {
             case CaptureRecord.Enter e -> "E f" + e.functionId() + " d" + e.depth() + " " + Arrays.toString(e.args()) + items(e.data());
             case CaptureRecord.Leave l -> "L " + l.enterSeq() + " r" + l.result() + items(l.data());
             case CaptureRecord.Blob b -> "B " + b.hash() + " " + b.size() + " c" + b.compression() + " " + Hashing.xxh64(b.stored());
-            case CaptureRecord.Kernel k -> "K " + k.launchSeq() + " " + k.name() + Arrays.toString(k.params()) + k.buffers();
+            case CaptureRecord.Kernel k -> "K " + k.launchSeq() + " " + k.name() + Arrays.toString(k.params()) + k.buffers() + k.launch();
             default -> r.toString().replaceAll("offset=\\d+", "");
         };
     }

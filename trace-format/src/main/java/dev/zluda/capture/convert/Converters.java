@@ -131,6 +131,18 @@ public final class Converters {
                 g.writeStringField("name", k.name());
                 g.writeNumberField("launch_seq", k.launchSeq());
                 g.writeNumberField("buffers", k.buffers().size());
+                if (k.launch() != null) {
+                    CaptureRecord.KernelLaunch l = k.launch();
+                    g.writeStringField("module_hash", String.format("%016x", l.moduleHash()));
+                    g.writeArrayFieldStart("grid");
+                    g.writeNumber(l.gridX()); g.writeNumber(l.gridY()); g.writeNumber(l.gridZ());
+                    g.writeEndArray();
+                    g.writeArrayFieldStart("block");
+                    g.writeNumber(l.blockX()); g.writeNumber(l.blockY()); g.writeNumber(l.blockZ());
+                    g.writeEndArray();
+                    g.writeNumberField("shared_mem_bytes", l.sharedMemBytes());
+                    g.writeNumberField("result", l.result());
+                }
             }
             case CaptureRecord.Marker m -> g.writeStringField("text", m.text());
             case CaptureRecord.ThreadName t -> {

@@ -7,15 +7,21 @@ import dev.zluda.capture.CaptureRecord;
 import dev.zluda.capture.ReadStatus;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
  * The ZLUDA-style text log of a capture: one line per call, nested calls indented two spaces per
  * level under the call that made them, lines in order of entry within each top-level call, top-level
- * calls in the order they returned (calls still in flight come last). Streaming: memory holds only
- * the calls not yet returned.
+ * calls in the order they returned (calls still in flight come last). A kernel snapshot (KERNEL
+ * record) is one {@code # kernel snapshot #N: ...} line under the launch it belongs to. Streaming:
+ * memory holds only the calls not yet returned.
  */
 public final class Dump {
     private Dump() {}
@@ -37,15 +43,43 @@ public final class Dump {
         }
     }
 
+    /** One kernel snapshot in a line: name, shape, result, buffers with the hashes of their images. */
+    public static String snapshotText(CaptureRecord.Kernel k) {
+        StringBuilder sb = new StringBuilder(k.name());
+        CaptureRecord.KernelLaunch l = k.launch();
+        if (l != null) {
+            sb.append(String.format(Locale.ROOT, " grid=(%d,%d,%d) block=(%d,%d,%d) shared=%d", l.gridX(), l.gridY(), l.gridZ(),
+                    l.blockX(), l.blockY(), l.blockZ(), l.sharedMemBytes()));
+            if (l.result() != 0) sb.append(" result=").append(l.result());
+        }
+        sb.append(", ").append(k.params().length).append(" parameter bytes");
+        for (CaptureRecord.KernelBuffer b : k.buffers()) {
+            sb.append(String.format(Locale.ROOT, ", %s+%d before %016x after %016x%s", CallFormatter.hex(b.devicePointer()), b.size(), b.before(), b.after(),
+                    b.before() == b.after() ? " (unchanged)" : ""));
+        }
+        return sb.toString();
+    }
+
     /** Prints the log; returns how reading ended. The last line says when the capture was cut mid-call or damaged. */
     public static ReadStatus dump(Capture cap, Options o, PrintWriter out) {
         long start = cap.reader().header().startMonotonicNs();
         CallAssembler[] asm = new CallAssembler[1];
         CallFormatter[] f = new CallFormatter[1];
+        Map<Long, List<String>> snapshots = new HashMap<>(); // launch ENTER seq -> snapshot lines not printed yet
+        Set<Long> launchesOpen = new HashSet<>();
+        int[] snapshotNumber = {0};
         asm[0] = new CallAssembler(new CallAssembler.Listener() {
             @Override
             public void call(Call c) {
                 print(c, 0);
+            }
+
+            @Override
+            public void record(CaptureRecord r) {
+                if (!(r instanceof CaptureRecord.Kernel k)) return;
+                String line = "# kernel snapshot #" + (++snapshotNumber[0]) + ": " + snapshotText(k);
+                if (launchesOpen.contains(k.launchSeq())) snapshots.computeIfAbsent(k.launchSeq(), x -> new ArrayList<>()).add(line);
+                else if (o.function == null && !o.errorsOnly) out.println(line);
             }
 
             void print(Call c, int level) {
@@ -57,6 +91,9 @@ public final class Dump {
                     sb.append(f[0].format(c));
                     out.println(sb);
                 }
+                launchesOpen.remove(c.enter().seq());
+                List<String> snaps = snapshots.remove(c.enter().seq());
+                if (snaps != null && selected(c)) for (String s : snaps) out.println("  ".repeat(level + 1) + s);
                 for (Call k : c.children()) print(k, level + 1);
             }
 
@@ -67,7 +104,10 @@ public final class Dump {
             }
         });
         f[0] = new CallFormatter(cap::specFunction, cap::functionName, asm[0].strings());
-        for (CaptureRecord r : cap.reader()) asm[0].accept(r);
+        for (CaptureRecord r : cap.reader()) {
+            if (r instanceof CaptureRecord.Enter e && cap.functionName(e.functionId()).startsWith("cuLaunch")) launchesOpen.add(e.seq());
+            asm[0].accept(r);
+        }
         List<Call> flying = asm[0].finish();
         ReadStatus st = cap.reader().status();
         if (st.stoppedEarly()) out.println("# capture stops at byte " + st.stopOffset() + ": " + st.stopReason());

@@ -83,13 +83,16 @@ abstract class ModuleLayer extends StreamLayer {
         final Map<String, Function> functions = new LinkedHashMap<>();
         final List<Allocation> variables = new ArrayList<>();
         final Library library;
+        /** The PTX text compiled, for kernel snapshots. */
+        final String ptx;
         volatile boolean unloaded;
 
-        Module(long handle, Context context, EmulatorModule code, Library library) {
+        Module(long handle, Context context, EmulatorModule code, Library library, String ptx) {
             this.handle = handle;
             this.context = context;
             this.code = code;
             this.library = library;
+            this.ptx = ptx;
         }
     }
 
@@ -154,6 +157,7 @@ abstract class ModuleLayer extends StreamLayer {
     private final CudaRecord launchConfig, launchAttribute;
     private final Map<String, Integer> functionAttribute = new ConcurrentHashMap<>();
     private final MemoryMap memoryMap = this::findForKernel;
+    private volatile LaunchObserver launchObserver;
     private static final MethodHandle CALL_B2DSIZE = Linker.nativeLinker().downcallHandle(
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
 
@@ -172,6 +176,26 @@ abstract class ModuleLayer extends StreamLayer {
         out[0] = e.getValue().address;
         out[1] = e.getValue().size;
         return true;
+    }
+
+    /** Sets who sees every kernel launch before and after it runs (the trace layer's kernel snapshots); null: nobody. */
+    public void launchObserver(LaunchObserver observer) {
+        this.launchObserver = observer;
+    }
+
+    /** The allocations the parameter buffer's aligned 8-byte words point into, each once, in order of first mention. */
+    private List<LaunchObserver.Region> pointedTo(byte[] params) {
+        Map<Long, LaunchObserver.Region> found = new LinkedHashMap<>();
+        MemorySegment s = MemorySegment.ofArray(params);
+        for (long off = 0; off + 8 <= params.length; off += 8) {
+            long v = s.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+            if (v == 0) continue;
+            var e = allocations().floorEntry(v);
+            if (e == null || !e.getValue().contains(v, 1)) continue;
+            Allocation a = e.getValue();
+            found.putIfAbsent(a.address, new LaunchObserver.Region(a.address, a.size));
+        }
+        return List.copyOf(found.values());
     }
 
     // ---------------------------------------------------------------- sticky errors
@@ -338,7 +362,7 @@ abstract class ModuleLayer extends StreamLayer {
             throw new LoadFailure(NOT_SUPPORTED, source + ": internal error of the PTX translator: " + e);
         }
         long h = modules.reserve();
-        Module m = new Module(h, ctx, em, library);
+        Module m = new Module(h, ctx, em, library, ptx);
         m.variables.addAll(vars);
         for (Kernel k : em.kernels().values()) {
             long fh = functions.reserve();
@@ -731,6 +755,20 @@ abstract class ModuleLayer extends StreamLayer {
         } else if (paramBytes > 0) {
             return INVALID_VALUE;
         }
+        LaunchObserver obs = launchObserver;
+        LaunchObserver.KernelLaunch seen = null;
+        Object token = null;
+        if (obs != null) {
+            try {
+                if (obs.wants(fn.kernel.name())) {
+                    seen = new LaunchObserver.KernelLaunch(f, fn.kernel.name(), fn.module.ptx, new long[] {gx, gy, gz}, new long[] {bx, by, bz},
+                            shared, buffer.clone(), pointedTo(buffer));
+                    token = obs.before(seen);
+                }
+            } catch (RuntimeException e) {
+                seen = null; // a failing observer never stops the launch
+            }
+        }
         long t0 = System.nanoTime();
         LaunchResult res;
         try {
@@ -750,6 +788,13 @@ abstract class ModuleLayer extends StreamLayer {
         if (!res.ok()) {
             System.err.println("[ZLUDA] " + res.message());
             sticky.putIfAbsent(current(), res.error());
+        }
+        if (seen != null) {
+            try {
+                obs.after(token, seen, res.error());
+            } catch (RuntimeException e) {
+                // the observer's failure is its own
+            }
         }
         return SUCCESS;
     }

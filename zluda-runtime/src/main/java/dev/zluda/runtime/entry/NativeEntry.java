@@ -18,7 +18,8 @@ import java.lang.invoke.MethodType;
  * boots a JVM on the first CUDA call and calls {@link #boot(long, int)} through JNI; every call after
  * that goes through the FFM upcall stub {@code boot} returns, straight to {@link #dispatch}.
  *
- * <p>With {@code ZLUDA_LOG_DIR} set, every call is recorded by a {@link CallTracer}.
+ * <p>With {@code ZLUDA_LOG_DIR} set, every call is recorded by a {@link CallTracer}, and with
+ * {@code ZLUDA_CAPTURE_KERNELS} also kernel snapshots of the launches it names.
  *
  * <p>No Java exception ever reaches native code: {@link #dispatch} turns every {@link Throwable}
  * into {@code CUDA_ERROR_UNKNOWN} (999) and one line on stderr.
@@ -52,6 +53,7 @@ public final class NativeEntry {
             MemorySegment table = MemorySegment.ofAddress(functionTable).reinterpret((long) count * ValueLayout.ADDRESS.byteSize());
             driver = new ZludaDriver(CudaApi.get(), table);
             tracer = CallTracer.fromEnvironment(CudaApi.get());
+            if (tracer != null) driver.launchObserver(tracer.kernelSnapshots());
             var handle = MethodHandles.lookup().findStatic(NativeEntry.class, "dispatch",
                     MethodType.methodType(int.class, int.class, MemorySegment.class));
             MemorySegment stub = Linker.nativeLinker().upcallStub(handle,

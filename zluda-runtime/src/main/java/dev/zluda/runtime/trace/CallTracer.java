@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zluda.capture.CaptureFormat;
+import dev.zluda.capture.CaptureRecord;
 import dev.zluda.capture.CaptureWriter;
 import dev.zluda.capture.DataItems;
 import dev.zluda.capture.FunctionDef;
 import dev.zluda.capture.ThreadLog;
+import dev.zluda.runtime.driver.LaunchObserver;
 import dev.zluda.spec.CudaApi;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.CudaParam;
@@ -21,9 +23,13 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.IntSupplier;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * The trace layer of the zluda driver: records every call that enters the driver from native code
@@ -36,6 +42,15 @@ import java.util.function.IntSupplier;
  * goes to {@code $ZLUDA_LOG_DIR/<exe>[_N]/} as ZLUDA lays it out. {@code ZLUDA_CAPTURE_LEVEL}
  * chooses {@code calls} (default) or {@code replay}. A failure to record never changes what the
  * program computes: the call still runs, and one warning goes to stderr.
+ *
+ * <p>Kernel snapshots: with {@code ZLUDA_CAPTURE_KERNELS=REGEX} (what {@code zluda run
+ * --capture-kernels} sets), every launch of a kernel whose mangled name the regular expression finds
+ * ({@link java.util.regex.Matcher#find()}; {@code .} for all) is stored as a KERNEL record
+ * (FORMAT.md §6.5): the module's PTX, name, grid and block shape, dynamic shared memory, the packed
+ * parameter bytes, and the whole content before and after the kernel of every allocation an aligned
+ * 8-byte word of the parameter bytes points into, as BLOBs. The records lie between the launch's
+ * ENTER and LEAVE. Not covered: memory the kernel reaches other than through its parameters
+ * (pointers stored inside buffers, module variables).
  */
 public final class CallTracer {
     private final CudaApi api;
@@ -45,13 +60,18 @@ public final class CallTracer {
     private final Plan[] plans;
     private final ThreadLocal<int[]> depth = ThreadLocal.withInitial(() -> new int[1]);
     private final ThreadLocal<DataItems> items = ThreadLocal.withInitial(DataItems::new);
+    /** The innermost recorded call of this thread: {ENTER seq, function id}, {-1, -1} outside calls. */
+    private final ThreadLocal<long[]> current = ThreadLocal.withInitial(() -> new long[] {-1, -1});
+    private final Pattern kernels;
+    private final Map<String, Long> moduleBlobs = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
     private volatile boolean failed;
 
     /** How one function's arguments are recorded, worked out once from the spec. */
     private record Plan(CudaFunction function, boolean[] int32, Map<String, Integer> index) {}
 
-    private CallTracer(CudaApi api, CaptureWriter writer, Path directory, boolean replay) {
+    private CallTracer(CudaApi api, CaptureWriter writer, Path directory, boolean replay, Pattern kernels) {
         this.api = api;
+        this.kernels = kernels;
         this.writer = writer;
         this.directory = directory;
         this.replay = replay;
@@ -79,14 +99,93 @@ public final class CallTracer {
         String logDir = System.getenv("ZLUDA_LOG_DIR");
         if (logDir == null || logDir.isBlank()) return null;
         boolean replay = "replay".equals(System.getenv("ZLUDA_CAPTURE_LEVEL"));
+        Pattern kernels = kernelPattern(System.getenv("ZLUDA_CAPTURE_KERNELS"));
         try {
             Path dir = captureDirectory(Path.of(logDir), executableName());
             CaptureWriter w = CaptureWriter.create(dir.resolve("capture.zcap"), CaptureWriter.Options.defaults(), FunctionDef.fromSpec(api));
-            writeManifest(dir, replay);
-            return new CallTracer(api, w, dir, replay);
+            writeManifest(dir, replay, kernels);
+            return new CallTracer(api, w, dir, replay, kernels);
         } catch (IOException | RuntimeException e) {
             System.err.println("[ZLUDA_TRACE] cannot create a capture in " + logDir + ": " + e.getMessage() + "; calls are not recorded");
             return null;
+        }
+    }
+
+    /** {@code ZLUDA_CAPTURE_KERNELS} as a pattern; null when unset, empty or not a valid regular expression (then one warning). */
+    static Pattern kernelPattern(String regex) {
+        if (regex == null || regex.isEmpty()) return null;
+        try {
+            return Pattern.compile(regex);
+        } catch (PatternSyntaxException e) {
+            System.err.println("[ZLUDA_TRACE] ZLUDA_CAPTURE_KERNELS is not a regular expression (" + e.getDescription() + " at index "
+                    + e.getIndex() + " of '" + regex + "'); kernels are not snapshotted");
+            return null;
+        }
+    }
+
+    /**
+     * The observer that takes kernel snapshots into this capture, for
+     * {@code ZludaDriver.launchObserver}; null when {@code ZLUDA_CAPTURE_KERNELS} asks for none.
+     */
+    public LaunchObserver kernelSnapshots() {
+        return kernels == null ? null : new Snapshots();
+    }
+
+    /** Takes the before and after images of a launch (class comment). */
+    private final class Snapshots implements LaunchObserver {
+        /** The before-images of one launch: hash per region, the launch's ENTER seq, the module blob. */
+        private record Before(long launchSeq, long[] hashes, long module) {}
+
+        @Override
+        public boolean wants(String kernelName) {
+            return !failed && kernels.matcher(kernelName).find();
+        }
+
+        @Override
+        public Object before(KernelLaunch launch) {
+            long[] cur = current.get();
+            if (failed || cur[0] < 0 || !plans[(int) cur[1]].function.name().startsWith("cuLaunch")) return null;
+            try {
+                ThreadLog log = writer.currentThread();
+                long[] hashes = new long[launch.regions().size()];
+                for (int i = 0; i < hashes.length; i++) hashes[i] = image(log, launch.regions().get(i));
+                Long mod = moduleBlobs.get(launch.ptx());
+                if (mod == null) {
+                    byte[] text = launch.ptx().getBytes(StandardCharsets.UTF_8);
+                    mod = log.blob(text, 0, text.length, CaptureFormat.COMPRESSION_LZ4, System.nanoTime());
+                    moduleBlobs.put(launch.ptx(), mod);
+                }
+                return new Before(cur[0], hashes, mod);
+            } catch (RuntimeException e) {
+                fail(e);
+                return null;
+            }
+        }
+
+        @Override
+        public void after(Object token, KernelLaunch launch, int result) {
+            if (!(token instanceof Before b) || failed) return;
+            try {
+                ThreadLog log = writer.currentThread();
+                List<CaptureRecord.KernelBuffer> buffers = new ArrayList<>(b.hashes.length);
+                for (int i = 0; i < b.hashes.length; i++) {
+                    Region r = launch.regions().get(i);
+                    buffers.add(new CaptureRecord.KernelBuffer(r.address(), r.size(), b.hashes[i], image(log, r)));
+                }
+                long[] g = launch.grid(), k = launch.block();
+                log.kernel(b.launchSeq, launch.function(), launch.name(), launch.params(), buffers,
+                        new CaptureRecord.KernelLaunch(b.module, g[0], g[1], g[2], k[0], k[1], k[2], launch.sharedMemBytes(), result),
+                        System.nanoTime());
+            } catch (RuntimeException e) {
+                fail(e);
+            }
+        }
+
+        /** Stores the whole region as a BLOB (LZ4); returns its hash. */
+        private long image(ThreadLog log, Region r) {
+            if (r.size() > Integer.MAX_VALUE - 64) throw new IllegalStateException("allocation of " + r.size() + " bytes is too large to snapshot");
+            byte[] b = MemorySegment.ofAddress(r.address()).reinterpret(r.size()).toArray(ValueLayout.JAVA_BYTE);
+            return log.blob(b, 0, b.length, CaptureFormat.COMPRESSION_LZ4, System.nanoTime());
         }
     }
 
@@ -118,7 +217,7 @@ public final class CallTracer {
         throw new IOException("no free capture directory name for " + exe + " in " + logDir);
     }
 
-    private static void writeManifest(Path dir, boolean replay) throws IOException {
+    private static void writeManifest(Path dir, boolean replay, Pattern kernels) throws IOException {
         ObjectMapper json = new ObjectMapper();
         ObjectNode m = json.createObjectNode();
         m.put("formatVersion", "1.0");
@@ -145,6 +244,7 @@ public final class CallTracer {
         tool.put("version", "0.1.0");
         ObjectNode cap = m.putObject("capture");
         cap.put("data", replay ? "replay" : "calls");
+        if (kernels != null) cap.put("kernels", kernels.pattern());
         Files.writeString(dir.resolve("manifest.json"), json.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
     }
 
@@ -165,6 +265,8 @@ public final class CallTracer {
             args[i] = plan.int32[i] ? v & 0xFFFF_FFFFL : v;
         }
         int[] d = depth.get();
+        long[] cur = current.get();
+        long outerSeq = cur[0], outerFn = cur[1];
         ThreadLog log;
         long enterSeq;
         try {
@@ -178,10 +280,14 @@ public final class CallTracer {
         }
         int result;
         d[0]++;
+        cur[0] = enterSeq;
+        cur[1] = id;
         try {
             result = body.getAsInt();
         } finally {
             d[0]--;
+            cur[0] = outerSeq;
+            cur[1] = outerFn;
         }
         try {
             DataItems out = items.get().clear();

@@ -1,0 +1,119 @@
+package dev.zluda.cli;
+
+import dev.zluda.capture.Capture;
+import dev.zluda.capture.CaptureException;
+import dev.zluda.capture.KernelSnapshots;
+import dev.zluda.replay.CaptureReplay;
+import dev.zluda.replay.KernelReplay;
+import dev.zluda.replay.ReplayException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code zluda replay CAPTURE --kernel N|NAME [--on zluda|nvidia|PATH] [-o OUT]}: re-runs one
+ * captured kernel launch (a kernel snapshot) on a driver and compares every buffer with the
+ * recording ({@link KernelReplay}). Exit codes: 0 identical, 1 different, 2 error or bad usage.
+ */
+@Command(name = "replay", mixinStandardHelpOptions = true,
+        description = {"Re-run a kernel launch recorded with --capture-kernels on a driver, and compare every buffer it",
+                "touched with the recording: identical, or how many elements differ, where first, and by how much.",
+                "Without --kernel: replay the whole capture (recorded with --level replay --capture-kernels .), call by call,",
+                "checking results, device-to-host copies and kernel buffers; stops at the first divergence unless --keep-going.", ""},
+        footer = {"", "Drivers (--on): zluda (the CPU emulator, in this process; the default), nvidia (NVIDIA's libcuda.so.1,",
+                "found as a CUDA program finds it), or the path of any libcuda.so.",
+                "The replay's own capture goes to -o OUT, by default to <capture>-replay[_N] beside the capture;",
+                "--no-capture writes none. --ptx FILE loads that PTX instead of the recorded module (an edited copy).",
+                "",
+                "Examples:",
+                "  zluda run --zluda-trace --capture-kernels vectorAdd -o logs -- ./vectorAdd",
+                "  zluda replay logs/vectorAdd --list",
+                "  zluda replay logs/vectorAdd --kernel 1 --on nvidia",
+                "  zluda replay logs/vectorAdd --on nvidia                  (the whole capture; partial, see docs/replay.md)",
+                "",
+                "Exit codes: 0 identical, 1 different, 2 error (no snapshot, a driver that cannot be loaded, bad usage)."})
+final class ReplayCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(paramLabel = "CAPTURE", description = "Capture directory, .zcap file or pack.")
+    Path capture;
+
+    @Option(names = {"-k", "--kernel"}, paramLabel = "N|NAME",
+            description = "The snapshot: its number (zluda replay --list), or a kernel name (mangled, or a part of it; NAME@K the K-th launch).")
+    String kernel;
+
+    @Option(names = "--on", paramLabel = "DRIVER", defaultValue = "zluda", description = "zluda, nvidia, or a path to a libcuda.so. Default: ${DEFAULT-VALUE}.")
+    String on;
+
+    @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "Directory for the replay's capture (new or empty).")
+    Path output;
+
+    @Option(names = "--no-capture", description = "Write no capture of the replay.")
+    boolean noCapture;
+
+    @Option(names = "--ptx", paramLabel = "FILE", description = "Load this PTX instead of the recorded module.")
+    Path ptx;
+
+    @Option(names = "--list", description = "List the capture's kernel snapshots and exit.")
+    boolean list;
+
+    @Option(names = "--keep-going", description = "Whole replay: go on after a divergence (report them all).")
+    boolean keepGoing;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
+        if (noCapture && output != null) throw new CommandLine.ParameterException(spec.commandLine(), "-o and --no-capture exclude each other");
+        try (Capture cap = Capture.open(capture)) {
+            String home = System.getProperty("zluda.home");
+            String ptxText = null;
+            if (ptx != null) {
+                try {
+                    ptxText = Files.readString(ptx);
+                } catch (IOException e) {
+                    err.println("zluda replay: cannot read " + ptx + ": " + e.getMessage());
+                    err.flush();
+                    return 2;
+                }
+            }
+            if (kernel == null && !list) {
+                KernelReplay.Options o = new KernelReplay.Options(on, output, !noCapture, ptxText, home == null ? null : Path.of(home));
+                CaptureReplay.Result r = CaptureReplay.run(cap, o, keepGoing);
+                r.print(out);
+                return r.exitCode();
+            }
+            if (list) {
+                KernelSnapshots ks = KernelSnapshots.read(cap);
+                if (ks.list().isEmpty()) {
+                    err.println("zluda replay: " + KernelSnapshots.noSnapshots(cap));
+                    err.flush();
+                    return 2;
+                }
+                for (KernelSnapshots.Snapshot s : ks.list()) out.println(s.summary());
+                out.flush();
+                return 0;
+            }
+            KernelReplay.Options o = new KernelReplay.Options(on, output, !noCapture, ptxText, home == null ? null : Path.of(home));
+            KernelReplay.Result r = KernelReplay.run(cap, kernel, o);
+            r.print(out);
+            return r.exitCode();
+        } catch (CaptureException | ReplayException e) {
+            err.println("zluda replay: " + e.getMessage());
+            err.flush();
+            return 2;
+        } catch (RuntimeException e) {
+            err.println("zluda replay: internal error: " + e);
+            if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace(err);
+            err.flush();
+            return 2;
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.zluda.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** {@code zluda run --capture-kernels REGEX}: sets ZLUDA_CAPTURE_KERNELS for both traces, refuses bad use. */
+class CaptureKernelsOptionTest {
+    @Test
+    void setsTheVariableForBothTracesAndNeedsATrace(@TempDir Path tmp) throws Exception {
+        Path lib = tmp.resolve("lib");
+        Files.createDirectories(lib.resolve("trace"));
+        Files.writeString(lib.resolve("libcuda.so.1"), "stand-in");
+        Files.writeString(lib.resolve("trace/libcuda.so.1"), "stand-in");
+        Path out = tmp.resolve("env.txt");
+        String old = System.getProperty("zluda.home");
+        System.setProperty("zluda.home", tmp.toString());
+        try {
+            String show = "echo \"$ZLUDA_CAPTURE_KERNELS\" > " + out;
+            assertEquals(0, Main.run("run", "--zluda-trace", "-o", tmp.resolve("a").toString(), "--capture-kernels", "vectorAdd|mat", "--", "/bin/sh", "-c", show));
+            assertEquals("vectorAdd|mat", Files.readString(out).trim());
+            assertEquals(0, Main.run("run", "--nvidia-trace", "-o", tmp.resolve("b").toString(), "--capture-kernels", ".", "--", "/bin/sh", "-c", show));
+            assertEquals(".", Files.readString(out).trim());
+            assertEquals(2, Main.run("run", "--capture-kernels", ".", "--", "/bin/true"), "snapshots without a trace");
+            assertEquals(2, Main.run("run", "--zluda-trace", "--capture-kernels", "(", "--", "/bin/true"), "not a regular expression");
+        } finally {
+            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package dev.zluda.capture;
+
+import com.github.luben.zstd.Zstd;
+import net.jpountz.lz4.LZ4Factory;
+
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The kernel snapshots of a capture (KERNEL records, FORMAT.md §6.5) with the BLOBs they refer to,
+ * read in one pass: what {@code zluda replay --kernel} and {@code zluda info} work from. The blob
+ * contents are views of the mapped capture, valid while the {@link Capture} is open.
+ */
+public final class KernelSnapshots {
+    /**
+     * One snapshot.
+     *
+     * @param number 1-based position among the capture's snapshots (what {@code --kernel N} names)
+     * @param record the KERNEL record
+     * @param launchCall 1-based number of the launch call in order of entry (as {@code zluda dump --calls}
+     *     counts), 0 when its ENTER was not found
+     * @param launchFunction the launch function's name ({@code cuLaunchKernel}, ...), "" when not found
+     */
+    public record Snapshot(int number, CaptureRecord.Kernel record, long launchCall, String launchFunction) {
+        /** The mangled kernel name. */
+        public String name() {
+            return record.name();
+        }
+
+        /** One line: number, name, shape, buffers, e.g. {@code #1 _Z9vectorAddPKfS0_Pfi grid=(16,1,1) block=(256,1,1) shared=0, 3 buffers (48 KiB), call 14 cuLaunchKernel}. */
+        public String summary() {
+            StringBuilder sb = new StringBuilder("#").append(number).append(' ').append(record.name());
+            CaptureRecord.KernelLaunch l = record.launch();
+            if (l != null) {
+                sb.append(String.format(Locale.ROOT, " grid=(%d,%d,%d) block=(%d,%d,%d) shared=%d", l.gridX(), l.gridY(), l.gridZ(),
+                        l.blockX(), l.blockY(), l.blockZ(), l.sharedMemBytes()));
+            }
+            long bytes = 0;
+            for (CaptureRecord.KernelBuffer b : record.buffers()) bytes += b.size();
+            sb.append(", ").append(record.params().length).append(" parameter bytes, ").append(record.buffers().size())
+                    .append(record.buffers().size() == 1 ? " buffer (" : " buffers (").append(bytes).append(" bytes)");
+            if (l != null && l.result() != 0) sb.append(", the kernel failed with CUresult ").append(l.result());
+            if (launchCall > 0) sb.append(", call ").append(launchCall).append(' ').append(launchFunction);
+            return sb.toString();
+        }
+    }
+
+    private final Capture capture;
+    private final List<Snapshot> snapshots;
+    private final Map<Long, CaptureRecord.Blob> blobs;
+
+    private KernelSnapshots(Capture capture, List<Snapshot> snapshots, Map<Long, CaptureRecord.Blob> blobs) {
+        this.capture = capture;
+        this.snapshots = snapshots;
+        this.blobs = blobs;
+    }
+
+    /** Reads the snapshots and blobs of a capture (one streaming pass over it). */
+    public static KernelSnapshots read(Capture cap) {
+        List<Snapshot> list = new ArrayList<>();
+        Map<Long, CaptureRecord.Blob> blobs = new HashMap<>();
+        Map<Long, long[]> launches = new HashMap<>(); // ENTER seq of a launch -> {call ordinal, function id}
+        long ordinal = 0;
+        for (CaptureRecord r : cap.reader()) {
+            switch (r) {
+                case CaptureRecord.Enter e -> {
+                    ordinal++;
+                    if (cap.functionName(e.functionId()).startsWith("cuLaunch")) launches.put(e.seq(), new long[] {ordinal, e.functionId()});
+                }
+                case CaptureRecord.Blob b -> blobs.putIfAbsent(b.hash(), b);
+                case CaptureRecord.Kernel k -> {
+                    long[] l = launches.get(k.launchSeq());
+                    list.add(new Snapshot(list.size() + 1, k, l == null ? 0 : l[0], l == null ? "" : cap.functionName((int) l[1])));
+                }
+                default -> { }
+            }
+        }
+        return new KernelSnapshots(cap, List.copyOf(list), blobs);
+    }
+
+    /** Every snapshot, in capture order. */
+    public List<Snapshot> list() {
+        return snapshots;
+    }
+
+    /**
+     * The snapshot {@code --kernel WHICH} names: a number N (the N-th snapshot, from 1), or a kernel
+     * name — the mangled name exactly, else the one snapshot kernel whose mangled name contains it
+     * ({@code vectorAdd} for {@code _Z9vectorAddPKfS0_Pfi}); a kernel launched several times gives
+     * its first launch ({@code NAME@K} the K-th, from 1).
+     *
+     * @throws IllegalArgumentException naming what is wrong and listing the snapshots there are
+     */
+    public Snapshot find(String which) {
+        if (snapshots.isEmpty()) throw new IllegalArgumentException(noSnapshots(capture));
+        if (which.matches("\\d+")) {
+            long n = Long.parseLong(which);
+            if (n < 1 || n > snapshots.size()) {
+                throw new IllegalArgumentException("there is no kernel snapshot #" + which + ": the capture holds " + snapshots.size()
+                        + " (" + names() + ")");
+            }
+            return snapshots.get((int) n - 1);
+        }
+        String name = which;
+        int k = 1;
+        int at = which.lastIndexOf('@');
+        if (at > 0 && which.substring(at + 1).matches("\\d+")) {
+            name = which.substring(0, at);
+            k = Integer.parseInt(which.substring(at + 1));
+        }
+        List<Snapshot> exact = new ArrayList<>(), partial = new ArrayList<>();
+        Set<String> partialNames = new LinkedHashSet<>();
+        for (Snapshot s : snapshots) {
+            if (s.name().equals(name)) exact.add(s);
+            else if (s.name().contains(name)) { partial.add(s); partialNames.add(s.name()); }
+        }
+        List<Snapshot> hits = exact.isEmpty() ? partial : exact;
+        if (exact.isEmpty() && partialNames.size() > 1) {
+            throw new IllegalArgumentException("'" + name + "' is part of several kernel names: " + String.join(", ", partialNames)
+                    + "; give the whole name or a snapshot number");
+        }
+        if (hits.isEmpty()) throw new IllegalArgumentException("no kernel snapshot of a kernel named '" + name + "'; the capture has " + names());
+        if (k < 1 || k > hits.size()) throw new IllegalArgumentException("kernel " + name + " has " + hits.size() + " snapshot(s), not " + k);
+        return hits.get(k - 1);
+    }
+
+    private String names() {
+        StringBuilder sb = new StringBuilder();
+        for (Snapshot s : snapshots) {
+            if (sb.length() > 300) { sb.append(", ..."); break; }
+            if (!sb.isEmpty()) sb.append(", ");
+            sb.append('#').append(s.number()).append(' ').append(s.name());
+        }
+        return sb.toString();
+    }
+
+    /** The message for a capture without snapshots: how it was recorded and how to record again. */
+    public static String noSnapshots(Capture cap) {
+        String driver = cap.manifest().path("driver").path("name").asText("");
+        String how = driver.equals("nvidia") ? "zluda run --nvidia-trace --capture-kernels REGEX -- APP" : "zluda run --zluda-trace --capture-kernels REGEX -- APP";
+        return cap.source() + " holds no kernel snapshots: it was recorded without --capture-kernels; record again with " + how
+                + " (REGEX picks the kernels by name, '.' all of them)";
+    }
+
+    /** Whether the capture holds the blob with this hash. */
+    public boolean hasBlob(long hash) {
+        return blobs.containsKey(hash);
+    }
+
+    /**
+     * The uncompressed content of a blob.
+     *
+     * @throws CaptureException naming the capture when the blob is missing (e.g. a pack redacted with
+     *     {@code --redact data}) or cannot be decompressed
+     */
+    public byte[] blob(long hash, String what) throws CaptureException {
+        CaptureRecord.Blob b = blobs.get(hash);
+        if (b == null) {
+            throw new CaptureException(capture.reader().file(), -1, "the blob " + String.format("%016x", hash) + " holding " + what
+                    + " is not in the capture" + (capture.manifest().has("redacted") ? " (the pack was made with --redact)" : ""));
+        }
+        return content(b, capture.reader().file());
+    }
+
+    /**
+     * The uncompressed bytes of a BLOB record (FORMAT.md §6.3: none, LZ4 block, zstd frame), checked
+     * against its hash.
+     *
+     * @param file the capture file, for messages
+     * @throws CaptureException when it is over 2 GiB, does not decompress, or does not match its hash
+     */
+    public static byte[] content(CaptureRecord.Blob b, java.nio.file.Path file) throws CaptureException {
+        if (b.size() > Integer.MAX_VALUE - 16) throw new CaptureException(file, b.offset(), "blob of " + b.size() + " bytes is too large to read");
+        byte[] stored = b.stored().toArray(ValueLayout.JAVA_BYTE);
+        byte[] out;
+        try {
+            out = switch (b.compression()) {
+                case CaptureFormat.COMPRESSION_NONE -> stored;
+                case CaptureFormat.COMPRESSION_LZ4 -> LZ4Factory.fastestJavaInstance().safeDecompressor().decompress(stored, (int) b.size());
+                case CaptureFormat.COMPRESSION_ZSTD -> Zstd.decompress(stored, (int) b.size());
+                default -> throw new CaptureException(file, b.offset(), "blob with unknown compression " + b.compression());
+            };
+        } catch (RuntimeException e) {
+            throw new CaptureException(file, b.offset(), "blob " + String.format("%016x", b.hash()) + " does not decompress: " + e.getMessage(), e);
+        }
+        if (out.length != b.size() || Hashing.xxh64(out, 0, out.length) != b.hash()) {
+            throw new CaptureException(file, b.offset(), "blob " + String.format("%016x", b.hash()) + " does not match its hash");
+        }
+        return out;
+    }
+}
