@@ -48,4 +48,29 @@ class H200EvidenceTest {
         // bit-exact: on the H200 the outputs (below 10 in magnitude here) differed by at most 5.4e-6 (docs/replay.md)
         assertTrue(v[1].maxAbs() <= 1e-5, "fast-math kernel far from the H200: " + v[1].text());
     }
+
+    /**
+     * A launch recorded on the H200 by the NVIDIA tracer ({@code samples/traces/h200/vectorAdd-kernels},
+     * made with {@code ZLUDA_CAPTURE_KERNELS}; the tracer writes KERNEL records without the launch
+     * section, so shape and module come from the launch call and the MODULE record) replays on the
+     * emulator with every buffer identical to the H200's after-images: c = a + b in f32, exact.
+     */
+    @Test
+    void aKernelRecordedOnTheH200ReplaysIdenticallyOnTheEmulator(@TempDir Path tmp) throws Exception {
+        Path h200 = Path.of("../samples/traces/h200/vectorAdd-kernels");
+        try (Capture cap = Capture.open(h200)) {
+            KernelSnapshots.Snapshot s = KernelSnapshots.read(cap).find("1");
+            assertNotNull(s.record().launch(), "the launch section is rebuilt from the capture");
+            assertEquals(16, s.record().launch().gridX());
+            assertEquals(256, s.record().launch().blockX());
+            KernelReplay.Result r = KernelReplay.run(cap, "1", new KernelReplay.Options("zluda", tmp.resolve("replay"), false, null, null));
+            assertEquals(0, r.replayResult());
+            assertEquals(3, r.buffers().size());
+            for (KernelReplay.BufferResult b : r.buffers()) {
+                assertTrue(b.verdict().identical(), "buffer " + b.index() + " against the H200: " + b.verdict().text());
+            }
+            assertTrue(r.buffers().get(2).changedInRecording(), "c was written by the kernel on the H200");
+            assertTrue(r.identical());
+        }
+    }
 }

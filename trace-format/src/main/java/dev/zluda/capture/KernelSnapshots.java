@@ -61,27 +61,121 @@ public final class KernelSnapshots {
         this.blobs = blobs;
     }
 
-    /** Reads the snapshots and blobs of a capture (one streaming pass over it). */
+    /**
+     * Reads the snapshots and blobs of a capture (one streaming pass over it). A KERNEL record written
+     * without its launch section (FORMAT.md §6.5; the NVIDIA tracer writes none) gets one rebuilt
+     * from the rest of the capture where that is possible: the shape and dynamic shared memory from
+     * the launch call's arguments ({@code cuLaunchKernel}, its {@code _ptsz} form, or the recorded
+     * {@code CUlaunchConfig} of {@code cuLaunchKernelEx}), the result from the launch call's return (a fault
+     * that surfaces only at the next synchronisation is not seen there), and the module
+     * image from the MODULE record of the module (or library) the function was taken from
+     * ({@code cuModuleGetFunction}, {@code cuLibraryGetKernel}, {@code cuFuncGetModule},
+     * {@code cuKernelGetFunction}); PTX is preferred when the module has several images. A record
+     * for which something is missing keeps {@code launch == null}.
+     */
     public static KernelSnapshots read(Capture cap) {
-        List<Snapshot> list = new ArrayList<>();
+        List<CaptureRecord.Kernel> kernels = new ArrayList<>();
         Map<Long, CaptureRecord.Blob> blobs = new HashMap<>();
         Map<Long, long[]> launches = new HashMap<>(); // ENTER seq of a launch -> {call ordinal, function id}
+        Map<Long, CaptureRecord.Enter> launchEnters = new HashMap<>();
+        Map<Long, Integer> results = new HashMap<>(); // ENTER seq of a launch -> CUresult it returned
+        Map<Long, CaptureRecord.Enter> lookups = new HashMap<>(); // ENTER seq of a function lookup -> ENTER
+        Map<Long, Long> owner = new HashMap<>(); // CUfunction / CUkernel handle -> CUmodule / CUlibrary handle
+        Map<Long, Long> image = new HashMap<>(); // module or library handle -> image hash (PTX preferred)
+        Map<Long, Integer> imageKind = new HashMap<>();
         long ordinal = 0;
         for (CaptureRecord r : cap.reader()) {
             switch (r) {
                 case CaptureRecord.Enter e -> {
                     ordinal++;
-                    if (cap.functionName(e.functionId()).startsWith("cuLaunch")) launches.put(e.seq(), new long[] {ordinal, e.functionId()});
+                    String fn = cap.functionName(e.functionId());
+                    if (fn.startsWith("cuLaunch")) {
+                        launches.put(e.seq(), new long[] {ordinal, e.functionId()});
+                        launchEnters.put(e.seq(), e);
+                    }
+                    switch (fn) {
+                        case "cuModuleGetFunction", "cuLibraryGetKernel", "cuFuncGetModule", "cuKernelGetFunction", "cuKernelGetLibrary" -> lookups.put(e.seq(), e);
+                        default -> { }
+                    }
+                }
+                case CaptureRecord.Leave l -> {
+                    if (launchEnters.containsKey(l.enterSeq())) results.put(l.enterSeq(), l.result());
+                    CaptureRecord.Enter e = lookups.remove(l.enterSeq());
+                    if (e != null && l.result() == 0) {
+                        long out = outputHandle(l);
+                        if (out != 0 && e.args().length > 1) {
+                            switch (cap.functionName(e.functionId())) {
+                                // (CUfunction* / CUkernel*, CUmodule / CUlibrary, name): the function belongs to the module
+                                case "cuModuleGetFunction", "cuLibraryGetKernel" -> owner.put(out, e.args()[1]);
+                                // (CUmodule* / CUlibrary*, CUfunction / CUkernel): likewise, the other way round
+                                case "cuFuncGetModule", "cuKernelGetLibrary" -> owner.put(e.args()[1], out);
+                                // (CUfunction*, CUkernel): the function of a library's kernel
+                                case "cuKernelGetFunction" -> { Long lib = owner.get(e.args()[1]); if (lib != null) owner.put(out, lib); }
+                                default -> { }
+                            }
+                        }
+                    }
                 }
                 case CaptureRecord.Blob b -> blobs.putIfAbsent(b.hash(), b);
-                case CaptureRecord.Kernel k -> {
-                    long[] l = launches.get(k.launchSeq());
-                    list.add(new Snapshot(list.size() + 1, k, l == null ? 0 : l[0], l == null ? "" : cap.functionName((int) l[1])));
+                case CaptureRecord.Module m -> {
+                    if (m.imageHash() != 0 && m.handle() != 0) {
+                        int rank = m.kind() == CaptureFormat.MODULE_PTX ? 0 : m.kind() == CaptureFormat.MODULE_FATBIN ? 1 : 2;
+                        Integer had = imageKind.get(m.handle());
+                        if (had == null || rank < had) { image.put(m.handle(), m.imageHash()); imageKind.put(m.handle(), rank); }
+                    }
                 }
+                case CaptureRecord.Kernel k -> kernels.add(k);
                 default -> { }
             }
         }
+        List<Snapshot> list = new ArrayList<>();
+        for (CaptureRecord.Kernel k : kernels) {
+            if (k.launch() == null) k = withRebuiltLaunch(cap, k, launchEnters.get(k.launchSeq()), results.get(k.launchSeq()), owner, image);
+            long[] l = launches.get(k.launchSeq());
+            list.add(new Snapshot(list.size() + 1, k, l == null ? 0 : l[0], l == null ? "" : cap.functionName((int) l[1])));
+        }
         return new KernelSnapshots(cap, List.copyOf(list), blobs);
+    }
+
+    /** The handle a lookup call wrote through its first parameter (8 bytes of output data), or 0. */
+    private static long outputHandle(CaptureRecord.Leave l) {
+        for (DataItem d : l.data()) {
+            if (d.param() == 0 && d.bytes() != null && d.bytes().length >= 8) {
+                return java.nio.ByteBuffer.wrap(d.bytes()).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong(0);
+            }
+        }
+        return 0;
+    }
+
+    /** {@code k} with a launch section rebuilt from its launch call and modules, or {@code k} unchanged when something is missing. */
+    private static CaptureRecord.Kernel withRebuiltLaunch(Capture cap, CaptureRecord.Kernel k, CaptureRecord.Enter launch, Integer result,
+                                                          Map<Long, Long> owner, Map<Long, Long> image) {
+        if (launch == null) return k;
+        Long mod = owner.get(k.function());
+        Long hash = mod == null ? null : image.get(mod);
+        if (hash == null) return k;
+        long[] a = launch.args();
+        long[] shape; // gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMemBytes
+        String fn = cap.functionName(launch.functionId());
+        if ((fn.equals("cuLaunchKernel") || fn.equals("cuLaunchKernel_ptsz")) && a.length >= 8) {
+            shape = new long[] {a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
+        } else if (fn.startsWith("cuLaunchKernelEx")) {
+            shape = null;
+            for (DataItem d : launch.data()) {
+                // CUlaunchConfig: gridDimX..Z, blockDimX..Z, sharedMemBytes as unsigned int at offsets 0..24
+                if (d.param() == 0 && d.bytes() != null && d.bytes().length >= 28) {
+                    java.nio.ByteBuffer bb = java.nio.ByteBuffer.wrap(d.bytes()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+                    shape = new long[7];
+                    for (int i = 0; i < 7; i++) shape[i] = Integer.toUnsignedLong(bb.getInt(4 * i));
+                }
+            }
+            if (shape == null) return k;
+        } else {
+            return k;
+        }
+        CaptureRecord.KernelLaunch l = new CaptureRecord.KernelLaunch(hash, shape[0], shape[1], shape[2], shape[3], shape[4], shape[5], shape[6],
+                result == null ? 0 : result);
+        return new CaptureRecord.Kernel(k.seq(), k.ts(), k.threadId(), k.offset(), k.launchSeq(), k.function(), k.name(), k.params(), k.buffers(), l);
     }
 
     /** Every snapshot, in capture order. */
