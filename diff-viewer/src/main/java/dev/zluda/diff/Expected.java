@@ -23,7 +23,10 @@ public enum Expected {
     TIMING("timing"),
     /** Values of the runtime's integrity check (export table INTEGRITY_CHECK). */
     INTEGRITY_CHECK("integrity check"),
-    /** Export-table pointers ({@code cuGetExportTable}). */
+    /**
+     * Export-table pointers ({@code cuGetExportTable}), and calls through export-table slots
+     * ({@code {GUID}::slot N}: the NVIDIA tracer records them, zluda's driver does not).
+     */
     EXPORT_TABLE("export table"),
     /** Arguments of functions the API spec does not know, whose meaning is therefore unknown. */
     UNTYPED("untyped argument");

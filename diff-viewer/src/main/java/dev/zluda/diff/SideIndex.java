@@ -68,17 +68,40 @@ final class SideIndex {
     private int lastThreadIndex;
     private Normaliser norm;
 
-    private SideIndex(Capture cap, Types types, Names names) {
+    /** Whether calls through export-table slots are indexed (strict) or left out and only counted. */
+    private final boolean keepExportTableCalls;
+    /** Calls through export-table slots left out ({@code {GUID}::slot N}, FORMAT.md §6.10). */
+    long exportTableCalls;
+
+    private SideIndex(Capture cap, Types types, Names names, boolean keepExportTableCalls) {
         this.cap = cap;
         this.types = types;
         this.names = names;
+        this.keepExportTableCalls = keepExportTableCalls;
     }
 
-    /** Reads a capture. */
+    /** Reads a capture, calls through export-table slots included. */
     static SideIndex build(Capture cap, Types types, Names names) {
-        SideIndex s = new SideIndex(cap, types, names);
+        return build(cap, types, names, true);
+    }
+
+    /**
+     * Reads a capture.
+     *
+     * @param keepExportTableCalls false: calls through export-table slots (recorded by the NVIDIA
+     *     tracer as {@code {GUID}::slot N}, FORMAT.md §6.10; zluda's driver serves those tables itself
+     *     and records none) are left out of the index and counted in {@link #exportTableCalls}; the
+     *     calls nested in them stay
+     */
+    static SideIndex build(Capture cap, Types types, Names names, boolean keepExportTableCalls) {
+        SideIndex s = new SideIndex(cap, types, names, keepExportTableCalls);
         s.read();
         return s;
+    }
+
+    /** Whether a function name is that of an export-table slot ({@code {GUID}::slot N}). */
+    static boolean isExportTableSlot(String function) {
+        return function.startsWith("{") && function.contains("}::slot ");
     }
 
     private void read() {
@@ -111,6 +134,11 @@ final class SideIndex {
     }
 
     private void add(Call c, int level) {
+        if (!keepExportTableCalls && isExportTableSlot(cap.functionName(c.enter().functionId()))) {
+            exportTableCalls++;
+            for (Call k : c.children()) add(k, level);
+            return;
+        }
         if (n == key.length) grow();
         int i = n++;
         CaptureRecord.Enter e = c.enter();

@@ -59,6 +59,29 @@ class DiffEngineTest {
         assertFalse(strict.same());
     }
 
+    /**
+     * cudart_demo was traced on the H200 through the NVIDIA tracer, which records cudart's calls through
+     * the export tables ({GUID}::slot N); zluda's driver serves those tables itself and records none. A
+     * copy without them is the same by default (they are counted as ignored), and differs with --strict.
+     */
+    @Test
+    void callsThroughExportTableSlotsAreIgnoredUnlessStrict() throws Exception {
+        Path a = H200.resolve("cudart_demo");
+        long[] dropped = {0};
+        Path b = Rewrite.copy(a, tmp.resolve("no-slots"), new Rewrite.Editor() {
+            @Override
+            public void enter(Rewrite.Call c) {
+                if (c.function.contains("}::slot ")) { c.drop = true; dropped[0]++; }
+            }
+        });
+        assertTrue(dropped[0] > 0, "the H200 capture holds calls through export-table slots");
+        DiffResult r = diff(a, b);
+        assertTrue(r.same(), () -> r.divergences().toString());
+        assertEquals(dropped[0], r.ignoredCounts().get(Expected.EXPORT_TABLE));
+        DiffResult strict = DiffEngine.diff(a, b, DiffOptions.defaults().withStrict(true));
+        assertFalse(strict.same());
+    }
+
     @Test
     void changedResult() throws Exception {
         Path b = Rewrite.copy(VECTOR_ADD, tmp.resolve("result"), new Rewrite.Editor() {
