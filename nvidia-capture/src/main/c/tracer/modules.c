@@ -124,26 +124,32 @@ static uint64_t fatbin_entries(const uint8_t *p, uint32_t lib) {
 }
 
 /* ZLUDA_CAPTURE_MODULES=0: MODULE records without images (no blob, no dump files): for programs
- * whose libraries register gigabytes of fatbins (PyTorch). */
-static int images_off(void) {
-    static atomic_int v; /* 0 unknown, 1 on, 2 off */
+ * whose libraries register gigabytes of fatbins (PyTorch). ZLUDA_CAPTURE_MODULES=ptx: images only of
+ * modules loaded as PTX text (e.g. CuPy's kernels with CUPY_COMPILE_WITH_PTX=1, the ones a replay on
+ * the emulator can run), fatbins and ELF images recorded without images.
+ * Returns 1 (all images), 2 (none) or 3 (PTX text only). */
+static int images_mode(void) {
+    static atomic_int v; /* 0 unknown */
     int x = atomic_load(&v);
     if (!x) {
         const char *e = getenv("ZLUDA_CAPTURE_MODULES");
-        x = e && strcmp(e, "0") == 0 ? 2 : 1;
+        x = !e ? 1 : strcmp(e, "0") == 0 ? 2 : strcmp(e, "ptx") == 0 ? 3 : 1;
         atomic_store(&v, x);
     }
-    return x == 2;
+    return x;
 }
 
 void zt_module(zt_call *c, const void *image, uint64_t handle, int is_file) {
     if (!c->thread || !image) return;
     uint32_t lib = atomic_fetch_add(&library_counter, 1) + 1;
-    if (images_off()) {
+    int mode = images_mode();
+    if (mode != 1) {
         uint32_t m = is_file ? 0 : rd32(image);
         uint8_t k = m == FATBIN_WRAPPER_MAGIC || m == FATBIN_MAGIC ? 3 : !is_file && memcmp(image, "\x7f" "ELF", 4) == 0 ? 2 : is_file ? 4 : 1;
-        zcap_module(c->thread, lib, 1, k, 0, 0, handle, "", zcap_now());
-        return;
+        if (mode == 2 || k != 1) {
+            zcap_module(c->thread, lib, 1, k, 0, 0, handle, "", zcap_now());
+            return;
+        }
     }
     uint8_t *file_data = NULL;
     const uint8_t *p = image;

@@ -1,6 +1,7 @@
 package dev.zluda.cli;
 
 import dev.zluda.capture.Capture;
+import dev.zluda.capture.CaptureFormat;
 import dev.zluda.capture.CaptureRecord;
 import dev.zluda.capture.ReadStatus;
 import dev.zluda.capture.text.Dump;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -139,6 +141,24 @@ class NvidiaTracerTest {
         assertEquals(2, modules, "cuModuleLoadData and CUDART_INTERFACE slot 1 each store their image");
         assertTrue(reproduced, "the tracer's recomputation over the driver's own tables reproduced the driver's answer");
         assertTrue(Files.readString(dir.resolve("module_0002_01.ptx")).contains(".visible .entry from_fatbin()"), "the fatbin's PTX dumped");
+    }
+
+    @Test
+    void onlyPtxImagesAreStoredWithCaptureModulesPtx(@TempDir Path tmp) throws Exception {
+        // ZLUDA_CAPTURE_MODULES=ptx: the PTX text given to cuModuleLoadData keeps its image, the fatbin
+        // CUDART_INTERFACE slot 1 registers is recorded as a MODULE without one
+        Path dir = trace(tmp, Map.of("ZLUDA_CAPTURE_MODULES", "ptx"), 0, "export");
+        java.util.List<CaptureRecord.Module> modules = new java.util.ArrayList<>();
+        try (Capture c = Capture.open(dir)) {
+            c.reader().forEachRecord(r -> { if (r instanceof CaptureRecord.Module m) modules.add(m); });
+        }
+        assertEquals(2, modules.size(), modules.toString());
+        assertEquals(CaptureFormat.MODULE_PTX, modules.get(0).kind());
+        assertNotEquals(0, modules.get(0).imageHash(), "the PTX module's image is stored");
+        assertEquals(CaptureFormat.MODULE_FATBIN, modules.get(1).kind());
+        assertEquals(0, modules.get(1).imageHash(), "the fatbin's image is not");
+        assertTrue(Files.isRegularFile(dir.resolve("module_0001_01.ptx")));
+        assertFalse(Files.exists(dir.resolve("module_0002_01.ptx")));
     }
 
     private static float[] floats(byte[] b) {
