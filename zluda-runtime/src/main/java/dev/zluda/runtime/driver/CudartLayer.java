@@ -2,12 +2,27 @@ package dev.zluda.runtime.driver;
 
 import dev.zluda.runtime.emulator.DevicePrintf;
 import dev.zluda.spec.CudaApi;
+import dev.zluda.spec.CudaRecord;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static dev.zluda.runtime.driver.CuResult.*;
+import static dev.zluda.runtime.driver.Native.at;
+import static dev.zluda.runtime.driver.Native.getInt;
+import static dev.zluda.runtime.driver.Native.getLong;
+import static dev.zluda.runtime.driver.Native.putInt;
+import static dev.zluda.runtime.driver.Native.putLong;
 
 /**
- * What programs built with nvcc need on top of the other layers: the points where device-side
- * {@code printf} output is printed ({@link DevicePrintf#flush()}). CUDA prints a kernel's output
+ * What programs built with nvcc need on top of the other layers: stream-ordered allocation and
+ * memory pools, stream attributes and capture status, the legacy launch API, hints that have no
+ * effect on the emulator, and the points where device-side {@code printf} output is printed
+ * ({@link DevicePrintf#flush()}). CUDA prints a kernel's output
  * when the host next reaches one of these (CUDA Programming Guide, "Formatted Output"): the start
  * of a kernel launch, {@code cuCtxSynchronize}, {@code cuStreamSynchronize},
  * {@code cuEventSynchronize}, a blocking {@code cuMemcpy*}, module loading and unloading, context
@@ -15,8 +30,30 @@ import java.lang.foreign.MemorySegment;
  * call returns, so the asynchronous copies (which call the blocking ones) flush too.
  */
 abstract class CudartLayer extends ExportTableLayer {
+    private final CudaRecord poolProps, accessDesc, attrValue;
+
     CudartLayer(CudaApi api, MemorySegment exports) {
         super(api, exports);
+        poolProps = api.record("CUmemPoolProps").orElseThrow();
+        accessDesc = api.record("CUmemAccessDesc").orElseThrow();
+        attrValue = api.record("CUstreamAttrValue").or(() -> api.record("CUlaunchAttributeValue")).orElseThrow();
+    }
+
+    /**
+     * Offset of a field; "location.type" and "location.id" are the two ints of the nested
+     * CUmemLocation ({CUmemLocationType type; int id}, 8 bytes, cuda.h).
+     */
+    static long offset(CudaRecord r, String path) {
+        String[] parts = path.split("\\.");
+        long off = -1;
+        for (CudaRecord.Field f : r.fields()) if (f.name().equals(parts[0])) off = f.offset();
+        if (off < 0) throw new IllegalStateException(r.name() + " has no field " + parts[0]);
+        if (parts.length == 1) return off;
+        return switch (parts[1]) {
+            case "type" -> off;
+            case "id" -> off + 4;
+            default -> throw new IllegalStateException("CUmemLocation has no field " + parts[1]);
+        };
     }
 
     private static int flushed(int result) {
@@ -138,5 +175,664 @@ abstract class CudartLayer extends ExportTableLayer {
     public int cuStreamAddCallback(long hStream, long callback, long userData, int flags) {
         DevicePrintf.flush();
         return super.cuStreamAddCallback(hStream, callback, userData, flags);
+    }
+
+    // ---------------------------------------------------------------- memory pools, stream-ordered allocation
+
+    /** CUmemPool_attribute values (cuda.h). */
+    static final int POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES = 1, POOL_REUSE_ALLOW_OPPORTUNISTIC = 2,
+            POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES = 3, POOL_RELEASE_THRESHOLD = 4, POOL_RESERVED_MEM_CURRENT = 5,
+            POOL_RESERVED_MEM_HIGH = 6, POOL_USED_MEM_CURRENT = 7, POOL_USED_MEM_HIGH = 8;
+    /** CU_MEM_ALLOCATION_TYPE_PINNED, CU_MEM_LOCATION_TYPE_DEVICE, CU_MEM_ACCESS_FLAGS_PROT_READWRITE. */
+    static final int ALLOCATION_TYPE_PINNED = 1, LOCATION_TYPE_DEVICE = 1, ACCESS_READWRITE = 3;
+
+    /**
+     * A memory pool (CUmemoryPool). Allocations from it are ordinary device allocations; the pool
+     * keeps no memory of its own (what it "reserves" is what is in use), so the release threshold
+     * and trimming change nothing and the reuse policies have nothing to reuse.
+     */
+    static final class Pool {
+        final long handle;
+        final int device;
+        final boolean isDefault;
+        final int[] reuse = {1, 1, 1};
+        volatile long releaseThreshold;
+        long used, usedHigh;
+        final Set<Long> allocations = ConcurrentHashMap.newKeySet();
+
+        Pool(long handle, int device, boolean isDefault) {
+            this.handle = handle;
+            this.device = device;
+            this.isDefault = isDefault;
+        }
+    }
+
+    final Handles<Pool> pools = new Handles<>(0x20);
+    private final Map<Integer, Pool> defaultPools = new ConcurrentHashMap<>();
+    private final Map<Integer, Pool> currentPools = new ConcurrentHashMap<>();
+    /** Pool of each live stream-ordered allocation, by address, with its size. */
+    private final Map<Long, long[]> poolAllocations = new ConcurrentHashMap<>();
+
+    private Pool defaultPool(int dev) {
+        return defaultPools.computeIfAbsent(dev, d -> {
+            long h = pools.reserve();
+            Pool p = new Pool(h, d, true);
+            pools.put(h, p);
+            return p;
+        });
+    }
+
+    /**
+     * The device's default memory pool (CUDA Driver API, cuDeviceGetDefaultMemPool), created on first
+     * use. CUDA_ERROR_INVALID_DEVICE for a bad ordinal, CUDA_ERROR_INVALID_VALUE for a NULL output.
+     */
+    @Override
+    public int cuDeviceGetDefaultMemPool(long poolOut, int dev) {
+        if (!initialized) return NOT_INITIALIZED;
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (poolOut == 0) return INVALID_VALUE;
+        putLong(poolOut, defaultPool(dev).handle);
+        return SUCCESS;
+    }
+
+    /** The device's current pool: the default one until cuDeviceSetMemPool names another. */
+    @Override
+    public int cuDeviceGetMemPool(long pool, int dev) {
+        if (!initialized) return NOT_INITIALIZED;
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        if (pool == 0) return INVALID_VALUE;
+        Pool p = currentPools.get(dev);
+        putLong(pool, (p != null && pools.get(p.handle) != null ? p : defaultPool(dev)).handle);
+        return SUCCESS;
+    }
+
+    /** cuDeviceSetMemPool: the pool must belong to the device (CUDA_ERROR_INVALID_DEVICE otherwise). */
+    @Override
+    public int cuDeviceSetMemPool(int dev, long pool) {
+        if (!initialized) return NOT_INITIALIZED;
+        int r = checkDevice(dev);
+        if (r != SUCCESS) return r;
+        Pool p = pools.get(pool);
+        if (p == null) return INVALID_VALUE;
+        if (p.device != dev) return INVALID_DEVICE;
+        currentPools.put(dev, p);
+        return SUCCESS;
+    }
+
+    /**
+     * cuMemPoolCreate: page-locked device memory on a valid device, no shareable handle types (IPC
+     * is not supported: CUDA_ERROR_NOT_SUPPORTED), any maximum size. Other allocation or location
+     * types: CUDA_ERROR_INVALID_VALUE.
+     */
+    @Override
+    public int cuMemPoolCreate(long pool, long poolPropsPtr) {
+        if (!initialized) return NOT_INITIALIZED;
+        if (pool == 0 || poolPropsPtr == 0) return INVALID_VALUE;
+        int allocType = getInt(poolPropsPtr + offset(poolProps, "allocType"));
+        int handleTypes = getInt(poolPropsPtr + offset(poolProps, "handleTypes"));
+        int locType = getInt(poolPropsPtr + offset(poolProps, "location.type"));
+        int locId = getInt(poolPropsPtr + offset(poolProps, "location.id"));
+        if (allocType != ALLOCATION_TYPE_PINNED || locType != LOCATION_TYPE_DEVICE) return INVALID_VALUE;
+        int r = checkDevice(locId);
+        if (r != SUCCESS) return r == INVALID_DEVICE ? INVALID_VALUE : r;
+        if (handleTypes != 0) return NOT_SUPPORTED;
+        long h = pools.reserve();
+        pools.put(h, new Pool(h, locId, false));
+        putLong(pool, h);
+        return SUCCESS;
+    }
+
+    /**
+     * cuMemPoolDestroy: a default pool cannot be destroyed (CUDA_ERROR_INVALID_VALUE); when the
+     * destroyed pool was a device's current pool, the default pool becomes current again.
+     * Allocations still live stay valid until freed, as CUDA specifies.
+     */
+    @Override
+    public int cuMemPoolDestroy(long pool) {
+        if (!initialized) return NOT_INITIALIZED;
+        Pool p = pools.get(pool);
+        if (p == null || p.isDefault) return INVALID_VALUE;
+        pools.remove(pool);
+        currentPools.remove(p.device, p);
+        return SUCCESS;
+    }
+
+    /** cuMemPoolGetAttribute: reuse flags (int), release threshold and memory figures (cuuint64_t, bytes). */
+    @Override
+    public int cuMemPoolGetAttribute(long pool, int attr, long value) {
+        if (!initialized) return NOT_INITIALIZED;
+        Pool p = pools.get(pool);
+        if (p == null || value == 0) return INVALID_VALUE;
+        synchronized (p) {
+            switch (attr) {
+                case POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES, POOL_REUSE_ALLOW_OPPORTUNISTIC, POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES ->
+                        putInt(value, p.reuse[attr - 1]);
+                case POOL_RELEASE_THRESHOLD -> putLong(value, p.releaseThreshold);
+                case POOL_RESERVED_MEM_CURRENT, POOL_USED_MEM_CURRENT -> putLong(value, p.used);
+                case POOL_RESERVED_MEM_HIGH, POOL_USED_MEM_HIGH -> putLong(value, p.usedHigh);
+                default -> {
+                    return INVALID_VALUE;
+                }
+            }
+        }
+        return SUCCESS;
+    }
+
+    /**
+     * cuMemPoolSetAttribute: reuse flags and release threshold are stored; the high-water marks may
+     * only be reset (to 0, which sets them to the current figure); the current figures are read-only
+     * (CUDA_ERROR_INVALID_VALUE).
+     */
+    @Override
+    public int cuMemPoolSetAttribute(long pool, int attr, long value) {
+        if (!initialized) return NOT_INITIALIZED;
+        Pool p = pools.get(pool);
+        if (p == null || value == 0) return INVALID_VALUE;
+        synchronized (p) {
+            switch (attr) {
+                case POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES, POOL_REUSE_ALLOW_OPPORTUNISTIC, POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES ->
+                        p.reuse[attr - 1] = getInt(value) != 0 ? 1 : 0;
+                case POOL_RELEASE_THRESHOLD -> p.releaseThreshold = getLong(value);
+                case POOL_RESERVED_MEM_HIGH, POOL_USED_MEM_HIGH -> {
+                    if (getLong(value) != 0) return INVALID_VALUE;
+                    p.usedHigh = p.used;
+                }
+                default -> {
+                    return INVALID_VALUE;
+                }
+            }
+        }
+        return SUCCESS;
+    }
+
+    /** cuMemPoolTrimTo: the pool holds no unused memory, so there is nothing to release. */
+    @Override
+    public int cuMemPoolTrimTo(long pool, long minBytesToKeep) {
+        if (!initialized) return NOT_INITIALIZED;
+        return pools.get(pool) == null ? INVALID_VALUE : SUCCESS;
+    }
+
+    /**
+     * cuMemPoolSetAccess: the only device is the pool's own, which always has read-write access;
+     * asking for anything else for it is CUDA_ERROR_INVALID_VALUE, as is an unknown device.
+     */
+    @Override
+    public int cuMemPoolSetAccess(long pool, long map, long count) {
+        if (!initialized) return NOT_INITIALIZED;
+        Pool p = pools.get(pool);
+        if (p == null || (count > 0 && map == 0) || count < 0) return INVALID_VALUE;
+        long size = accessDesc.size();
+        for (long i = 0; i < count; i++) {
+            long d = map + i * size;
+            int type = getInt(d + offset(accessDesc, "location.type")), id = getInt(d + offset(accessDesc, "location.id"));
+            int flags = getInt(d + offset(accessDesc, "flags"));
+            if (type != LOCATION_TYPE_DEVICE || checkDevice(id) != SUCCESS) return INVALID_VALUE;
+            if (id == p.device && flags != ACCESS_READWRITE) return INVALID_VALUE;
+        }
+        return SUCCESS;
+    }
+
+    /** cuMemPoolGetAccess: read-write for the pool's device, none for any other location. */
+    @Override
+    public int cuMemPoolGetAccess(long flags, long memPool, long location) {
+        if (!initialized) return NOT_INITIALIZED;
+        Pool p = pools.get(memPool);
+        if (p == null || flags == 0 || location == 0) return INVALID_VALUE;
+        int type = getInt(location), id = getInt(location + 4);
+        putInt(flags, type == LOCATION_TYPE_DEVICE && id == p.device ? ACCESS_READWRITE : 0);
+        return SUCCESS;
+    }
+
+    private int allocFromPool(long dptr, long bytesize, Pool p, long hStream) {
+        int r = checkStream(hStream);
+        if (r != SUCCESS) return r;
+        if (p == null || dptr == 0) return INVALID_VALUE;
+        if (bytesize == 0) return INVALID_VALUE;
+        r = cuMemAlloc_v2(dptr, bytesize);
+        if (r != SUCCESS) return r;
+        long a = getLong(dptr);
+        synchronized (p) {
+            p.used += bytesize;
+            p.usedHigh = Math.max(p.usedHigh, p.used);
+        }
+        p.allocations.add(a);
+        poolAllocations.put(a, new long[] {p.handle, bytesize});
+        return SUCCESS;
+    }
+
+    /**
+     * cuMemAllocAsync (CUDA Driver API, Stream Ordered Memory Allocator): from the current pool of
+     * the calling context's device; the memory is usable at once (work on every stream has
+     * completed when its call returns).
+     */
+    @Override
+    public int cuMemAllocAsync(long dptr, long bytesize, long hStream) {
+        if (!initialized) return NOT_INITIALIZED;
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        Pool p = currentPools.get(current().device);
+        return allocFromPool(dptr, bytesize, p != null && pools.get(p.handle) != null ? p : defaultPool(current().device), hStream);
+    }
+
+    @Override
+    public int cuMemAllocAsync_ptsz(long dptr, long bytesize, long hStream) {
+        return cuMemAllocAsync(dptr, bytesize, hStream);
+    }
+
+    /** cuMemAllocFromPoolAsync: as cuMemAllocAsync, from the given pool. */
+    @Override
+    public int cuMemAllocFromPoolAsync(long dptr, long bytesize, long pool, long hStream) {
+        if (!initialized) return NOT_INITIALIZED;
+        return allocFromPool(dptr, bytesize, pools.get(pool), hStream);
+    }
+
+    @Override
+    public int cuMemAllocFromPoolAsync_ptsz(long dptr, long bytesize, long pool, long hStream) {
+        return cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
+    }
+
+    /**
+     * cuMemFreeAsync: frees memory from cuMemAllocAsync/FromPoolAsync (or cuMemAlloc) once the
+     * stream's earlier work is done, which here is at once. CUDA_ERROR_INVALID_VALUE for a pointer
+     * that is not the start of a device allocation.
+     */
+    @Override
+    public int cuMemFreeAsync(long dptr, long hStream) {
+        int r = checkStream(hStream);
+        if (r != SUCCESS) return r;
+        if (dptr == 0) return INVALID_VALUE;
+        r = cuMemFree_v2(dptr);
+        if (r != SUCCESS) return r;
+        long[] pa = poolAllocations.remove(dptr);
+        if (pa != null) {
+            Pool p = pools.get(pa[0]);
+            if (p == null) p = defaultPools.values().stream().filter(x -> x.handle == pa[0]).findFirst().orElse(null);
+            if (p != null) {
+                synchronized (p) {
+                    p.used -= pa[1];
+                }
+                p.allocations.remove(dptr);
+            }
+        }
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuMemFreeAsync_ptsz(long dptr, long hStream) {
+        return cuMemFreeAsync(dptr, hStream);
+    }
+
+    // ---------------------------------------------------------------- hints without effect on the emulator
+
+    /** CUmem_advise values 1..6 (SET/UNSET_READ_MOSTLY, PREFERRED_LOCATION, ACCESSED_BY). */
+    private static boolean validAdvice(int advice) {
+        return advice >= 1 && advice <= 6;
+    }
+
+    /** A range the device can address: any host or device memory (pageable memory access is reported). */
+    private int checkRange(long devPtr, long count) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        return devPtr == 0 || count <= 0 ? INVALID_VALUE : SUCCESS;
+    }
+
+    /**
+     * cuMemAdvise: device and host share one memory here, so advice has no effect; the arguments are
+     * checked (advice 1..6, device an ordinal or CU_DEVICE_CPU = -1; CUDA_ERROR_INVALID_VALUE /
+     * CUDA_ERROR_INVALID_DEVICE).
+     */
+    @Override
+    public int cuMemAdvise(long devPtr, long count, int advice, int device) {
+        int r = checkRange(devPtr, count);
+        if (r != SUCCESS) return r;
+        if (!validAdvice(advice)) return INVALID_VALUE;
+        return device == -1 ? SUCCESS : checkDevice(device);
+    }
+
+    /** cuMemAdvise_v2: as cuMemAdvise, the location a CUmemLocation (DEVICE with an ordinal, HOST, HOST_NUMA*). */
+    @Override
+    public int cuMemAdvise_v2(long devPtr, long count, int advice, long location) {
+        int r = checkRange(devPtr, count);
+        if (r != SUCCESS) return r;
+        if (!validAdvice(advice) || location == 0) return INVALID_VALUE;
+        return checkLocation(location);
+    }
+
+    /** CUmemLocationType: DEVICE 1 (id an ordinal), HOST 2, HOST_NUMA 3, HOST_NUMA_CURRENT 4. */
+    private int checkLocation(long location) {
+        int type = getInt(location), id = getInt(location + 4);
+        if (type == LOCATION_TYPE_DEVICE) return checkDevice(id) == SUCCESS ? SUCCESS : INVALID_DEVICE;
+        return type >= 2 && type <= 4 ? SUCCESS : INVALID_VALUE;
+    }
+
+    /** cuMemPrefetchAsync: nothing to move (one memory); arguments and stream checked. */
+    @Override
+    public int cuMemPrefetchAsync(long devPtr, long count, int dstDevice, long hStream) {
+        int r = checkStream(hStream);
+        if (r == SUCCESS) r = checkRange(devPtr, count);
+        if (r != SUCCESS) return r;
+        return dstDevice == -1 ? SUCCESS : checkDevice(dstDevice);
+    }
+
+    @Override
+    public int cuMemPrefetchAsync_ptsz(long devPtr, long count, int dstDevice, long hStream) {
+        return cuMemPrefetchAsync(devPtr, count, dstDevice, hStream);
+    }
+
+    /** cuMemPrefetchAsync_v2: as cuMemPrefetchAsync, to a CUmemLocation; flags must be 0. */
+    @Override
+    public int cuMemPrefetchAsync_v2(long devPtr, long count, long location, int flags, long hStream) {
+        int r = checkStream(hStream);
+        if (r == SUCCESS) r = checkRange(devPtr, count);
+        if (r != SUCCESS) return r;
+        if (location == 0 || flags != 0) return INVALID_VALUE;
+        return checkLocation(location);
+    }
+
+    @Override
+    public int cuMemPrefetchAsync_v2_ptsz(long devPtr, long count, long location, int flags, long hStream) {
+        return cuMemPrefetchAsync_v2(devPtr, count, location, flags, hStream);
+    }
+
+    /** cuStreamAttachMemAsync: managed memory is visible to every stream and the host; flags GLOBAL 1, HOST 2, SINGLE 4. */
+    @Override
+    public int cuStreamAttachMemAsync(long hStream, long dptr, long length, int flags) {
+        int r = checkStream(hStream);
+        if (r != SUCCESS) return r;
+        if (dptr == 0 || (flags != 1 && flags != 2 && flags != 4)) return INVALID_VALUE;
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuStreamAttachMemAsync_ptsz(long hStream, long dptr, long length, int flags) {
+        return cuStreamAttachMemAsync(hStream, dptr, length, flags);
+    }
+
+    /** cuProfilerStart: no profiler is attached to the emulator; success, as NVIDIA's driver without one. */
+    @Override
+    public int cuProfilerStart() {
+        return checkContext();
+    }
+
+    /** cuProfilerStop: see {@link #cuProfilerStart()}. */
+    @Override
+    public int cuProfilerStop() {
+        return checkContext();
+    }
+
+    /** cuCtxResetPersistingL2Cache: the emulator has no L2 cache to reset. */
+    @Override
+    public int cuCtxResetPersistingL2Cache() {
+        return checkContext();
+    }
+
+    // ---------------------------------------------------------------- stream attributes, capture status, context events
+
+    /** CUstreamAttrID values accepted (cuda.h): access policy window 1, synchronisation policy 3, priority 8, memory sync domain map 9, domain 10. */
+    private static final Set<Integer> STREAM_ATTRIBUTES = Set.of(1, 3, 8, 9, 10);
+    private static final int STREAM_ATTR_PRIORITY = 8;
+    /** Attribute values set on streams (CUstreamAttrValue bytes), by stream handle and attribute id. */
+    private final Map<Long, Map<Integer, byte[]>> streamAttributes = new ConcurrentHashMap<>();
+
+    private long streamKey(long hStream) {
+        return hStream == 0 || hStream == StreamLayer.CU_STREAM_LEGACY ? 0 : hStream;
+    }
+
+    /**
+     * cuStreamGetAttribute: the value last set with cuStreamSetAttribute (or copied), else zeros;
+     * the priority is the stream's own. An unknown attribute: CUDA_ERROR_INVALID_VALUE.
+     */
+    @Override
+    public int cuStreamGetAttribute(long hStream, int attr, long value) {
+        int r = checkStream(hStream);
+        if (r != SUCCESS) return r;
+        if (value == 0 || !STREAM_ATTRIBUTES.contains(attr)) return INVALID_VALUE;
+        byte[] v = streamAttributes.getOrDefault(streamKey(hStream), Map.of()).get(attr);
+        MemorySegment out = at(value, attrValue.size());
+        if (v != null) {
+            MemorySegment.copy(v, 0, out, ValueLayout.JAVA_BYTE, 0, v.length);
+        } else {
+            out.fill((byte) 0);
+            if (attr == STREAM_ATTR_PRIORITY) return cuStreamGetPriority(hStream, value);
+        }
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuStreamGetAttribute_ptsz(long hStream, int attr, long value) {
+        return cuStreamGetAttribute(hStream, attr, value);
+    }
+
+    /** cuStreamSetAttribute: stored (the emulator's streams run every operation at once, so none changes how they run). */
+    @Override
+    public int cuStreamSetAttribute(long hStream, int attr, long param) {
+        int r = checkStream(hStream);
+        if (r != SUCCESS) return r;
+        if (param == 0 || !STREAM_ATTRIBUTES.contains(attr)) return INVALID_VALUE;
+        byte[] v = at(param, attrValue.size()).toArray(ValueLayout.JAVA_BYTE);
+        streamAttributes.computeIfAbsent(streamKey(hStream), k -> new ConcurrentHashMap<>()).put(attr, v);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuStreamSetAttribute_ptsz(long hStream, int attr, long param) {
+        return cuStreamSetAttribute(hStream, attr, param);
+    }
+
+    /** cuStreamCopyAttributes: the attributes set on src replace those of dst. */
+    @Override
+    public int cuStreamCopyAttributes(long dstStream, long srcStream) {
+        int r = checkStream(dstStream);
+        if (r == SUCCESS) r = checkStream(srcStream);
+        if (r != SUCCESS) return r;
+        Map<Integer, byte[]> src = streamAttributes.getOrDefault(streamKey(srcStream), Map.of());
+        streamAttributes.put(streamKey(dstStream), new ConcurrentHashMap<>(src));
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuStreamCopyAttributes_ptsz(long dst, long src) {
+        return cuStreamCopyAttributes(dst, src);
+    }
+
+    /** cuStreamGetCtx_v2: the stream's context; no green contexts exist, so *pGreenCtx is NULL. */
+    @Override
+    public int cuStreamGetCtx_v2(long hStream, long pCtx, long pGreenCtx) {
+        if (pGreenCtx == 0) return INVALID_VALUE;
+        int r = cuStreamGetCtx(hStream, pCtx);
+        if (r == SUCCESS) putLong(pGreenCtx, 0);
+        return r;
+    }
+
+    @Override
+    public int cuStreamGetCtx_v2_ptsz(long hStream, long pCtx, long pGreenCtx) {
+        return cuStreamGetCtx_v2(hStream, pCtx, pGreenCtx);
+    }
+
+    /**
+     * cuStreamIsCapturing: CU_STREAM_CAPTURE_STATUS_NONE (0). Stream capture (cuStreamBeginCapture)
+     * is not supported, so no stream is ever capturing.
+     */
+    @Override
+    public int cuStreamIsCapturing(long hStream, long captureStatus) {
+        int r = checkStream(hStream);
+        if (r != SUCCESS) return r;
+        if (captureStatus == 0) return INVALID_VALUE;
+        putInt(captureStatus, 0);
+        return SUCCESS;
+    }
+
+    @Override
+    public int cuStreamIsCapturing_ptsz(long hStream, long captureStatus) {
+        return cuStreamIsCapturing(hStream, captureStatus);
+    }
+
+    private final ThreadLocal<int[]> captureMode = ThreadLocal.withInitial(() -> new int[] {0});
+
+    /**
+     * cuThreadExchangeStreamCaptureMode: swaps the calling thread's capture interaction mode
+     * (GLOBAL 0, THREAD_LOCAL 1, RELAXED 2) with *mode. Kept per thread; without stream capture it
+     * changes nothing else.
+     */
+    @Override
+    public int cuThreadExchangeStreamCaptureMode(long mode) {
+        if (!initialized) return NOT_INITIALIZED;
+        if (mode == 0) return INVALID_VALUE;
+        int m = getInt(mode);
+        if (m < 0 || m > 2) return INVALID_VALUE;
+        int[] cur = captureMode.get();
+        putInt(mode, cur[0]);
+        cur[0] = m;
+        return SUCCESS;
+    }
+
+    /** cuCtxRecordEvent: records the event after all work of the context (all of it is done). */
+    @Override
+    public int cuCtxRecordEvent(long hCtx, long hEvent) {
+        if (!initialized) return NOT_INITIALIZED;
+        Context c = contexts.get(hCtx);
+        if (c == null || c.destroyed) return INVALID_CONTEXT;
+        Event e = events.get(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        e.recordedNanos = System.nanoTime();
+        return SUCCESS;
+    }
+
+    /** cuCtxWaitEvent: later work of the context waits for the event, which has completed. */
+    @Override
+    public int cuCtxWaitEvent(long hCtx, long hEvent) {
+        if (!initialized) return NOT_INITIALIZED;
+        Context c = contexts.get(hCtx);
+        if (c == null || c.destroyed) return INVALID_CONTEXT;
+        return events.get(hEvent) == null ? INVALID_HANDLE : SUCCESS;
+    }
+
+    // ---------------------------------------------------------------- legacy launch API (deprecated in cuda.h)
+
+    /** Block shape, shared memory and parameter bytes set with cuFuncSetBlockShape / cuParamSet*. */
+    private static final class LegacyLaunch {
+        int bx = 1, by = 1, bz = 1, shared;
+        byte[] params = new byte[0];
+    }
+
+    private final Map<Long, LegacyLaunch> legacy = new ConcurrentHashMap<>();
+
+    /** The legacy state of a valid function (CUfunction or CUkernel), or null for a bad handle. */
+    private LegacyLaunch legacy(long f) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(4);
+            if (cuFuncGetAttribute(v.address(), 0, f) != SUCCESS) return null; // MAX_THREADS_PER_BLOCK: validates f
+        }
+        return legacy.computeIfAbsent(f, k -> new LegacyLaunch());
+    }
+
+    /** cuFuncSetBlockShape: the block of later cuLaunch/cuLaunchGrid calls; each dimension ≥ 1. */
+    @Override
+    public int cuFuncSetBlockShape(long hfunc, int x, int y, int z) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        LegacyLaunch l = legacy(hfunc);
+        if (l == null) return INVALID_HANDLE;
+        if (x < 1 || y < 1 || z < 1) return INVALID_VALUE;
+        l.bx = x;
+        l.by = y;
+        l.bz = z;
+        return SUCCESS;
+    }
+
+    /** cuFuncSetSharedSize: dynamic shared memory bytes of later legacy launches. */
+    @Override
+    public int cuFuncSetSharedSize(long hfunc, int bytes) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        LegacyLaunch l = legacy(hfunc);
+        if (l == null) return INVALID_HANDLE;
+        if (bytes < 0) return INVALID_VALUE;
+        l.shared = bytes;
+        return SUCCESS;
+    }
+
+    /** cuParamSetSize: the size in bytes of the parameter buffer, at most 32764 (the kernel parameter limit since CUDA 12.1). */
+    @Override
+    public int cuParamSetSize(long hfunc, int numbytes) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        LegacyLaunch l = legacy(hfunc);
+        if (l == null) return INVALID_HANDLE;
+        if (numbytes < 0 || numbytes > 32764) return INVALID_VALUE;
+        l.params = java.util.Arrays.copyOf(l.params, numbytes);
+        return SUCCESS;
+    }
+
+    private int setParam(long hfunc, int offset, byte[] bytes) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        LegacyLaunch l = legacy(hfunc);
+        if (l == null) return INVALID_HANDLE;
+        if (offset < 0 || (long) offset + bytes.length > l.params.length) return INVALID_VALUE;
+        System.arraycopy(bytes, 0, l.params, offset, bytes.length);
+        return SUCCESS;
+    }
+
+    /** cuParamSeti: a 32-bit integer at a byte offset of the parameter buffer (inside cuParamSetSize's size). */
+    @Override
+    public int cuParamSeti(long hfunc, int offset, int value) {
+        return setParam(hfunc, offset, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(value).array());
+    }
+
+    /** cuParamSetf: a float at a byte offset of the parameter buffer. */
+    @Override
+    public int cuParamSetf(long hfunc, int offset, float value) {
+        return setParam(hfunc, offset, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putFloat(value).array());
+    }
+
+    /** cuParamSetv: numbytes bytes from host memory at a byte offset of the parameter buffer. */
+    @Override
+    public int cuParamSetv(long hfunc, int offset, long ptr, int numbytes) {
+        if (numbytes < 0 || (numbytes > 0 && ptr == 0)) return INVALID_VALUE;
+        return setParam(hfunc, offset, numbytes == 0 ? new byte[0] : at(ptr, numbytes).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    /** A legacy launch: the stored block, shared size and parameters, through cuLaunchKernel's {@code extra} buffer. */
+    private int legacyLaunch(long f, int gw, int gh, long hStream) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        LegacyLaunch l = legacy(f);
+        if (l == null) return INVALID_HANDLE;
+        try (Arena a = Arena.ofConfined()) {
+            byte[] p = l.params;
+            MemorySegment buf = a.allocate(Math.max(1, p.length), 16);
+            MemorySegment.copy(p, 0, buf, ValueLayout.JAVA_BYTE, 0, p.length);
+            MemorySegment size = a.allocate(8);
+            size.set(ValueLayout.JAVA_LONG, 0, p.length);
+            MemorySegment extra = a.allocate(5 * 8L);
+            extra.setAtIndex(ValueLayout.JAVA_LONG, 0, 1); // CU_LAUNCH_PARAM_BUFFER_POINTER
+            extra.setAtIndex(ValueLayout.JAVA_LONG, 1, buf.address());
+            extra.setAtIndex(ValueLayout.JAVA_LONG, 2, 2); // CU_LAUNCH_PARAM_BUFFER_SIZE
+            extra.setAtIndex(ValueLayout.JAVA_LONG, 3, size.address());
+            extra.setAtIndex(ValueLayout.JAVA_LONG, 4, 0); // CU_LAUNCH_PARAM_END
+            return cuLaunchKernel(f, gw, gh, 1, l.bx, l.by, l.bz, l.shared, hStream, 0, p.length == 0 ? 0 : extra.address());
+        }
+    }
+
+    /** cuLaunch: a grid of one block. */
+    @Override
+    public int cuLaunch(long f) {
+        return legacyLaunch(f, 1, 1, 0);
+    }
+
+    /** cuLaunchGrid: a grid_width × grid_height grid on the default stream. */
+    @Override
+    public int cuLaunchGrid(long f, int grid_width, int grid_height) {
+        return legacyLaunch(f, grid_width, grid_height, 0);
+    }
+
+    /** cuLaunchGridAsync: as cuLaunchGrid, on a stream. */
+    @Override
+    public int cuLaunchGridAsync(long f, int grid_width, int grid_height, long hStream) {
+        int r = checkStream(hStream);
+        return r != SUCCESS ? r : legacyLaunch(f, grid_width, grid_height, hStream);
     }
 }
