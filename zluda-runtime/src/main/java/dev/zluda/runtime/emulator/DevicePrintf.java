@@ -24,7 +24,8 @@ import java.util.Optional;
  * promoted), for {@code %s} and {@code %p} (generic addresses). A {@code *} width or precision takes
  * a 4-byte int argument.
  *
- * <p>Output: what kernels print is kept in one process-wide buffer and written to the C library's
+ * <p>Output: what kernels print (and the messages of failed device assertions, which go to
+ * {@code stderr}) is kept in one process-wide buffer and written to the C library's
  * {@code stdout} (the same {@code FILE} the host program prints to, so host and device lines keep
  * their order) when the driver calls {@link #flush()}: at the points where CUDA flushes its printf
  * buffer (a kernel launch starting, context/stream/event synchronisation, blocking copies, module
@@ -36,6 +37,8 @@ public final class DevicePrintf {
     private DevicePrintf() {}
 
     private static final ByteArrayOutputStream PENDING = new ByteArrayOutputStream();
+    /** Device assertion messages, written to stderr at the same flush points. */
+    private static final ByteArrayOutputStream PENDING_ERR = new ByteArrayOutputStream();
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIBC = LINKER.defaultLookup();
     private static final MethodHandle SNPRINTF_INT = snprintf(ValueLayout.JAVA_INT);
@@ -49,6 +52,7 @@ public final class DevicePrintf {
     private static final MethodHandle FWRITE = LIBC.find("fwrite").map(s -> LINKER.downcallHandle(s,
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.ADDRESS))).orElse(null);
     private static final MemorySegment STDOUT_VAR = LIBC.find("stdout").map(s -> s.reinterpret(8)).orElse(null);
+    private static final MemorySegment STDERR_VAR = LIBC.find("stderr").map(s -> s.reinterpret(8)).orElse(null);
 
     private static MethodHandle snprintf(MemoryLayout... varargs) {
         Optional<MemorySegment> s = LIBC.find("snprintf");
@@ -68,7 +72,14 @@ public final class DevicePrintf {
         }
     }
 
-    /** Takes what is buffered, without printing it (for tests and tools). */
+    /** Adds a device assertion message (it goes to stderr at the next {@link #flush()}). */
+    static void emitStderr(byte[] text) {
+        synchronized (PENDING) {
+            PENDING_ERR.writeBytes(text);
+        }
+    }
+
+    /** Takes what is buffered for stdout, without printing it (for tests and tools). */
     public static byte[] drain() {
         synchronized (PENDING) {
             byte[] b = PENDING.toByteArray();
@@ -78,20 +89,28 @@ public final class DevicePrintf {
     }
 
     /**
-     * Writes what kernels printed since the last flush to the C library's {@code stdout} (with
-     * {@code fwrite}; {@link System#out} when the C library cannot be reached), and empties the
-     * buffer. Cheap when nothing is buffered. Never throws.
+     * Writes what kernels printed since the last flush to the C library's {@code stdout}, and their
+     * assertion messages to its {@code stderr} (with {@code fwrite}; {@link System#out} /
+     * {@link System#err} when the C library cannot be reached), and empties the buffers. Cheap when
+     * nothing is buffered. Never throws.
      */
     public static void flush() {
-        byte[] b;
+        byte[] out, err;
         synchronized (PENDING) {
-            if (PENDING.size() == 0) return;
-            b = PENDING.toByteArray();
+            if (PENDING.size() == 0 && PENDING_ERR.size() == 0) return;
+            out = PENDING.toByteArray();
+            err = PENDING_ERR.toByteArray();
             PENDING.reset();
+            PENDING_ERR.reset();
         }
+        if (out.length > 0) write(out, STDOUT_VAR, System.out);
+        if (err.length > 0) write(err, STDERR_VAR, System.err);
+    }
+
+    private static void write(byte[] b, MemorySegment fileVar, java.io.PrintStream fallback) {
         try {
-            if (FWRITE != null && STDOUT_VAR != null) {
-                MemorySegment file = STDOUT_VAR.get(ValueLayout.ADDRESS, 0);
+            if (FWRITE != null && fileVar != null) {
+                MemorySegment file = fileVar.get(ValueLayout.ADDRESS, 0);
                 if (!file.equals(MemorySegment.NULL)) {
                     try (Arena a = Arena.ofConfined()) {
                         MemorySegment buf = a.allocate(b.length);
@@ -102,11 +121,11 @@ public final class DevicePrintf {
                 }
             }
         } catch (Throwable t) {
-            // fall through to System.out
+            // fall through to the Java stream
         }
-        synchronized (System.out) {
-            System.out.write(b, 0, b.length);
-            System.out.flush();
+        synchronized (fallback) {
+            fallback.write(b, 0, b.length);
+            fallback.flush();
         }
     }
 

@@ -276,8 +276,11 @@ final class Ops {
     }
 
     /**
-     * {@code __assertfail(message, file, line, function, charSize)}: prints the assertion as CUDA
-     * does and stops the kernel with CUDA_ERROR_ASSERT (710). Arguments are local-memory offsets.
+     * {@code __assertfail(message, file, line, function, charSize)}: every lane that executes it
+     * gets CUDA's message, {@code file:line: function: block: [x,y,z], thread: [x,y,z] Assertion
+     * `cond` failed.}, kept with the device printf output and written to stderr at the driver's next
+     * flush point (as NVIDIA prints it at the synchronisation); the kernel stops with
+     * CUDA_ERROR_ASSERT (710), the first lane named in the fault. Arguments are local-memory offsets.
      */
     static final class AssertFail extends Op {
         final long message, file, lineArg, function;
@@ -292,16 +295,22 @@ final class Ops {
 
         @Override
         void exec(Warp w, int m) {
-            int l = Integer.numberOfTrailingZeros(m);
-            String msg = cString(w, Mem.load(w.local(message, 8, l, Warp.READ), 8, false), l);
-            String f = cString(w, Mem.load(w.local(file, 8, l, Warp.READ), 8, false), l);
-            long ln = Mem.load(w.local(lineArg, 4, l, Warp.READ), 4, false);
-            String fn = cString(w, Mem.load(w.local(function, 8, l, Warp.READ), 8, false), l);
-            CtaRunner c = w.cta;
-            String text = f + ":" + ln + ": " + fn + ": block: " + c.ctaString() + ", thread: " + w.thread(l).replace('(', '[').replace(')', ']')
-                    + " Assertion `" + msg + "` failed.";
-            System.err.println(text);
-            throw new Fault(Errors.ASSERT, l, "assertion `" + msg + "` failed at " + f + ":" + ln);
+            StringBuilder all = new StringBuilder();
+            String first = null;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                String msg = cString(w, Mem.load(w.local(message, 8, l, Warp.READ), 8, false), l);
+                String f = cString(w, Mem.load(w.local(file, 8, l, Warp.READ), 8, false), l);
+                long ln = Mem.load(w.local(lineArg, 4, l, Warp.READ), 4, false);
+                String fn = cString(w, Mem.load(w.local(function, 8, l, Warp.READ), 8, false), l);
+                CtaRunner c = w.cta;
+                all.append(f).append(':').append(ln).append(": ").append(fn).append(": block: ")
+                        .append(c.ctaString()).append(", thread: ").append(w.thread(l).replace('(', '[').replace(')', ']'))
+                        .append(" Assertion `").append(msg).append("` failed.\n");
+                if (first == null) first = "assertion `" + msg + "` failed at " + f + ":" + ln;
+            }
+            DevicePrintf.emitStderr(all.toString().getBytes(StandardCharsets.UTF_8));
+            throw new Fault(Errors.ASSERT, Integer.numberOfTrailingZeros(m), first);
         }
     }
 }
