@@ -20,7 +20,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
 
 /**
  * What programs built with nvcc need on top of the other layers: stream-ordered allocation and
- * memory pools, stream attributes and capture status, the legacy launch API, hints that have no
+ * memory pools, CUDA arrays, stream attributes and capture status, the legacy launch API, hints that have no
  * effect on the emulator, and the points where device-side {@code printf} output is printed
  * ({@link DevicePrintf#flush()}). CUDA prints a kernel's output
  * when the host next reaches one of these (CUDA Programming Guide, "Formatted Output"): the start
@@ -116,14 +116,31 @@ abstract class CudartLayer extends ExportTableLayer {
         return flushed(super.cuMemcpy(dst, src, ByteCount));
     }
 
+    /** cuMemcpy2D_v2, also to and from CUDA arrays (their rows as pitched device memory). */
     @Override
     public int cuMemcpy2D_v2(long pCopy) {
-        return flushed(super.cuMemcpy2D_v2(pCopy));
+        try (Arena a = Arena.ofConfined()) {
+            long c = arraysAsDevice(pCopy, false, a);
+            return flushed(c == 0 && pCopy != 0 ? INVALID_VALUE : super.cuMemcpy2D_v2(c));
+        }
     }
 
+    /** cuMemcpy2DUnaligned_v2, also to and from CUDA arrays. */
+    @Override
+    public int cuMemcpy2DUnaligned_v2(long pCopy) {
+        try (Arena a = Arena.ofConfined()) {
+            long c = arraysAsDevice(pCopy, false, a);
+            return flushed(c == 0 && pCopy != 0 ? INVALID_VALUE : super.cuMemcpy2DUnaligned_v2(c));
+        }
+    }
+
+    /** cuMemcpy3D_v2, also to and from CUDA arrays (their slices as pitched device memory). */
     @Override
     public int cuMemcpy3D_v2(long pCopy) {
-        return flushed(super.cuMemcpy3D_v2(pCopy));
+        try (Arena a = Arena.ofConfined()) {
+            long c = arraysAsDevice(pCopy, true, a);
+            return flushed(c == 0 && pCopy != 0 ? INVALID_VALUE : super.cuMemcpy3D_v2(c));
+        }
     }
 
     @Override
@@ -834,5 +851,294 @@ abstract class CudartLayer extends ExportTableLayer {
     public int cuLaunchGridAsync(long f, int grid_width, int grid_height, long hStream) {
         int r = checkStream(hStream);
         return r != SUCCESS ? r : legacyLaunch(f, grid_width, grid_height, hStream);
+    }
+
+    // ---------------------------------------------------------------- CUDA arrays
+
+    /** CU_MEMORYTYPE_DEVICE, CU_MEMORYTYPE_ARRAY. */
+    private static final int MEMTYPE_DEVICE = 2, MEMTYPE_ARRAY = 3;
+    /** CUDA_ARRAY3D_SURFACE_LDST: the only flag accepted (the others need layered, cubemap or gather textures). */
+    private static final int ARRAY3D_SURFACE_LDST = 0x02;
+
+    /**
+     * A CUDA array: here row-major linear device memory of width × max(height,1) × max(depth,1)
+     * elements of {@code elementBytes} (format size × channels); textures and surfaces, which would
+     * read it in other layouts, are not implemented.
+     */
+    static final class CuArray {
+        final long handle, base, width, height, depth;
+        final int format, channels, flags, elementBytes;
+
+        CuArray(long handle, long base, long width, long height, long depth, int format, int channels, int flags, int elementBytes) {
+            this.handle = handle;
+            this.base = base;
+            this.width = width;
+            this.height = height;
+            this.depth = depth;
+            this.format = format;
+            this.channels = channels;
+            this.flags = flags;
+            this.elementBytes = elementBytes;
+        }
+
+        long rowBytes() {
+            return width * elementBytes;
+        }
+
+        long bytes() {
+            return rowBytes() * Math.max(1, height) * Math.max(1, depth);
+        }
+    }
+
+    final Handles<CuArray> arrays = new Handles<>(0x21);
+
+    /** Bytes of one channel of a CUarray_format: (UNSIGNED/SIGNED_)INT8/16/32, HALF, FLOAT; -1 for the others. */
+    static int formatBytes(int format) {
+        return switch (format) {
+            case 0x01, 0x08 -> 1;
+            case 0x02, 0x09, 0x10 -> 2;
+            case 0x03, 0x0a, 0x20 -> 4;
+            default -> -1;
+        };
+    }
+
+    private int createArray(long pHandle, long width, long height, long depth, int format, int channels, int flags) {
+        int r = checkContext();
+        if (r != SUCCESS) return r;
+        if (pHandle == 0 || width <= 0 || height < 0 || depth < 0 || (depth > 0 && height == 0)) return INVALID_VALUE;
+        if (channels != 1 && channels != 2 && channels != 4) return INVALID_VALUE;
+        int fb = formatBytes(format);
+        if (fb < 0) return format > 0 ? NOT_SUPPORTED : INVALID_VALUE;
+        if ((flags & ~ARRAY3D_SURFACE_LDST) != 0) return NOT_SUPPORTED;
+        long elem = (long) fb * channels;
+        long bytes;
+        try {
+            bytes = Math.multiplyExact(Math.multiplyExact(Math.multiplyExact(width, elem), Math.max(1, height)), Math.max(1, depth));
+        } catch (ArithmeticException e) {
+            return INVALID_VALUE;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(8);
+            r = cuMemAlloc_v2(p.address(), bytes);
+            if (r != SUCCESS) return r;
+            long h = arrays.reserve();
+            arrays.put(h, new CuArray(h, p.get(ValueLayout.JAVA_LONG, 0), width, height, depth, format, channels, flags, (int) elem));
+            putLong(pHandle, h);
+        }
+        return SUCCESS;
+    }
+
+    /** cuArrayCreate_v2 (CUDA_ARRAY_DESCRIPTOR: Width, Height, Format, NumChannels): a 1D (Height 0) or 2D array. */
+    @Override
+    public int cuArrayCreate_v2(long pHandle, long desc) {
+        if (desc == 0) return INVALID_VALUE;
+        return createArray(pHandle, getLong(desc), getLong(desc + 8), 0, getInt(desc + 16), getInt(desc + 20), 0);
+    }
+
+    /** cuArrayCreate, the CUDA 3.1 form: CUDA_ARRAY_DESCRIPTOR_v1 with 32-bit Width and Height. */
+    @Override
+    public int cuArrayCreate(long pHandle, long desc) {
+        if (desc == 0) return INVALID_VALUE;
+        return createArray(pHandle, getInt(desc) & 0xFFFF_FFFFL, getInt(desc + 4) & 0xFFFF_FFFFL, 0, getInt(desc + 8), getInt(desc + 12), 0);
+    }
+
+    /** cuArray3DCreate_v2 (CUDA_ARRAY3D_DESCRIPTOR: Width, Height, Depth, Format, NumChannels, Flags). */
+    @Override
+    public int cuArray3DCreate_v2(long pHandle, long desc) {
+        if (desc == 0) return INVALID_VALUE;
+        return createArray(pHandle, getLong(desc), getLong(desc + 8), getLong(desc + 16), getInt(desc + 24), getInt(desc + 28), getInt(desc + 32));
+    }
+
+    /** cuArray3DCreate, the CUDA 3.1 form with 32-bit sizes (CUDA_ARRAY3D_DESCRIPTOR_v1). */
+    @Override
+    public int cuArray3DCreate(long pHandle, long desc) {
+        if (desc == 0) return INVALID_VALUE;
+        return createArray(pHandle, getInt(desc) & 0xFFFF_FFFFL, getInt(desc + 4) & 0xFFFF_FFFFL, getInt(desc + 8) & 0xFFFF_FFFFL,
+                getInt(desc + 12), getInt(desc + 16), getInt(desc + 20));
+    }
+
+    private CuArray array(long h) {
+        return h == 0 ? null : arrays.get(h);
+    }
+
+    /** cuArrayDestroy: frees the array's memory; CUDA_ERROR_INVALID_HANDLE for an unknown array. */
+    @Override
+    public int cuArrayDestroy(long hArray) {
+        if (!initialized) return NOT_INITIALIZED;
+        CuArray a = arrays.remove(hArray);
+        if (a == null) return INVALID_HANDLE;
+        return cuMemFree_v2(a.base);
+    }
+
+    /** cuArrayGetDescriptor_v2: Width, Height, Format, NumChannels as created (a 3D array's depth is not part of it). */
+    @Override
+    public int cuArrayGetDescriptor_v2(long desc, long hArray) {
+        if (!initialized) return NOT_INITIALIZED;
+        CuArray a = array(hArray);
+        if (a == null) return INVALID_HANDLE;
+        if (desc == 0) return INVALID_VALUE;
+        putLong(desc, a.width);
+        putLong(desc + 8, a.height);
+        putInt(desc + 16, a.format);
+        putInt(desc + 20, a.channels);
+        return SUCCESS;
+    }
+
+    /** cuArrayGetDescriptor: the CUDA 3.1 form (32-bit Width and Height). */
+    @Override
+    public int cuArrayGetDescriptor(long desc, long hArray) {
+        if (!initialized) return NOT_INITIALIZED;
+        CuArray a = array(hArray);
+        if (a == null) return INVALID_HANDLE;
+        if (desc == 0) return INVALID_VALUE;
+        putInt(desc, (int) a.width);
+        putInt(desc + 4, (int) a.height);
+        putInt(desc + 8, a.format);
+        putInt(desc + 12, a.channels);
+        return SUCCESS;
+    }
+
+    /** cuArray3DGetDescriptor_v2: Width, Height, Depth, Format, NumChannels, Flags as created. */
+    @Override
+    public int cuArray3DGetDescriptor_v2(long desc, long hArray) {
+        if (!initialized) return NOT_INITIALIZED;
+        CuArray a = array(hArray);
+        if (a == null) return INVALID_HANDLE;
+        if (desc == 0) return INVALID_VALUE;
+        putLong(desc, a.width);
+        putLong(desc + 8, a.height);
+        putLong(desc + 16, a.depth);
+        putInt(desc + 24, a.format);
+        putInt(desc + 28, a.channels);
+        putInt(desc + 32, a.flags);
+        return SUCCESS;
+    }
+
+    /** cuArray3DGetDescriptor: the CUDA 3.1 form (32-bit sizes). */
+    @Override
+    public int cuArray3DGetDescriptor(long desc, long hArray) {
+        if (!initialized) return NOT_INITIALIZED;
+        CuArray a = array(hArray);
+        if (a == null) return INVALID_HANDLE;
+        if (desc == 0) return INVALID_VALUE;
+        putInt(desc, (int) a.width);
+        putInt(desc + 4, (int) a.height);
+        putInt(desc + 8, (int) a.depth);
+        putInt(desc + 12, a.format);
+        putInt(desc + 16, a.channels);
+        putInt(desc + 20, a.flags);
+        return SUCCESS;
+    }
+
+    /** The device address of [offset, offset+bytes) of an array (row-major bytes), or 0 when it is not inside. */
+    private static long inside(CuArray a, long offset, long bytes) {
+        return a == null || offset < 0 || bytes < 0 || offset + bytes > a.bytes() ? 0 : a.base + offset;
+    }
+
+    /** cuMemcpyHtoA_v2: bytes from host memory to the array at a byte offset (row-major); outside the array: CUDA_ERROR_INVALID_VALUE. */
+    @Override
+    public int cuMemcpyHtoA_v2(long dstArray, long dstOffset, long srcHost, long ByteCount) {
+        CuArray a = array(dstArray);
+        if (a == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long d = inside(a, dstOffset, ByteCount);
+        return d == 0 ? INVALID_VALUE : cuMemcpyHtoD_v2(d, srcHost, ByteCount);
+    }
+
+    /** cuMemcpyAtoH_v2: bytes from the array at a byte offset to host memory. */
+    @Override
+    public int cuMemcpyAtoH_v2(long dstHost, long srcArray, long srcOffset, long ByteCount) {
+        CuArray a = array(srcArray);
+        if (a == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long s = inside(a, srcOffset, ByteCount);
+        return s == 0 ? INVALID_VALUE : cuMemcpyDtoH_v2(dstHost, s, ByteCount);
+    }
+
+    /** cuMemcpyDtoA_v2: bytes from device memory to the array at a byte offset. */
+    @Override
+    public int cuMemcpyDtoA_v2(long dstArray, long dstOffset, long srcDevice, long ByteCount) {
+        CuArray a = array(dstArray);
+        if (a == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long d = inside(a, dstOffset, ByteCount);
+        return d == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(d, srcDevice, ByteCount);
+    }
+
+    /** cuMemcpyAtoD_v2: bytes from the array at a byte offset to device memory. */
+    @Override
+    public int cuMemcpyAtoD_v2(long dstDevice, long srcArray, long srcOffset, long ByteCount) {
+        CuArray a = array(srcArray);
+        if (a == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long s = inside(a, srcOffset, ByteCount);
+        return s == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(dstDevice, s, ByteCount);
+    }
+
+    /** cuMemcpyAtoA_v2: bytes between two arrays at byte offsets. */
+    @Override
+    public int cuMemcpyAtoA_v2(long dstArray, long dstOffset, long srcArray, long srcOffset, long ByteCount) {
+        CuArray da = array(dstArray), sa = array(srcArray);
+        if (da == null || sa == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long d = inside(da, dstOffset, ByteCount), s = inside(sa, srcOffset, ByteCount);
+        return d == 0 || s == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(d, s, ByteCount);
+    }
+
+    /** cuMemcpyHtoAAsync_v2: as cuMemcpyHtoA_v2, on a stream. */
+    @Override
+    public int cuMemcpyHtoAAsync_v2(long dstArray, long dstOffset, long srcHost, long ByteCount, long hStream) {
+        int r = checkStream(hStream);
+        return r != SUCCESS ? r : cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+    }
+
+    /** cuMemcpyAtoHAsync_v2: as cuMemcpyAtoH_v2, on a stream. */
+    @Override
+    public int cuMemcpyAtoHAsync_v2(long dstHost, long srcArray, long srcOffset, long ByteCount, long hStream) {
+        int r = checkStream(hStream);
+        return r != SUCCESS ? r : cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+    }
+
+    @Override public int cuMemcpyHtoA_v2_ptds(long a, long o, long h, long n) { return cuMemcpyHtoA_v2(a, o, h, n); }
+    @Override public int cuMemcpyAtoH_v2_ptds(long h, long a, long o, long n) { return cuMemcpyAtoH_v2(h, a, o, n); }
+    @Override public int cuMemcpyDtoA_v2_ptds(long a, long o, long d, long n) { return cuMemcpyDtoA_v2(a, o, d, n); }
+    @Override public int cuMemcpyAtoD_v2_ptds(long d, long a, long o, long n) { return cuMemcpyAtoD_v2(d, a, o, n); }
+    @Override public int cuMemcpyAtoA_v2_ptds(long da, long dof, long sa, long sof, long n) { return cuMemcpyAtoA_v2(da, dof, sa, sof, n); }
+    @Override public int cuMemcpyHtoAAsync_v2_ptsz(long a, long o, long h, long n, long s) { return cuMemcpyHtoAAsync_v2(a, o, h, n, s); }
+    @Override public int cuMemcpyAtoHAsync_v2_ptsz(long h, long a, long o, long n, long s) { return cuMemcpyAtoHAsync_v2(h, a, o, n, s); }
+
+    /** The CUDA 3.1 forms with 32-bit offsets and sizes. */
+    @Override public int cuMemcpyHtoA(long a, int o, long h, int n) { return cuMemcpyHtoA_v2(a, o & 0xFFFF_FFFFL, h, n & 0xFFFF_FFFFL); }
+    @Override public int cuMemcpyAtoH(long h, long a, int o, int n) { return cuMemcpyAtoH_v2(h, a, o & 0xFFFF_FFFFL, n & 0xFFFF_FFFFL); }
+    @Override public int cuMemcpyAtoA(long da, int dof, long sa, int sof, int n) { return cuMemcpyAtoA_v2(da, dof & 0xFFFF_FFFFL, sa, sof & 0xFFFF_FFFFL, n & 0xFFFF_FFFFL); }
+    @Override public int cuMemcpyHtoAAsync(long a, int o, long h, int n, long s) { return cuMemcpyHtoAAsync_v2(a, o & 0xFFFF_FFFFL, h, n & 0xFFFF_FFFFL, s); }
+    @Override public int cuMemcpyAtoHAsync(long h, long a, int o, int n, long s) { return cuMemcpyAtoHAsync_v2(h, a, o & 0xFFFF_FFFFL, n & 0xFFFF_FFFFL, s); }
+
+    /**
+     * A CUDA_MEMCPY2D/3D descriptor whose array sides are rewritten as device memory (the array's
+     * base, its row pitch and, for 3D, its height), for the layers below, which copy between
+     * pitched linear memory; {@code p} itself when no side is an array; 0 for an unknown array.
+     */
+    private long arraysAsDevice(long p, boolean is3d, Arena arena) {
+        if (p == 0) return p;
+        long srcType = is3d ? 32 : 16, dstType = is3d ? 120 : 72;
+        int st = getInt(p + srcType), dt = getInt(p + dstType);
+        if (st != MEMTYPE_ARRAY && dt != MEMTYPE_ARRAY) return p;
+        int size = is3d ? 200 : 128;
+        MemorySegment copy = arena.allocate(size, 8);
+        MemorySegment.copy(at(p, size), 0, copy, 0, size);
+        long c = copy.address();
+        if (st == MEMTYPE_ARRAY) {
+            CuArray a = array(getLong(p + (is3d ? 56 : 40)));
+            if (a == null) return 0;
+            putInt(c + srcType, MEMTYPE_DEVICE);
+            putLong(c + (is3d ? 48 : 32), a.base);
+            putLong(c + (is3d ? 72 : 48), a.rowBytes());
+            if (is3d) putLong(c + 80, Math.max(1, a.height));
+        }
+        if (dt == MEMTYPE_ARRAY) {
+            CuArray a = array(getLong(p + (is3d ? 144 : 96)));
+            if (a == null) return 0;
+            putInt(c + dstType, MEMTYPE_DEVICE);
+            putLong(c + (is3d ? 136 : 88), a.base);
+            putLong(c + (is3d ? 160 : 104), a.rowBytes());
+            if (is3d) putLong(c + 168, Math.max(1, a.height));
+        }
+        return c;
     }
 }

@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
 /**
  * Memory pools and stream-ordered allocation, hints without effect, stream attributes and capture
- * status, context events and the legacy launch API (CUDA Driver API, the sections of each
+ * status, context events, the legacy launch API and CUDA arrays (CUDA Driver API, the sections of each
  * function), called as a native program calls them.
  */
 class CudartLayerTest extends DriverTestBase {
@@ -275,5 +275,130 @@ class CudartLayerTest extends DriverTestBase {
         assertEquals(0, d.cuParamSetSize(f, 0));
         assertEquals(INVALID_VALUE, d.cuLaunch(f), "the kernel's parameters are missing");
         assertNotEquals(0, f);
+    }
+
+    @Test
+    void arraysHoldDataForCopies() {
+        initWithContext();
+        // a 2D array of 16 x 8 float2 (8 bytes per element, rows of 128 bytes)
+        MemorySegment desc = mem(24), arr = mem(8);
+        desc.set(ValueLayout.JAVA_LONG, 0, 16);
+        desc.set(ValueLayout.JAVA_LONG, 8, 8);
+        desc.set(ValueLayout.JAVA_INT, 16, 0x20); // CU_AD_FORMAT_FLOAT
+        desc.set(ValueLayout.JAVA_INT, 20, 2);
+        assertEquals(0, d.cuArrayCreate_v2(addr(arr), addr(desc)));
+        long a = i64(arr);
+        MemorySegment got = mem(24);
+        assertEquals(0, d.cuArrayGetDescriptor_v2(addr(got), a));
+        assertEquals(16, got.get(ValueLayout.JAVA_LONG, 0));
+        assertEquals(8, got.get(ValueLayout.JAVA_LONG, 8));
+        assertEquals(0x20, got.get(ValueLayout.JAVA_INT, 16));
+        assertEquals(2, got.get(ValueLayout.JAVA_INT, 20));
+        MemorySegment got1 = mem(16);
+        assertEquals(0, d.cuArrayGetDescriptor(addr(got1), a));
+        assertEquals(16, got1.get(ValueLayout.JAVA_INT, 0));
+        assertEquals(8, got1.get(ValueLayout.JAVA_INT, 4));
+
+        MemorySegment host = mem(1024), back = mem(1024);
+        for (int i = 0; i < 256; i++) host.setAtIndex(ValueLayout.JAVA_INT, i, i * 3);
+        assertEquals(0, d.cuMemcpyHtoA_v2(a, 0, addr(host), 1024));
+        assertEquals(INVALID_VALUE, d.cuMemcpyHtoA_v2(a, 8, addr(host), 1024), "past the array's 1024 bytes");
+        assertEquals(0, d.cuMemcpyAtoH_v2(addr(back), a, 512, 512));
+        assertEquals(128 * 3, back.getAtIndex(ValueLayout.JAVA_INT, 0), "row 4 starts at byte 512");
+
+        // cuMemcpy2D from the array (rows 2..4, bytes 16..47 of each) to pitched device memory
+        long dev = alloc(64 * 3);
+        MemorySegment c = mem(128);
+        c.set(ValueLayout.JAVA_LONG, 0, 16);   // srcXInBytes
+        c.set(ValueLayout.JAVA_LONG, 8, 2);    // srcY
+        c.set(ValueLayout.JAVA_INT, 16, 3);    // srcMemoryType ARRAY
+        c.set(ValueLayout.JAVA_LONG, 40, a);   // srcArray
+        c.set(ValueLayout.JAVA_INT, 72, 2);    // dstMemoryType DEVICE
+        c.set(ValueLayout.JAVA_LONG, 88, dev); // dstDevice
+        c.set(ValueLayout.JAVA_LONG, 104, 64); // dstPitch
+        c.set(ValueLayout.JAVA_LONG, 112, 32); // WidthInBytes
+        c.set(ValueLayout.JAVA_LONG, 120, 3);  // Height
+        assertEquals(0, d.cuMemcpy2D_v2(addr(c)));
+        MemorySegment rows = mem(64 * 3);
+        assertEquals(0, d.cuMemcpyDtoH_v2(addr(rows), dev, 64 * 3));
+        for (int y = 0; y < 3; y++) {
+            for (int k = 0; k < 8; k++) {
+                int want = ((2 + y) * 128 + 16 + 4 * k) / 4 * 3;
+                assertEquals(want, rows.getAtIndex(ValueLayout.JAVA_INT, y * 16 + k), "row " + y + " word " + k);
+            }
+        }
+        // and back into a second array through device memory, then array to array
+        MemorySegment arr2 = mem(8);
+        assertEquals(0, d.cuArrayCreate_v2(addr(arr2), addr(desc)));
+        assertEquals(0, d.cuMemcpyDtoA_v2(i64(arr2), 0, dev, 64));
+        assertEquals(0, d.cuMemcpyAtoA_v2(i64(arr2), 64, a, 0, 64));
+        long dev2 = alloc(128);
+        assertEquals(0, d.cuMemcpyAtoD_v2(dev2, i64(arr2), 0, 128));
+        assertEquals(0, d.cuMemcpyDtoH_v2(addr(back), dev2, 128));
+        assertEquals((2 * 128 + 16) / 4 * 3, back.getAtIndex(ValueLayout.JAVA_INT, 0));
+        assertEquals(0, back.getAtIndex(ValueLayout.JAVA_INT, 16), "array 1 word 0");
+        assertEquals(3, back.getAtIndex(ValueLayout.JAVA_INT, 17));
+        assertEquals(0, d.cuMemcpyHtoAAsync_v2(a, 4, addr(host), 4, 0));
+        assertEquals(0, d.cuMemcpyAtoHAsync_v2(addr(back), a, 4, 4, 0));
+        assertEquals(0, back.getAtIndex(ValueLayout.JAVA_INT, 0), "host word 0 written at byte 4");
+
+        // a 3D array: 4 x 3 x 2 of uchar4, cuMemcpy3D from host into its second slice
+        MemorySegment d3 = mem(40), arr3 = mem(8);
+        d3.set(ValueLayout.JAVA_LONG, 0, 4);
+        d3.set(ValueLayout.JAVA_LONG, 8, 3);
+        d3.set(ValueLayout.JAVA_LONG, 16, 2);
+        d3.set(ValueLayout.JAVA_INT, 24, 0x01); // UNSIGNED_INT8
+        d3.set(ValueLayout.JAVA_INT, 28, 4);
+        assertEquals(0, d.cuArray3DCreate_v2(addr(arr3), addr(d3)));
+        MemorySegment g3 = mem(40);
+        assertEquals(0, d.cuArray3DGetDescriptor_v2(addr(g3), i64(arr3)));
+        assertEquals(2, g3.get(ValueLayout.JAVA_LONG, 16));
+        assertEquals(4, g3.get(ValueLayout.JAVA_INT, 28));
+        MemorySegment c3 = mem(200), slice = mem(48);
+        for (int i = 0; i < 12; i++) slice.setAtIndex(ValueLayout.JAVA_INT, i, 100 + i);
+        c3.set(ValueLayout.JAVA_INT, 32, 1);      // srcMemoryType HOST
+        c3.set(ValueLayout.JAVA_LONG, 40, addr(slice));
+        c3.set(ValueLayout.JAVA_LONG, 72, 16);    // srcPitch
+        c3.set(ValueLayout.JAVA_LONG, 80, 3);     // srcHeight
+        c3.set(ValueLayout.JAVA_LONG, 104, 1);    // dstZ
+        c3.set(ValueLayout.JAVA_INT, 120, 3);     // dstMemoryType ARRAY
+        c3.set(ValueLayout.JAVA_LONG, 144, i64(arr3));
+        c3.set(ValueLayout.JAVA_LONG, 176, 16);   // WidthInBytes
+        c3.set(ValueLayout.JAVA_LONG, 184, 3);    // Height
+        c3.set(ValueLayout.JAVA_LONG, 192, 1);    // Depth
+        assertEquals(0, d.cuMemcpy3D_v2(addr(c3)));
+        MemorySegment all = mem(96);
+        assertEquals(0, d.cuMemcpyAtoH_v2(addr(all), i64(arr3), 0, 96));
+        assertEquals(0, all.getAtIndex(ValueLayout.JAVA_INT, 11), "slice 0 untouched");
+        assertEquals(100, all.getAtIndex(ValueLayout.JAVA_INT, 12), "slice 1 starts at byte 48");
+        assertEquals(111, all.getAtIndex(ValueLayout.JAVA_INT, 23));
+
+        // the CUDA 3.1 forms, errors, destruction
+        MemorySegment d1 = mem(16), arr1 = mem(8);
+        d1.set(ValueLayout.JAVA_INT, 0, 64);
+        d1.set(ValueLayout.JAVA_INT, 8, 0x03);
+        d1.set(ValueLayout.JAVA_INT, 12, 1);
+        assertEquals(0, d.cuArrayCreate(addr(arr1), addr(d1)));
+        assertEquals(0, d.cuMemcpyHtoA(i64(arr1), 0, addr(host), 256));
+        assertEquals(0, d.cuMemcpyAtoH(addr(back), i64(arr1), 4, 4));
+        assertEquals(3, back.getAtIndex(ValueLayout.JAVA_INT, 0));
+        MemorySegment d31 = mem(24), arr31 = mem(8);
+        d31.set(ValueLayout.JAVA_INT, 0, 2);
+        d31.set(ValueLayout.JAVA_INT, 4, 2);
+        d31.set(ValueLayout.JAVA_INT, 8, 2);
+        d31.set(ValueLayout.JAVA_INT, 12, 0x10);
+        d31.set(ValueLayout.JAVA_INT, 16, 1);
+        assertEquals(0, d.cuArray3DCreate(addr(arr31), addr(d31)));
+        assertEquals(0, d.cuArray3DGetDescriptor(addr(d31), i64(arr31)));
+        assertEquals(2, d31.get(ValueLayout.JAVA_INT, 8));
+        desc.set(ValueLayout.JAVA_INT, 20, 3);
+        assertEquals(INVALID_VALUE, d.cuArrayCreate_v2(addr(arr), addr(desc)), "3 channels");
+        desc.set(ValueLayout.JAVA_INT, 20, 1);
+        desc.set(ValueLayout.JAVA_INT, 16, 0xb0); // NV12
+        assertEquals(NOT_SUPPORTED, d.cuArrayCreate_v2(addr(arr), addr(desc)));
+        assertEquals(0, d.cuArrayDestroy(a));
+        assertEquals(INVALID_HANDLE, d.cuArrayDestroy(a));
+        assertEquals(INVALID_HANDLE, d.cuMemcpyAtoH_v2(addr(back), a, 0, 4));
+        assertEquals(0, d.cuArrayDestroy(i64(arr3)));
     }
 }
