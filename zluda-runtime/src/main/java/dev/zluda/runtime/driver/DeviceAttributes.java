@@ -16,7 +16,7 @@ import java.util.Map;
  * multiprocessor); with capability 9.0 they equal what an NVIDIA H200 reports (recorded in
  * nvidia-capture/measured/h200-580.159.04/device.tsv, checked by a test). Properties of the
  * machine (multiprocessor count = host cores, clocks, PCI ids) describe the emulator itself, and
- * features the driver does not implement (memory pools, IPC, cooperative and cluster launches,
+ * features the driver does not implement (IPC, cooperative and cluster launches,
  * textures, stream memory operations, ...) are reported as absent (0) so that programs take their
  * fallback paths instead of failing later.
  */
@@ -158,7 +158,8 @@ public final class DeviceAttributes {
                  "HOST_REGISTER_SUPPORTED", "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM", "STREAM_PRIORITIES_SUPPORTED",
                  "GLOBAL_L1_CACHE_SUPPORTED", "LOCAL_L1_CACHE_SUPPORTED", "PAGEABLE_MEMORY_ACCESS",
                  "PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES", "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST",
-                 "CONCURRENT_MANAGED_ACCESS", "HOST_NATIVE_ATOMIC_SUPPORTED", "INTEGRATED", "UNIFIED_FUNCTION_POINTERS" -> 1;
+                 "CONCURRENT_MANAGED_ACCESS", "HOST_NATIVE_ATOMIC_SUPPORTED", "INTEGRATED", "UNIFIED_FUNCTION_POINTERS",
+                 "MEMORY_POOLS_SUPPORTED" -> 1;
             default -> n.startsWith("MAXIMUM_TEXTURE") || n.startsWith("MAXIMUM_SURFACE") ? textureLimit(n) : 0;
         };
     }

@@ -226,25 +226,6 @@ abstract class DeviceLayer implements CudaDriverApi {
         return SUCCESS;
     }
 
-    /**
-     * The device's default memory pool: the emulator has no memory pools
-     * (CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED is 0), so CUDA_ERROR_NOT_SUPPORTED, which cuda.h
-     * lists for this function and NVIDIA's driver returns on devices without pools.
-     */
-    @Override
-    public int cuDeviceGetDefaultMemPool(long poolOut, int dev) {
-        int r = checkDevice(dev);
-        if (r != SUCCESS) return r;
-        if (poolOut == 0) return INVALID_VALUE;
-        return NOT_SUPPORTED;
-    }
-
-    /** The device's current memory pool: CUDA_ERROR_NOT_SUPPORTED, as {@link #cuDeviceGetDefaultMemPool}. */
-    @Override
-    public int cuDeviceGetMemPool(long pool, int dev) {
-        return cuDeviceGetDefaultMemPool(pool, dev);
-    }
-
     @Override
     public int cuDeviceGetProperties(long prop, int dev) {
         // CUdevprop: maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], sharedMemPerBlock, totalConstantMemory,

@@ -9,11 +9,12 @@ import java.lang.foreign.MemorySegment;
  * implements the CUDA Driver API function of the same name (CUDA 13.0 semantics); the layers it is
  * built from each cover one area: {@link DeviceLayer} (init, version, device, errors, entry
  * points), {@link ContextLayer}, {@link MemoryLayer}, {@link StreamLayer} (streams, events),
- * {@link ModuleLayer} (modules, launches), {@link ExportTableLayer} (cuGetExportTable). What
+ * {@link ModuleLayer} (modules, launches), {@link ExportTableLayer} (cuGetExportTable),
+ * {@link CudartLayer} (device printf output; what nvcc-built programs need besides). What
  * no layer implements returns {@code CUDA_ERROR_NOT_SUPPORTED} and is reported once on stderr;
  * docs/support.md lists what is implemented ({@link Support}).
  */
-public final class ZludaDriver extends ExportTableLayer {
+public final class ZludaDriver extends CudartLayer {
     /** CUDA_ERROR_INVALID_VALUE. */
     static final int INVALID_VALUE = CuResult.INVALID_VALUE;
     /** The version {@code cuDriverGetVersion} reports. */

@@ -244,8 +244,8 @@ final class Ops {
 
     /**
      * {@code vprintf(format, args)} (CUDA's device printf): format at a generic address, the
-     * arguments packed in a buffer (each aligned to its size; floats promoted to double). Prints
-     * one line per lane, lanes in order, to the process's standard output; returns the number of
+     * arguments packed in a buffer; one output per lane, lanes in order, formatted and buffered by
+     * {@link DevicePrintf} (printed at the driver's next flush point). Returns the number of
      * arguments. {@code fmt}, {@code args}, {@code ret} are local-memory offsets of the call's
      * parameters ({@code ret} -1: no result).
      */
@@ -261,77 +261,26 @@ final class Ops {
 
         @Override
         void exec(Warp w, int m) {
-            StringBuilder out = new StringBuilder();
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
                 long f = Mem.load(w.local(fmt, 8, l, Warp.READ), 8, false);
                 long a = Mem.load(w.local(args, 8, l, Warp.READ), 8, false);
                 int[] n = {0};
-                out.append(format(w, l, cString(w, f, l), a, n));
+                byte[] format = DevicePrintf.cBytes(w, f, l);
+                out.writeBytes(DevicePrintf.format(w, l, format == null ? "(null)".getBytes(StandardCharsets.ISO_8859_1) : format, a, n));
                 if (ret >= 0) Mem.store(w.local(ret, 4, l, Warp.WRITE), 4, n[0]);
             }
-            synchronized (System.out) {
-                System.out.print(out);
-                System.out.flush();
-            }
-        }
-
-        private static String format(Warp w, int lane, String fmt, long args, int[] count) {
-            StringBuilder sb = new StringBuilder();
-            long off = 0;
-            int i = 0;
-            while (i < fmt.length()) {
-                char ch = fmt.charAt(i++);
-                if (ch != '%') {
-                    sb.append(ch);
-                    continue;
-                }
-                if (i < fmt.length() && fmt.charAt(i) == '%') {
-                    sb.append('%');
-                    i++;
-                    continue;
-                }
-                int start = i;
-                while (i < fmt.length() && "-+ #0".indexOf(fmt.charAt(i)) >= 0) i++;
-                while (i < fmt.length() && (Character.isDigit(fmt.charAt(i)) || fmt.charAt(i) == '.')) i++;
-                String flags = fmt.substring(start, i);
-                int longs = 0;
-                while (i < fmt.length() && "hlLqjzt".indexOf(fmt.charAt(i)) >= 0) {
-                    char lm = fmt.charAt(i++);
-                    if (lm == 'l' || lm == 'L' || lm == 'q' || lm == 'j' || lm == 'z' || lm == 't') longs++;
-                }
-                if (i >= fmt.length()) break;
-                char conv = fmt.charAt(i++);
-                int size = switch (conv) {
-                    case 'f', 'F', 'e', 'E', 'g', 'G', 'a', 'A', 's', 'p' -> 8;
-                    default -> longs > 0 ? 8 : 4;
-                };
-                off = (off + size - 1) / size * size;
-                long v = args == 0 ? 0 : Mem.load(w.generic(args + off, size, lane, Warp.READ), size, false);
-                off += size;
-                count[0]++;
-                try {
-                    switch (conv) {
-                        case 'd', 'i' -> sb.append(String.format("%" + flags + "d", size == 8 ? v : (long) (int) v));
-                        case 'u' -> sb.append(String.format("%" + flags + "d", size == 8 ? new java.math.BigInteger(Long.toUnsignedString(v)) : (Object) (v & 0xFFFF_FFFFL)));
-                        case 'x', 'X', 'o' -> sb.append(String.format("%" + flags + conv, size == 8 ? v : (v & 0xFFFF_FFFFL)));
-                        case 'c' -> sb.append((char) (v & 0xFF));
-                        case 's' -> sb.append(String.format("%" + flags.replace("0", "") + "s", cString(w, v, lane)));
-                        case 'p' -> sb.append("0x").append(Long.toHexString(v));
-                        case 'f', 'F', 'e', 'E', 'g', 'G', 'a', 'A' -> sb.append(String.format("%" + flags + conv, Double.longBitsToDouble(v)));
-                        default -> sb.append('%').append(flags).append(conv);
-                    }
-                } catch (java.util.IllegalFormatException e) {
-                    sb.append('%').append(flags).append(conv);
-                }
-            }
-            return sb.toString();
+            DevicePrintf.emit(out.toByteArray());
         }
     }
 
     /**
-     * {@code __assertfail(message, file, line, function, charSize)}: prints the assertion as CUDA
-     * does and stops the kernel with CUDA_ERROR_ASSERT (710). Arguments are local-memory offsets.
+     * {@code __assertfail(message, file, line, function, charSize)}: every lane that executes it
+     * gets CUDA's message, {@code file:line: function: block: [x,y,z], thread: [x,y,z] Assertion
+     * `cond` failed.}, kept with the device printf output and written to stderr at the driver's next
+     * flush point (as NVIDIA prints it at the synchronisation); the kernel stops with
+     * CUDA_ERROR_ASSERT (710), the first lane named in the fault. Arguments are local-memory offsets.
      */
     static final class AssertFail extends Op {
         final long message, file, lineArg, function;
@@ -346,16 +295,22 @@ final class Ops {
 
         @Override
         void exec(Warp w, int m) {
-            int l = Integer.numberOfTrailingZeros(m);
-            String msg = cString(w, Mem.load(w.local(message, 8, l, Warp.READ), 8, false), l);
-            String f = cString(w, Mem.load(w.local(file, 8, l, Warp.READ), 8, false), l);
-            long ln = Mem.load(w.local(lineArg, 4, l, Warp.READ), 4, false);
-            String fn = cString(w, Mem.load(w.local(function, 8, l, Warp.READ), 8, false), l);
-            CtaRunner c = w.cta;
-            String text = f + ":" + ln + ": " + fn + ": block: " + c.ctaString() + ", thread: " + w.thread(l).replace('(', '[').replace(')', ']')
-                    + " Assertion `" + msg + "` failed.";
-            System.err.println(text);
-            throw new Fault(Errors.ASSERT, l, "assertion `" + msg + "` failed at " + f + ":" + ln);
+            StringBuilder all = new StringBuilder();
+            String first = null;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                String msg = cString(w, Mem.load(w.local(message, 8, l, Warp.READ), 8, false), l);
+                String f = cString(w, Mem.load(w.local(file, 8, l, Warp.READ), 8, false), l);
+                long ln = Mem.load(w.local(lineArg, 4, l, Warp.READ), 4, false);
+                String fn = cString(w, Mem.load(w.local(function, 8, l, Warp.READ), 8, false), l);
+                CtaRunner c = w.cta;
+                all.append(f).append(':').append(ln).append(": ").append(fn).append(": block: ")
+                        .append(c.ctaString()).append(", thread: ").append(w.thread(l).replace('(', '[').replace(')', ']'))
+                        .append(" Assertion `").append(msg).append("` failed.\n");
+                if (first == null) first = "assertion `" + msg + "` failed at " + f + ":" + ln;
+            }
+            DevicePrintf.emitStderr(all.toString().getBytes(StandardCharsets.UTF_8));
+            throw new Fault(Errors.ASSERT, Integer.numberOfTrailingZeros(m), first);
         }
     }
 }
