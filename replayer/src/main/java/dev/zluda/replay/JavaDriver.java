@@ -13,6 +13,35 @@ import java.lang.foreign.MemorySegment;
 public final class JavaDriver implements Driver {
     private final ZludaDriver d = new ZludaDriver(CudaApi.get(), MemorySegment.NULL);
 
+    private static final java.util.regex.Pattern TARGET = java.util.regex.Pattern.compile("(?m)^\\s*\\.target\\s+sm_(\\d+)(\\d)[af]?\\b");
+
+    /**
+     * A driver whose emulated device can run {@code ptx}: when the PTX's {@code .target sm_XY} is newer
+     * than the emulator's default compute capability (8.6) and {@code ZLUDA_OVERRIDE_COMPUTE_CAPABILITY}
+     * is not set, the device reports X.Y (a kernel compiled for an H200 by NVRTC says {@code sm_90}),
+     * and a note says so.
+     *
+     * @param ptx the module's PTX text, or null
+     * @param notes where the note goes
+     */
+    static JavaDriver forTarget(String ptx, java.util.List<String> notes) {
+        if (ptx == null || System.getenv("ZLUDA_OVERRIDE_COMPUTE_CAPABILITY") != null) return new JavaDriver();
+        java.util.regex.Matcher m = TARGET.matcher(ptx);
+        if (!m.find()) return new JavaDriver();
+        int major = Integer.parseInt(m.group(1)), minor = Integer.parseInt(m.group(2));
+        int[] def = dev.zluda.runtime.driver.DeviceAttributes.computeCapability(null);
+        if (major * 10 + minor <= def[0] * 10 + def[1]) return new JavaDriver();
+        String prop = dev.zluda.runtime.driver.DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY;
+        String old = System.getProperty(prop);
+        System.setProperty(prop, major + "." + minor);
+        try {
+            notes.add("the emulated device reports compute capability " + major + "." + minor + ", the PTX's .target");
+            return new JavaDriver();
+        } finally {
+            if (old == null) System.clearProperty(prop); else System.setProperty(prop, old);
+        }
+    }
+
     @Override public String describe() { return "zluda (the CPU emulator, in-process)"; }
     @Override public String kind() { return "zluda"; }
     @Override public int cuInit(int flags) { return d.cuInit(flags); }

@@ -208,7 +208,7 @@ public final class KernelReplay {
         if (o.writeCapture()) outDir = outputDirectory(cap, o.output());
         Driver base;
         try {
-            base = o.on().equals("zluda") ? new JavaDriver() : NativeDriver.load(o.on(), o.zludaHome());
+            base = o.on().equals("zluda") ? JavaDriver.forTarget(ptx, notes) : NativeDriver.load(o.on(), o.zludaHome());
         } catch (IllegalStateException e) {
             throw new ReplayException(e.getMessage(), e);
         }

@@ -51,6 +51,13 @@ public final class DeviceAttributes {
         }
     }
 
+    /**
+     * System property with the same meaning as {@code ZLUDA_OVERRIDE_COMPUTE_CAPABILITY} ("M.m"), read
+     * when that variable is not set, by drivers created after it is set: for programs that run the
+     * driver in their own JVM (zluda replay) and cannot change their environment.
+     */
+    public static final String COMPUTE_CAPABILITY_PROPERTY = "zluda.overrideComputeCapability";
+
     /** Parses {@code ZLUDA_OVERRIDE_COMPUTE_CAPABILITY} ("M.m"); default 8.6. Throws IllegalArgumentException naming the bad value. */
     public static int[] computeCapability(String override) {
         if (override == null || override.isBlank()) return new int[] {8, 6};

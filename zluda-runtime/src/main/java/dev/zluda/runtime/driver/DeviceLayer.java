@@ -47,7 +47,10 @@ abstract class DeviceLayer implements CudaDriverApi {
         this.api = api;
         this.exports = exports;
         this.procTable = api.procAddress();
-        int[] cc = DeviceAttributes.computeCapability(System.getenv("ZLUDA_OVERRIDE_COMPUTE_CAPABILITY"));
+        // the environment variable, else the system property an in-process user (zluda replay) sets
+        String override = System.getenv("ZLUDA_OVERRIDE_COMPUTE_CAPABILITY");
+        if (override == null) override = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
+        int[] cc = DeviceAttributes.computeCapability(override);
         this.attributes = new DeviceAttributes(api, cc[0], cc[1], Runtime.getRuntime().availableProcessors());
         this.totalMemory = hostMemory() / 2;
     }
