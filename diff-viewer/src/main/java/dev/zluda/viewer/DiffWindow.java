@@ -297,8 +297,11 @@ public final class DiffWindow {
             sb.append(" (").append(String.join(", ", kinds)).append(')');
             if (r.divergingCalls() > r.divergences().size()) sb.append(String.format(Locale.ROOT, ", the first %,d marked", r.divergences().size()));
         }
+        long ignored = r.ignoredCounts().values().stream().mapToLong(Long::longValue).sum();
+        if (ignored > 0) sb.append(String.format(Locale.ROOT, "; %,d expected difference%s ignored (device name, addresses, …)", ignored, ignored == 1 ? "" : "s"));
         summary.setText(sb.toString());
         status.setText(r.a().path() + "  vs  " + r.b().path() + (r.warnings().isEmpty() ? "" : "  — " + String.join("; ", r.warnings())));
+        loaded = true;
         setNavigation();
         drawMinimap();
         finishLoading();
@@ -450,9 +453,9 @@ public final class DiffWindow {
                 if (dd != null) {
                     sb.append(String.format(Locale.ROOT, "    %s, %s, %,d bytes: %,d of %,d elements differ", dd.buffer(), dd.elementType(),
                             dd.bytes(), dd.differing(), dd.elements()));
-                    if (dd.firstElement() >= 0) sb.append(String.format(Locale.ROOT, "; first at element %,d (byte %,d): %s vs %s",
+                    if (dd.firstElement() >= 0) sb.append(String.format(Locale.ROOT, "\n    first at element %,d (byte %,d): %s vs %s",
                             dd.firstElement(), dd.byteOffset(), dd.a(), dd.b()));
-                    if (!Double.isNaN(dd.maxAbs())) sb.append(String.format(Locale.ROOT, "; largest |a−b| %.6g", dd.maxAbs()));
+                    if (!Double.isNaN(dd.maxAbs())) sb.append(String.format(Locale.ROOT, "\n    largest |a−b| %.6g", dd.maxAbs()));
                     if (dd.maxUlps() >= 0) sb.append(String.format(Locale.ROOT, ", %,d ulps", dd.maxUlps()));
                     if (dd.note() != null) sb.append(" (").append(dd.note()).append(')');
                     sb.append('\n');
