@@ -15,11 +15,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
-/** {@code zluda view [CAPTURE]}: the graphical viewer of one capture. */
+/** {@code zluda view [CAPTURE [OTHER]]}: the graphical viewer of one capture, or of two side by side. */
 @Command(name = "view", mixinStandardHelpOptions = true,
         description = {"Open a capture in the viewer: the calls (filter by function, thread, errors, time),",
-                "the details of each call, a timeline per thread, the modules with their PTX, blobs as memory.", ""},
-        footer = {"", "CAPTURE is a capture directory, its capture.zcap, or a pack (zluda pack); without it, use File > Open.",
+                "the details of each call, a timeline per thread, the modules with their PTX, blobs as memory.",
+                "With two captures: their calls side by side as 'zluda diff' aligns them, the divergences marked,",
+                "a minimap of all of them, next/previous (N/P), and what differs about each (data as a heatmap).", ""},
+        footer = {"", "A capture is a capture directory, its capture.zcap, or a pack (zluda pack); without one, use File > Open.",
+                "With two (CAPTURE OTHER), the first is the reference (e.g. recorded on NVIDIA's driver) and B the one compared with it.",
                 "Needs a display (DISPLAY on Linux); on a machine without one: xvfb-run zluda view CAPTURE.",
                 "Exit codes: 0 the window was closed, 1 the capture cannot be read, 2 bad usage or no display."})
 final class ViewCommand implements Callable<Integer> {
@@ -29,11 +32,14 @@ final class ViewCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(paramLabel = "CAPTURE", arity = "0..1", description = "Capture directory, .zcap file or pack.")
+    @Parameters(index = "0", paramLabel = "CAPTURE", arity = "0..1", description = "Capture directory, .zcap file or pack (A when there are two).")
     Path capture;
 
+    @Parameters(index = "1", paramLabel = "OTHER", arity = "0..1", description = "A second capture (B), compared with the first.")
+    Path other;
+
     @Option(names = "--screenshot", paramLabel = "PNG", hidden = true,
-            description = "Write the window as PNG once the capture is loaded, then exit.")
+            description = "Write the window as PNG once the capture is loaded (two: compared), then exit.")
     Path screenshot;
 
     @Option(names = "--benchmark", hidden = true,
@@ -49,8 +55,12 @@ final class ViewCommand implements Callable<Integer> {
             err.flush();
             return 2;
         }
-        if (capture != null && !Files.exists(capture)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "no such capture: " + capture);
+        for (Path c : new Path[] {capture, other}) {
+            if (c != null && !Files.exists(c)) throw new CommandLine.ParameterException(spec.commandLine(), "no such capture: " + c);
+        }
+        if (other != null) {
+            if (benchmark) throw new CommandLine.ParameterException(spec.commandLine(), "--benchmark takes one capture");
+            return Viewer.runDiff(capture, other, new Viewer.Options(screenshot, false), out, err);
         }
         // open the capture (spec, header, unpacking a pack) while JavaFX starts
         CompletableFuture<Capture> cap = capture == null ? null : CompletableFuture.supplyAsync(() -> {

@@ -26,10 +26,27 @@ class ViewCommandTest {
     }
 
     @Test
+    void twoCapturesWithoutADisplaySayItToo() {
+        ViewCommand.env = Map.<String, String>of()::get;
+        CliRun.Result r = CliRun.run("view", "samples/traces/h200/vectorAdd", "samples/traces/h200/vectorAdd-replay");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("zluda view: no display to open a window on"), r.err());
+    }
+
+    @Test
+    void aMissingSecondCaptureIsNamed() {
+        ViewCommand.env = Map.of("DISPLAY", ":0")::get;
+        CliRun.Result r = CliRun.run("view", "../samples/traces/h200/vectorAdd", "../samples/traces/h200/nothing-here");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("no such capture: ../samples/traces/h200/nothing-here"), r.err());
+    }
+
+    @Test
     void helpDescribesIt() {
         CliRun.Result r = CliRun.run("view", "--help");
         assertEquals(0, r.code());
-        assertTrue(r.out().contains("Usage: zluda view [-hV] [CAPTURE]"), r.out());
+        assertTrue(r.out().contains("Usage: zluda view [-hV] [CAPTURE] [OTHER]"), r.out());
+        assertTrue(r.out().contains("side by side"), r.out());
         assertFalse(r.out().contains("--benchmark"), "hidden options stay hidden");
     }
 }

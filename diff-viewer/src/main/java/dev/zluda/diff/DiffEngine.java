@@ -61,6 +61,7 @@ public final class DiffEngine {
     private final Map<Expected, Integer> ignoredExamples = new EnumMap<>(Expected.class);
     private final Map<Long, byte[]> refetchedA = new HashMap<>(), refetchedB = new HashMap<>();
     private Render ra, rb;
+    private int[] partnerA, partnerB;
 
     /** An engine with these options. */
     public DiffEngine(DiffOptions options) {
@@ -125,6 +126,8 @@ public final class DiffEngine {
             alignAll(threadPairs, sa.ident, translate(pre), partnerA, partnerB);
             divs = compareAll(threadPairs, partnerA, partnerB);
         }
+        this.partnerA = partnerA;
+        this.partnerB = partnerB;
         long matched = 0;
         for (int p : partnerA) if (p >= 0) matched++;
         long t3 = System.nanoTime();
@@ -170,6 +173,55 @@ public final class DiffEngine {
         ignoredCounts.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).forEach(e -> ic.put(e.getKey(), e.getValue()));
         return new DiffResult(side(ca, sa), side(cb, sb), list.isEmpty() ? null : list.getFirst(), counts, divs.size(), List.copyOf(list),
                 ic, List.copyOf(ignored), tolerated, List.copyOf(tps), List.copyOf(warnings), matched, options);
+    }
+
+    /**
+     * The calls of both captures side by side as this engine aligned them, for a viewer; after
+     * {@link #diff(Capture, Capture)}, while both captures are still open.
+     *
+     * @throws IllegalStateException before {@code diff}
+     */
+    public Alignment alignment() {
+        if (partnerA == null) throw new IllegalStateException("alignment() before diff()");
+        int[] aOrder = inOrder(sa), bOrder = inOrder(sb);
+        long[] bPos = positionsOfB(partnerB);
+        int rows = sa.n;
+        for (int j = 0; j < sb.n; j++) if (partnerB[j] < 0) rows++;
+        long[] aCall = new long[rows], bCall = new long[rows];
+        int[] aIdx = new int[rows], bIdx = new int[rows];
+        int r = 0, k = 0;
+        for (int i = 0; i <= aOrder.length; i++) {
+            long ord = i < aOrder.length ? sa.ordinal[aOrder[i]] : Long.MAX_VALUE;
+            // B's calls without a partner that belong before this call of A (their position only grows in B's order)
+            for (; k < bOrder.length; k++) {
+                int y = bOrder[k];
+                if (partnerB[y] >= 0) continue;
+                if (bPos[y] >= ord) break;
+                aCall[r] = -1;
+                aIdx[r] = -1;
+                bCall[r] = sb.ordinal[y];
+                bIdx[r++] = y;
+            }
+            if (i == aOrder.length) break;
+            int x = aOrder[i], y = partnerA[x];
+            aCall[r] = ord;
+            aIdx[r] = x;
+            bCall[r] = y >= 0 ? sb.ordinal[y] : -1;
+            bIdx[r++] = y;
+        }
+        Render rA = new Render(sa), rB = new Render(sb);
+        return new Alignment(aCall, bCall, aIdx, bIdx, new Alignment.SideTexts(sa::function, rA::result, rA::text),
+                new Alignment.SideTexts(sb::function, rB::result, rB::text));
+    }
+
+    /** A side's call indexes in order of their numbers. */
+    private static int[] inOrder(SideIndex s) {
+        long[] packed = new long[s.n];
+        for (int i = 0; i < s.n; i++) packed[i] = (s.ordinal[i] << 32) | i;
+        Arrays.sort(packed);
+        int[] out = new int[s.n];
+        for (int i = 0; i < s.n; i++) out[i] = (int) packed[i];
+        return out;
     }
 
     // ------------------------------------------------------------------ threads and alignment

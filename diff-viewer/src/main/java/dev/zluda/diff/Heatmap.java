@@ -66,7 +66,8 @@ public final class Heatmap {
         return Math.max(1, Math.min(16, s));
     }
 
-    static int color(int v) {
+    /** The colour (0xRRGGBB) of a cell value: equal dark green, differing yellow (small) to red (large), -1 (past the end) near black. */
+    public static int color(int v) {
         if (v < 0) return 0x111111;
         if (v == 0) return 0x24452c;
         double t = (v - 1) / 254.0;

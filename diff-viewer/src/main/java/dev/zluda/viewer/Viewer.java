@@ -160,6 +160,57 @@ public final class Viewer {
         return code.get();
     }
 
+    /**
+     * Opens the two-capture window on captures A (the reference) and B (directories, {@code .zcap}
+     * files or packs), compares them in the background, and returns when the window has been
+     * closed: 0, 1 when a PNG could not be written, or 2 when no window can be opened. With
+     * {@link Options#screenshot()} the window is written as PNG once the comparison is shown (the
+     * first divergence selected), then closed.
+     */
+    public static int runDiff(Path a, Path b, Options o, PrintWriter out, PrintWriter err) {
+        String problem = startToolkit();
+        if (problem != null) {
+            err.println("zluda view: " + problem);
+            err.flush();
+            return 2;
+        }
+        CountDownLatch closed = new CountDownLatch(1);
+        AtomicInteger code = new AtomicInteger();
+        Platform.runLater(() -> {
+            Stage stage = new Stage();
+            DiffWindow w = new DiffWindow(stage);
+            stage.addEventHandler(WindowEvent.WINDOW_HIDDEN, e -> closed.countDown());
+            stage.show();
+            w.open(a, b);
+            if (o.screenshot() != null) {
+                w.whenLoaded(() -> afterPulses(3, () -> {
+                    if (w.loadError() != null) {
+                        err.println("zluda view: " + w.loadError());
+                        code.set(1);
+                    } else {
+                        try {
+                            writePng(stage.getScene(), o.screenshot());
+                            out.println("wrote " + o.screenshot());
+                        } catch (IOException e) {
+                            err.println("zluda view: cannot write " + o.screenshot() + ": " + e.getMessage());
+                            code.set(1);
+                        }
+                    }
+                    out.flush();
+                    err.flush();
+                    stage.close();
+                }));
+            }
+        });
+        try {
+            closed.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Platform.exit();
+        return code.get();
+    }
+
     private static void closeQuietly(Future<Capture> f) {
         if (f == null) return;
         try {

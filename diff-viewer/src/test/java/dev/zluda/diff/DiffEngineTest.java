@@ -226,6 +226,38 @@ class DiffEngineTest {
     }
 
     @Test
+    void alignmentPutsTheCallsSideBySideWithGaps() throws Exception {
+        // B: an extra call before A's 12 (B's 12), so A's 12..20 are B's 13..21; A's 14 fails, A's 15 copies other data
+        Path b = PlantedPair.write(VECTOR_ADD, tmp.resolve("planted-pair"));
+        try (var ca = dev.zluda.capture.Capture.open(VECTOR_ADD); var cb = dev.zluda.capture.Capture.open(b)) {
+            DiffEngine e = new DiffEngine(DiffOptions.defaults());
+            DiffResult r = e.diff(ca, cb);
+            Alignment al = e.alignment();
+            assertEquals(21, al.size());
+            for (int row = 0; row < 11; row++) {
+                assertEquals(row + 1, al.aCall(row));
+                assertEquals(row + 1, al.bCall(row));
+            }
+            assertEquals(-1, al.aCall(11));
+            assertEquals(12, al.bCall(11));
+            assertNull(al.aFunction(11));
+            assertEquals("cuCtxSynchronize", al.bFunction(11));
+            for (int row = 12; row < 21; row++) {
+                assertEquals(row, al.aCall(row));
+                assertEquals(row + 1, al.bCall(row));
+            }
+            assertEquals("CUDA_SUCCESS", al.aResult(14));
+            assertEquals("CUDA_ERROR_ILLEGAL_ADDRESS", al.bResult(14));
+            assertEquals("cuMemcpyDtoH_v2", al.aFunction(15));
+            assertEquals(3, r.divergingCalls(), () -> r.divergences().toString());
+            assertEquals(List.of(11, 14, 15), r.divergences().stream().map(al::rowOf).toList());
+            assertEquals(14, al.rowOfA(14));
+            assertEquals(14, al.rowOfB(15));
+            assertTrue(al.bText(14).startsWith("cuCtxSynchronize() -> CUDA_ERROR_ILLEGAL_ADDRESS"), al.bText(14));
+        }
+    }
+
+    @Test
     void anExtraAllocationShiftsNoNumbers() throws Exception {
         // B allocates one more buffer before the three of A: its dptr#2..#4 are A's dptr#1..#3
         Path b = Rewrite.copy(remapped, tmp.resolve("extra-alloc"), new Rewrite.Editor() {

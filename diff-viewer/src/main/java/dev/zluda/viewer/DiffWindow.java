@@ -1,0 +1,547 @@
+package dev.zluda.viewer;
+
+import dev.zluda.capture.Capture;
+import dev.zluda.diff.Alignment;
+import dev.zluda.diff.DiffEngine;
+import dev.zluda.diff.DiffKind;
+import dev.zluda.diff.DiffOptions;
+import dev.zluda.diff.DiffResult;
+import dev.zluda.diff.Heatmap;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.collections.FXCollections;
+import javafx.concurrent.Task;
+import javafx.css.PseudoClass;
+import javafx.geometry.Orientation;
+import javafx.scene.Scene;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.ProgressBar;
+import javafx.scene.control.SelectionMode;
+import javafx.scene.control.SplitPane;
+import javafx.scene.control.TableCell;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableRow;
+import javafx.scene.control.TableView;
+import javafx.scene.control.TextArea;
+import javafx.scene.control.Tooltip;
+import javafx.scene.image.ImageView;
+import javafx.scene.image.PixelWriter;
+import javafx.scene.image.WritableImage;
+import javafx.scene.input.KeyCode;
+import javafx.scene.input.KeyEvent;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Pane;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+import javafx.scene.layout.VBox;
+import javafx.scene.paint.Color;
+import javafx.stage.Stage;
+
+import java.nio.file.Path;
+import java.util.AbstractList;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.IntFunction;
+
+/**
+ * The viewer's window for two captures (A, the reference, usually recorded on NVIDIA's driver, and B,
+ * the one under test): the calls side by side as {@link DiffEngine} aligned them (a call on one side
+ * only leaves a gap on the other), diverging rows marked by kind, a minimap of every divergence over
+ * the whole run (click: jump to the nearest), previous/next divergence (buttons, {@code P}/{@code N},
+ * {@code Shift+F8}/{@code F8}), and what differs about the selected call: results, arguments,
+ * outputs, and for a data buffer where its elements differ as a heatmap with a histogram of the
+ * differences. The comparison runs in the background with a progress bar. FX thread only.
+ */
+public final class DiffWindow {
+    /** Divergences listed (and marked) at most; the counts are always complete. */
+    static final int LIMIT = 100_000;
+    private static final PseudoClass DIVERGING = PseudoClass.getPseudoClass("diverging");
+    private static final PseudoClass GAP = PseudoClass.getPseudoClass("gap");
+
+    private final Stage stage;
+    private final Scene scene;
+    final TableView<Integer> table = new TableView<>();
+    final Canvas minimap = new Canvas(22, 100);
+    private final Pane minimapPane = new Pane(minimap);
+    private final Button prev = new Button("◀ Previous"), next = new Button("Next ▶");
+    private final Label position = new Label(), summary = new Label("Comparing…");
+    private final Label detailTitle = new Label("Select a row");
+    private final TextArea detailText = new TextArea();
+    private final HBox heat = new HBox(12);
+    private final ProgressBar progress = new ProgressBar(-1);
+    private final Label status = new Label();
+
+    private Alignment alignment;
+    private DiffResult result;
+    /** Per row: the index of its divergence in {@code result.divergences()}, or -1. */
+    private int[] divOfRow = new int[0];
+    /** Rows of the listed divergences, ascending. */
+    private int[] divRows = new int[0];
+    private String loadError;
+    private boolean loaded;
+    private final List<Runnable> onLoaded = new ArrayList<>();
+
+    /** Builds the window on {@code stage} (not shown yet). */
+    public DiffWindow(Stage stage) {
+        this.stage = stage;
+        prev.setId("prevDivergence");
+        next.setId("nextDivergence");
+        prev.setTooltip(new Tooltip("Previous divergence (P or Shift+F8)"));
+        next.setTooltip(new Tooltip("Next divergence (N or F8)"));
+        prev.setOnAction(e -> previousDivergence());
+        next.setOnAction(e -> nextDivergence());
+        position.setId("divergencePosition");
+        summary.setId("diffSummary");
+        summary.getStyleClass().add("hint");
+        HBox bar = new HBox(prev, next, position, summary);
+        bar.getStyleClass().add("filter-bar");
+
+        buildTable();
+        minimap.setId("minimap");
+        minimapPane.setPrefWidth(minimap.getWidth());
+        minimapPane.setMinWidth(minimap.getWidth());
+        minimapPane.heightProperty().addListener((o, a, b) -> {
+            minimap.setHeight(b.doubleValue());
+            drawMinimap();
+        });
+        minimap.setOnMouseClicked(e -> jumpFromMinimap(e.getY()));
+        Tooltip.install(minimap, new Tooltip("Every divergence over the whole run: click to go to the nearest"));
+        HBox.setHgrow(table, Priority.ALWAYS);
+        HBox center = new HBox(table, minimapPane);
+
+        detailTitle.setId("divergenceTitle");
+        detailTitle.getStyleClass().add("details-title");
+        detailText.setId("divergenceText");
+        detailText.setEditable(false);
+        detailText.getStyleClass().add("mono");
+        detailText.setWrapText(false);
+        heat.setId("heatmaps");
+        VBox.setVgrow(detailText, Priority.ALWAYS);
+        HBox.setHgrow(detailText, Priority.ALWAYS);
+        HBox detailBody = new HBox(12, detailText, heat);
+        VBox.setVgrow(detailBody, Priority.ALWAYS);
+        VBox details = new VBox(detailTitle, detailBody);
+        details.getStyleClass().add("details");
+
+        SplitPane split = new SplitPane(center, details);
+        split.setOrientation(Orientation.VERTICAL);
+        split.setDividerPositions(0.6);
+
+        progress.setId("diffProgress");
+        progress.setPrefWidth(220);
+        status.setId("status");
+        Region grow = new Region();
+        HBox.setHgrow(grow, Priority.ALWAYS);
+        HBox statusBar = new HBox(status, grow, progress);
+        statusBar.getStyleClass().add("status-bar");
+
+        BorderPane root = new BorderPane(split, bar, null, statusBar, null);
+        scene = new Scene(root, 1280, 800);
+        scene.getStylesheets().add(ViewerWindow.class.getResource("viewer.css").toExternalForm());
+        scene.addEventFilter(KeyEvent.KEY_PRESSED, e -> {
+            if (e.isControlDown() || e.isAltDown() || e.isMetaDown()) return;
+            if (e.getCode() == KeyCode.N || e.getCode() == KeyCode.F8 && !e.isShiftDown()) {
+                nextDivergence();
+                e.consume();
+            } else if (e.getCode() == KeyCode.P || e.getCode() == KeyCode.F8) {
+                previousDivergence();
+                e.consume();
+            }
+        });
+        stage.setScene(scene);
+        stage.setTitle("zluda view — comparing");
+        setNavigation();
+    }
+
+    private void buildTable() {
+        table.setId("aligned");
+        table.getStyleClass().add("aligned");
+        table.setFixedCellSize(22);
+        table.setPlaceholder(new Label("Comparing the captures…"));
+        table.getSelectionModel().setSelectionMode(SelectionMode.SINGLE);
+        table.setColumnResizePolicy(TableView.UNCONSTRAINED_RESIZE_POLICY);
+        table.getColumns().add(column("A #", 64, "aNum", r -> number(alignment.aCall(r))));
+        table.getColumns().add(column("A function", 200, "aFunction", r -> alignment.aFunction(r)));
+        table.getColumns().add(column("A result", 200, "aResult", r -> alignment.aResult(r)));
+        table.getColumns().add(column("B #", 64, "bNum", r -> number(alignment.bCall(r))));
+        table.getColumns().add(column("B function", 200, "bFunction", r -> alignment.bFunction(r)));
+        table.getColumns().add(column("B result", 200, "bResult", r -> alignment.bResult(r)));
+        table.getColumns().add(column("Difference", 320, "difference", this::differenceText));
+        for (String right : new String[] {"aNum", "bNum"}) {
+            table.getColumns().stream().filter(c -> right.equals(c.getId())).forEach(c -> c.setStyle("-fx-alignment: CENTER-RIGHT;"));
+        }
+        table.setRowFactory(tv -> new TableRow<>() {
+            @Override
+            protected void updateItem(Integer r, boolean empty) {
+                super.updateItem(r, empty);
+                boolean div = false, gap = false;
+                if (!empty && r != null && alignment != null && r < alignment.size()) {
+                    div = divOfRow[r] >= 0;
+                    gap = alignment.aCall(r) < 0 || alignment.bCall(r) < 0;
+                }
+                pseudoClassStateChanged(DIVERGING, div);
+                pseudoClassStateChanged(GAP, gap);
+            }
+        });
+        table.getSelectionModel().selectedIndexProperty().addListener((o, a, b) -> showDetails(b.intValue()));
+    }
+
+    private static String number(long call) {
+        return call < 0 ? "—" : Long.toString(call);
+    }
+
+    private TableColumn<Integer, Integer> column(String title, double width, String id, IntFunction<String> text) {
+        TableColumn<Integer, Integer> c = new TableColumn<>(title);
+        c.setId(id);
+        c.setPrefWidth(width);
+        c.setSortable(false);
+        c.setReorderable(false);
+        c.setCellValueFactory(f -> new ReadOnlyObjectWrapper<>(f.getValue()));
+        c.setCellFactory(col -> new TableCell<>() {
+            @Override
+            protected void updateItem(Integer r, boolean empty) {
+                super.updateItem(r, empty);
+                setText(empty || r == null || alignment == null || r >= alignment.size() ? null : text.apply(r));
+            }
+        });
+        return c;
+    }
+
+    /** {@code result: CUDA_SUCCESS ≠ CUDA_ERROR_ILLEGAL_ADDRESS}, {@code only in B}, or "" for a row that agrees. */
+    private String differenceText(int row) {
+        int d = divOfRow[row];
+        if (d < 0) return "";
+        DiffResult.Divergence v = result.divergences().get(d);
+        if (v.kind() == DiffKind.MISSING || v.kind() == DiffKind.EXTRA) return v.kind().description();
+        if (v.differences().isEmpty()) return v.kind().description();
+        DiffResult.Difference f = v.differences().getFirst();
+        String s = f.data() != null
+                ? String.format(Locale.ROOT, "data: %,d of %,d elements differ", f.data().differing(), f.data().elements())
+                : f.what() + ": " + f.a() + " ≠ " + f.b();
+        return v.differences().size() > 1 ? s + " (+" + (v.differences().size() - 1) + ")" : s;
+    }
+
+    // ------------------------------------------------------------------ loading
+
+    /** Compares two captures (directories, {@code .zcap} files or packs) in the background and shows them. */
+    public void open(Path a, Path b) {
+        stage.setTitle("zluda view — " + a + " vs " + b);
+        status.setText("Reading and aligning " + a.getFileName() + " and " + b.getFileName() + "…");
+        progress.setVisible(true);
+        Task<Object[]> t = new Task<>() {
+            @Override
+            protected Object[] call() throws Exception {
+                try (Capture ca = Capture.open(a); Capture cb = Capture.open(b)) {
+                    DiffEngine engine = new DiffEngine(DiffOptions.defaults().withLimit(LIMIT));
+                    DiffResult r = engine.diff(ca, cb);
+                    Alignment al = engine.alignment();
+                    return new Object[] {r, al};
+                }
+            }
+        };
+        t.setOnSucceeded(e -> show((DiffResult) t.getValue()[0], (Alignment) t.getValue()[1]));
+        t.setOnFailed(e -> {
+            Throwable x = t.getException();
+            loadError = x.getMessage() != null ? x.getMessage() : x.toString();
+            progress.setVisible(false);
+            status.setText("Cannot compare: " + loadError);
+            summary.setText("");
+            table.setPlaceholder(new Label("Cannot compare: " + loadError));
+            finishLoading();
+        });
+        Thread th = new Thread(t, "zluda-viewer-diff");
+        th.setDaemon(true);
+        th.start();
+    }
+
+    /** Shows a comparison already made. */
+    public void show(DiffResult r, Alignment al) {
+        this.result = r;
+        this.alignment = al;
+        divOfRow = new int[al.size()];
+        Arrays.fill(divOfRow, -1);
+        List<Integer> rowsList = new ArrayList<>();
+        for (int i = 0; i < r.divergences().size(); i++) {
+            int row = al.rowOf(r.divergences().get(i));
+            if (row >= 0 && divOfRow[row] < 0) {
+                divOfRow[row] = i;
+                rowsList.add(row);
+            }
+        }
+        divRows = rowsList.stream().mapToInt(Integer::intValue).sorted().toArray();
+        int n = al.size();
+        table.setItems(FXCollections.observableList(new AbstractList<>() {
+            @Override
+            public Integer get(int i) {
+                return i;
+            }
+
+            @Override
+            public int size() {
+                return n;
+            }
+        }));
+        progress.setVisible(false);
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "A: %,d calls, B: %,d calls, %,d paired — ", r.a().calls(), r.b().calls(), r.matchedCalls()));
+        if (r.same()) sb.append("the same");
+        else {
+            sb.append(String.format(Locale.ROOT, "%,d diverging", r.divergingCalls()));
+            List<String> kinds = new ArrayList<>();
+            for (var e : r.counts().entrySet()) if (e.getValue() > 0) kinds.add(e.getKey().label() + " " + e.getValue());
+            sb.append(" (").append(String.join(", ", kinds)).append(')');
+            if (r.divergingCalls() > r.divergences().size()) sb.append(String.format(Locale.ROOT, ", the first %,d marked", r.divergences().size()));
+        }
+        long ignored = r.ignoredCounts().values().stream().mapToLong(Long::longValue).sum();
+        if (ignored > 0) sb.append(String.format(Locale.ROOT, "; %,d expected difference%s ignored (device name, addresses, …)", ignored, ignored == 1 ? "" : "s"));
+        summary.setText(sb.toString());
+        status.setText(r.a().path() + "  vs  " + r.b().path() + (r.warnings().isEmpty() ? "" : "  — " + String.join("; ", r.warnings())));
+        loaded = true;
+        setNavigation();
+        drawMinimap();
+        finishLoading();
+        if (divRows.length > 0) selectRow(divRows[0]);
+    }
+
+    private void finishLoading() {
+        loaded = true;
+        List<Runnable> rs = List.copyOf(onLoaded);
+        onLoaded.clear();
+        for (Runnable r : rs) r.run();
+    }
+
+    // ------------------------------------------------------------------ navigation
+
+    /** Selects a row and scrolls it into view. */
+    public void selectRow(int row) {
+        if (alignment == null || row < 0 || row >= alignment.size()) return;
+        table.getSelectionModel().clearAndSelect(row);
+        table.scrollTo(Math.max(0, row - 5));
+    }
+
+    /** The selected row, -1 for none. */
+    public int selectedRow() {
+        return table.getSelectionModel().getSelectedIndex();
+    }
+
+    /** Selects the first divergence after the selected row (the first one when none is selected); false when there is none. */
+    public boolean nextDivergence() {
+        int sel = selectedRow();
+        for (int r : divRows) {
+            if (r > sel) {
+                selectRow(r);
+                return true;
+            }
+        }
+        status.setText("No divergence after this row");
+        return false;
+    }
+
+    /** Selects the last divergence before the selected row; false when there is none. */
+    public boolean previousDivergence() {
+        int sel = selectedRow();
+        if (sel < 0) sel = Integer.MAX_VALUE;
+        for (int i = divRows.length - 1; i >= 0; i--) {
+            if (divRows[i] < sel) {
+                selectRow(divRows[i]);
+                return true;
+            }
+        }
+        status.setText("No divergence before this row");
+        return false;
+    }
+
+    /** The divergence nearest to the row at height {@code y} of the minimap. */
+    private void jumpFromMinimap(double y) {
+        if (alignment == null || divRows.length == 0) return;
+        double h = Math.max(1, minimap.getHeight());
+        int row = (int) Math.min(alignment.size() - 1, Math.max(0, Math.floor(y / h * alignment.size())));
+        int k = Arrays.binarySearch(divRows, row);
+        int best;
+        if (k >= 0) best = divRows[k];
+        else {
+            int ins = -k - 1;
+            if (ins == 0) best = divRows[0];
+            else if (ins == divRows.length) best = divRows[divRows.length - 1];
+            else best = row - divRows[ins - 1] <= divRows[ins] - row ? divRows[ins - 1] : divRows[ins];
+        }
+        selectRow(best);
+    }
+
+    /** The minimap's y (top of the mark) of a row. */
+    double minimapY(int row) {
+        return alignment == null || alignment.size() == 0 ? 0 : row * minimap.getHeight() / alignment.size();
+    }
+
+    private void setNavigation() {
+        boolean any = divRows.length > 0;
+        prev.setDisable(!any);
+        next.setDisable(!any);
+        int sel = selectedRow();
+        int k = sel < 0 ? -1 : Arrays.binarySearch(divRows, sel);
+        position.setText(!loaded ? "" : !any ? "no divergence" : k >= 0
+                ? String.format(Locale.ROOT, "divergence %,d of %,d", k + 1, divRows.length)
+                : String.format(Locale.ROOT, "%,d divergence%s", divRows.length, divRows.length == 1 ? "" : "s"));
+    }
+
+    private void drawMinimap() {
+        GraphicsContext g = minimap.getGraphicsContext2D();
+        double w = minimap.getWidth(), h = minimap.getHeight();
+        g.setFill(Color.web("#e9efe9"));
+        g.fillRect(0, 0, w, h);
+        g.setStroke(Color.web("#b8c4b8"));
+        g.strokeLine(0.5, 0, 0.5, h);
+        if (alignment == null || alignment.size() == 0) return;
+        for (int r : divRows) {
+            g.setFill(kindColor(result.divergences().get(divOfRow[r]).kind()));
+            g.fillRect(3, Math.min(h - 3, minimapY(r)), w - 6, 3);
+        }
+        int sel = selectedRow();
+        if (sel >= 0) {
+            g.setStroke(Color.web("#1a4fb0"));
+            g.setLineWidth(2);
+            double y = minimapY(sel) + 1.5;
+            g.strokeLine(0, y, w, y);
+            g.setLineWidth(1);
+        }
+    }
+
+    private static Color kindColor(DiffKind k) {
+        return switch (k) {
+            case MISSING, EXTRA -> Color.web("#7a1fa2");
+            case RESULT -> Color.web("#c62828");
+            case DATA -> Color.web("#e07000");
+            default -> Color.web("#1a4fb0");
+        };
+    }
+
+    // ------------------------------------------------------------------ details
+
+    private void showDetails(int row) {
+        setNavigation();
+        drawMinimap();
+        heat.getChildren().clear();
+        if (alignment == null || row < 0 || row >= alignment.size()) {
+            detailTitle.setText("Select a row");
+            detailText.setText("");
+            return;
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append("A ").append(alignment.aCall(row) < 0 ? "(no call)" : "#" + alignment.aCall(row) + "  " + alignment.aText(row)).append('\n');
+        sb.append("B ").append(alignment.bCall(row) < 0 ? "(no call)" : "#" + alignment.bCall(row) + "  " + alignment.bText(row)).append('\n');
+        int d = divOfRow[row];
+        if (d < 0) {
+            detailTitle.setText("The same in A and B");
+            detailTitle.getStyleClass().remove("error");
+        } else {
+            DiffResult.Divergence v = result.divergences().get(d);
+            detailTitle.setText(String.format(Locale.ROOT, "Divergence %,d: %s — %s", v.number(), v.function(), v.kind().description()));
+            if (!detailTitle.getStyleClass().contains("error")) detailTitle.getStyleClass().add("error");
+            sb.append('\n');
+            if (v.kind() == DiffKind.MISSING) sb.append("Only in A: B has no such call after its call ").append(v.b().after()).append('\n');
+            if (v.kind() == DiffKind.EXTRA) sb.append("Only in B: A has no such call after its call ").append(v.a().after()).append('\n');
+            for (DiffResult.Difference f : v.differences()) {
+                sb.append(f.kind().label()).append("  ").append(f.what()).append('\n');
+                sb.append("    A: ").append(f.a()).append('\n');
+                sb.append("    B: ").append(f.b()).append('\n');
+                DiffResult.DataDiff dd = f.data();
+                if (dd != null) {
+                    sb.append(String.format(Locale.ROOT, "    %s, %s, %,d bytes: %,d of %,d elements differ", dd.buffer(), dd.elementType(),
+                            dd.bytes(), dd.differing(), dd.elements()));
+                    if (dd.firstElement() >= 0) sb.append(String.format(Locale.ROOT, "\n    first at element %,d (byte %,d): %s vs %s",
+                            dd.firstElement(), dd.byteOffset(), dd.a(), dd.b()));
+                    if (!Double.isNaN(dd.maxAbs())) sb.append(String.format(Locale.ROOT, "\n    largest |a−b| %.6g", dd.maxAbs()));
+                    if (dd.maxUlps() >= 0) sb.append(String.format(Locale.ROOT, ", %,d ulps", dd.maxUlps()));
+                    if (dd.note() != null) sb.append(" (").append(dd.note()).append(')');
+                    sb.append('\n');
+                    if (dd.heatmap() != null && heat.getChildren().isEmpty()) heat.getChildren().add(heatmapPane(dd.heatmap()));
+                }
+            }
+        }
+        detailText.setText(sb.toString());
+    }
+
+    /** The heatmap of a diverging buffer and a histogram of its cells' largest differences. */
+    private static VBox heatmapPane(Heatmap h) {
+        int scale = Math.max(1, Math.min(h.defaultScale(), 200 / Math.max(h.width(), h.height())));
+        WritableImage img = new WritableImage(h.width() * scale, h.height() * scale);
+        PixelWriter pw = img.getPixelWriter();
+        int[] bins = new int[16];
+        int differing = 0;
+        for (int i = 0; i < h.width() * h.height(); i++) {
+            int v = h.cell(i);
+            if (v > 0) {
+                bins[Math.min(15, (v - 1) * 16 / 255)]++;
+                differing++;
+            }
+            int argb = 0xFF000000 | Heatmap.color(v);
+            int x0 = (i % h.width()) * scale, y0 = (i / h.width()) * scale;
+            for (int y = 0; y < scale; y++) for (int x = 0; x < scale; x++) pw.setArgb(x0 + x, y0 + y, argb);
+        }
+        ImageView iv = new ImageView(img);
+        iv.setId("heatmap");
+        Label cap = new Label(String.format(Locale.ROOT, "Where B differs from A: %,d × %,d cells of %,d element%s, %,d differ",
+                h.width(), h.height(), h.elementsPerCell(), h.elementsPerCell() == 1 ? "" : "s", differing));
+        cap.getStyleClass().add("hint");
+        Canvas hist = new Canvas(200, 70);
+        hist.setId("errorHistogram");
+        GraphicsContext g = hist.getGraphicsContext2D();
+        g.setFill(Color.web("#f4f4f4"));
+        g.fillRect(0, 0, 200, 70);
+        int max = Arrays.stream(bins).max().orElse(0);
+        for (int b = 0; b < 16 && max > 0; b++) {
+            double bh = bins[b] == 0 ? 0 : Math.max(2, 56.0 * bins[b] / max);
+            int rgb = Heatmap.color(1 + b * 255 / 16);
+            g.setFill(Color.rgb((rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF));
+            g.fillRect(4 + b * 12, 60 - bh, 10, bh);
+        }
+        g.setStroke(Color.web("#909090"));
+        g.strokeLine(2, 60.5, 198, 60.5);
+        Label hl = new Label("Differing cells by size of difference (small → large)");
+        hl.getStyleClass().add("hint");
+        return new VBox(4, new Label("Data"), iv, cap, hist, hl);
+    }
+
+    // ------------------------------------------------------------------ state
+
+    /** The stage. */
+    public Stage stage() {
+        return stage;
+    }
+
+    /** The comparison shown, or null while comparing. */
+    public DiffResult result() {
+        return result;
+    }
+
+    /** The aligned calls, or null while comparing. */
+    public Alignment alignment() {
+        return alignment;
+    }
+
+    /** Rows of the marked divergences, ascending (a copy). */
+    public int[] divergenceRows() {
+        return divRows.clone();
+    }
+
+    /** Whether the comparison has finished (or failed: {@link #loadError()}). */
+    public boolean isLoaded() {
+        return loaded;
+    }
+
+    /** Why the captures could not be compared, or null. */
+    public String loadError() {
+        return loadError;
+    }
+
+    /** Runs {@code r} once the comparison has finished (now, when it has). */
+    public void whenLoaded(Runnable r) {
+        if (loaded) r.run();
+        else onLoaded.add(r);
+    }
+}
