@@ -56,7 +56,13 @@ public final class Locate {
     /** One side's run: result, buffers after, trace bytes, fresh buffer addresses, device. */
     record Run(int result, List<byte[]> buffers, byte[] trace, List<Long> fresh, String driver) {}
 
-    /** The verdict. {@code divergence} is null when none was found; {@code lines} is the report. */
+    /**
+     * The verdict.
+     *
+     * @param found    whether a divergence was found
+     * @param exitCode 0 none, 1 found
+     * @param lines    the report, line by line
+     */
     public record Result(boolean found, int exitCode, List<String> lines) {
         /** Prints the report. */
         public void print(PrintWriter out) {
@@ -102,9 +108,10 @@ public final class Locate {
         FunctionInfo fi = Semantics.analyze(pr.module(), "module").function(k.name());
         if (fi == null) throw new ReplayException("the PTX has no kernel " + k.name());
         List<PtxInstrumenter.Site> sitesA = PtxInstrumenter.sites(ptxA, k.name()), sitesB = PtxInstrumenter.sites(ptxB, k.name());
+        String la = o.on() + (o.onPtx() != null ? " (given PTX)" : ""), lb = o.against() + (o.againstPtx() != null ? " (given PTX)" : "");
         List<String> lines = new ArrayList<>();
         lines.add("kernel snapshot " + snap.summary());
-        lines.add("  localising: " + o.on() + (o.onPtx() != null ? " (given PTX)" : "") + " against " + o.against() + (o.againstPtx() != null ? " (given PTX)" : ""));
+        lines.add("  localising: " + la + " against " + lb);
         if (sitesA.size() != sitesB.size()) lines.add("  note: the two PTX texts have " + sitesA.size() + " and " + sitesB.size() + " instructions; records are compared in execution order");
 
         long[] grid = {l.gridX(), l.gridY(), l.gridZ(), l.blockX(), l.blockY(), l.blockZ()};
@@ -118,8 +125,8 @@ public final class Locate {
             } else {
                 Run a = launch(o.on(), o.zludaHome(), ks, k, fi, storeBytes, base -> PtxInstrumenter.stores(ptxA, k.name(), base, grid, STORE_SLOTS).ptx());
                 Run b = launch(o.against(), o.zludaHome(), ks, k, fi, storeBytes, base -> PtxInstrumenter.stores(ptxB, k.name(), base, grid, STORE_SLOTS).ptx());
-                lines.add("  pass 1 (every thread's store addresses): kernel result " + KernelReplay.errorName(null, a.result()) + " on " + o.on()
-                        + ", " + KernelReplay.errorName(null, b.result()) + " on " + o.against());
+                lines.add("  pass 1 (every thread's store addresses): kernel result " + KernelReplay.errorName(null, a.result()) + " on " + la
+                        + ", " + KernelReplay.errorName(null, b.result()) + " on " + lb);
                 who = wrongThread(a, b, k, grid, sitesA, lines);
                 if (who == null) {
                     lines.add("VERDICT: no divergence: every buffer the kernel touched comes out the same on both drivers (pass 1)");
@@ -134,7 +141,11 @@ public final class Locate {
         String thread = String.format(Locale.ROOT, "thread (%d,%d,%d) of CTA (%d,%d,%d)", w[3], w[4], w[5], w[0], w[1], w[2]);
         MemorySegment ta = MemorySegment.ofArray(a.trace()), tb = MemorySegment.ofArray(b.trace());
         int na = ta.get(ValueLayout.JAVA_INT_UNALIGNED, 0), nb = tb.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
-        lines.add(String.format(Locale.ROOT, "  pass 2 (%s, every destination value): %d results on %s, %d on %s (limit %d)", thread, na, o.on(), nb, o.against(), o.limit()));
+        lines.add(String.format(Locale.ROOT, "  pass 2 (%s, every destination value): %d results on %s, %d on %s (limit %d)", thread, na, la, nb, lb, o.limit()));
+        if (a.result() != 0 || b.result() != 0) {
+            lines.add("  note: kernel result " + KernelReplay.errorName(null, a.result()) + " on " + la + ", " + KernelReplay.errorName(null, b.result()) + " on " + lb
+                    + (a.result() != b.result() ? "" : "; a faulting kernel leaves no readable trace"));
+        }
         int n = Math.min(Math.min(na, nb), o.limit());
         for (int i = 0; i < n; i++) {
             int ia = ta.get(ValueLayout.JAVA_INT_UNALIGNED, 16 + 16L * i), ib = tb.get(ValueLayout.JAVA_INT_UNALIGNED, 16 + 16L * i);
@@ -144,8 +155,8 @@ public final class Locate {
             PtxInstrumenter.Site sa = site(sitesA, ia), sb = site(sitesB, ib);
             if (ia != ib || ea != eb) {
                 lines.add("FIRST DIVERGENCE: control flow: result " + (i + 1) + " of the " + thread + " comes from");
-                lines.add("  " + o.on() + ": line " + sa.line() + ": " + sa.text());
-                lines.add("  " + o.against() + ": line " + sb.line() + ": " + sb.text());
+                lines.add("  " + la + ": line " + sa.line() + ": " + sa.text());
+                lines.add("  " + lb + ": line " + sb.line() + ": " + sb.text());
                 if (i > 0) {
                     PtxInstrumenter.Site prev = site(sitesA, ta.get(ValueLayout.JAVA_INT_UNALIGNED, 16 + 16L * (i - 1)));
                     lines.add("  the last result both computed alike: line " + prev.line() + ": " + prev.text());
@@ -153,16 +164,16 @@ public final class Locate {
             } else {
                 String reg = ea < sa.dests().size() ? sa.dests().get(ea) : "?", type = ea < sa.types().size() ? sa.types().get(ea) : "64";
                 lines.add(String.format(Locale.ROOT, "FIRST DIVERGENCE: line %d: %s", sa.line(), sa.text()));
-                if (!sa.text().equals(sb.text())) lines.add(String.format(Locale.ROOT, "  (%s's PTX: line %d: %s)", o.against(), sb.line(), sb.text()));
+                if (!sa.text().equals(sb.text())) lines.add(String.format(Locale.ROOT, "  (%s: line %d: %s)", lb, sb.line(), sb.text()));
                 lines.add(String.format(Locale.ROOT, "  %s (%s, result %d of the %s)", reg, type.equals(".pred") ? "predicate" : type + "-bit", i + 1, thread));
-                lines.add("  " + o.on() + ": " + PtxInstrumenter.show(va, type) + at(a, k, va, type));
-                lines.add("  " + o.against() + ": " + PtxInstrumenter.show(vb, type) + at(b, k, vb, type));
+                lines.add("  " + la + ": " + PtxInstrumenter.show(va, type) + at(a, k, va, type));
+                lines.add("  " + lb + ": " + PtxInstrumenter.show(vb, type) + at(b, k, vb, type));
             }
             lines.add("VERDICT: DIVERGENCE at line " + sa.line());
             return new Result(true, 1, lines);
         }
         if (na != nb) {
-            lines.add("FIRST DIVERGENCE: the " + thread + " computed " + na + " results on " + o.on() + " and " + nb + " on " + o.against()
+            lines.add("FIRST DIVERGENCE: the " + thread + " computed " + na + " results on " + la + " and " + nb + " on " + lb
                     + "; the first " + n + " are the same");
             lines.add("VERDICT: DIVERGENCE after result " + n);
             return new Result(true, 1, lines);

@@ -106,8 +106,9 @@ public final class PtxInstrumenter {
                 s.append(v);
                 s.append("@").append(P).append("t setp.lt.u32 ").append(P).append("q, ").append(P).append("n, ").append(limit).append(";\n");
                 s.append("@").append(P).append("q mad.wide.u32 ").append(P).append("a, ").append(P).append("n, 16, ").append(P).append("base;\n");
-                s.append("@").append(P).append("q st.global.u32 [").append(P).append("a+16], ").append(site.index()).append(";\n");
-                s.append("@").append(P).append("q st.global.u32 [").append(P).append("a+20], ").append(e).append(";\n");
+                s.append("@").append(P).append("q mov.u32 ").append(P).append("i, ").append(site.index()).append(";\n");
+                s.append("@").append(P).append("q mov.u32 ").append(P).append("e, ").append(e).append(";\n");
+                s.append("@").append(P).append("q st.global.v2.u32 [").append(P).append("a+16], {").append(P).append("i, ").append(P).append("e};\n");
                 s.append("@").append(P).append("q st.global.u64 [").append(P).append("a+24], ").append(P).append("v;\n");
                 s.append("@").append(P).append("t add.u32 ").append(P).append("n, ").append(P).append("n, 1;\n");
                 s.append("@").append(P).append("t st.global.u32 [").append(P).append("base], ").append(P).append("n;\n");
@@ -153,7 +154,8 @@ public final class PtxInstrumenter {
             return "add.s64 " + P + "v, " + reg + ", " + off + ";\n"
                     + "setp.lt.u32 " + P + "q, " + P + "n, " + slots + ";\n"
                     + "@" + P + "q mad.wide.u32 " + P + "a, " + P + "n, 16, " + P + "base;\n"
-                    + "@" + P + "q st.global.u32 [" + P + "a], " + (site.index() + 1) + ";\n"
+                    + "@" + P + "q mov.u32 " + P + "i, " + (site.index() + 1) + ";\n"
+                    + "@" + P + "q st.global.u32 [" + P + "a], " + P + "i;\n"
                     + "@" + P + "q st.global.u64 [" + P + "a+8], " + P + "v;\n"
                     + "add.u32 " + P + "n, " + P + "n, 1;\n";
         }, true);
@@ -212,7 +214,7 @@ public final class PtxInstrumenter {
         Ast.Function f = fi.ast();
         StringBuilder decl = new StringBuilder();
         decl.append(".reg .pred ").append(P).append("t, ").append(P).append("q, ").append(P).append("g;\n");
-        decl.append(".reg .u32 ").append(P).append("n, ").append(P).append("w, ").append(P).append("s;\n");
+        decl.append(".reg .u32 ").append(P).append("n, ").append(P).append("w, ").append(P).append("s, ").append(P).append("i, ").append(P).append("e;\n");
         decl.append(".reg .b16 ").append(P).append("h;\n");
         decl.append(".reg .u64 ").append(P).append("v, ").append(P).append("a, ").append(P).append("base;\n");
         List<Statement> body = new ArrayList<>(statements(decl + prologue));
