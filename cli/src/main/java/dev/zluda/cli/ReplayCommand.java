@@ -113,6 +113,12 @@ final class ReplayCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
         if (noCapture && output != null) throw new CommandLine.ParameterException(spec.commandLine(), "-o and --no-capture exclude each other");
+        int[] who = null;
+        if (locate) {
+            if (kernel == null) throw new CommandLine.ParameterException(spec.commandLine(), "--locate needs --kernel N|NAME");
+            if (traceLimit < 1 || traceLimit > (1 << 24)) throw new CommandLine.ParameterException(spec.commandLine(), "--trace-limit: 1 to 16777216");
+            who = thread(thread);
+        }
         try (Capture cap = Capture.open(capture)) {
             String home = System.getProperty("zluda.home");
             String ptxText = null;
@@ -126,8 +132,6 @@ final class ReplayCommand implements Callable<Integer> {
                 }
             }
             if (locate) {
-                if (kernel == null) throw new CommandLine.ParameterException(spec.commandLine(), "--locate needs --kernel N|NAME");
-                if (traceLimit < 1 || traceLimit > (1 << 24)) throw new CommandLine.ParameterException(spec.commandLine(), "--trace-limit: 1 to 16777216");
                 String againstText = null;
                 if (againstPtx != null) {
                     try {
@@ -138,7 +142,7 @@ final class ReplayCommand implements Callable<Integer> {
                         return 2;
                     }
                 }
-                Locate.Result r = Locate.run(cap, kernel, new Locate.Options(on, ptxText, against, againstText, thread(thread), traceLimit,
+                Locate.Result r = Locate.run(cap, kernel, new Locate.Options(on, ptxText, against, againstText, who, traceLimit,
                         home == null ? null : Path.of(home)));
                 r.print(out);
                 return r.exitCode();
