@@ -117,6 +117,7 @@ public final class Locate {
         long[] grid = {l.gridX(), l.gridY(), l.gridZ(), l.blockX(), l.blockY(), l.blockZ()};
         long threads = grid[0] * grid[1] * grid[2] * grid[3] * grid[4] * grid[5];
         int[] who = o.thread();
+        boolean buffersDiffer = false;
         if (who == null) {
             long storeBytes = threads * STORE_SLOTS * 16L;
             if (storeBytes > MAX_STORE_TRACE) {
@@ -128,6 +129,7 @@ public final class Locate {
                 lines.add("  pass 1 (every thread's store addresses): kernel result " + KernelReplay.errorName(null, a.result()) + " on " + la
                         + ", " + KernelReplay.errorName(null, b.result()) + " on " + lb);
                 who = wrongThread(a, b, k, grid, sitesA, lines);
+                buffersDiffer = who != null;
                 if (who == null) {
                     lines.add("VERDICT: no divergence: every buffer the kernel touched comes out the same on both drivers (pass 1)");
                     return new Result(false, 0, lines);
@@ -184,6 +186,11 @@ public final class Locate {
             return new Result(false, 0, lines);
         }
         if (fiHasCalls(ptxA, k.name())) lines.add("  note: the kernel calls device functions; their instructions are not traced, only the values they return");
+        if (buffersDiffer) {
+            lines.add("VERDICT: NOT LOCATED: the buffers differ (pass 1) but all " + na + " results of the " + thread
+                    + " are the same on both drivers; trace another thread with --thread");
+            return new Result(false, 1, lines);
+        }
         lines.add("VERDICT: no divergence: all " + na + " results of the " + thread + " are the same on both drivers");
         return new Result(false, 0, lines);
     }
@@ -221,9 +228,10 @@ public final class Locate {
             int off = Arrays.mismatch(x, y);
             if (off < 0) continue;
             lines.add(String.format(Locale.ROOT, "  first differing byte: buffer %d (recorded at 0x%x), byte %d", i + 1, k.buffers().get(i).devicePointer(), off));
-            long target = a.fresh().get(i) + off;
-            MemorySegment t = MemorySegment.ofArray(a.trace());
-            long records = a.trace().length / 16;
+            for (Run side : List.of(a, b)) {
+            long target = side.fresh().get(i) + off;
+            MemorySegment t = MemorySegment.ofArray(side.trace());
+            long records = side.trace().length / 16;
             for (long r = 0; r < records; r++) {
                 int idx = t.get(ValueLayout.JAVA_INT_UNALIGNED, 16 * r) - 1;
                 if (idx < 0) continue;
@@ -238,6 +246,7 @@ public final class Locate {
                             sites.get(idx).line(), sites.get(idx).text()));
                     return who;
                 }
+            }
             }
             lines.add("  note: no st instruction of the first " + STORE_SLOTS + " per thread wrote that byte (atomics, or a later store); tracing thread (0,0,0) of CTA (0,0,0) (choose one with --thread)");
             return new int[6];

@@ -131,6 +131,33 @@ class LocateTest {
     }
 
     @Test
+    void aBoundCheckAgainst100IsLocatedAtTheSetpInThread100() throws Exception {
+        try (Capture cap = Capture.open(record("vectorAdd", "5000", "128"))) {
+            KernelSnapshots ks = KernelSnapshots.read(cap);
+            CaptureRecord.Kernel k = ks.list().getFirst().record();
+            String ptx = new String(ks.blob(k.launch().moduleHash(), "module"), StandardCharsets.UTF_8).replace("\0", "");
+            // the kernel stops at element 100 instead of n: only the against side stores element 100,
+            // whose thread is (100,0,0) of CTA (0,0,0); its setp (i >= 100) is true there and (i >= n) false
+            String bound = ptx.replaceFirst("setp\\.ge\\.s32(\\s+%p\\d+, %r\\d+,) %r\\d+;", "setp.ge.s32$1 100;");
+            assertNotEquals(ptx, bound);
+            int line = lineOf(ptx, "setp\\.ge\\.s32");
+            Locate.Result r = Locate.run(cap, "1", opts(bound));
+            String t = r.text();
+            assertTrue(t.contains("first differing byte: buffer 3 (recorded at"), t);
+            assertTrue(t.contains("), byte 400"), t);
+            assertTrue(t.contains("thread (100,0,0) of CTA (0,0,0)"), t);
+            assertTrue(t.contains("FIRST DIVERGENCE: line " + line + ": setp.ge.s32"), t);
+            assertTrue(t.contains("zluda (given PTX): true") && t.contains("zluda: false"), t);
+            // thread 0 computes the same on both: the report must not claim a divergence there
+            Locate.Result r0 = Locate.run(cap, "1", new Locate.Options("zluda", bound, "zluda", null, new int[6], 4096, null));
+            assertFalse(r0.found(), r0.text());
+            // 19 = the register-writing instructions vectorAdd.ptx executes for i < n: 4 ld.param, 3 mov, mad, setp,
+            // 3 cvta, mul.wide, 3 add.s64, 2 ld.global, add.f32 (st, bra and ret write no register)
+            assertTrue(r0.text().contains("VERDICT: no divergence: all 19 results"), r0.text());
+        }
+    }
+
+    @Test
     void matrixMulWithOneRoundingModeChangedInItsLoopIsLocatedAtThatLine() throws Exception {
         try (Capture cap = Capture.open(record("matrixMul", "50", "40", "30"))) {
             KernelSnapshots ks = KernelSnapshots.read(cap);
