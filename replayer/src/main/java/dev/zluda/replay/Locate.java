@@ -95,10 +95,10 @@ public final class Locate {
         String recorded;
         try {
             byte[] img = ks.blob(l.moduleHash(), "the module image of kernel " + k.name());
-            int n = img.length;
-            while (n > 0 && img[n - 1] == 0) n--;
-            recorded = new String(img, 0, n, StandardCharsets.UTF_8);
-            if (!recorded.contains(".entry")) throw new ReplayException("the module of kernel " + k.name() + " is not PTX text: --locate instruments PTX only");
+            List<String> why = new ArrayList<>();
+            recorded = KernelReplay.ptxOf(img, why); // PTX text, or the newest PTX in a fatbin/ELF
+            if (recorded == null) throw new ReplayException("the module of kernel " + k.name() + " holds no PTX: --locate instruments PTX only ("
+                    + String.join("; ", why) + ")");
         } catch (CaptureException e) {
             throw new ReplayException(e.getMessage(), e);
         }
