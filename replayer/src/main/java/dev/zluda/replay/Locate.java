@@ -117,6 +117,14 @@ public final class Locate {
         long[] grid = {l.gridX(), l.gridY(), l.gridZ(), l.blockX(), l.blockY(), l.blockZ()};
         long threads = grid[0] * grid[1] * grid[2] * grid[3] * grid[4] * grid[5];
         int[] who = o.thread();
+        if (who != null) {
+            for (int i = 0; i < 6; i++) {
+                if (who[i] < 0 || who[i] >= grid[i]) {
+                    throw new ReplayException(String.format(Locale.ROOT, "--thread %d,%d,%d:%d,%d,%d is outside the launch: grid (%d,%d,%d), block (%d,%d,%d)",
+                            who[0], who[1], who[2], who[3], who[4], who[5], grid[0], grid[1], grid[2], grid[3], grid[4], grid[5]));
+                }
+            }
+        }
         boolean buffersDiffer = false;
         if (who == null) {
             long storeBytes = threads * STORE_SLOTS * 16L;
@@ -129,9 +137,14 @@ public final class Locate {
                 lines.add("  pass 1 (every thread's store addresses): kernel result " + KernelReplay.errorName(null, a.result()) + " on " + la
                         + ", " + KernelReplay.errorName(null, b.result()) + " on " + lb);
                 who = wrongThread(a, b, k, grid, sitesA, lines);
+                if (who == null && a.result() != b.result()) {
+                    lines.add("  the kernel result differs, its buffers are unreadable after the fault: tracing thread (0,0,0) of CTA (0,0,0) (choose one with --thread)");
+                    who = new int[6];
+                }
                 buffersDiffer = who != null;
                 if (who == null) {
-                    lines.add("VERDICT: no divergence: every buffer the kernel touched comes out the same on both drivers (pass 1)");
+                    lines.add("VERDICT: no divergence: every buffer the kernel touched comes out the same on both drivers (pass 1)"
+                            + (a.result() != 0 ? "; both faulted alike, leaving them unreadable" : ""));
                     return new Result(false, 0, lines);
                 }
             }

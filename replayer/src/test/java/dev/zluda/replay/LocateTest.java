@@ -181,6 +181,20 @@ class LocateTest {
             assertFalse(r.found(), r.text());
             assertTrue(r.text().contains("no divergence in the first 20 of"), r.text());
             assertTrue(r.text().contains("raise --trace-limit"), r.text());
+            // matrixMul 50x40x30 runs a 3x4 grid of 16x16 blocks: CTA (3,0,0) does not exist
+            ReplayException e = assertThrows(ReplayException.class,
+                    () -> Locate.run(cap, "1", new Locate.Options("zluda", null, "zluda", null, new int[]{3, 0, 0, 0, 0, 0}, 20, null)));
+            assertTrue(e.getMessage().contains("is outside the launch: grid (3,4,1), block (16,16,1)"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aKernelThatFaultsAlikeOnBothSidesIsNoDivergence() throws Exception {
+        try (Capture cap = Capture.open(record("illegalAccess"))) {
+            Locate.Result r = Locate.run(cap, "1", opts(null));
+            assertFalse(r.found(), r.text());
+            assertTrue(r.text().contains("CUDA_ERROR_ILLEGAL_ADDRESS (700) on zluda, CUDA_ERROR_ILLEGAL_ADDRESS (700) on zluda"), r.text());
+            assertTrue(r.text().contains("both faulted alike"), r.text());
         }
     }
 
