@@ -5,6 +5,7 @@ import dev.zluda.capture.CaptureException;
 import dev.zluda.capture.KernelSnapshots;
 import dev.zluda.replay.CaptureReplay;
 import dev.zluda.replay.KernelReplay;
+import dev.zluda.replay.Locate;
 import dev.zluda.replay.ReplayException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -37,7 +38,9 @@ import java.util.concurrent.Callable;
                 "  zluda replay logs/vectorAdd --list",
                 "  zluda replay logs/vectorAdd --kernel 1 --on nvidia",
                 "  zluda replay logs/vectorAdd --on nvidia                  (the whole capture; partial, see docs/replay.md)",
+                "  zluda replay logs/vectorAdd --kernel 1 --locate --on zluda --against nvidia   (the first PTX instruction that differs)",
                 "",
+                "--locate exits 0 when no instruction result differs, 1 when one does.",
                 "Exit codes: 0 identical, 1 different, 2 error (no snapshot, a driver that cannot be loaded, bad usage)."})
 final class ReplayCommand implements Callable<Integer> {
     @CommandLine.Spec
@@ -65,13 +68,57 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--list", description = "List the capture's kernel snapshots and exit.")
     boolean list;
 
+    @Option(names = "--locate", description = "With --kernel: name the first PTX instruction whose value differs between --on and --against"
+            + " (instrumented replays on both; see docs/replay.md).")
+    boolean locate;
+
+    @Option(names = "--against", paramLabel = "DRIVER", defaultValue = "nvidia",
+            description = "--locate: the reference driver (zluda, nvidia, or a path). Default: ${DEFAULT-VALUE}.")
+    String against;
+
+    @Option(names = "--against-ptx", paramLabel = "FILE", description = "--locate: load this PTX on the --against driver instead of the recorded module.")
+    Path againstPtx;
+
+    @Option(names = "--thread", paramLabel = "CX,CY,CZ:TX,TY,TZ",
+            description = "--locate: trace this thread (CTA index : thread index) instead of the one that writes the first differing byte.")
+    String thread;
+
+    @Option(names = "--trace-limit", paramLabel = "K", defaultValue = "4096",
+            description = "--locate: instruction results recorded for the traced thread. Default: ${DEFAULT-VALUE}.")
+    int traceLimit;
+
     @Option(names = "--keep-going", description = "Whole replay: go on after a divergence (report them all).")
     boolean keepGoing;
+
+    /** {@code "1,0,0:5,0,0"} → {ctaid.x, .y, .z, tid.x, .y, .z}; null for null. */
+    private int[] thread(String s) {
+        if (s == null) return null;
+        String[] parts = s.split(":");
+        if (parts.length == 2) {
+            String[] c = parts[0].split(","), t = parts[1].split(",");
+            if (c.length == 3 && t.length == 3) {
+                try {
+                    int[] w = new int[6];
+                    for (int i = 0; i < 3; i++) { w[i] = Integer.parseInt(c[i].strip()); w[3 + i] = Integer.parseInt(t[i].strip()); }
+                    return w;
+                } catch (NumberFormatException e) {
+                    // below
+                }
+            }
+        }
+        throw new CommandLine.ParameterException(spec.commandLine(), "--thread " + s + ": expected CX,CY,CZ:TX,TY,TZ (CTA index, thread index), e.g. 3,0,0:17,0,0");
+    }
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
         if (noCapture && output != null) throw new CommandLine.ParameterException(spec.commandLine(), "-o and --no-capture exclude each other");
+        int[] who = null;
+        if (locate) {
+            if (kernel == null) throw new CommandLine.ParameterException(spec.commandLine(), "--locate needs --kernel N|NAME");
+            if (traceLimit < 1 || traceLimit > (1 << 24)) throw new CommandLine.ParameterException(spec.commandLine(), "--trace-limit: 1 to 16777216");
+            who = thread(thread);
+        }
         try (Capture cap = Capture.open(capture)) {
             String home = System.getProperty("zluda.home");
             String ptxText = null;
@@ -83,6 +130,22 @@ final class ReplayCommand implements Callable<Integer> {
                     err.flush();
                     return 2;
                 }
+            }
+            if (locate) {
+                String againstText = null;
+                if (againstPtx != null) {
+                    try {
+                        againstText = Files.readString(againstPtx);
+                    } catch (IOException e) {
+                        err.println("zluda replay: cannot read " + againstPtx + ": " + e.getMessage());
+                        err.flush();
+                        return 2;
+                    }
+                }
+                Locate.Result r = Locate.run(cap, kernel, new Locate.Options(on, ptxText, against, againstText, who, traceLimit,
+                        home == null ? null : Path.of(home)));
+                r.print(out);
+                return r.exitCode();
             }
             if (kernel == null && !list) {
                 KernelReplay.Options o = new KernelReplay.Options(on, output, !noCapture, ptxText, home == null ? null : Path.of(home));

@@ -39,4 +39,21 @@ class ReplayCommandTest {
         assertEquals(2, CliRun.run("replay", "/no/such/capture", "--kernel", "1").code());
         assertEquals(2, CliRun.run("replay").code());
     }
+
+    @Test
+    void locateUsageErrorsAreNamed() {
+        CliRun.Result r = CliRun.run("replay", H200.toString(), "--locate", "--against", "zluda");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("--locate needs --kernel N|NAME"), r.err());
+        r = CliRun.run("replay", H200.toString(), "--kernel", "1", "--locate", "--against", "zluda", "--thread", "1,2");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("expected CX,CY,CZ:TX,TY,TZ"), r.err());
+        r = CliRun.run("replay", H200.toString(), "--kernel", "1", "--locate", "--against", "zluda", "--trace-limit", "0");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("--trace-limit: 1 to 16777216"), r.err());
+        // the H200 capture has no snapshots: said as for a replay
+        r = CliRun.run("replay", H200.toString(), "--kernel", "1", "--locate", "--against", "zluda");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("recorded without --capture-kernels"), r.err());
+    }
 }

@@ -391,7 +391,7 @@ public final class KernelReplay {
     }
 
     /** The PTX of a module image: the text itself, or the newest PTX of a fatbin/ELF; null when it has none (then a note). */
-    private static String ptxOf(byte[] image, List<String> notes) {
+    static String ptxOf(byte[] image, List<String> notes) {
         if (isText(image)) {
             int n = image.length;
             while (n > 0 && image[n - 1] == 0) n--;
