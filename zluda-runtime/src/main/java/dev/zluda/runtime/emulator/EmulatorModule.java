@@ -101,7 +101,7 @@ public final class EmulatorModule {
             if (mc.errorCount() > 0) throw new PtxLoadException(Errors.NOT_SUPPORTED, mc.errors());
             Map<String, Variable> vars = new LinkedHashMap<>();
             for (ModuleContext.GlobalVar g : mc.globals().values()) vars.put(g.name(), new Variable(g.name(), g.space(), g.address(), g.size()));
-            return new EmulatorModule(source, model.versionMajor() * 10 + model.versionMinor(), kernels, vars, constBytes, info.toString());
+            return new EmulatorModule(source, targetArchitecture(model), kernels, vars, constBytes, info.toString());
         } catch (PtxLoadException | RuntimeException | Error e) {
             for (long a : allocated) alloc.free(a);
             throw e;
@@ -229,7 +229,21 @@ public final class EmulatorModule {
         return source;
     }
 
-    /** The .version as major·10 + minor (CU_FUNC_ATTRIBUTE_PTX_VERSION). */
+    /**
+     * What {@code CU_FUNC_ATTRIBUTE_PTX_VERSION} reports: the virtual architecture the PTX was written
+     * for, major·10 + minor, from {@code .target sm_XY} — measured on an NVIDIA H200 (driver
+     * 580.159.04): 75 for nvcc 13's {@code .version 9.0 / .target sm_75} PTX, not the ISA version.
+     * Falls back to the {@code .version} when the module names no {@code sm_} target.
+     */
+    static int targetArchitecture(dev.zluda.ptx.ModuleModel model) {
+        for (String t : model.targets()) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("sm_(\\d+)[af]?").matcher(t);
+            if (m.matches()) return Integer.parseInt(m.group(1));
+        }
+        return model.versionMajor() * 10 + model.versionMinor();
+    }
+
+    /** CU_FUNC_ATTRIBUTE_PTX_VERSION: the PTX's target architecture (see {@link #targetArchitecture}). */
     public int ptxVersion() {
         return ptxVersion;
     }
