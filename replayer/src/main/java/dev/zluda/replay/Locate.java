@@ -211,13 +211,22 @@ public final class Locate {
     /**
      * A 64-bit value that points into (or one past) a buffer of this run, as "buffer N+OFF", or null:
      * the two runs' allocations lie at different addresses, so such values compare by buffer and offset.
+     * An address inside a buffer wins over one past the end of another: NVIDIA's driver places
+     * allocations back to back, so the end of one is the start of the next (seen on an H200).
      */
-    private static String where(Run r, CaptureRecord.Kernel k, long v) {
-        for (int i = 0; i < r.fresh().size(); i++) {
+    static String where(List<Long> fresh, CaptureRecord.Kernel k, long v) {
+        for (int i = 0; i < fresh.size(); i++) {
             long size = k.buffers().get(i).size();
-            if (Long.compareUnsigned(v - r.fresh().get(i), size + 1) < 0) return "buffer " + (i + 1) + "+" + (v - r.fresh().get(i));
+            if (Long.compareUnsigned(v - fresh.get(i), size) < 0) return "buffer " + (i + 1) + "+" + (v - fresh.get(i));
+        }
+        for (int i = 0; i < fresh.size(); i++) {
+            if (v - fresh.get(i) == k.buffers().get(i).size()) return "buffer " + (i + 1) + "+" + (v - fresh.get(i));
         }
         return null;
+    }
+
+    private static String where(Run r, CaptureRecord.Kernel k, long v) {
+        return where(r.fresh(), k, v);
     }
 
     private static String at(Run r, CaptureRecord.Kernel k, long v, String type) {
