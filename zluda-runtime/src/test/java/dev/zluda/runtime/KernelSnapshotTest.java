@@ -70,6 +70,30 @@ class KernelSnapshotTest {
         return Capture.open(logs.resolve(command[0]));
     }
 
+    /**
+     * The driver's own events in the capture (MARKER records): the module compile and the launch's
+     * execution — vectorAdd 5000 with 128 threads per CTA runs 40 CTAs — and zluda dump shows each
+     * under the call that caused it.
+     */
+    @Test
+    void theDriversOwnEventsAreInTheCapture(@TempDir Path tmp) throws Exception {
+        try (Capture cap = record(tmp, "^$", "vectorAdd", "5000", "128")) {
+            List<String> markers = new ArrayList<>();
+            cap.reader().forEachRecord(r -> { if (r instanceof CaptureRecord.Marker m) markers.add(m.text()); });
+            assertTrue(markers.stream().anyMatch(m -> m.startsWith("module compiled: ") && m.contains("1 kernel(s) (vectorAdd)")), markers::toString);
+            String launch = markers.stream().filter(m -> m.startsWith("kernel vectorAdd ")).findFirst().orElseThrow(() -> new AssertionError(markers));
+            assertTrue(launch.startsWith("kernel vectorAdd grid=(40,1,1) block=(128,1,1) shared=0: 40 CTAs, "), launch);
+            long ti = Long.parseLong(launch.replaceAll(".*CTAs, (\\d+) thread-instructions.*", "$1"));
+            assertTrue(ti >= 5000 * 5L, "each of the 5000 active threads executes several instructions: " + launch);
+            java.io.StringWriter w = new java.io.StringWriter();
+            dev.zluda.capture.text.Dump.dump(cap, dev.zluda.capture.text.Dump.Options.all(), new java.io.PrintWriter(w));
+            List<String> lines = w.toString().lines().toList();
+            int at = -1;
+            for (int i = 0; i < lines.size(); i++) if (lines.get(i).startsWith("cuLaunchKernel(")) at = i;
+            assertTrue(at >= 0 && lines.get(at + 1).startsWith("  # kernel vectorAdd grid=(40,1,1)"), w::toString);
+        }
+    }
+
     @Test
     void vectorAddSnapshotHoldsWhatTheProgramCopiedInAndOut(@TempDir Path tmp) throws Exception {
         try (Capture cap = record(tmp, "vectorAdd", "vectorAdd", "5000", "128")) {

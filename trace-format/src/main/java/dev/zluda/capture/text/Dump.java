@@ -20,7 +20,9 @@ import java.util.regex.Pattern;
  * The ZLUDA-style text log of a capture: one line per call, nested calls indented two spaces per
  * level under the call that made them, lines in order of entry within each top-level call, top-level
  * calls in the order they returned (calls still in flight come last). A kernel snapshot (KERNEL
- * record) is one {@code # kernel snapshot #N: ...} line under the launch it belongs to. Streaming:
+ * record) is one {@code # kernel snapshot #N: ...} line under the launch it belongs to; a MARKER (the
+ * driver's own events: module compiles, kernel executions) is one {@code # TEXT} line under the call
+ * that was running on its thread. Streaming:
  * memory holds only the calls not yet returned.
  */
 public final class Dump {
@@ -104,8 +106,26 @@ public final class Dump {
             }
         });
         f[0] = new CallFormatter(cap::specFunction, cap::functionName, asm[0].strings());
+        Map<Long, java.util.ArrayDeque<Long>> openCalls = new HashMap<>(); // thread -> ENTER seqs of its calls not returned yet
         for (CaptureRecord r : cap.reader()) {
-            if (r instanceof CaptureRecord.Enter e && cap.functionName(e.functionId()).startsWith("cuLaunch")) launchesOpen.add(e.seq());
+            switch (r) {
+                case CaptureRecord.Enter e -> {
+                    if (cap.functionName(e.functionId()).startsWith("cuLaunch")) launchesOpen.add(e.seq());
+                    openCalls.computeIfAbsent(e.threadId(), t -> new java.util.ArrayDeque<>()).push(e.seq());
+                }
+                case CaptureRecord.Leave l -> {
+                    java.util.ArrayDeque<Long> st = openCalls.get(l.threadId());
+                    if (st != null) st.remove(l.enterSeq());
+                }
+                case CaptureRecord.Marker m -> {
+                    // a driver event or annotation: under the call of its thread that was running when it was written
+                    java.util.ArrayDeque<Long> st = openCalls.get(m.threadId());
+                    String line = "# " + m.text();
+                    if (st != null && !st.isEmpty()) snapshots.computeIfAbsent(st.peek(), x -> new ArrayList<>()).add(line);
+                    else if (o.function == null && !o.errorsOnly) out.println(line);
+                }
+                default -> { }
+            }
             asm[0].accept(r);
         }
         List<Call> flying = asm[0].finish();

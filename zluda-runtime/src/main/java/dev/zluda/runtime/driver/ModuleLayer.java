@@ -178,6 +178,28 @@ abstract class ModuleLayer extends StreamLayer {
         return true;
     }
 
+    private volatile java.util.function.Consumer<String> driverEvents;
+
+    /**
+     * Sets who is told of the driver's own events, one line of text each (the trace layer writes them
+     * as MARKER records, FORMAT.md §6): every module compile with its result and log, every launch's
+     * execution (CTAs, thread-instructions executed, wall time in ms, the fault if any); null: nobody.
+     */
+    public void driverEvents(java.util.function.Consumer<String> sink) {
+        this.driverEvents = sink;
+    }
+
+    /** Tells the driver-events sink, never failing the call that caused the event. */
+    private void event(String text) {
+        java.util.function.Consumer<String> sink = driverEvents;
+        if (sink == null) return;
+        try {
+            sink.accept(text);
+        } catch (RuntimeException e) {
+            if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace();
+        }
+    }
+
     /** Sets who sees every kernel launch before and after it runs (the trace layer's kernel snapshots); null: nobody. */
     public void launchObserver(LaunchObserver observer) {
         this.launchObserver = observer;
@@ -395,9 +417,12 @@ abstract class ModuleLayer extends StreamLayer {
             Module m = compile(ptx, source, null);
             finishLog(log, "", m.code.infoLog(), System.nanoTime() - t0);
             putLong(pModule, m.handle);
+            event(String.format(java.util.Locale.ROOT, "module compiled: %s, %d kernel(s) (%s), %.3f ms", source, m.functions.size(),
+                    String.join(", ", m.functions.keySet()), (System.nanoTime() - t0) / 1e6));
             return SUCCESS;
         } catch (LoadFailure f) {
             finishLog(log, f.getMessage(), "", System.nanoTime() - t0);
+            event("module compile failed with " + errorName(f.error) + ": " + f.getMessage());
             System.err.println("[ZLUDA] " + via + " failed with " + errorName(f.error) + ":");
             for (String line : f.getMessage().split("\n")) System.err.println("[ZLUDA]   " + line);
             return f.error;
@@ -780,6 +805,11 @@ abstract class ModuleLayer extends StreamLayer {
             if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace();
             res = new LaunchResult(Errors.LAUNCH_FAILED, "kernel " + fn.kernel.name() + ": internal emulator error: " + e, 0);
         }
+        if (driverEvents != null) {
+            event(String.format(java.util.Locale.ROOT, "kernel %s grid=(%d,%d,%d) block=(%d,%d,%d) shared=%d: %d CTAs, %d thread-instructions, %.3f ms%s",
+                    fn.kernel.name(), gx, gy, gz, bx, by, bz, shared, (long) gx * gy * gz, res.threadInstructions(), (System.nanoTime() - t0) / 1e6,
+                    res.ok() ? "" : ", " + res.message()));
+        }
         if (STATS) {
             double ms = (System.nanoTime() - t0) / 1e6;
             System.err.printf(java.util.Locale.ROOT, "[ZLUDA] launch %s grid=(%d,%d,%d) block=(%d,%d,%d) shared=%d: %.3f ms, %d thread-instructions, %.1f M/s%n",
@@ -998,10 +1028,13 @@ abstract class ModuleLayer extends StreamLayer {
             }
             libraries.put(h, lib);
             finishLog(log, "", info, System.nanoTime() - t0);
+            event(String.format(java.util.Locale.ROOT, "library compiled: %s, %d kernel(s) (%s), %.3f ms", src.name(), names.size(),
+                    String.join(", ", names), (System.nanoTime() - t0) / 1e6));
             putLong(library, h);
             return SUCCESS;
         } catch (LoadFailure f) {
             finishLog(log, f.getMessage(), "", System.nanoTime() - t0);
+            event("library compile failed with " + errorName(f.error) + ": " + f.getMessage());
             System.err.println("[ZLUDA] cuLibraryLoad failed with " + errorName(f.error) + ":");
             for (String line : f.getMessage().split("\n")) System.err.println("[ZLUDA]   " + line);
             return f.error;

@@ -53,7 +53,10 @@ public final class NativeEntry {
             MemorySegment table = MemorySegment.ofAddress(functionTable).reinterpret((long) count * ValueLayout.ADDRESS.byteSize());
             driver = new ZludaDriver(CudaApi.get(), table);
             tracer = CallTracer.fromEnvironment(CudaApi.get());
-            if (tracer != null) driver.launchObserver(tracer.kernelSnapshots());
+            if (tracer != null) {
+                driver.launchObserver(tracer.kernelSnapshots());
+                driver.driverEvents(tracer.driverEvents());
+            }
             var handle = MethodHandles.lookup().findStatic(NativeEntry.class, "dispatch",
                     MethodType.methodType(int.class, int.class, MemorySegment.class));
             MemorySegment stub = Linker.nativeLinker().upcallStub(handle,

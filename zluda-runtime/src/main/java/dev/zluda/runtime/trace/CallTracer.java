@@ -124,6 +124,21 @@ public final class CallTracer {
     }
 
     /**
+     * The sink for the driver's own events ({@code ModuleLayer.driverEvents}): each line becomes a
+     * MARKER record on the calling thread's log, inside the call that caused it.
+     */
+    public java.util.function.Consumer<String> driverEvents() {
+        return text -> {
+            if (failed) return;
+            try {
+                writer.currentThread().marker(text, System.nanoTime());
+            } catch (RuntimeException e) {
+                fail(e);
+            }
+        };
+    }
+
+    /**
      * The observer that takes kernel snapshots into this capture, for
      * {@code ZludaDriver.launchObserver}; null when {@code ZLUDA_CAPTURE_KERNELS} asks for none.
      */
