@@ -136,28 +136,9 @@ public final class Viewer {
             trace("stage shown");
             if (cap != null) w.show(cap);
             trace("loading");
-            if (o.screenshot() != null) {
-                w.whenLoaded(() -> afterPulses(3, () -> {
-                    try {
-                        writePng(stage.getScene(), o.screenshot());
-                        out.println("wrote " + o.screenshot());
-                    } catch (IOException e) {
-                        err.println("zluda view: cannot write " + o.screenshot() + ": " + e.getMessage());
-                        code.set(1);
-                    }
-                    out.flush();
-                    err.flush();
-                    stage.close();
-                }));
-            }
+            if (o.screenshot() != null) w.whenLoaded(() -> afterPulses(3, () -> screenshotAndClose(stage, null, o, out, err, code)));
         });
-        try {
-            closed.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        Platform.exit();
-        return code.get();
+        return awaitClosed(closed, code);
     }
 
     /**
@@ -182,26 +163,35 @@ public final class Viewer {
             stage.addEventHandler(WindowEvent.WINDOW_HIDDEN, e -> closed.countDown());
             stage.show();
             w.open(a, b);
-            if (o.screenshot() != null) {
-                w.whenLoaded(() -> afterPulses(3, () -> {
-                    if (w.loadError() != null) {
-                        err.println("zluda view: " + w.loadError());
-                        code.set(1);
-                    } else {
-                        try {
-                            writePng(stage.getScene(), o.screenshot());
-                            out.println("wrote " + o.screenshot());
-                        } catch (IOException e) {
-                            err.println("zluda view: cannot write " + o.screenshot() + ": " + e.getMessage());
-                            code.set(1);
-                        }
-                    }
-                    out.flush();
-                    err.flush();
-                    stage.close();
-                }));
-            }
+            if (o.screenshot() != null) w.whenLoaded(() -> afterPulses(3, () -> screenshotAndClose(stage, w.loadError(), o, out, err, code)));
         });
+        return awaitClosed(closed, code);
+    }
+
+    /**
+     * {@code --screenshot}: writes the window as PNG (or reports the load error instead, setting
+     * {@code code} to 1, as for a PNG that cannot be written), then closes it. On the FX thread.
+     */
+    private static void screenshotAndClose(Stage stage, String loadError, Options o, PrintWriter out, PrintWriter err, AtomicInteger code) {
+        if (loadError != null) {
+            err.println("zluda view: " + loadError);
+            code.set(1);
+        } else {
+            try {
+                writePng(stage.getScene(), o.screenshot());
+                out.println("wrote " + o.screenshot());
+            } catch (IOException e) {
+                err.println("zluda view: cannot write " + o.screenshot() + ": " + e.getMessage());
+                code.set(1);
+            }
+        }
+        out.flush();
+        err.flush();
+        stage.close();
+    }
+
+    /** Waits until the window is closed, ends the FX toolkit, and returns the exit code. */
+    private static int awaitClosed(CountDownLatch closed, AtomicInteger code) {
         try {
             closed.await();
         } catch (InterruptedException e) {
