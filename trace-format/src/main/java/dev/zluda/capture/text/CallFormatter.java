@@ -131,6 +131,7 @@ public final class CallFormatter {
     /** One element of pointed-to data of C type {@code t}. */
     private String element(String t, byte[] b, int off, int size) {
         Optional<CudaRecord> rec = api.record(t);
+        if (rec.isPresent() && rec.get().name().equals("CUuuid") && size == 16) return guid(b, off);
         if (rec.isPresent() && !api.handleTypes().contains(t)) {
             StringBuilder sb = new StringBuilder("{");
             int k = 0;
@@ -148,6 +149,20 @@ public final class CallFormatter {
         }
         if (size > 8) return bytes(java.util.Arrays.copyOfRange(b, off, off + size));
         return scalar(t, le(b, off, size), size);
+    }
+
+    /**
+     * A {@code CUuuid} (device UUIDs, export-table ids) as its 16 bytes in memory order, grouped
+     * 8-4-4-4-12 hex digits in braces — how the NVIDIA tracer names export tables
+     * ({@code {GUID}::slot N}) and zluda's driver prints them.
+     */
+    static String guid(byte[] b, int off) {
+        StringBuilder sb = new StringBuilder("{");
+        for (int i = 0; i < 16; i++) {
+            if (i == 4 || i == 6 || i == 8 || i == 10) sb.append('-');
+            sb.append(String.format("%02x", b[off + i] & 0xFF));
+        }
+        return sb.append('}').toString();
     }
 
     private String scalar(String t, long v, int size) {
