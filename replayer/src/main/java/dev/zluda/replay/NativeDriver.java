@@ -81,7 +81,8 @@ public final class NativeDriver implements Driver {
             }
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException(nvidia
-                    ? "cannot load NVIDIA's libcuda.so.1 (is there an NVIDIA driver on this machine?): " + e.getMessage()
+                    ? "cannot load NVIDIA's libcuda.so.1 (is there an NVIDIA driver on this machine? Without one, replay with --on zluda,"
+                            + " and give --locate another reference with --against zluda --against-ptx FILE): " + e.getMessage()
                     : "cannot load " + which + ": " + e.getMessage());
         }
         if (lib.find("zluda_export_tables").isPresent()) {
