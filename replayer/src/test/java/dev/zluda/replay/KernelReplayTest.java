@@ -4,7 +4,6 @@ import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureRecord;
 import dev.zluda.capture.KernelSnapshots;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -15,9 +14,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -30,50 +27,20 @@ import static org.junit.jupiter.api.Assertions.*;
  * samples or the native library cannot be built.
  */
 class KernelReplayTest {
-    private static Path bin, nativeDir, logs;
+    private static SampleRecorder samples;
 
     @BeforeAll
     static void build() throws Exception {
-        nativeDir = Path.of("../zluda-runtime/target/native").toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.isRegularFile(nativeDir.resolve("libcuda.so.1")), "SKIPPED: libcuda.so.1 not built in " + nativeDir);
-        Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().normalize();
-        String cudaHome = System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda");
-        Assumptions.assumeTrue(Files.isRegularFile(Path.of(cudaHome, "include/cuda.h")), "SKIPPED: no " + cudaHome + "/include/cuda.h");
-        Path build = Path.of("target/samples").toAbsolutePath();
-        Process p = new ProcessBuilder("make", "-s", "-C", repo.resolve("samples/src/main/c").toString(), "BUILD=" + build, "CUDA_HOME=" + cudaHome)
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        Assumptions.assumeTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, "SKIPPED: building the samples failed:\n" + out);
-        bin = build.resolve("bin");
-        logs = Files.createTempDirectory("zluda-replay-test");
+        samples = SampleRecorder.open("zluda-replay-test");
     }
 
     @AfterAll
     static void clean() throws Exception {
-        if (logs == null) return;
-        try (var s = Files.walk(logs)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        }
+        if (samples != null) samples.close();
     }
 
-    /** Runs a sample on zluda's driver with every kernel snapshotted; returns its capture directory. */
     private static Path record(String... command) throws Exception {
-        Path dir = logs.resolve(command[0]);
-        if (Files.isDirectory(dir)) return dir;
-        List<String> cmd = new ArrayList<>(List.of(command));
-        cmd.set(0, bin.resolve(command[0]).toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("LD_LIBRARY_PATH", nativeDir.toString());
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        pb.environment().putIfAbsent("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
-        pb.environment().put("ZLUDA_LOG_DIR", logs.toString());
-        pb.environment().put("ZLUDA_CAPTURE_KERNELS", ".");
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
-        assertTrue(out.contains("PASS"), out);
-        return dir;
+        return samples.record(command);
     }
 
     private static String text(KernelReplay.Result r) {
@@ -91,7 +58,7 @@ class KernelReplayTest {
     @Test
     void vectorAddReplaysIdenticallyAndWritesACaptureOfTheReplay() throws Exception {
         Path dir = record("vectorAdd", "5000", "128");
-        Path out = logs.resolve("vectorAdd-replay-test");
+        Path out = samples.logs.resolve("vectorAdd-replay-test");
         try (Capture cap = Capture.open(dir)) {
             KernelReplay.Result r = KernelReplay.run(cap, "vectorAdd", new KernelReplay.Options("zluda", out, true, null, null));
             assertTrue(r.identical(), text(r));
@@ -189,7 +156,7 @@ class KernelReplayTest {
                     () -> KernelReplay.run(cap, "1", new KernelReplay.Options("/no/such/libcuda.so", null, false, null, null)));
             assertTrue(e.getMessage().contains("/no/such/libcuda.so: no such file"), e.getMessage());
             e = assertThrows(ReplayException.class,
-                    () -> KernelReplay.run(cap, "1", new KernelReplay.Options(nativeDir.resolve("libcuda.so.1").toString(), null, false, null, null)));
+                    () -> KernelReplay.run(cap, "1", new KernelReplay.Options(samples.nativeDir.resolve("libcuda.so.1").toString(), null, false, null, null)));
             assertTrue(e.getMessage().contains("is zluda's own driver"), e.getMessage());
             e = assertThrows(ReplayException.class,
                     () -> KernelReplay.run(cap, "1", new KernelReplay.Options("zluda", null, false, ".version 8.0\n.target sm_80\n.address_size 64\n", null)));
@@ -197,25 +164,8 @@ class KernelReplayTest {
         }
     }
 
-    /** Runs a sample at level replay with every kernel snapshotted, into its own log directory. */
     private static Path recordForWholeReplay(String... command) throws Exception {
-        Path dir = logs.resolve("whole").resolve(command[0]);
-        if (Files.isDirectory(dir)) return dir;
-        List<String> cmd = new ArrayList<>(List.of(command));
-        cmd.set(0, bin.resolve(command[0]).toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("LD_LIBRARY_PATH", nativeDir.toString());
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        pb.environment().putIfAbsent("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
-        pb.environment().put("ZLUDA_LOG_DIR", logs.resolve("whole").toString());
-        pb.environment().put("ZLUDA_CAPTURE_LEVEL", "replay");
-        pb.environment().put("ZLUDA_CAPTURE_KERNELS", ".");
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
-        assertTrue(out.contains("PASS"), out);
-        return dir;
+        return samples.recordForWholeReplay(command);
     }
 
     private static String text(CaptureReplay.Result r) {

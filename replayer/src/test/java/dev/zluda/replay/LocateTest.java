@@ -4,19 +4,14 @@ import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureRecord;
 import dev.zluda.capture.KernelSnapshots;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -29,49 +24,20 @@ import static org.junit.jupiter.api.Assertions.*;
  * values; with the unchanged PTX it must say there is no divergence.
  */
 class LocateTest {
-    private static Path bin, nativeDir, logs;
+    private static SampleRecorder samples;
 
     @BeforeAll
     static void build() throws Exception {
-        nativeDir = Path.of("../zluda-runtime/target/native").toAbsolutePath().normalize();
-        Assumptions.assumeTrue(Files.isRegularFile(nativeDir.resolve("libcuda.so.1")), "SKIPPED: libcuda.so.1 not built in " + nativeDir);
-        Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().normalize();
-        String cudaHome = System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda");
-        Assumptions.assumeTrue(Files.isRegularFile(Path.of(cudaHome, "include/cuda.h")), "SKIPPED: no " + cudaHome + "/include/cuda.h");
-        Path build = Path.of("target/samples").toAbsolutePath();
-        Process p = new ProcessBuilder("make", "-s", "-C", repo.resolve("samples/src/main/c").toString(), "BUILD=" + build, "CUDA_HOME=" + cudaHome)
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        Assumptions.assumeTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, "SKIPPED: building the samples failed:\n" + out);
-        bin = build.resolve("bin");
-        logs = Files.createTempDirectory("zluda-locate-test");
+        samples = SampleRecorder.open("zluda-locate-test");
     }
 
     @AfterAll
     static void clean() throws Exception {
-        if (logs == null) return;
-        try (var s = Files.walk(logs)) {
-            s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        }
+        if (samples != null) samples.close();
     }
 
     private static Path record(String... command) throws Exception {
-        Path dir = logs.resolve(command[0]);
-        if (Files.isDirectory(dir)) return dir;
-        List<String> cmd = new ArrayList<>(List.of(command));
-        cmd.set(0, bin.resolve(command[0]).toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("LD_LIBRARY_PATH", nativeDir.toString());
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        pb.environment().putIfAbsent("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
-        pb.environment().put("ZLUDA_LOG_DIR", logs.toString());
-        pb.environment().put("ZLUDA_CAPTURE_KERNELS", ".");
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), out);
-        assertTrue(out.contains("PASS"), out);
-        return dir;
+        return samples.record(command);
     }
 
     private static float[] floats(byte[] b) {
