@@ -38,7 +38,7 @@ import java.util.stream.Stream;
         description = {"Run a sample CUDA program on the zluda driver, record it, and compare the recording with",
                 "the same program recorded on an NVIDIA H200.", ""},
         footer = {"", "Samples: vectorAdd (default), matrixMul, reduction, histogram, scan, illegalAccess.",
-                "The sample programs are built by mvn package when the CUDA toolkit's cuda.h is present.",
+                "The sample programs are built by mvn package (with CUDA's cuda.h, or without the toolkit with the cuda.h generated from zluda's API spec).",
                 "Exit codes: 0 the run did what the NVIDIA run did; 1 it did not (or the program failed); 2 trouble (no samples built, a capture that cannot be read, bad usage)."})
 final class DemoCommand implements Callable<Integer> {
     /** Arguments the reference captures were recorded with (samples/traces/README.md). */
@@ -74,8 +74,8 @@ final class DemoCommand implements Callable<Integer> {
         Path reference = repo.resolve("samples/traces/h200").resolve(sample);
         Path lib = repo.resolve("dist/lib");
         if (!Files.isExecutable(program)) {
-            out.println("The sample programs are not built: " + program + " is missing. They are C programs that need the");
-            out.println("CUDA toolkit's cuda.h to compile (install the toolkit at /usr/local/cuda and run mvn package again).");
+            out.println("The sample programs are not built: " + program + " is missing. They are C programs that mvn package");
+            out.println("builds with gcc (see the build's output for why it did not; README.md, Prerequisites).");
             out.println("Without them, here is what zluda's model of the CUDA driver API says about one function:");
             out.println();
             out.flush();

@@ -411,6 +411,7 @@ public final class SpecGenerator {
         }
         // Stable field order in every object: name first, as written above.
         sortTypedefs(typedefs);
+        spec.set("macros", macros(work));
         return spec;
     }
 
@@ -499,6 +500,52 @@ public final class SpecGenerator {
     /** {@code cuMemcpyHtoD_v2_ptds} → {@code cuMemcpyHtoD}: the name cuGetProcAddress is asked for. */
     public static String baseFunctionName(String name) {
         return name.replaceFirst("(_ptds|_ptsz)$", "").replaceFirst("_v\\d+$", "");
+    }
+
+    private static final Pattern CU_DEFINE = Pattern.compile("^\\s*#\\s*define\\s+(cu[A-Z]\\w*)\\s+\\S", Pattern.MULTILINE);
+
+    /**
+     * cuda.h's redirecting macros ({@code #define cuMemAlloc cuMemAlloc_v2}, and the
+     * {@code __CUDA_API_PTDS}/{@code __CUDA_API_PTSZ} forms), as the preprocessor expands them for a
+     * program: without {@code __CUDA_API_VERSION_INTERNAL}, once plain ("default") and once with
+     * {@code CUDA_API_PER_THREAD_DEFAULT_STREAM} ("perThreadDefaultStream"). Only names that expand
+     * to another name in either mode are listed.
+     */
+    private ObjectNode macros(Path work) throws IOException, InterruptedException {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        for (String h : List.of("cuda.h", "cudaProfiler.h")) {
+            Matcher m = CU_DEFINE.matcher(headerText.get(h));
+            while (m.find()) names.add(m.group(1));
+        }
+        Map<String, String[]> expanded = new java.util.TreeMap<>();
+        String[] modes = {null, "-DCUDA_API_PER_THREAD_DEFAULT_STREAM"};
+        for (int mode = 0; mode < 2; mode++) {
+            StringBuilder src = new StringBuilder("#include <cuda.h>\n#include <cudaProfiler.h>\nZLUDA_MACROS_BEGIN\n");
+            for (String n : names) src.append("ZLUDA_MACRO ").append(n).append(" = ").append(n).append('\n');
+            Path tu = work.resolve("macros" + mode + ".c");
+            Files.writeString(tu, src);
+            List<String> cmd = new ArrayList<>(List.of(clang, "-E", "-P", "-x", "c", "-I" + includeDir));
+            if (modes[mode] != null) cmd.add(modes[mode]);
+            cmd.add(tu.toString());
+            String out = LayoutProbe.exec(cmd, work);
+            String[] lines = out.substring(out.indexOf("ZLUDA_MACROS_BEGIN")).split("\n");
+            List<String> got = new ArrayList<>();
+            for (String l : lines) if (l.startsWith("ZLUDA_MACRO ")) got.add(l.substring("ZLUDA_MACRO ".length()).trim());
+            int k = 0;
+            for (String n : names) {
+                String[] parts = got.get(k++).split("\\s*=\\s*");
+                expanded.computeIfAbsent(n, x -> new String[2])[mode] = parts[parts.length - 1].trim();
+            }
+        }
+        ObjectNode result = json.createObjectNode();
+        for (Map.Entry<String, String[]> e : expanded.entrySet()) {
+            String n = e.getKey(), a = e.getValue()[0], b = e.getValue()[1];
+            if (a.equals(n) && b.equals(n)) continue;
+            ObjectNode o = result.putObject(n);
+            o.put("default", a);
+            o.put("perThreadDefaultStream", b);
+        }
+        return result;
     }
 
     private String compilerVersion() throws IOException, InterruptedException {
