@@ -54,27 +54,31 @@ import java.util.concurrent.Callable;
                 "Reports the first divergence (call numbers on both sides, function, what differs, the buffer and",
                 "element for data), the number of diverging calls per kind, and the list of them.", ""},
         footer = {"", "A and B are capture directories, capture.zcap files or packs; A is the reference (e.g. NVIDIA's).",
-                "Kinds: missing (only in A), extra (only in B), result, argument, output, data.",
+                "Kinds: missing (only in A), extra (only in B), result, argument, output, data,",
+                "kernel (a kernel snapshot's after-image).",
                 "Ignored unless --strict, and listed: device name, driver version, UUIDs, device properties, host",
                 "addresses, timings, integrity-check values, export-table pointers.",
                 "Buffers whose element type the spec does not give are compared as --type (f32 by default).",
-                "Kernel snapshots (captures recorded with --capture-kernels REGEX): for each pair of aligned launches with a",
-                "snapshot on both sides, every buffer's after-image is compared, typed by the kernel's PTX (else --type),",
-                "with --rtol/--atol/--ulp; a difference is kind 'kernel' on the launch call and listed under",
-                "'Diverging kernels' with the command that localises it.",
+                "Kernel snapshots (captures recorded with --capture-kernels REGEX): for each pair",
+                "of aligned launches with a snapshot on both sides, every buffer's after-image is",
+                "compared, typed by the kernel's PTX (else --type), with --rtol/--atol/--ulp; a",
+                "difference is kind 'kernel' on the launch call, listed under 'Diverging kernels'",
+                "with the command that localises it.",
                 "",
-                "--kernel N --locate: which PTX instruction first computes a different value in kernel N (A's snapshot",
-                "number, as the report prints it). A's module runs on the driver that recorded A (--against overrides), B's",
-                "module on the driver that recorded B (--on overrides), both from A's before-images; NVIDIA's driver needs",
-                "an NVIDIA GPU: without one the command says so and what to run instead. See docs/replay.md.",
+                "--kernel N --locate: the first PTX instruction that computes a different value",
+                "in kernel N (A's snapshot number, as the report prints it). A's module runs on",
+                "the driver that recorded A (--against overrides), B's module on the driver that",
+                "recorded B (--on overrides), both from A's before-images. NVIDIA's driver needs",
+                "an NVIDIA GPU: without one the command says so and what to run instead (no",
+                "fallback). See docs/replay.md.",
                 "",
                 "Examples:",
-                "  zluda diff nvidia-run zluda-run --format html -o diff.html",
-                "  zluda diff nvidia-run zluda-run --kernel 1 --locate                 (on a machine with an NVIDIA GPU)",
-                "  zluda diff before after --kernel 3 --locate --on zluda --against zluda",
+                "  zluda diff nv/app zl/app --format html -o diff.html",
+                "  zluda diff nv/app zl/app --kernel 1 --locate       (on a machine with the GPU)",
+                "  zluda diff nv/app zl/app --kernel 1 --locate --against zluda",
                 "",
                 "Exit codes: 0 the same, 1 different, 2 bad usage or an unreadable capture.",
-                "With --locate: 0 no instruction result differs, 1 one does, 2 error (a driver that cannot be loaded here, ...)."})
+                "With --locate: 0 no instruction result differs, 1 one does, 2 error."})
 final class DiffCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -103,7 +107,7 @@ final class DiffCommand implements Callable<Integer> {
     @Option(names = "--ulp", paramLabel = "N", defaultValue = "0", description = "Floating-point elements at most N units in the last place apart are equal.")
     long ulp;
 
-    @Option(names = "--type", paramLabel = "TYPE", defaultValue = "f32", description = "Element type of untyped buffers: f32 (default), f64, i32, u32, i64, u8.")
+    @Option(names = "--type", paramLabel = "TYPE", defaultValue = "f32", description = "Element type of untyped buffers: f32 (default), f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64.")
     String type;
 
     @Option(names = "--limit", paramLabel = "N", defaultValue = "1000", description = "List at most N diverging calls (counts are complete; default 1000).")

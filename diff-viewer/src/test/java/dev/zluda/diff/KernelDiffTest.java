@@ -163,6 +163,9 @@ class KernelDiffTest {
         assertTrue(section > 0, h);
         assertTrue(h.indexOf("<img class=\"heatmap\"", section) > section, "a heatmap of the kernel's diverging buffer");
         assertTrue(h.indexOf("--kernel 1 --locate", section) > section);
+        // still well-formed XML (XHTML syntax), as tools parse it
+        assertNotNull(javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder()
+                .parse(new java.io.ByteArrayInputStream(h.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
     }
 
     @Test
@@ -179,6 +182,28 @@ class KernelDiffTest {
         DiffResult beyond = DiffEngine.diff(A, sub, DiffOptions.defaults().withTolerance(new Tolerance(0, Math.nextDown(maxAbs), 0)));
         assertEquals(1, beyond.kernels().divergingCount());
         assertEquals(atMax, beyond.kernels().diverging().getFirst().buffers().getFirst().data().differing(), "only the largest differences are beyond it");
+    }
+
+    /** CuPy's 20 launches snapshotted on the H200 (launch sections rebuilt from the calls and MODULE records) pair one to one. */
+    @Test
+    void cupysTwentySnapshotsPairWithThemselves() throws Exception {
+        Path cupy = Path.of("..", "samples", "traces", "h200", "cupy_kernels.zip");
+        DiffResult r = DiffEngine.diff(cupy, cupy, DiffOptions.defaults());
+        assertEquals(20, r.kernels().snapshotsA(), "the README: 20 kernel snapshots");
+        assertEquals(20, r.kernels().compared());
+        assertEquals(0, r.kernels().unpairedA());
+        assertEquals(0, r.kernels().divergingCount());
+        assertTrue(r.same());
+    }
+
+    @Test
+    void capturesWithoutSnapshotsSaySo() throws Exception {
+        Path plain = Path.of("..", "samples", "traces", "h200", "vectorAdd");
+        DiffResult r = DiffEngine.diff(plain, plain, DiffOptions.defaults());
+        assertSame(DiffResult.Kernels.NONE, r.kernels());
+        StringWriter text = new StringWriter();
+        TextReport.write(r, new PrintWriter(text));
+        assertTrue(text.toString().contains("Kernels: no kernel snapshots in either capture"), text.toString());
     }
 
     @Test
