@@ -17,11 +17,12 @@ import java.util.concurrent.Callable;
 /** {@code zluda convert CAPTURE --to jsonl|perfetto|parquet OUT}. */
 @Command(name = "convert", mixinStandardHelpOptions = true,
         description = {"Convert a capture for other tools:",
-                "  jsonl     JSON Lines: one object per call (raw and rendered arguments, result, times) and per module/blob/kernel",
+                "  jsonl     JSON Lines: one object per call (raw and rendered arguments,",
+                "            result, times) and per module/blob/kernel",
                 "  perfetto  Chrome/Perfetto trace-event JSON: open it in https://ui.perfetto.dev",
                 "  parquet   a directory OUT of Parquet tables: calls, arguments, blobs,",
                 "            modules, kernel_launches (DuckDB: SELECT * FROM 'OUT/calls.parquet')", ""},
-        footer = {"", "Exit codes: 0 converted, 1 unreadable capture or write error, 2 bad usage."})
+        footer = {"", "Exit codes: 0 converted, 2 unreadable capture, write error or bad usage."})
 final class ConvertCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -38,7 +38,8 @@ import java.util.stream.Stream;
         description = {"Run a sample CUDA program on the zluda driver, record it, and compare the recording with",
                 "the same program recorded on an NVIDIA H200.", ""},
         footer = {"", "Samples: vectorAdd (default), matrixMul, reduction, histogram, scan, illegalAccess.",
-                "The sample programs are built by mvn package when the CUDA toolkit's cuda.h is present."})
+                "The sample programs are built by mvn package when the CUDA toolkit's cuda.h is present.",
+                "Exit codes: 0 the run did what the NVIDIA run did; 1 it did not (or the program failed); 2 trouble (no samples built, a capture that cannot be read, bad usage)."})
 final class DemoCommand implements Callable<Integer> {
     /** Arguments the reference captures were recorded with (samples/traces/README.md). */
     static final java.util.Map<String, List<String>> REFERENCE_ARGS = java.util.Map.of(
@@ -109,7 +110,7 @@ final class DemoCommand implements Callable<Integer> {
         if (capture == null) {
             out.println("zluda demo: the program made no capture in " + logs);
             out.flush();
-            return 1;
+            return Main.TROUBLE;
         }
         Trim.trim(capture.resolve("capture.zcap"));
         out.println("[2/3] comparing the capture with the one recorded on an NVIDIA H200 (" + repo.relativize(reference) + ")...");
@@ -120,7 +121,7 @@ final class DemoCommand implements Callable<Integer> {
         } catch (Exception e) {
             out.println("zluda demo: the comparison failed: " + e.getMessage());
             out.flush();
-            return 1;
+            return Main.TROUBLE;
         }
         StringWriter text = new StringWriter();
         TextReport.write(r, new PrintWriter(text));

@@ -15,7 +15,7 @@ import java.util.concurrent.Callable;
         description = {"Summarise a capture: process, driver, devices, duration, calls and errors per function,",
                 "modules, kernels launched, blobs, and whether it ended cleanly.", ""},
         footer = {"", "CAPTURE is a capture directory, its capture.zcap, or a pack (zluda pack).",
-                "Exit codes: 0 read, 1 unreadable, 2 bad usage."})
+                "Exit codes: 0 read, 2 missing or unreadable, or bad usage."})
 final class InfoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -9,8 +9,10 @@ import java.util.Properties;
 
 /**
  * The {@code zluda} command: one entry point for the driver, the tracer, the replayer and the
- * differential debugger. Exit codes: 0 success, 1 failure of the work itself, 2 bad usage or an
- * unknown name; subcommands that run a program return its exit code.
+ * differential debugger. Exit codes, the same for every subcommand: 0 success; 1 the command's
+ * negative answer (diff: different, replay: diverged, ptx check: errors found, dump: a damaged
+ * capture); 2 trouble (bad usage, an unknown name, a missing or unreadable input, a write error).
+ * {@code zluda run} returns the program's own code, and 125/126/127 for its own failures.
  */
 @Command(name = "zluda",
         mixinStandardHelpOptions = true,
@@ -21,6 +23,7 @@ import java.util.Properties;
                 ""},
         subcommands = {SpecCommand.class, RunCommand.class, PtxCommand.class, DumpCommand.class, InfoCommand.class, ConvertCommand.class, PackCommand.class, ViewCommand.class, DiffCommand.class, ReplayCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Environment: ZLUDA_JAVA_HOME (the Java runtime to use), ZLUDA_JVM_OPTS (extra JVM options).",
+                "Exit codes (every command): 0 success; 1 the command's negative answer (diff: different, replay: diverged, ptx check: errors found, dump: damaged capture); 2 trouble: bad usage, a missing or unreadable input, a write error. zluda run: the program's own code, 125/126/127 for its own failures.",
                 "Documentation: README.md and docs/ in the source tree."})
 public final class Main implements Runnable {
     @CommandLine.Spec
@@ -37,17 +40,27 @@ public final class Main implements Runnable {
         return cl.execute(args);
     }
 
-    /** The configured picocli command line: usage errors exit 2, failures 1 with a one-line message. */
+    /**
+     * The configured picocli command line: usage errors and failures (a missing or unreadable input,
+     * a write error) exit 2 with a one-line message, except in {@code zluda run}, where 2 could be
+     * the program's own code and its own failures exit 125 (as {@code env} and {@code timeout} do).
+     * Help text is wrapped to the terminal's width.
+     */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
-        cl.setExitCodeExceptionMapper(t -> t instanceof CommandLine.ParameterException ? 2 : 1);
+        cl.setExitCodeExceptionMapper(t -> t instanceof CommandLine.ParameterException ? 2 : TROUBLE);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             cmd.getErr().println("zluda: " + (ex.getMessage() != null ? ex.getMessage() : ex.toString()));
             if (System.getenv("ZLUDA_DEBUG") != null) ex.printStackTrace(cmd.getErr());
-            return 1;
+            return "run".equals(cmd.getCommandName()) ? RunCommand.OWN_FAILURE : TROUBLE;
         });
+        cl.setUsageHelpAutoWidth(true);
+        HelpText.reflow(cl);
         return cl;
     }
+
+    /** Exit code 2: bad usage, a missing or unreadable input, a write error. */
+    static final int TROUBLE = 2;
 
     @Override
     public void run() {

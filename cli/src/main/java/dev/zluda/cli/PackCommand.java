@@ -22,7 +22,7 @@ import java.util.concurrent.Callable;
                 "--redact env    environment variables other than CUDA_* and ZLUDA_* are removed from the manifest",
                 "--redact paths  home-directory paths in the manifest become ~",
                 "The manifest in the pack lists what was redacted.",
-                "Exit codes: 0 packed, 1 unreadable capture or write error, 2 bad usage."})
+                "Exit codes: 0 packed, 2 unreadable capture, write error or bad usage."})
 final class PackCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

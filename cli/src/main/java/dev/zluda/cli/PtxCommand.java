@@ -32,8 +32,11 @@ final class PtxCommand implements Runnable {
                     "whether zluda's emulator and compiler support it.", ""},
             footer = {"", "Exit codes: 0 no errors, 1 errors found, 2 a file could not be read."})
     static final class Check implements Callable<Integer> {
-        @Parameters(arity = "1..*", paramLabel = "FILE", description = "PTX files (.ptx)")
+        @Parameters(arity = "1..*", paramLabel = "FILE", description = "PTX files (.ptx), or directories searched for them")
         List<Path> files = new ArrayList<>();
+
+        @CommandLine.Option(names = "--summary", description = "For a corpus: only each file's first error, totals with the parse speed, and the instruction forms the emulator lacks.")
+        boolean summary;
 
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
@@ -41,7 +44,7 @@ final class PtxCommand implements Runnable {
         @Override
         public Integer call() {
             PrintStream out = new PrintStream(new WriterOutputStream(spec.commandLine().getOut()), true);
-            int code = PtxCheck.run(files, out);
+            int code = PtxCheck.run(files, out, summary);
             out.flush();
             spec.commandLine().getOut().flush();
             return code;

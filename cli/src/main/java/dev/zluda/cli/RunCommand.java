@@ -48,8 +48,11 @@ import java.util.stream.Stream;
                 "Captures go to DIR/<program>[_N]/ (capture.zcap, manifest.json); read them with zluda dump / zluda info / zluda view.",
                 "",
                 "Exit codes: the program's own; 127 when it is not found; 126 when it is not executable;",
-                "1 when the driver is missing; 2 bad usage."})
+                "125 when zluda itself fails (no driver in dist/, a capture directory that cannot be made); 2 bad usage."})
 final class RunCommand implements Callable<Integer> {
+    /** Exit code of zluda run's own failures (as env(1) and timeout(1) use it). */
+    static final int OWN_FAILURE = 125;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -96,7 +99,7 @@ final class RunCommand implements Callable<Integer> {
             err.println("zluda run: no " + (nvidiaTrace ? "tracer" : "zluda driver") + " at " + lib.resolve("libcuda.so.1")
                     + " (build dist/ with mvn package)");
             err.flush();
-            return 1;
+            return OWN_FAILURE;
         }
         String problem = findProgram(command.getFirst());
         if (problem != null) {

@@ -24,7 +24,7 @@ import java.util.function.Function;
         footer = {"", "A capture is a capture directory, its capture.zcap, or a pack (zluda pack); without one, use File > Open.",
                 "With two (CAPTURE OTHER), the first is the reference (e.g. recorded on NVIDIA's driver) and B the one compared with it.",
                 "Needs a display (DISPLAY on Linux); on a machine without one: xvfb-run zluda view CAPTURE.",
-                "Exit codes: 0 the window was closed, 1 the capture cannot be read, 2 bad usage or no display."})
+                "Exit codes: 0 the window was closed, 2 the capture cannot be read, bad usage or no display."})
 final class ViewCommand implements Callable<Integer> {
     /** Reads environment variables; tests replace it. */
     static Function<String, String> env = System::getenv;

@@ -35,7 +35,7 @@ class RunCommandTest {
         String old = System.getProperty("zluda.home");
         System.setProperty("zluda.home", tmp.toString());
         try {
-            assertEquals(1, Main.run("run", "--", "/bin/true"));
+            assertEquals(125, Main.run("run", "--", "/bin/true"));
         } finally {
             if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
         }

@@ -35,10 +35,39 @@ public final class PtxCheck {
      * @return {@link #OK}, {@link #ERRORS} or {@link #UNREADABLE}
      */
     public static int run(List<Path> files, PrintStream out) {
+        return run(files, out, false);
+    }
+
+    /**
+     * Checks files, or every {@code .ptx} file under a directory, and writes the report to {@code out}.
+     *
+     * @param files   PTX files or directories (searched recursively for {@code *.ptx})
+     * @param out     where diagnostics and the table go
+     * @param summary for a corpus: per file only its first error (with the count of the others),
+     *                then totals (files, bytes, files with errors, parse time and MB/s of 10^6
+     *                characters) and only the instruction forms the emulator does not support,
+     *                instead of every diagnostic and the whole table
+     * @return {@link #OK}, {@link #ERRORS} or {@link #UNREADABLE}
+     */
+    public static int run(List<Path> files, PrintStream out, boolean summary) {
         boolean unreadable = false, errors = false;
         Map<String, long[]> counts = new TreeMap<>();
-        int instructions = 0;
+        long instructions = 0, chars = 0, nanos = 0;
+        int filesWithErrors = 0;
+        List<Path> all = new ArrayList<>();
         for (Path f : files) {
+            if (java.nio.file.Files.isDirectory(f)) {
+                try (var walk = java.nio.file.Files.walk(f)) {
+                    walk.filter(p -> p.getFileName().toString().endsWith(".ptx") && java.nio.file.Files.isRegularFile(p)).sorted().forEach(all::add);
+                } catch (IOException | java.io.UncheckedIOException e) {
+                    out.println(f + ": error: cannot list directory: " + e.getMessage());
+                    unreadable = true;
+                }
+            } else {
+                all.add(f);
+            }
+        }
+        for (Path f : all) {
             String text;
             try {
                 text = Ptx.readPtx(f);
@@ -47,12 +76,22 @@ public final class PtxCheck {
                 unreadable = true;
                 continue;
             }
+            long t0 = System.nanoTime();
             ParseResult pr = Ptx.parse(text, f.toString());
+            nanos += System.nanoTime() - t0;
+            chars += text.length();
             List<Diagnostic> diags = new ArrayList<>(pr.diagnostics());
             if (pr.ok()) diags.addAll(Semantics.analyze(pr.module(), f.toString()).diagnostics());
+            int fileErrors = 0;
             for (Diagnostic d : diags) {
-                out.println(d.format());
-                if (d.isError()) errors = true;
+                if (d.isError()) fileErrors++;
+                if (!summary) out.println(d.format());
+                else if (d.isError() && fileErrors == 1) out.println(d.format());
+            }
+            if (fileErrors > 0) {
+                errors = true;
+                filesWithErrors++;
+                if (summary && fileErrors > 1) out.println(f + ": (" + (fileErrors - 1) + " more error(s))");
             }
             for (Ast.Function fn : pr.module().functions()) {
                 if (fn.body() != null) instructions += count(fn.body(), counts);
@@ -60,7 +99,16 @@ public final class PtxCheck {
         }
         List<FormUse> uses = formUses(counts);
         out.println();
-        out.printf("%d file(s), %d instruction(s), %d distinct instruction form(s)%n", files.size(), instructions, uses.size());
+        out.printf("%d file(s), %d instruction(s), %d distinct instruction form(s)%n", all.size(), instructions, uses.size());
+        if (summary) {
+            out.printf("%d file(s) with errors; %.1f MB parsed in %.2f s (%.1f MB/s, one thread)%n",
+                    filesWithErrors, chars / 1e6, nanos / 1e9, nanos == 0 ? 0 : chars / 1e6 / (nanos / 1e9));
+            List<FormUse> missing = uses.stream().filter(u -> !u.emulator()).toList();
+            long missingCount = missing.stream().mapToLong(FormUse::count).sum();
+            out.printf("%d form(s) the emulator does not support, used %d time(s)%s%n", missing.size(), missingCount, missing.isEmpty() ? "" : ":");
+            for (FormUse u : missing) out.printf("  %-40s %8d  %s%n", u.form(), u.count(), u.family());
+            return unreadable ? UNREADABLE : errors ? ERRORS : OK;
+        }
         if (!uses.isEmpty()) {
             int w = Math.max(4, uses.stream().mapToInt(u -> u.form().length()).max().orElse(4));
             int fw = Math.max(6, uses.stream().mapToInt(u -> u.family().length()).max().orElse(6));

@@ -24,7 +24,7 @@ class CorpusReportTest {
                 .append(") produces for the CUDA sources in `ptx/src/test/cuda/` at `-arch` sm_75, sm_86 and sm_90 (plus one `-G` debug build), ")
                 .append("and the PTX that clang's NVPTX back end (").append(Files.readString(Corpus.dir().resolve("CLANG_VERSION")).trim())
                 .append(") produces for `ptx/src/test/cuda/clang/*.cu` (files `clang_*`); ")
-                .append("`ptx/src/test/cuda/regen.sh` and `regen-clang.sh` regenerate them. No Triton output yet. *accepted* means: parses without diagnostics, passes the semantic checks, ")
+                .append("`ptx/src/test/cuda/regen.sh` and `regen-clang.sh` regenerate them. The PTX of real programs (NVIDIA's libraries, CuPy, Triton), which is not committed, is checked on the H200 machine: `ptx-front-end.md`, \"Real programs' PTX\". *accepted* means: parses without diagnostics, passes the semantic checks, ")
                 .append("and printing then parsing gives an equal AST. `PtxasTest` also assembles the printed sm_90 and debug files with `ptxas`.\n\n");
         sb.append("| file | bytes | lines | functions | instructions | distinct forms | accepted |\n|---|---:|---:|---:|---:|---:|---|\n");
         long bytes = 0, lines = 0, functions = 0, instructions = 0;

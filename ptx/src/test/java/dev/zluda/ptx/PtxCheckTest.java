@@ -66,4 +66,25 @@ class PtxCheckTest {
         assertTrue(r.out().contains(":3:14: error: unknown instruction 'frob'"), r.out());
         assertTrue(r.out().lines().anyMatch(l -> l.matches("frob\\.b32\\s+1\\s+\\?\\s+-.*")), r.out());
     }
+
+    @Test
+    void summaryOfADirectoryGivesTotalsFirstErrorsAndMissingForms() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("corpus/sub"));
+        Files.copy(Corpus.dir().resolve("vector_add.sm_90.ptx"), dir.resolve("a.ptx"));
+        // two errors in one file: only the first is printed, the second counted
+        Files.writeString(dir.resolve("b.ptx"), ".version 9.0\n.target sm_90\n.entry k()\n{\n\tmov.u32 %r1, 1;\n\tmov.u32 %r2, 2;\n\tret;\n}\n");
+        Files.writeString(dir.resolve("notes.txt"), "not PTX");
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        int exit = PtxCheck.run(List.of(tmp.resolve("corpus")), new PrintStream(bytes, true, StandardCharsets.UTF_8), true);
+        String out = bytes.toString(StandardCharsets.UTF_8);
+        assertEquals(PtxCheck.ERRORS, exit, out);
+        assertTrue(out.contains("b.ptx:5:10: error: undefined symbol '%r1'"), out);
+        assertFalse(out.contains("'%r2'"), out);
+        assertTrue(out.contains("b.ptx: (1 more error(s))"), out);
+        assertTrue(out.contains("2 file(s), "), out);
+        assertTrue(out.contains("1 file(s) with errors; "), out);
+        assertTrue(out.contains("MB/s, one thread)"), out);
+        assertTrue(out.contains("0 form(s) the emulator does not support, used 0 time(s)"), out);
+        assertFalse(out.contains("add.f32 "), "no full table in a summary: " + out);
+    }
 }

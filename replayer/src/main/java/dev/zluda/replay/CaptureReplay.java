@@ -55,14 +55,21 @@ import java.util.TreeMap;
  * delivers (after the next synchronisation for asynchronous ones), and for every launch the memory
  * of its snapshot buffers before (the state the replay reached) and after the kernel.
  *
- * <p>Not replayed (counted and listed): {@code cuGetProcAddress}, {@code cuGetExportTable},
- * error-name queries, calls with callbacks. Refused (a divergence of kind {@code unsupported}):
- * calls passing structs in memory ({@code cuMemcpy2D}, {@code cuLaunchKernelEx}, ...), whose device
- * pointers and handles would need remapping inside the struct, and data the capture does not hold.
- * Query outputs (device properties, pointers the driver returns) are not compared; JIT options of
- * module loads are dropped. {@link KernelReplay.Options#ptx()} replaces every module image (meant
- * for captures of one module: planted divergences, experiments). The replay stops at the first
- * divergence unless {@code keepGoing}.
+ * <p>Structs passed by pointer ({@code cuMemcpy2D}, {@code cuMemcpy3D}, {@code cuLaunchKernelEx}'s
+ * {@code CUlaunchConfig}, ...) have their handle and device-pointer members remapped through the
+ * spec's layouts ({@link StructRemap}). Calls through export tables ({@code {GUID}::slot N},
+ * FORMAT.md §6.10): CUDART_INTERFACE's module slots are replayed as {@code cuModuleLoadData} of the
+ * recorded image and its context slot as {@code cuDevicePrimaryCtxRetain}; a context first met as
+ * an argument is taken as the primary context. Not replayed (counted and listed):
+ * {@code cuGetProcAddress}, {@code cuGetExportTable}, other export-table slots, error-name queries,
+ * calls with callbacks, calls after the process ended. Divergences of kind {@code missing}: data the
+ * capture does not hold (host memory a struct points to); {@code unsupported}: structs by value,
+ * handles no replayed call made. Query outputs (device properties, pointers the driver returns) are
+ * not compared; JIT options of module loads are dropped; event/stream queries that differ only by
+ * {@code CUDA_ERROR_NOT_READY} are timing (a note). {@link KernelReplay.Options#ptx()} replaces every
+ * module image (meant for captures of one module: planted divergences, experiments). The replay
+ * stops at the first divergence unless {@code keepGoing}; then a launch whose buffers differ before
+ * the kernel starts from the recorded before-images.
  */
 public final class CaptureReplay {
     private static final Set<String> SKIPPED = Set.of("cuGetProcAddress", "cuGetProcAddress_v2", "cuGetExportTable", "cuGetErrorName",
@@ -80,9 +87,11 @@ public final class CaptureReplay {
      * @param launches kernel launches whose buffers were compared
      * @param divergences in call order; empty when everything matched
      * @param capture the replay's capture, or null
+     * @param standIns calls replayed as another call (an export-table slot as the driver call it stands for), with counts
+     * @param notes what the replay assumed (e.g. a context first met as an argument taken as the primary context)
      */
     public record Result(String driver, long calls, long replayed, Map<String, Integer> skipped, long copies, long launches,
-                         List<Divergence> divergences, Path capture) {
+                         List<Divergence> divergences, Path capture, Map<String, Integer> standIns, List<String> notes) {
         /** 0 when nothing diverged, 1 otherwise. */
         public int exitCode() {
             return divergences.isEmpty() ? 0 : 1;
@@ -92,11 +101,17 @@ public final class CaptureReplay {
         public void print(PrintWriter out) {
             out.println("replayed on " + driver + ": " + replayed + " of " + calls + " calls issued, " + copies + " device-to-host copies and "
                     + launches + " kernel launches checked");
+            if (!standIns.isEmpty()) {
+                StringBuilder sb = new StringBuilder("  issued in place of:");
+                standIns.forEach((n, c) -> sb.append(' ').append(n).append(" ×").append(c));
+                out.println(sb);
+            }
             if (!skipped.isEmpty()) {
                 StringBuilder sb = new StringBuilder("  not issued:");
                 skipped.forEach((n, c) -> sb.append(' ').append(n).append(" ×").append(c));
                 out.println(sb);
             }
+            for (String n : notes) out.println("  note: " + n);
             for (Divergence d : divergences) out.println("  call " + d.call + " " + d.function + ": " + d.kind + ": " + d.what);
             out.println(divergences.isEmpty() ? "VERDICT: the replay did what the recording did (results, copies, kernel buffers)"
                     : "VERDICT: DIFFERENT: first divergence at call " + divergences.getFirst().call + " " + divergences.getFirst().function);
@@ -122,7 +137,17 @@ public final class CaptureReplay {
     private final List<Runnable> pendingCopies = new ArrayList<>();
     private final List<Divergence> divergences = new ArrayList<>();
     private final Map<String, Integer> skipped = new TreeMap<>();
+    private final Map<String, Integer> standIns = new TreeMap<>();
+    /** Query results that differ by timing alone (CUDA_ERROR_NOT_READY against CUDA_SUCCESS), with counts. */
+    private final Map<String, Integer> timing = new TreeMap<>();
+    private static final int NOT_READY = 600;
+    private final List<String> notes = new ArrayList<>();
+    /** recorded CUcontext → the device whose primary context it is (cuDevicePrimaryCtxRetain, CUDART_INTERFACE slot 2). */
+    private final Map<Long, Integer> contextDevice = new HashMap<>();
     private long copies, launches, replayed;
+    /** Launches that started from the recorded state after the replay had reached another one (--keep-going). */
+    private long restored;
+    private boolean keepGoing;
     /** PTX loaded in place of every module image (Options.ptx), or null. */
     private String ptx;
     private long currentCall;
@@ -147,8 +172,15 @@ public final class CaptureReplay {
         String level = cap.manifest().path("capture").path("data").asText("");
         if (!level.equals("replay")) {
             throw new ReplayException(cap.source() + " was recorded at level " + (level.isEmpty() ? "calls" : level)
-                    + ", which does not keep host buffers: a whole replay needs level replay and kernel snapshots; record again with "
-                    + "zluda run --zluda-trace --level replay --capture-kernels . -- APP");
+                    + ", which does not keep the host buffers the calls passed (the bytes copied to the device, the results copied back): "
+                    + "a whole replay needs level replay and a snapshot of every kernel; record again with " + again(cap));
+        }
+        for (var red : cap.manifest().path("redacted")) {
+            if (red.asText().equals("data")) {
+                throw new ReplayException(cap.source() + " is a pack made with --redact data: the host buffers the calls passed and the "
+                        + "kernels' buffer images are only hashes there, and a whole replay needs their bytes; pack the capture again "
+                        + "without --redact data (or replay the capture directory itself)");
+            }
         }
         KernelSnapshots ks = KernelSnapshots.read(cap);
         List<Call> calls = new ArrayList<>();
@@ -159,19 +191,26 @@ public final class CaptureReplay {
         Set<Long> snapped = new java.util.HashSet<>();
         for (KernelSnapshots.Snapshot s : ks.list()) snapped.add(s.record().launchSeq());
         long launches = 0, bare = 0, firstBare = 0;
+        String firstBareName = "";
         for (Call c : calls) {
-            if (!cap.functionName(c.enter().functionId()).startsWith("cuLaunch")) continue;
+            if (!isKernelLaunch(cap.functionName(c.enter().functionId()))) continue;
             launches++;
-            if (!snapped.contains(c.enter().seq())) { bare++; if (firstBare == 0) firstBare = c.ordinal(); }
+            if (!snapped.contains(c.enter().seq())) {
+                bare++;
+                if (firstBare == 0) {
+                    firstBare = c.ordinal();
+                    firstBareName = cap.functionName(c.enter().functionId());
+                }
+            }
         }
         if (bare > 0) {
             throw new ReplayException(cap.source() + ": " + bare + " of " + launches + " kernel launches have no snapshot (the first is call "
-                    + firstBare + "): a whole replay needs their parameters and module; record again with "
-                    + "zluda run --zluda-trace --level replay --capture-kernels . -- APP");
+                    + firstBare + " " + firstBareName + "): a whole replay needs their parameters and module; record again with " + again(cap));
         }
         Driver raw;
+        List<String> driverNotes = new ArrayList<>();
         try {
-            raw = o.on().equals("zluda") ? new JavaDriver() : NativeDriver.load(o.on(), o.zludaHome());
+            raw = o.on().equals("zluda") ? JavaDriver.forTarget(newestTarget(ks, o.ptx()), driverNotes) : NativeDriver.load(o.on(), o.zludaHome());
         } catch (IllegalStateException e) {
             throw new ReplayException(e.getMessage(), e);
         }
@@ -184,17 +223,30 @@ public final class CaptureReplay {
         }
         CaptureReplay r = new CaptureReplay(cap, ks, raw, rec, asm.strings());
         r.ptx = o.ptx();
+        r.keepGoing = keepGoing;
+        r.notes.addAll(driverNotes);
         r.index(calls);
+        // calls made after the process's first PROCESS_END (atexit handlers, cudart's teardown) met a driver shutting down
+        long end = Long.MAX_VALUE;
+        for (CaptureRecord rec0 : cap.reader()) if (rec0 instanceof CaptureRecord.ProcessEnd pe) end = Math.min(end, pe.seq());
         long total = 0;
         try (Arena arena = Arena.ofConfined()) {
             for (Call c : calls) {
                 total++;
                 if (!keepGoing && !r.divergences.isEmpty()) continue;
+                if (c.enter().seq() > end) {
+                    r.skipped.merge(cap.functionName(c.enter().functionId()) + " (after the process ended: the driver's teardown)", 1, Integer::sum);
+                    continue;
+                }
                 r.replay(c, arena);
             }
             r.flushCopies();
         }
-        Result res = new Result(raw.describe(), total, r.replayed, r.skipped, r.copies, r.launches, List.copyOf(r.divergences), outDir);
+        if (r.restored > 0) r.notes.add(r.restored + " launches started from the recorded state (their buffers restored from the "
+                + "before-images) after the replay had reached another one");
+        r.timing.forEach((t, n) -> r.notes.add(t + " ×" + n + " (timing, not counted as a divergence)"));
+        Result res = new Result(raw.describe(), total, r.replayed, r.skipped, r.copies, r.launches, List.copyOf(r.divergences), outDir,
+                r.standIns, List.copyOf(r.notes));
         if (rec != null) {
             try {
                 rec.finish(res.exitCode());
@@ -206,6 +258,35 @@ public final class CaptureReplay {
         }
         raw.close();
         return res;
+    }
+
+    /** How to record a capture a whole replay can use, on the driver this one was recorded on. */
+    static String again(Capture cap) {
+        return cap.manifest().path("driver").path("name").asText("").equals("nvidia")
+                ? "zluda run --nvidia-trace --level replay --capture-kernels . -- APP (the NVIDIA tracer: ZLUDA_CAPTURE_LEVEL=replay ZLUDA_CAPTURE_KERNELS=.)"
+                : "zluda run --zluda-trace --level replay --capture-kernels . -- APP";
+    }
+
+    /** The PTX, among the snapshots' modules (or the given one), with the newest {@code .target sm_XY}; null when none has PTX. */
+    private static String newestTarget(KernelSnapshots ks, String given) {
+        if (given != null) return given;
+        java.util.regex.Pattern target = java.util.regex.Pattern.compile("(?m)^\\s*\\.target\\s+sm_(\\d+)");
+        String best = null;
+        int bestSm = -1;
+        Set<Long> seen = new java.util.HashSet<>();
+        for (KernelSnapshots.Snapshot s : ks.list()) {
+            CaptureRecord.KernelLaunch l = s.record().launch();
+            if (l == null || l.moduleHash() == 0 || !seen.add(l.moduleHash())) continue;
+            try {
+                String text = KernelReplay.ptxOf(ks.blob(l.moduleHash(), "module"), new ArrayList<>());
+                if (text == null) continue;
+                java.util.regex.Matcher m = target.matcher(text);
+                if (m.find() && Integer.parseInt(m.group(1)) > bestSm) { bestSm = Integer.parseInt(m.group(1)); best = text; }
+            } catch (CaptureException | RuntimeException e) {
+                // a module without readable PTX says nothing about the target
+            }
+        }
+        return best;
     }
 
     /** Module images by recorded module/library handle, from MODULE records and the snapshots; snapshots by launch. */
@@ -221,6 +302,10 @@ public final class CaptureReplay {
             if (fn.equals("cuModuleGetFunction") || fn.equals("cuLibraryGetKernel")) {
                 Long out = outLong(c, 0);
                 if (out != null) functionModule.put(out, c.enter().args()[1]);
+            }
+            if (fn.equals("cuDevicePrimaryCtxRetain") || fn.equals(CUDART_INTERFACE + "::slot 2")) {
+                Long out = outLong(c, 0);
+                if (out != null) contextDevice.putIfAbsent(out, (int) c.enter().args()[1]);
             }
         }
         for (KernelSnapshots.Snapshot s : ks.list()) {
@@ -269,6 +354,120 @@ public final class CaptureReplay {
         return v;
     }
 
+    /** cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel and their _ptsz forms: the launches kernel snapshots are taken of. */
+    static boolean isKernelLaunch(String fn) {
+        return fn.startsWith("cuLaunchKernel") || fn.startsWith("cuLaunchCooperativeKernel");
+    }
+
+    /**
+     * The replay's value of a recorded handle of C type {@code type}; null when no replayed call made
+     * it. Value handles ({@code CUdevice}) and the stream constants keep their value; a context
+     * first met as an argument (cudart gets its context through CUDART_INTERFACE slot 2, which a
+     * capture made by zluda's driver does not show) is taken as the replay's primary context of
+     * the device it is the primary context of (device 0 when the capture does not say).
+     */
+    private Long handle(String type, long v) {
+        if (v == 0) return 0L;
+        Long m = handles.get(v);
+        if (m != null) return m;
+        if (!api.handleTypes().contains(type)) return v;
+        if (type.equals("CUstream") && (v == 1 || v == 2)) return v; // CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
+        if (type.equals("CUcontext")) {
+            int dev = contextDevice.getOrDefault(v, 0);
+            Long p = primaryContext(dev);
+            if (p != null) {
+                handles.put(v, p);
+                notes.add("context " + CallFormatter.hex(v) + " (first met as an argument of call " + currentCall + " " + currentFunction
+                        + ") taken as the primary context of device " + dev);
+            }
+            return p;
+        }
+        return null;
+    }
+
+    /** The replay's primary context of a device (retained, not made current); null when the driver refuses. */
+    private Long primaryContext(int device) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(8, 8);
+            return raw.cuDevicePrimaryCtxRetain(out.address(), device) == 0 ? out.get(ValueLayout.JAVA_LONG, 0) : null;
+        }
+    }
+
+    private static final String CUDART_INTERFACE = "{6bd5fb6c-5bf4-e74a-8987-d93912fd9df9}";
+
+    /**
+     * A call through an export table ({@code {GUID}::slot N}, FORMAT.md §6.10). CUDART_INTERFACE
+     * slots 1, 6 and 8 (module from a fatbin, shared/reference/cuda-facts.md) are replayed as
+     * {@code cuModuleLoadData} of the image the capture's MODULE record kept for the module they
+     * returned, and slot 2 (a device's primary context) as {@code cuDevicePrimaryCtxRetain}; the
+     * returned handles are mapped. Every other slot is not issued and listed as such.
+     */
+    private void slot(Call c, String fn, Arena arena) {
+        int n = -1;
+        if (fn.startsWith(CUDART_INTERFACE + "::slot ")) n = Integer.parseInt(fn.substring(fn.lastIndexOf(' ') + 1));
+        if ((n != 1 && n != 2 && n != 6 && n != 8) || c.leave().result() != 0) {
+            skipped.merge(fn, 1, Integer::sum);
+            return;
+        }
+        Long recorded = outLong(c, n == 8 ? 1 : 0);
+        if (recorded == null) {
+            diverge("missing", "the handle this slot returned is not in the capture (the NVIDIA tracer records it)");
+            return;
+        }
+        if (n == 2) {
+            int dev = (int) c.enter().args()[1];
+            Long p = primaryContext(dev);
+            if (p == null) { diverge("result", "the replay's driver has no primary context of device " + dev); return; }
+            handles.put(recorded, p);
+            standIns.merge(fn + " (as cuDevicePrimaryCtxRetain)", 1, Integer::sum);
+            replayed++;
+            return;
+        }
+        Long hash = moduleImage.get(recorded);
+        if (hash == null && ptx == null) {
+            diverge("missing", "the capture holds no image of the module this slot registered: record again with module images kept "
+                    + "(the tracer's default; not ZLUDA_CAPTURE_MODULES=0)");
+            return;
+        }
+        byte[] img;
+        try {
+            img = ptx != null ? ptx.getBytes(StandardCharsets.UTF_8) : ks.blob(hash, "the module image");
+        } catch (CaptureException x) {
+            diverge("missing", x.getMessage());
+            return;
+        }
+        CudaFunction load = api.function("cuModuleLoadData").orElseThrow();
+        MemorySegment image = arena.allocate(img.length + 1L, 16);
+        MemorySegment.copy(img, 0, image, ValueLayout.JAVA_BYTE, 0, img.length);
+        MemorySegment out = arena.allocate(8, 8);
+        long[] args = {out.address(), image.address()};
+        int r = rec != null ? rec.call(load, args, Map.of(), Map.of(0, new long[] {out.address(), 8})) : d.call(load, args);
+        replayed++;
+        standIns.merge(fn + " (as cuModuleLoadData)", 1, Integer::sum);
+        if (r != 0) { diverge("result", "cuModuleLoadData of the module's image returned " + KernelReplay.errorName(raw, r) + ", recorded CUDA_SUCCESS (0)"); return; }
+        handles.put(recorded, out.get(ValueLayout.JAVA_LONG, 0));
+    }
+
+    /**
+     * A call naming a handle no replayed call made (made through an export-table slot that is not
+     * replayed, or before the capture began): not issued when the recording failed anyway, else a
+     * divergence of kind {@code unsupported}.
+     */
+    private void unknownHandle(Call c, String what) {
+        if (c.leave().result() != 0) {
+            skipped.merge(currentFunction + " (failed in the recording, with a handle no replayed call made)", 1, Integer::sum);
+        } else {
+            diverge("unsupported", what + (what.contains("which no replayed call made") ? "" : ": no replayed call made this handle"));
+        }
+    }
+
+    private StructRemap.Mapper mapper() {
+        return new StructRemap.Mapper() {
+            @Override public Long handle(String type, long recorded) { return CaptureReplay.this.handle(type, recorded); }
+            @Override public long devicePointer(long recorded) { return relocate(recorded); }
+        };
+    }
+
     private void replay(Call c, Arena arena) {
         CaptureRecord.Enter e = c.enter();
         String fn = cap.functionName(e.functionId());
@@ -276,11 +475,12 @@ public final class CaptureReplay {
         currentCall = c.ordinal();
         currentFunction = fn;
         if (c.inFlight()) { skipped.merge(fn + " (in flight)", 1, Integer::sum); return; }
+        if (f == null && fn.contains("}::slot ")) { slot(c, fn, arena); return; }
         if (f == null || SKIPPED.contains(fn) || f.params().stream().anyMatch(p -> p.format() == FormatKind.FUNCTION_POINTER)) {
             skipped.merge(fn, 1, Integer::sum);
             return;
         }
-        if (fn.startsWith("cuLaunchKernel") && !fn.startsWith("cuLaunchKernelEx")) { launch(c, f, arena); return; }
+        if (isKernelLaunch(fn)) { launch(c, f, arena); return; }
         long[] args = e.args().clone();
         Map<Integer, byte[]> inData = new LinkedHashMap<>();
         Map<Integer, long[]> outRegions = new LinkedHashMap<>();
@@ -288,7 +488,11 @@ public final class CaptureReplay {
         for (CudaParam p : f.params()) {
             long v = args[p.index()];
             switch (p.format()) {
-                case HANDLE -> args[p.index()] = handles.getOrDefault(v, v);
+                case HANDLE -> {
+                    Long h = handle(p.cType(), v);
+                    if (h == null) { unknownHandle(c, p.name() + " (" + p.cType() + " " + CallFormatter.hex(v) + ")"); return; }
+                    args[p.index()] = h;
+                }
                 case DEVICE_POINTER -> args[p.index()] = relocate(v);
                 case RECORD -> { diverge("unsupported", "a struct passed by value (" + p.cType() + ") is not replayed"); return; }
                 case POINTER, STRING -> {
@@ -316,17 +520,32 @@ public final class CaptureReplay {
                     if (fn.startsWith("cuModuleLoadDataEx") || fn.equals("cuLibraryLoadData")) {
                         if (p.name().toLowerCase(Locale.ROOT).contains("option")) { args[p.index()] = 0; continue; }
                     }
-                    if (p.pointeeType() != null && api.record(p.pointeeType()).isPresent() && p.direction().isIn()) {
-                        diverge("unsupported", "the struct behind " + p.name() + " (" + p.pointeeType() + ") may hold handles or device pointers, which are not remapped");
-                        return;
-                    }
                     DataItem in = item(e.data(), p.index()), out = item(c.leave().data(), p.index());
                     byte[] inBytes = in == null ? null : bytes(in);
+                    if (fn.startsWith("cuPointerGetAttributes") && p.name().equals("data")) {
+                        // an array of the program's result pointers: fresh ones, one per attribute (values are query outputs, not compared)
+                        int count = (int) Math.min(64, Math.max(1, e.args()[f.param("numAttributes").orElseThrow().index()]));
+                        MemorySegment arr = arena.allocate(8L * count, 8);
+                        for (int i = 0; i < count; i++) arr.setAtIndex(ValueLayout.JAVA_LONG, i, arena.allocate(64, 16).address());
+                        args[p.index()] = arr.address();
+                        continue;
+                    }
+                    var struct = p.pointeeType() == null ? java.util.Optional.<dev.zluda.spec.CudaRecord>empty() : api.record(p.pointeeType());
+                    if (struct.isPresent() && p.direction().isIn() && inBytes != null) {
+                        StructRemap.Outcome o = StructRemap.remap(api, struct.get(), inBytes, p.name(), mapper(), n -> arena.allocate(n, 16).address());
+                        if (o.bytes() == null) {
+                            if (o.problem().contains("which no replayed call made")) unknownHandle(c, o.problem());
+                            else diverge(o.kind(), o.problem());
+                            return;
+                        }
+                        inBytes = o.bytes();
+                    }
                     // as much as the driver may write: the spec's size (cuDeviceGetName may fill all len bytes), the data recorded
                     long size = Math.max(Math.max(8, specSize(f, p, e.args())),
                             Math.max(inBytes == null ? 0 : inBytes.length + 1, out == null ? 0 : Math.max(out.size(), 0)));
                     if (p.direction().isIn() && inBytes == null && !p.direction().isOut()) {
-                        diverge("missing", "the data behind " + p.name() + " is not in the capture" + (p.opaque() ? " (the spec does not follow it)" : ""));
+                        diverge("missing", "the data behind " + p.name() + " is not in the capture" + (p.opaque() ? " (the spec does not follow it)" : "")
+                                + (in != null && in.kind() == CaptureFormat.ITEM_HASH_ONLY ? ": only its hash was kept (a pack made with --redact data)" : ""));
                         return;
                     }
                     MemorySegment s = arena.allocate(size, 16);
@@ -346,6 +565,12 @@ public final class CaptureReplay {
         int r = rec != null ? rec.call(f, args, inData, outRegions) : d.call(f, args);
         replayed++;
         int recorded = c.leave().result();
+        if (r != recorded && (fn.equals("cuEventQuery") || fn.startsWith("cuStreamQuery")) && (r == 0 || r == NOT_READY) && (recorded == 0 || recorded == NOT_READY)) {
+            // whether work had finished when the program asked is timing, not behaviour (the replay synchronises after every launch)
+            timing.merge(fn + " " + (recorded == NOT_READY ? "NOT_READY" : "SUCCESS") + " in the recording, "
+                    + (r == NOT_READY ? "NOT_READY" : "SUCCESS") + " in the replay", 1, Integer::sum);
+            return;
+        }
         if (r != recorded) {
             diverge("result", "returned " + KernelReplay.errorName(raw, r) + ", recorded " + KernelReplay.errorName(raw, recorded));
             return;
@@ -364,6 +589,16 @@ public final class CaptureReplay {
             } else if (pt.equals("CUdeviceptr") && want.length >= 8) {
                 long size = 1;
                 for (CudaParam q : f.params()) if (q.name().equalsIgnoreCase("bytesize")) size = e.args()[q.index()];
+                var pitch = f.param("pPitch");
+                Long recordedPitch = pitch.isPresent() ? outLong(c, pitch.get().index()) : null;
+                if (recordedPitch != null) { // cuMemAllocPitch: pitch × Height bytes, laid out by the recorded pitch
+                    size = recordedPitch * e.args()[f.param("Height").orElseThrow().index()];
+                    long got2 = MemorySegment.ofAddress(args[pitch.get().index()]).reinterpret(8).get(ValueLayout.JAVA_LONG, 0);
+                    if (got2 != recordedPitch) {
+                        diverge("result", "the replay's pitch is " + got2 + " bytes, the recording's " + recordedPitch
+                                + ": later calls and kernels use the recorded one");
+                    }
+                }
                 allocations.put(MemorySegment.ofArray(want).get(ValueLayout.JAVA_LONG_UNALIGNED, 0), new long[] {size, got.get(ValueLayout.JAVA_LONG, 0)});
             } else if (fn.contains("DtoH") && pt.equals("void")) {
                 long src = e.args()[1];
@@ -408,6 +643,13 @@ public final class CaptureReplay {
         pendingCopies.clear();
     }
 
+    /**
+     * A kernel launch ({@code cuLaunchKernel}, {@code cuLaunchKernelEx}, {@code cuLaunchCooperativeKernel}):
+     * the parameters come from its snapshot, relocated, laid out by the kernel's PTX (the module's
+     * own or the newest PTX of its fatbin) as {@code kernelParams}, else passed as one buffer
+     * ({@code CU_LAUNCH_PARAM_BUFFER_POINTER}); {@code cuLaunchKernelEx}'s {@code CUlaunchConfig} is
+     * remapped like any struct.
+     */
     private void launch(Call c, CudaFunction f, Arena arena) {
         CaptureRecord.Enter e = c.enter();
         CaptureRecord.Kernel k = snapshotByLaunch.get(e.seq());
@@ -427,25 +669,48 @@ public final class CaptureReplay {
                 if (a != null) allocationTypes.putIfAbsent(a.getKey(), types.get(p.index()));
             }
         }
-        // the state the replay reached must be what the recording had before the kernel
-        if (!compareBuffers(k, true, arena)) return;
+        long[] args = e.args().clone();
+        Map<Integer, byte[]> inData = new LinkedHashMap<>();
+        for (CudaParam p : f.params()) {
+            long v = args[p.index()];
+            if (p.format() == FormatKind.HANDLE) {
+                Long h = handle(p.cType(), v);
+                if (h == null) { unknownHandle(c, p.name() + " (" + p.cType() + " " + CallFormatter.hex(v) + ")"); return; }
+                args[p.index()] = h;
+            } else if (p.name().equals("config")) {
+                DataItem in = item(e.data(), p.index());
+                byte[] cfg = in == null ? null : bytes(in);
+                var rt = api.record(p.pointeeType());
+                if (cfg == null || rt.isEmpty()) { diverge("missing", "the launch configuration behind config is not in the capture"); return; }
+                StructRemap.Outcome o = StructRemap.remap(api, rt.get(), cfg, "config", mapper(), n -> arena.allocate(n, 16).address());
+                if (o.bytes() == null) { diverge(o.kind(), o.problem()); return; }
+                MemorySegment s = arena.allocate(o.bytes().length, 16);
+                MemorySegment.copy(o.bytes(), 0, s, ValueLayout.JAVA_BYTE, 0, o.bytes().length);
+                args[p.index()] = s.address();
+                inData.put(p.index(), o.bytes());
+            }
+        }
+        // the state the replay reached must be what the recording had before the kernel; going on
+        // (--keep-going), the kernel starts from the recorded state, so that each launch is judged on its own
+        if (!compareBuffers(k, true, arena) && (!keepGoing || !restore(k, arena))) return;
         MemorySegment pbuf = arena.allocate(Math.max(8, params.length), 16);
         MemorySegment.copy(params, 0, pbuf, ValueLayout.JAVA_BYTE, 0, params.length);
-        long kernelParams;
+        int kp = f.param("kernelParams").map(CudaParam::index).orElse(-1), ex = f.param("extra").map(CudaParam::index).orElse(-1);
         if (fi != null) {
             MemorySegment arr = arena.allocate(8L * Math.max(1, fi.params().size()), 8);
             for (ParamInfo p : fi.params()) arr.setAtIndex(ValueLayout.JAVA_LONG, p.index(), pbuf.address() + p.offset());
-            kernelParams = arr.address();
+            args[kp] = arr.address();
+            if (ex >= 0) args[ex] = 0;
+        } else if (ex >= 0) {
+            MemorySegment size = arena.allocateFrom(ValueLayout.JAVA_LONG, params.length);
+            args[kp] = 0;
+            args[ex] = arena.allocateFrom(ValueLayout.JAVA_LONG, 1 /* CU_LAUNCH_PARAM_BUFFER_POINTER */, pbuf.address(),
+                    2 /* CU_LAUNCH_PARAM_BUFFER_SIZE */, size.address(), 0 /* CU_LAUNCH_PARAM_END */).address();
         } else {
-            diverge("unsupported", "the module of kernel " + k.name() + " has no PTX to lay out its parameters");
+            diverge("unsupported", "the module of kernel " + k.name() + " has no PTX to lay out its parameters, and " + f.name() + " takes no extra");
             return;
         }
-        long[] args = e.args().clone();
-        args[0] = handles.getOrDefault(args[0], args[0]);
-        args[8] = handles.getOrDefault(args[8], args[8]);
-        args[9] = kernelParams;
-        args[10] = 0;
-        int r = d.call(f, args);
+        int r = rec != null ? rec.call(f, args, inData, Map.of()) : d.call(f, args);
         replayed++;
         if (r != c.leave().result()) {
             diverge("result", "returned " + KernelReplay.errorName(raw, r) + ", recorded " + KernelReplay.errorName(raw, c.leave().result()));
@@ -465,14 +730,35 @@ public final class CaptureReplay {
         if (kernelInfo.containsKey(h)) return kernelInfo.get(h);
         FunctionInfo fi = null;
         try {
-            String ptx = new String(ks.blob(k.launch().moduleHash(), "module"), StandardCharsets.UTF_8).replace("\0", "");
-            ParseResult pr = Ptx.parse(ptx, "module");
-            if (pr.module() != null) fi = Semantics.analyze(pr.module(), "module").function(k.name());
+            String text = ptx != null ? ptx : KernelReplay.ptxOf(ks.blob(k.launch().moduleHash(), "module"), new ArrayList<>());
+            if (text != null) {
+                ParseResult pr = Ptx.parse(text, "module");
+                if (pr.module() != null) fi = Semantics.analyze(pr.module(), "module").function(k.name());
+            }
         } catch (CaptureException | RuntimeException e) {
             fi = null;
         }
         kernelInfo.put(h, fi);
         return fi;
+    }
+
+    /** Writes the recorded before-images into the replay's buffers; false (with a divergence) when one cannot be. */
+    private boolean restore(CaptureRecord.Kernel k, Arena arena) {
+        for (CaptureRecord.KernelBuffer b : k.buffers()) {
+            byte[] img;
+            try {
+                img = ks.blob(b.before(), "a buffer image");
+            } catch (CaptureException x) {
+                diverge("missing", x.getMessage());
+                return false;
+            }
+            MemorySegment host = arena.allocate(Math.max(1, img.length), 16);
+            MemorySegment.copy(img, 0, host, ValueLayout.JAVA_BYTE, 0, img.length);
+            int r = raw.cuMemcpyHtoD_v2(relocate(b.devicePointer()), host.address(), img.length);
+            if (r != 0) { diverge("kernel", k.name() + ": the recorded state cannot be restored: " + KernelReplay.errorName(raw, r)); return false; }
+        }
+        restored++;
+        return true;
     }
 
     /** Compares the replay's memory of every snapshot buffer with the before- or after-image; false on a difference. */

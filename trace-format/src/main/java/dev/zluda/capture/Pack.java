@@ -107,6 +107,7 @@ public final class Pack {
             if (redact.contains(Redaction.DATA)) {
                 rewritten = Files.createTempFile("zluda-redacted", ".zcap");
                 redactData(capture, rewritten);
+                Trim.trim(rewritten); // the writer grows files in large steps: keep only what holds records
                 captureFile = rewritten;
             }
             try (ZipOutputStream z = new ZipOutputStream(Files.newOutputStream(tmp))) {
