@@ -28,6 +28,11 @@ final class Describe {
     static String difference(DiffResult.Difference d) {
         if (d.kind() == DiffKind.MISSING) return "only in A";
         if (d.kind() == DiffKind.EXTRA) return "only in B";
+        if (d.data() != null && d.kind() == DiffKind.KERNEL) {
+            // "kernel #1 vectorAdd buffer 3 dptr#3 (...) after-image": name the kernel before the buffer's description
+            int at = d.what().indexOf(" buffer ");
+            return (at > 0 ? d.what().substring(0, at) + ": " : "") + data(d.data());
+        }
         if (d.data() != null) return data(d.data());
         return d.what() + ": " + d.a() + " vs " + d.b();
     }
