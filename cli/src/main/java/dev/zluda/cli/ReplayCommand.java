@@ -92,6 +92,15 @@ final class ReplayCommand implements Callable<Integer> {
 
     /** {@code "1,0,0:5,0,0"} → {ctaid.x, .y, .z, tid.x, .y, .z}; null for null. */
     private int[] thread(String s) {
+        return thread(s, spec.commandLine());
+    }
+
+    /**
+     * {@code --thread CX,CY,CZ:TX,TY,TZ} → {ctaid.x, .y, .z, tid.x, .y, .z}; null for null.
+     *
+     * @throws CommandLine.ParameterException when it is not of that form
+     */
+    static int[] thread(String s, CommandLine cl) {
         if (s == null) return null;
         String[] parts = s.split(":");
         if (parts.length == 2) {
@@ -106,7 +115,7 @@ final class ReplayCommand implements Callable<Integer> {
                 }
             }
         }
-        throw new CommandLine.ParameterException(spec.commandLine(), "--thread " + s + ": expected CX,CY,CZ:TX,TY,TZ (CTA index, thread index), e.g. 3,0,0:17,0,0");
+        throw new CommandLine.ParameterException(cl, "--thread " + s + ": expected CX,CY,CZ:TX,TY,TZ (CTA index, thread index), e.g. 3,0,0:17,0,0");
     }
 
     @Override

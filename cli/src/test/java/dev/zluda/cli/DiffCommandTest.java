@@ -154,6 +154,6 @@ class DiffCommandTest {
         assertTrue(missing.err().contains("nope"), missing.err());
         assertEquals(2, CliRun.run("diff", "--format", "xml", A.toString(), A.toString()).code());
         assertEquals(2, CliRun.run("diff", "--rtol", "-1", A.toString(), A.toString()).code());
-        assertEquals(2, CliRun.run("diff", "--type", "f16", A.toString(), A.toString()).code());
+        assertEquals(2, CliRun.run("diff", "--type", "f128", A.toString(), A.toString()).code());
     }
 }

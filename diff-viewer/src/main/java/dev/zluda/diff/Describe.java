@@ -28,6 +28,11 @@ final class Describe {
     static String difference(DiffResult.Difference d) {
         if (d.kind() == DiffKind.MISSING) return "only in A";
         if (d.kind() == DiffKind.EXTRA) return "only in B";
+        if (d.data() != null && d.kind() == DiffKind.KERNEL) {
+            // "kernel #1 vectorAdd buffer 3 dptr#3 (...) after-image": name the kernel before the buffer's description
+            int at = d.what().indexOf(" buffer ");
+            return (at > 0 ? d.what().substring(0, at) + ": " : "") + data(d.data());
+        }
         if (d.data() != null) return data(d.data());
         return d.what() + ": " + d.a() + " vs " + d.b();
     }
@@ -46,6 +51,7 @@ final class Describe {
                     .append(dd.a()).append(" vs ").append(dd.b()).append("; ")
                     .append(dd.differing()).append(" of ").append(dd.elements()).append(" elements differ");
             if (!Double.isNaN(dd.maxAbs())) sb.append(", max |Δ| ").append(ElementTypes.number(dd.maxAbs()));
+            if (!Double.isNaN(dd.maxRel())) sb.append(", max rel ").append(ElementTypes.number(dd.maxRel()));
             if (dd.maxUlps() >= 0 && !dd.elementType().startsWith("i") && !dd.elementType().startsWith("u")) {
                 sb.append(", max ").append(dd.maxUlps() == Long.MAX_VALUE ? "∞" : Long.toString(dd.maxUlps())).append(" ulp");
             }
@@ -54,6 +60,39 @@ final class Describe {
         }
         if (dd.note() != null) sb.append("; ").append(dd.note());
         return sb.toString();
+    }
+
+    /** {@code 2 of 3 compared launches diverge (A 3 snapshots, B 3)}, or {@code none in either capture}. */
+    static String kernels(DiffResult r) {
+        DiffResult.Kernels k = r.kernels();
+        if (k.snapshotsA() == 0 && k.snapshotsB() == 0) return "no kernel snapshots in either capture (record with --capture-kernels REGEX to compare after-images)";
+        StringBuilder sb = new StringBuilder();
+        sb.append(k.divergingCount()).append(" of ").append(k.compared()).append(k.compared() == 1 ? " compared launch" : " compared launches")
+                .append(k.divergingCount() == 1 ? " diverges" : " diverge")
+                .append(" (snapshots: ").append(k.snapshotsA()).append(" in A, ").append(k.snapshotsB()).append(" in B");
+        if (k.unpairedA() > 0) sb.append("; ").append(k.unpairedA()).append(" of A's without a partner snapshot in B");
+        if (k.unpairedB() > 0) sb.append("; ").append(k.unpairedB()).append(" of B's without a partner in A");
+        if (k.toleratedBuffers() > 0) sb.append("; ").append(k.toleratedBuffers()).append(" buffers within the tolerance");
+        return sb.append(')').toString();
+    }
+
+    /** {@code kernel #1 _Z9vectorAddPKfS0_Pfi (module_0001_01.ptx), A call 14, B call 16 (B's #1)}. */
+    static String kernel(DiffResult.KernelDivergence k) {
+        StringBuilder sb = new StringBuilder("kernel #").append(k.number()).append(' ').append(k.kernel());
+        if (k.bKernel() != null) sb.append(" (B: ").append(k.bKernel()).append(')');
+        sb.append(" in ").append(k.module());
+        if (!k.shape().isEmpty()) sb.append(", ").append(k.shape());
+        sb.append("; launch: A call ").append(k.a().call()).append(", B call ").append(k.b().call());
+        if (k.bNumber() != k.number()) sb.append(" (B's snapshot #").append(k.bNumber()).append(')');
+        return sb.toString();
+    }
+
+    /** One diverging kernel buffer: {@code buffer 3 dptr#3 (vectorAdd_param_2): f32 element 5 ...}. */
+    static String kernelBuffer(DiffResult.KernelBuffer b) {
+        String s = data(b.data());
+        if (b.bBuffer() != null) s += " [B: " + b.bBuffer() + "]";
+        if (b.inputsDiffer()) s += " [its before-images differ too: the difference came in with the inputs]";
+        return s;
     }
 
     /** {@code A call 14, B call 14} or {@code A: none (after call 13), B call 14}. */

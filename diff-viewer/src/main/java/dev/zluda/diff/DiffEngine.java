@@ -8,7 +8,9 @@ import dev.zluda.capture.CaptureException;
 import dev.zluda.capture.CaptureFormat;
 import dev.zluda.capture.CaptureRecord;
 import dev.zluda.capture.DataItem;
+import dev.zluda.capture.KernelSnapshots;
 import dev.zluda.capture.ReadStatus;
+import dev.zluda.replay.KernelReplay;
 import dev.zluda.spec.CudaApi;
 
 import java.nio.ByteBuffer;
@@ -18,9 +20,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -41,6 +46,11 @@ import java.util.concurrent.CompletionException;
  *     counted as ignored unless {@link DiffOptions#strict()}.</li>
  * <li>Data buffers whose hashes differ are compared element by element ({@link ElementType}) when
  *     both captures hold the bytes; within the tolerance they count as equal.</li>
+ * <li>Kernel snapshots (FORMAT.md §6.5) of paired launch calls are compared buffer by buffer: the
+ *     after-images whose hashes differ element by element, typed by the kernel's PTX
+ *     ({@link KernelReplay#bufferTypes}) where it says, else as {@link DiffOptions#elementType()};
+ *     a difference beyond the tolerance (or another kernel result) makes the launch call diverge
+ *     with kind {@link DiffKind#KERNEL} and is listed in {@link DiffResult#kernels()}.</li>
  * </ol>
  *
  * <p>Capture A is the reference (usually NVIDIA's), B the one under test. Memory: about 60 bytes per
@@ -87,6 +97,7 @@ public final class DiffEngine {
         int mask;
         List<Long> candidates;
         Map<Long, DiffResult.DataDiff> data;
+        List<DiffResult.Difference> kernel;
     }
 
     /** Compares two open captures (both stay open; the engine is used once). */
@@ -133,6 +144,7 @@ public final class DiffEngine {
         long t3 = System.nanoTime();
         // 3. data buffers, typed
         long tolerated = evaluateData(divs);
+        DiffResult.Kernels kernels = compareKernels(ca, cb, divs);
         if (TIMING) System.err.printf("zluda diff: read %.0f ms, align %.0f ms, compare %.0f ms, data %.0f ms, %s%n", (t1 - t0) / 1e6, (t2 - t1) / 1e6,
                 (t3 - t2) / 1e6, (System.nanoTime() - t3) / 1e6, links.identity() ? "numbering agrees" : "numbering shifted: aligned twice more");
         divs.removeIf(d -> d.mask == 0);
@@ -172,7 +184,7 @@ public final class DiffEngine {
         Map<Expected, Long> ic = new LinkedHashMap<>();
         ignoredCounts.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).forEach(e -> ic.put(e.getKey(), e.getValue()));
         return new DiffResult(side(ca, sa), side(cb, sb), list.isEmpty() ? null : list.getFirst(), counts, divs.size(), List.copyOf(list),
-                ic, List.copyOf(ignored), tolerated, List.copyOf(tps), List.copyOf(warnings), matched, options);
+                ic, List.copyOf(ignored), tolerated, List.copyOf(tps), List.copyOf(warnings), matched, options, kernels);
     }
 
     /**
@@ -725,6 +737,184 @@ public final class DiffEngine {
         return compareBuffers(buffer, ba, bb, t, heat);
     }
 
+    // ------------------------------------------------------------------ kernel snapshots
+
+    private final Map<Integer, Integer> kernelPartners = new HashMap<>();
+
+    /**
+     * After {@link #diff(Capture, Capture)}: B's snapshot number paired with A's snapshot {@code aNumber}
+     * (both 1-based, as {@code zluda replay --kernel N} counts), or empty when A's launch has no partner
+     * in B with a snapshot.
+     */
+    public OptionalInt kernelPartner(int aNumber) {
+        Integer b = kernelPartners.get(aNumber);
+        return b == null ? OptionalInt.empty() : OptionalInt.of(b);
+    }
+
+    /** Compares the snapshots of paired launches; attaches the differences to the launch calls' divergences. */
+    private DiffResult.Kernels compareKernels(Capture ca, Capture cb, List<Div> divs) {
+        if (sa.kernelBuffers.isEmpty() && sb.kernelBuffers.isEmpty()) return DiffResult.Kernels.NONE;
+        KernelSnapshots ka = sa.kernelBuffers.isEmpty() ? null : KernelSnapshots.read(ca);
+        KernelSnapshots kb = sb.kernelBuffers.isEmpty() ? null : KernelSnapshots.read(cb);
+        List<KernelSnapshots.Snapshot> la = ka == null ? List.of() : ka.list(), lb = kb == null ? List.of() : kb.list();
+        Map<Long, KernelSnapshots.Snapshot> bByCall = new HashMap<>();
+        for (KernelSnapshots.Snapshot t : lb) if (t.launchCall() > 0) bByCall.putIfAbsent(t.launchCall(), t);
+        Set<Long> launchCalls = new HashSet<>();
+        for (KernelSnapshots.Snapshot t : la) if (t.launchCall() > 0) launchCalls.add(t.launchCall());
+        Map<Long, Integer> aIdx = new HashMap<>();
+        for (int i = 0; i < sa.n; i++) if (launchCalls.contains(sa.ordinal[i])) aIdx.put(sa.ordinal[i], i);
+        Map<Integer, Div> byA = new HashMap<>();
+        for (Div d : divs) if (d.a >= 0 && d.b >= 0) byA.put(d.a, d);
+        int compared = 0, unpairedA = 0, usedB = 0, count = 0;
+        long tolerated = 0;
+        int[] heat = {options.heatmaps()};
+        List<DiffResult.KernelDivergence> list = new ArrayList<>();
+        for (KernelSnapshots.Snapshot s : la) {
+            Integer x = aIdx.get(s.launchCall());
+            int y = x == null ? -1 : partnerA[x];
+            KernelSnapshots.Snapshot t = y < 0 ? null : bByCall.get(sb.ordinal[y]);
+            if (t == null) {
+                unpairedA++;
+                continue;
+            }
+            compared++;
+            usedB++;
+            kernelPartners.put(s.number(), t.number());
+            long[] tol = {0};
+            KernelPair kp = compareKernel(ka, kb, s, t, x, y, heat, tol);
+            tolerated += tol[0];
+            if (kp == null) continue;
+            count++;
+            if (list.size() < options.limit()) list.add(kp.divergence);
+            Div d = byA.get(x);
+            if (d == null) {
+                d = new Div();
+                d.a = x;
+                d.b = y;
+                d.pos = sa.ordinal[x] * 2;
+                divs.add(d);
+                byA.put(x, d);
+            }
+            d.mask |= 1 << DiffKind.KERNEL.ordinal();
+            d.kernel = kp.differences;
+        }
+        return new DiffResult.Kernels(la.size(), lb.size(), compared, unpairedA, lb.size() - usedB, tolerated, List.copyOf(list), count);
+    }
+
+    private record KernelPair(DiffResult.KernelDivergence divergence, List<DiffResult.Difference> differences) {}
+
+    /** Compares the snapshots of one pair of launches ({@code x}, {@code y}: the calls); null when they agree. */
+    private KernelPair compareKernel(KernelSnapshots ka, KernelSnapshots kb, KernelSnapshots.Snapshot s, KernelSnapshots.Snapshot t, int x, int y,
+                                     int[] heat, long[] tolerated) {
+        CaptureRecord.Kernel k = s.record(), kt = t.record();
+        String tag = "kernel #" + s.number() + " " + k.name();
+        List<DiffResult.Difference> diffs = new ArrayList<>();
+        List<DiffResult.KernelBuffer> bufs = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        dev.zluda.capture.text.CallFormatter fmt = new dev.zluda.capture.text.CallFormatter(i -> null, i -> "?", Map.of());
+        if (!k.name().equals(kt.name())) diffs.add(new DiffResult.Difference(DiffKind.KERNEL, tag + " name", k.name(), kt.name(), null));
+        int resA = k.launch() == null ? 0 : k.launch().result(), resB = kt.launch() == null ? 0 : kt.launch().result();
+        if (resA != resB) diffs.add(new DiffResult.Difference(DiffKind.KERNEL, tag + " result", fmt.result(resA), fmt.result(resB), null));
+        int n = Math.min(k.buffers().size(), kt.buffers().size());
+        if (k.buffers().size() != kt.buffers().size()) {
+            notes.add("A's snapshot holds " + k.buffers().size() + " buffers, B's " + kt.buffers().size() + ": the first " + n + " compared");
+        }
+        String[] symA = sa.kernelBuffers.get(k.seq()), symB = sb.kernelBuffers.get(kt.seq());
+        List<KernelReplay.BufferTyping> typing = null;
+        for (int i = 0; i < n; i++) {
+            CaptureRecord.KernelBuffer ba = k.buffers().get(i), bb = kt.buffers().get(i);
+            if (ba.after() == bb.after() && ba.size() == bb.size()) continue;
+            String symbol = symA != null && symA[i] != null ? symA[i] : "0x" + Long.toHexString(ba.devicePointer());
+            String bSymbol = symB != null && symB[i] != null ? symB[i] : "0x" + Long.toHexString(bb.devicePointer());
+            if (ba.after() == 0 || bb.after() == 0 || !ka.hasBlob(ba.after()) || !kb.hasBlob(bb.after())) {
+                notes.add("buffer " + (i + 1) + " " + symbol + ": " + (ba.after() == 0 || !ka.hasBlob(ba.after()) ? "A" : "B")
+                        + " kept no after-image (a redacted pack?): not compared");
+                continue;
+            }
+            if (typing == null) typing = typing(ka, k);
+            KernelReplay.BufferTyping bt = i < typing.size() ? typing.get(i) : null;
+            ElementType et = bt == null ? null : ElementTypes.forPtx(bt.type().ptx()).orElse(null);
+            boolean typed = et != null;
+            if (et == null) et = options.elementType();
+            String label = "buffer " + (i + 1) + " " + symbol + (bt == null || bt.params().isEmpty() ? "" : " (" + String.join(", ", bt.params()) + ")");
+            byte[] xa, xb;
+            try {
+                xa = ka.blob(ba.after(), "the after-image of buffer " + (i + 1) + " of " + tag);
+                xb = kb.blob(bb.after(), "the after-image of buffer " + (i + 1) + " of B's kernel #" + t.number());
+            } catch (dev.zluda.capture.CaptureException e) {
+                notes.add(label + ": " + e.getMessage());
+                continue;
+            }
+            DiffResult.DataDiff dd = compareBuffers(label, xa, xb, et, heat[0] > 0);
+            if (dd == null) {
+                tolerated[0]++;
+                continue;
+            }
+            if (dd.heatmap() != null) heat[0]--;
+            if (!typed) {
+                String why = "element type not known from the PTX: compared as " + et.name() + " (--type)";
+                dd = new DiffResult.DataDiff(dd.buffer(), dd.elementType(), dd.bytes(), dd.elements(), dd.differing(), dd.firstElement(), dd.byteOffset(),
+                        dd.a(), dd.b(), dd.maxAbs(), dd.maxRel(), dd.maxUlps(), dd.note() == null ? why : dd.note() + "; " + why, dd.heatmap());
+            }
+            boolean inputs = ba.before() != 0 && bb.before() != 0 && ba.before() != bb.before();
+            String bName = bSymbol.equals(symbol) ? null : bSymbol;
+            bufs.add(new DiffResult.KernelBuffer(i + 1, symbol, bName, bt == null ? List.of() : bt.params(), typed, inputs, dd,
+                    ba.before(), ba.after(), bb.before(), bb.after()));
+            diffs.add(new DiffResult.Difference(DiffKind.KERNEL, tag + " " + label + " after-image" + (inputs ? " (its before-images differ too)" : ""),
+                    String.format("<%d bytes, xxh64 %016x>", ba.size(), ba.after()), String.format("<%d bytes, xxh64 %016x>", bb.size(), bb.after()), dd));
+        }
+        for (int i = n; i < Math.max(k.buffers().size(), kt.buffers().size()); i++) {
+            boolean inA = i < k.buffers().size();
+            CaptureRecord.KernelBuffer b = inA ? k.buffers().get(i) : kt.buffers().get(i);
+            diffs.add(new DiffResult.Difference(DiffKind.KERNEL, tag + " buffer " + (i + 1),
+                    inA ? b.size() + " bytes" : "(absent)", inA ? "(absent)" : b.size() + " bytes", null));
+        }
+        if (diffs.isEmpty()) return null;
+        CaptureRecord.KernelLaunch l = k.launch();
+        String shape = l == null ? "" : String.format(java.util.Locale.ROOT, "grid=(%d,%d,%d) block=(%d,%d,%d) shared=%d", l.gridX(), l.gridY(), l.gridZ(),
+                l.blockX(), l.blockY(), l.blockZ(), l.sharedMemBytes());
+        DiffResult.KernelDivergence kd = new DiffResult.KernelDivergence(s.number(), t.number(), k.name(), k.name().equals(kt.name()) ? null : kt.name(),
+                module(ka, k), shape, ra.ref(x), rb.ref(y), resA, resB, List.copyOf(bufs), notes.isEmpty() ? null : String.join("; ", notes),
+                "zluda diff " + shellQuote(sa.cap.source().toString()) + " " + shellQuote(sb.cap.source().toString()) + " --kernel " + s.number() + " --locate");
+        return new KernelPair(kd, List.copyOf(diffs));
+    }
+
+    private final Map<String, List<KernelReplay.BufferTyping>> typings = new HashMap<>();
+
+    /** The typing of a snapshot's buffers from its module's PTX (parsed once per module, kernel and parameter bytes). */
+    private List<KernelReplay.BufferTyping> typing(KernelSnapshots ks, CaptureRecord.Kernel k) {
+        CaptureRecord.KernelLaunch l = k.launch();
+        long module = l == null ? 0 : l.moduleHash();
+        String key = module + "/" + k.name() + "/" + Arrays.hashCode(k.params()) + "/" + k.buffers().hashCode();
+        return typings.computeIfAbsent(key, kk -> {
+            byte[] image = null;
+            if (module != 0 && ks.hasBlob(module)) {
+                try {
+                    image = ks.blob(module, "the module of kernel " + k.name());
+                } catch (dev.zluda.capture.CaptureException e) {
+                    image = null;
+                }
+            }
+            return KernelReplay.bufferTypes(k, image);
+        });
+    }
+
+    /** A's module of a snapshot: its file in the capture directory, else kind, size and hash. */
+    private String module(KernelSnapshots ks, CaptureRecord.Kernel k) {
+        CaptureRecord.KernelLaunch l = k.launch();
+        if (l == null || l.moduleHash() == 0) return "(not kept)";
+        String file = sa.moduleFiles.get(l.moduleHash());
+        if (file != null) return file;
+        CaptureRecord.Blob b = sa.blobs.get(l.moduleHash());
+        return String.format("module image, %s, xxh64 %016x", b == null ? "not in the capture" : b.size() + " bytes", l.moduleHash());
+    }
+
+    /** A path as a shell word: as it is when plain, else in single quotes. */
+    static String shellQuote(String s) {
+        if (s.matches("[A-Za-z0-9_./:@%+=,-]+")) return s;
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+
     /** Element-wise comparison of two buffers; null when they are equal within the tolerance. */
     DiffResult.DataDiff compareBuffers(String buffer, byte[] ba, byte[] bb, ElementType t, boolean heat) {
         int common = Math.min(ba.length, bb.length);
@@ -736,6 +926,7 @@ public final class DiffEngine {
         long differing = 0, first = -1;
         double maxAbs = Double.NaN;
         long maxUlps = -1;
+        double maxRel = Double.NaN;
         Heatmap.Builder hm = heat ? new Heatmap.Builder(Math.max(1, (Math.max(ba.length, bb.length) + es - 1) / es)) : null;
         for (int k = 0; k < elements; k++) {
             if (!t.differs(x, y, k, tol, delta)) continue;
@@ -743,6 +934,7 @@ public final class DiffEngine {
             if (first < 0) first = k;
             if (!Double.isNaN(delta.abs) && (Double.isNaN(maxAbs) || delta.abs > maxAbs)) maxAbs = delta.abs;
             if (delta.ulps > maxUlps) maxUlps = delta.ulps;
+            if (!Double.isNaN(delta.rel) && (Double.isNaN(maxRel) || delta.rel > maxRel)) maxRel = delta.rel;
             if (hm != null) hm.mark(k, delta.magnitude);
         }
         // trailing bytes that do not fill an element, and bytes past the shorter buffer
@@ -759,7 +951,7 @@ public final class DiffEngine {
             first = elements;
             differing = 0;
         }
-        return new DiffResult.DataDiff(buffer, t.name(), ba.length, elements, differing, first, first * es, va, vb, maxAbs, maxUlps, note,
+        return new DiffResult.DataDiff(buffer, t.name(), ba.length, elements, differing, first, first * es, va, vb, maxAbs, maxRel, maxUlps, note,
                 hm == null ? null : hm.build());
     }
 
@@ -776,6 +968,7 @@ public final class DiffEngine {
             det.div = d;
             det.heat = heat;
             compare(d.a, d.b, det);
+            if (d.kernel != null) det.diffs.addAll(d.kernel);
             diffs = List.copyOf(det.diffs);
         } else if (d.a >= 0) {
             diffs = List.of(new DiffResult.Difference(DiffKind.MISSING, "call", a.text(), "(absent)", null));

@@ -13,7 +13,12 @@ public enum DiffKind {
     /** A value the driver wrote through an output pointer differs, after normalisation. */
     OUTPUT("output", "output"),
     /** The bytes of a data buffer differ (device-to-host copies, host-to-device payloads). */
-    DATA("data", "data");
+    DATA("data", "data"),
+    /**
+     * The after-image of a buffer of a kernel snapshot differs between two aligned launches (or the
+     * kernel's result): the launch call diverges though its arguments agree.
+     */
+    KERNEL("kernel", "kernel after-image");
 
     private final String label;
     private final String description;

@@ -22,11 +22,12 @@ import java.util.Map;
  * @param warnings damaged or cut captures, calls in flight, captures of different programs
  * @param matchedCalls calls of A paired with a call of B
  * @param options the options used
+ * @param kernels the kernel snapshots compared (after-images of aligned launches) and those that diverge
  */
 public record DiffResult(Side a, Side b, Divergence first, Map<DiffKind, Long> counts, long divergingCalls,
                          List<Divergence> divergences, Map<Expected, Long> ignoredCounts, List<Ignored> ignored,
                          long toleratedBuffers, List<ThreadPair> threads, List<String> warnings, long matchedCalls,
-                         DiffOptions options) {
+                         DiffOptions options, Kernels kernels) {
 
     /** Whether nothing but expected differences was found. */
     public boolean same() {
@@ -120,12 +121,19 @@ public record DiffResult(Side a, Side b, Divergence first, Map<DiffKind, Long> c
      * @param a A's value of the first differing element (or the hash)
      * @param b B's value
      * @param maxAbs the largest |a − b| over differing elements (NaN: unknown or not numeric)
+ * @param maxRel the largest |a − b| / |a| over differing elements whose A value is not 0 (NaN: none such, unknown)
      * @param maxUlps the largest distance in ulps (-1: unknown)
      * @param note why the comparison is partial (sizes differ, only hashes, ...), or null
      * @param heatmap where elements differ, or null
      */
     public record DataDiff(String buffer, String elementType, long bytes, long elements, long differing, long firstElement,
-                           long byteOffset, String a, String b, double maxAbs, long maxUlps, String note, Heatmap heatmap) {}
+                           long byteOffset, String a, String b, double maxAbs, double maxRel, long maxUlps, String note, Heatmap heatmap) {
+        /** Without a relative error ({@code maxRel} NaN). */
+        public DataDiff(String buffer, String elementType, long bytes, long elements, long differing, long firstElement,
+                        long byteOffset, String a, String b, double maxAbs, long maxUlps, String note, Heatmap heatmap) {
+            this(buffer, elementType, bytes, elements, differing, firstElement, byteOffset, a, b, maxAbs, Double.NaN, maxUlps, note, heatmap);
+        }
+    }
 
     /**
      * An expected difference that was not counted.
@@ -149,4 +157,71 @@ public record DiffResult(Side a, Side b, Divergence first, Map<DiffKind, Long> c
      * @param bCalls calls of the thread in B
      */
     public record ThreadPair(long aThread, long bThread, long aCalls, long bCalls) {}
+
+    /**
+     * The kernel snapshots (KERNEL records, trace-format/FORMAT.md §6.5; captures made with
+     * {@code --capture-kernels REGEX}) of the two captures and how their after-images compare. Launches
+     * are paired through the call alignment: a snapshot of A is compared with B's snapshot of the launch
+     * call paired with A's launch call.
+     *
+     * @param snapshotsA kernel snapshots in A
+     * @param snapshotsB kernel snapshots in B
+     * @param compared pairs of aligned launches with a snapshot on both sides, compared
+     * @param unpairedA snapshots of A whose launch has no partner in B, or whose partner has no snapshot
+     * @param unpairedB likewise for B
+     * @param toleratedBuffers buffers whose after-images differ but whose elements are all within the tolerance
+     * @param diverging the pairs whose after-images (or kernel results) differ, in A's order, at most
+     *     {@link DiffOptions#limit()}
+     * @param divergingCount how many pairs diverge in all
+     */
+    public record Kernels(int snapshotsA, int snapshotsB, int compared, int unpairedA, int unpairedB, long toleratedBuffers,
+                          List<KernelDivergence> diverging, int divergingCount) {
+        /** No snapshot on either side. */
+        public static final Kernels NONE = new Kernels(0, 0, 0, 0, 0, 0, List.of(), 0);
+    }
+
+    /**
+     * A pair of aligned kernel launches whose snapshots differ.
+     *
+     * @param number A's snapshot number (1-based among A's snapshots): what {@code zluda diff A B --kernel N
+     *     --locate} and {@code zluda replay A --kernel N} name
+     * @param bNumber B's snapshot number
+     * @param kernel the mangled kernel name (A's)
+     * @param bKernel B's kernel name when it differs from A's, else null
+     * @param module A's module: its file in the capture directory ({@code module_0001_01.ptx}), else a description
+     *     ({@code PTX, 1132 bytes, xxh64 …}), or {@code (not kept)}
+     * @param shape {@code grid=(16,1,1) block=(256,1,1) shared=0}, or "" when the snapshot has no launch section
+     * @param a A's launch call (its number as {@code zluda dump --calls} counts)
+     * @param b B's launch call
+     * @param resultA the CUresult the kernel left in A (0: ran without a fault)
+     * @param resultB likewise in B
+     * @param buffers the buffers whose after-images differ (beyond the tolerance), in snapshot order
+     * @param note what could not be compared (buffer counts or sizes differ, images missing), or null
+     * @param locate the command that localises the first differing PTX instruction of this launch
+     */
+    public record KernelDivergence(int number, int bNumber, String kernel, String bKernel, String module, String shape,
+                                   CallRef a, CallRef b, int resultA, int resultB, List<KernelBuffer> buffers, String note,
+                                   String locate) {}
+
+    /**
+     * One buffer of a kernel snapshot whose after-image differs between A and B. The images are BLOBs
+     * of the captures: read them with {@code KernelSnapshots.read(capture).blob(hash, what)}
+     * (trace-format) while the capture is open, and decode the elements with
+     * {@code ElementTypes.get(data().elementType())}.
+     *
+     * @param index 1-based position of the buffer in the snapshot (the order the kernel's parameters first point into it)
+     * @param buffer A's symbol of the allocation ({@code dptr#3}), or its address when the diff saw no allocation there
+     * @param bBuffer B's symbol when its number differs from A's, else null
+     * @param params the kernel parameters pointing into it ({@code vectorAdd_param_2}), from the PTX
+     * @param typedFromPtx whether the element type comes from the PTX (else {@code --type} was used)
+     * @param inputsDiffer whether the before-images already differ (the divergence came in with the inputs)
+     * @param data how the after-images differ: element type, first differing element and its byte
+     *     offset, counts, max |Δ|, relative error and ulps, heatmap
+     * @param aBefore A's before-image blob hash (0: not taken)
+     * @param aAfter A's after-image blob hash
+     * @param bBefore B's before-image blob hash
+     * @param bAfter B's after-image blob hash
+     */
+    public record KernelBuffer(int index, String buffer, String bBuffer, List<String> params, boolean typedFromPtx, boolean inputsDiffer,
+                               DataDiff data, long aBefore, long aAfter, long bBefore, long bAfter) {}
 }

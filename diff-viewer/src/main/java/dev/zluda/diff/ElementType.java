@@ -36,12 +36,20 @@ public interface ElementType {
         public long ulps;
         /** How strongly to colour the element in a heatmap, (0, 1]. */
         public double magnitude;
+        /** |a − b| / |a| with A the reference; NaN when a is 0 or not a number. */
+        public double rel = Double.NaN;
+
+        /** Sets the fields, {@code rel} to NaN. */
+        public void set(double abs, long ulps, double magnitude) {
+            set(abs, ulps, magnitude, Double.NaN);
+        }
 
         /** Sets every field. */
-        public void set(double abs, long ulps, double magnitude) {
+        public void set(double abs, long ulps, double magnitude, double rel) {
             this.abs = abs;
             this.ulps = ulps;
             this.magnitude = magnitude;
+            this.rel = rel;
         }
     }
 }

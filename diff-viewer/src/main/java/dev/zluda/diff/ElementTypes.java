@@ -9,7 +9,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The element types a buffer can be compared as: {@code f32} (the default), {@code f64},
- * {@code i32}, {@code u32}, {@code i64}, {@code u8}; others can be registered.
+ * {@code f16}, {@code bf16}, {@code i8}, {@code i16}, {@code i32}, {@code i64}, {@code u8},
+ * {@code u16}, {@code u32}, {@code u64}; others can be registered.
  */
 public final class ElementTypes {
     private ElementTypes() {}
@@ -28,6 +29,18 @@ public final class ElementTypes {
     public static final ElementType I64 = register(new Int("i64", 8, true));
     /** Bytes. */
     public static final ElementType U8 = register(new Int("u8", 1, false));
+    /** 64-bit unsigned integers. */
+    public static final ElementType U64 = register(new Int("u64", 8, false));
+    /** 8-bit signed integers. */
+    public static final ElementType I8 = register(new Int("i8", 1, true));
+    /** 16-bit signed integers. */
+    public static final ElementType I16 = register(new Int("i16", 2, true));
+    /** 16-bit unsigned integers. */
+    public static final ElementType U16 = register(new Int("u16", 2, false));
+    /** IEEE 754 binary16 (PTX {@code .f16}). */
+    public static final ElementType F16 = register(new Half("f16", false));
+    /** bfloat16: the upper 16 bits of an IEEE binary32 (PTX {@code .bf16}). */
+    public static final ElementType BF16 = register(new Half("bf16", true));
 
     /** Adds (or replaces) a type under its name; returns it. */
     public static ElementType register(ElementType t) {
@@ -62,6 +75,36 @@ public final class ElementTypes {
         };
     }
 
+    /**
+     * The type of a PTX load/store type name ({@code f32}, {@code s32} → i32, {@code u64}, {@code b32} →
+     * u32, {@code f16}, {@code bf16}, ...; PTX ISA 9.0, §5.2.2), or empty for anything else (such as
+     * {@code bytes}, what the replayer calls an unknown type).
+     */
+    public static Optional<ElementType> forPtx(String ptxType) {
+        if (ptxType == null) return Optional.empty();
+        String t = ptxType.startsWith(".") ? ptxType.substring(1) : ptxType;
+        return switch (t.toLowerCase(Locale.ROOT)) {
+            case "f32" -> Optional.of(F32);
+            case "f64" -> Optional.of(F64);
+            case "f16" -> Optional.of(F16);
+            case "bf16" -> Optional.of(BF16);
+            case "s8" -> Optional.of(I8);
+            case "s16" -> Optional.of(I16);
+            case "s32" -> Optional.of(I32);
+            case "s64" -> Optional.of(I64);
+            case "u8", "b8" -> Optional.of(U8);
+            case "u16", "b16" -> Optional.of(U16);
+            case "u32", "b32" -> Optional.of(U32);
+            case "u64", "b64" -> Optional.of(U64);
+            default -> Optional.empty();
+        };
+    }
+
+    /** |a − b| / |a| (A is the reference), NaN when a is 0. */
+    static double relative(double abs, double a) {
+        return a == 0 ? Double.NaN : abs / Math.abs(a);
+    }
+
     static double magnitude(double abs, double scale) {
         if (Double.isNaN(abs) || Double.isInfinite(abs) || Double.isInfinite(scale)) return 1;
         double rel = abs / Math.max(scale, Double.MIN_NORMAL);
@@ -84,7 +127,7 @@ public final class ElementTypes {
             if (nx || ny) { out.set(Double.NaN, -1, 1); return true; }
             double abs = Math.abs((double) x - (double) y);
             long ulps = Math.abs((long) ordered(ia) - (long) ordered(ib));
-            out.set(abs, ulps, magnitude(abs, Math.max(Math.abs((double) x), Math.abs((double) y))));
+            out.set(abs, ulps, magnitude(abs, Math.max(Math.abs((double) x), Math.abs((double) y))), relative(abs, x));
             if (abs == 0) return false;
             if (abs <= tol.atol() + tol.rtol() * Math.abs((double) x)) return false;
             return ulps > tol.ulp();
@@ -116,7 +159,7 @@ public final class ElementTypes {
             long oa = la < 0 ? Long.MIN_VALUE - la : la, ob = lb < 0 ? Long.MIN_VALUE - lb : lb;
             long ulps = Math.abs(oa - ob);
             if (ulps < 0) ulps = Long.MAX_VALUE;
-            out.set(abs, ulps, magnitude(abs, Math.max(Math.abs(x), Math.abs(y))));
+            out.set(abs, ulps, magnitude(abs, Math.max(Math.abs(x), Math.abs(y))), relative(abs, x));
             if (abs == 0) return false;
             if (abs <= tol.atol() + tol.rtol() * Math.abs(x)) return false;
             return ulps > tol.ulp();
@@ -125,6 +168,42 @@ public final class ElementTypes {
         @Override
         public String format(ByteBuffer buf, int index) {
             return Double.toString(Double.longBitsToDouble(buf.getLong(index * 8)));
+        }
+    }
+
+    /** A 16-bit float: binary16 or bfloat16; compared through its exact float value. */
+    private record Half(String name, boolean brain) implements ElementType {
+        @Override public int size() { return 2; }
+
+        float value(short bits) {
+            return brain ? Float.intBitsToFloat((bits & 0xFFFF) << 16) : Float.float16ToFloat(bits);
+        }
+
+        @Override
+        public boolean differs(ByteBuffer a, ByteBuffer b, int index, Tolerance tol, Delta out) {
+            short ia = a.getShort(index * 2), ib = b.getShort(index * 2);
+            if (ia == ib) return false;
+            float x = value(ia), y = value(ib);
+            boolean nx = Float.isNaN(x), ny = Float.isNaN(y);
+            if (nx && ny) return false;
+            if (nx || ny) { out.set(Double.NaN, -1, 1); return true; }
+            double abs = Math.abs((double) x - (double) y);
+            long ulps = Math.abs((long) ordered(ia) - (long) ordered(ib));
+            out.set(abs, ulps, magnitude(abs, Math.max(Math.abs((double) x), Math.abs((double) y))), relative(abs, x));
+            if (abs == 0) return false;
+            if (abs <= tol.atol() + tol.rtol() * Math.abs((double) x)) return false;
+            return ulps > tol.ulp();
+        }
+
+        /** Sign-magnitude bits as a monotonic integer (−0 and +0 both 0, as for f32). */
+        static int ordered(short bits) {
+            int v = bits & 0xFFFF;
+            return (v & 0x8000) != 0 ? -(v & 0x7FFF) : v;
+        }
+
+        @Override
+        public String format(ByteBuffer buf, int index) {
+            return Float.toString(value(buf.getShort(index * 2)));
         }
     }
 
@@ -144,7 +223,7 @@ public final class ElementTypes {
             long x = get(a, index), y = get(b, index);
             if (x == y) return false;
             double abs = Math.abs((double) x - (double) y);
-            out.set(abs, (long) Math.min(abs, Long.MAX_VALUE), magnitude(abs, Math.max(Math.abs((double) x), Math.abs((double) y))));
+            out.set(abs, (long) Math.min(abs, Long.MAX_VALUE), magnitude(abs, Math.max(Math.abs((double) x), Math.abs((double) y))), relative(abs, x));
             return !(abs <= tol.atol() + tol.rtol() * Math.abs((double) x));
         }
 
@@ -162,7 +241,8 @@ public final class ElementTypes {
 
     static {
         // touch the constants so that the registry is filled before any lookup
-        assert F32 != null && F64 != null && I32 != null && U32 != null && I64 != null && U8 != null;
+        assert F32 != null && F64 != null && I32 != null && U32 != null && I64 != null && U8 != null && U64 != null && I8 != null
+                && I16 != null && U16 != null && F16 != null && BF16 != null;
     }
 
     /** Formats a number for reports: integers without a fraction, others with up to 9 significant digits. */

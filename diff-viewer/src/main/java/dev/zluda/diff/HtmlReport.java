@@ -6,8 +6,10 @@ import java.util.Map;
 /**
  * The report as one self-contained HTML file (inline CSS and JavaScript, images as data URIs, no
  * network), well-formed XML (XHTML syntax) so that tools can parse it: the same content as {@link TextReport}, with a link and the keys {@code f}, {@code n},
- * {@code p} to go to the first, next and previous divergence, and a heatmap of where the elements
- * of each diverging data buffer differ.
+ * {@code p} to go to the first, next and previous divergence, a heatmap of where the elements
+ * of each diverging data buffer differ, and a section on the diverging kernels (kernel snapshots'
+ * after-images, with a heatmap per diverging buffer and the command that localises the first
+ * differing PTX instruction).
  */
 public final class HtmlReport {
     private HtmlReport() {}
@@ -24,7 +26,7 @@ public final class HtmlReport {
             th{font-weight:600;background:#f5f6f7}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
             code,.call{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}.call{background:var(--code);padding:4px 8px;border-radius:4px;display:block;white-space:pre-wrap;word-break:break-all}
             .kind{display:inline-block;font-size:12px;padding:1px 7px;border-radius:10px;background:#eceef1;white-space:nowrap}
-            .k-result,.k-missing,.k-extra{background:#fbe4e2;color:var(--bad)}.k-data{background:#fff0d6;color:#8a5300}.k-argument,.k-output{background:#e6eefc;color:#1f4d9b}
+            .k-result,.k-missing,.k-extra{background:#fbe4e2;color:var(--bad)}.k-data{background:#fff0d6;color:#8a5300}.k-argument,.k-output{background:#e6eefc;color:#1f4d9b}.k-kernel{background:#f3e5f5;color:#6a1b9a}
             .chips span{margin-right:8px}.card{background:#fff;border:1px solid var(--line);border-radius:6px;padding:12px 16px;margin:8px 0}
             #first .card{border-left:4px solid var(--bad)}tr.div{cursor:pointer}tr.div:hover{background:#f7f8fa}tr.sel{background:var(--hl)!important}
             tr.more td{background:#fcfcfd}figure{margin:8px 0;display:inline-block}figure img{border:1px solid var(--line);image-rendering:pixelated;display:block}
@@ -80,6 +82,7 @@ public final class HtmlReport {
                 + esc(Describe.ignored(r)) + ". Compared as " + esc(Describe.tolerance(r.options())) + "."
                 + (r.toleratedBuffers() > 0 ? " Within tolerance: " + r.toleratedBuffers() + " buffers." : "") + "</p>");
         for (String w : r.warnings()) out.println("<p class=\"warn\">Warning: " + esc(w) + "</p>");
+        out.println("<p>Kernels: " + esc(Describe.kernels(r)) + (r.kernels().diverging().isEmpty() ? "" : " — <a href=\"#kernels\">diverging kernels</a>") + ".</p>");
 
         // first divergence
         DiffResult.Divergence f = r.first();
@@ -110,6 +113,28 @@ public final class HtmlReport {
             out.println("</table>");
         }
 
+        if (!r.kernels().diverging().isEmpty()) {
+            DiffResult.Kernels k = r.kernels();
+            out.println("<h2 id=\"kernels\">Diverging kernels (" + k.divergingCount()
+                    + (k.diverging().size() < k.divergingCount() ? ", the first " + k.diverging().size() + " listed" : "") + ")</h2>");
+            for (DiffResult.KernelDivergence kd : k.diverging()) {
+                out.println("<div class=\"card\" id=\"kernel-" + kd.number() + "\"><p><span class=\"kind k-kernel\">kernel</span> <b>#" + kd.number() + " <code>"
+                        + esc(kd.kernel()) + "</code></b> — " + esc(Describe.kernel(kd)) + "</p>");
+                if (kd.resultA() != kd.resultB()) out.println("<p>Kernel result: " + kd.resultA() + " in A, " + kd.resultB() + " in B</p>");
+                if (!kd.buffers().isEmpty()) {
+                    out.println("<table><tr><th class=\"num\">buffer</th><th>allocation</th><th>parameters</th><th>how the after-images differ</th></tr>");
+                    for (DiffResult.KernelBuffer b : kd.buffers()) {
+                        out.println("<tr><td class=\"num\">" + b.index() + "</td><td><code>" + esc(b.buffer()) + (b.bBuffer() == null ? "" : " (B: " + esc(b.bBuffer()) + ")")
+                                + "</code></td><td><code>" + esc(String.join(", ", b.params())) + "</code></td><td>" + esc(Describe.kernelBuffer(b)));
+                        heatmap(out, b.data());
+                        out.println("</td></tr>");
+                    }
+                    out.println("</table>");
+                }
+                if (kd.note() != null) out.println("<p class=\"warn\">" + esc(kd.note()) + "</p>");
+                out.println("<p>The first PTX instruction that computes a different value: <code class=\"call\">" + esc(kd.locate()) + "</code></p></div>");
+            }
+        }
         if (!r.ignored().isEmpty()) {
             out.println("<h2 id=\"ignored\">Ignored differences (examples)</h2>");
             out.println("<table><tr><th>category</th><th class=\"num\">A call</th><th class=\"num\">B call</th><th>function</th><th>what</th><th>A</th><th>B</th></tr>");

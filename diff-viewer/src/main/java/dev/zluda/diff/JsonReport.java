@@ -13,7 +13,11 @@ import java.util.Map;
  * The report for scripts, one JSON object: {@code same}, {@code a}, {@code b}, {@code counts}
  * (per kind), {@code divergingCalls}, {@code firstDivergence}, {@code divergences} (each with
  * {@code kind}, {@code a}/{@code b} call refs and {@code differences}), {@code ignoredCounts},
- * {@code ignored}, {@code toleratedBuffers}, {@code threads}, {@code warnings}, {@code options}.
+ * {@code ignored}, {@code toleratedBuffers}, {@code threads}, {@code warnings}, {@code options},
+ * {@code kernels} (snapshot counts and the diverging kernels: {@code number} — what {@code --kernel N}
+ * names —, {@code kernel}, {@code module}, {@code shape}, launch calls {@code aCall}/{@code bCall},
+ * results, {@code buffers} with {@code index}, {@code buffer} (dptr#N), {@code params}, {@code data},
+ * and {@code locate}, the command that localises the first differing instruction).
  * Call numbers are 1-based in order of entry; an absent side has {@code "call": null} and
  * {@code "after"}. Heatmaps are not included (see the HTML report).
  */
@@ -61,6 +65,7 @@ public final class JsonReport {
         }
         ArrayNode w = o.putArray("warnings");
         r.warnings().forEach(w::add);
+        o.set("kernels", kernels(r.kernels()));
         ObjectNode opt = o.putObject("options");
         opt.put("strict", r.options().strict());
         opt.put("elementType", r.options().elementType().name());
@@ -108,6 +113,48 @@ public final class JsonReport {
         return n;
     }
 
+    private static ObjectNode kernels(DiffResult.Kernels k) {
+        ObjectNode n = MAPPER.createObjectNode();
+        n.put("snapshotsA", k.snapshotsA());
+        n.put("snapshotsB", k.snapshotsB());
+        n.put("compared", k.compared());
+        n.put("unpairedA", k.unpairedA());
+        n.put("unpairedB", k.unpairedB());
+        n.put("toleratedBuffers", k.toleratedBuffers());
+        n.put("divergingCount", k.divergingCount());
+        ArrayNode list = n.putArray("diverging");
+        for (DiffResult.KernelDivergence kd : k.diverging()) {
+            ObjectNode e = list.addObject();
+            e.put("number", kd.number());
+            e.put("bNumber", kd.bNumber());
+            e.put("kernel", kd.kernel());
+            if (kd.bKernel() != null) e.put("bKernel", kd.bKernel());
+            e.put("module", kd.module());
+            e.put("shape", kd.shape());
+            e.put("aCall", kd.a().call());
+            e.put("bCall", kd.b().call());
+            e.put("resultA", kd.resultA());
+            e.put("resultB", kd.resultB());
+            ArrayNode bufs = e.putArray("buffers");
+            for (DiffResult.KernelBuffer b : kd.buffers()) {
+                ObjectNode x = bufs.addObject();
+                x.put("index", b.index());
+                x.put("buffer", b.buffer());
+                if (b.bBuffer() != null) x.put("bBuffer", b.bBuffer());
+                ArrayNode ps = x.putArray("params");
+                b.params().forEach(ps::add);
+                x.put("typedFromPtx", b.typedFromPtx());
+                x.put("inputsDiffer", b.inputsDiffer());
+                x.set("data", data(b.data()));
+                x.put("aAfter", String.format("%016x", b.aAfter()));
+                x.put("bAfter", String.format("%016x", b.bAfter()));
+            }
+            if (kd.note() != null) e.put("note", kd.note());
+            e.put("locate", kd.locate());
+        }
+        return n;
+    }
+
     private static ObjectNode ref(DiffResult.CallRef c) {
         ObjectNode n = MAPPER.createObjectNode();
         if (c.present()) {
@@ -134,6 +181,7 @@ public final class JsonReport {
         n.put("a", dd.a());
         n.put("b", dd.b());
         if (!Double.isNaN(dd.maxAbs())) n.put("maxAbs", dd.maxAbs());
+        if (!Double.isNaN(dd.maxRel())) n.put("maxRel", dd.maxRel());
         if (dd.maxUlps() >= 0) n.put("maxUlps", dd.maxUlps());
         if (dd.note() != null) n.put("note", dd.note());
         return n;

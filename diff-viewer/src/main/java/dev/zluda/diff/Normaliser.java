@@ -319,6 +319,18 @@ final class Normaliser {
         w.sym(i, role, elem, field, cat, kind, s, 0);
     }
 
+    /**
+     * The symbol a device address has now ({@code dptr#3}, {@code dptr#3+0x40}) without creating one,
+     * or null when it lies in no allocation seen so far.
+     */
+    String dptrName(long v) {
+        var e = allocs.floorEntry(v);
+        if (e == null) return null;
+        long off = v - e.getKey();
+        if (off != 0 && Long.compareUnsigned(off, e.getValue()[1]) >= 0) return null;
+        return "dptr#" + e.getValue()[0] + (off == 0 ? "" : "+0x" + Long.toHexString(off));
+    }
+
     private int[] next(int kind) {
         if (kind >= next.length) next = Arrays.copyOf(next, Math.max(kind + 1, next.length * 2));
         return next;

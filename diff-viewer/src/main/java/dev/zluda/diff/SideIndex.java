@@ -61,6 +61,10 @@ final class SideIndex {
     private final Map<Long, Integer> threadIndex = new HashMap<>();
     final Map<Long, CaptureRecord.Blob> blobs = new HashMap<>();
     Map<Integer, String> strings;
+    /** Per KERNEL record (by its seq): the diff's symbol of each buffer when the record was read ({@code dptr#3}), or null. */
+    final Map<Long, String[]> kernelBuffers = new HashMap<>();
+    /** Module image hash → its file in the capture directory ({@code module_0001_01.ptx}). */
+    final Map<Long, String> moduleFiles = new HashMap<>();
     ReadStatus status;
     long inFlight;
     private int[] nameOf = new int[64];
@@ -114,7 +118,18 @@ final class SideIndex {
 
             @Override
             public void record(CaptureRecord r) {
-                if (r instanceof CaptureRecord.Blob b) blobs.putIfAbsent(b.hash(), b);
+                switch (r) {
+                    case CaptureRecord.Blob b -> blobs.putIfAbsent(b.hash(), b);
+                    case CaptureRecord.Kernel k -> {
+                        String[] syms = new String[k.buffers().size()];
+                        for (int i = 0; i < syms.length; i++) syms[i] = norm.dptrName(k.buffers().get(i).devicePointer());
+                        kernelBuffers.put(k.seq(), syms);
+                    }
+                    case CaptureRecord.Module m -> {
+                        if (m.imageHash() != 0 && m.fileName() != null && !m.fileName().isEmpty()) moduleFiles.putIfAbsent(m.imageHash(), m.fileName());
+                    }
+                    default -> { }
+                }
             }
         });
         strings = asm.strings();

@@ -15,6 +15,7 @@ public final class TextReport {
         out.println("Ignored (expected differences" + (r.options().strict() ? "" : "; --strict compares them") + "): " + Describe.ignored(r));
         if (r.toleratedBuffers() > 0) out.println("Within tolerance: " + r.toleratedBuffers() + " buffers (" + Describe.tolerance(r.options()) + ")");
         for (String w : r.warnings()) out.println("Warning: " + w);
+        out.println("Kernels: " + Describe.kernels(r));
         DiffResult.Divergence f = r.first();
         if (f != null) {
             out.println();
@@ -32,6 +33,18 @@ public final class TextReport {
                 if (d.differences().size() > 1) what += " (+" + (d.differences().size() - 1) + " more)";
                 out.printf("  %5d  %9s  %9s  %-8s  %-24s  %s%n", d.number(), d.a().present() ? Long.toString(d.a().call()) : "-",
                         d.b().present() ? Long.toString(d.b().call()) : "-", d.kind().label(), d.function(), what);
+            }
+        }
+        if (!r.kernels().diverging().isEmpty()) {
+            DiffResult.Kernels k = r.kernels();
+            out.println();
+            out.println("Diverging kernels (" + k.divergingCount() + (k.diverging().size() < k.divergingCount() ? ", the first " + k.diverging().size() + " listed" : "") + "):");
+            for (DiffResult.KernelDivergence kd : k.diverging()) {
+                out.println("  " + Describe.kernel(kd));
+                if (kd.resultA() != kd.resultB()) out.println("    kernel result: " + kd.resultA() + " in A, " + kd.resultB() + " in B");
+                for (DiffResult.KernelBuffer b : kd.buffers()) out.println("    " + Describe.kernelBuffer(b));
+                if (kd.note() != null) out.println("    note: " + kd.note());
+                out.println("    first differing instruction: " + kd.locate());
             }
         }
         if (!r.ignored().isEmpty()) {

@@ -292,24 +292,14 @@ public final class KernelReplay {
             // relocation of the parameter words
             byte[] params = k.params().clone();
             MemorySegment ps = MemorySegment.ofArray(params);
-            List<List<String>> paramNames = new ArrayList<>();
-            List<TreeSet<ElementType>> bufTypes = new ArrayList<>();
-            for (int i = 0; i < bufs.size(); i++) { paramNames.add(new ArrayList<>()); bufTypes.add(new TreeSet<>()); }
+            List<BufferTyping> typing = bufferTypes(k, fi, types);
             int relocated = 0;
             for (int off = 0; off + 8 <= params.length; off += 8) {
+                int i = bufferAt(k, ps.get(ValueLayout.JAVA_LONG_UNALIGNED, off));
+                if (i < 0) continue;
                 long v = ps.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
-                for (int i = 0; i < bufs.size(); i++) {
-                    CaptureRecord.KernelBuffer b = bufs.get(i);
-                    if (Long.compareUnsigned(v - b.devicePointer(), Math.max(1, b.size())) < 0) {
-                        ps.set(ValueLayout.JAVA_LONG_UNALIGNED, off, fresh.get(i) + (v - b.devicePointer()));
-                        relocated++;
-                        ParamInfo p = fi == null ? null : paramAt(fi, off);
-                        String pn = p == null ? "parameter bytes " + off + ".." + (off + 7) : p.name();
-                        if (!paramNames.get(i).contains(pn)) paramNames.get(i).add(pn);
-                        if (p != null && types.containsKey(p.index())) bufTypes.get(i).add(types.get(p.index()));
-                        break;
-                    }
-                }
+                ps.set(ValueLayout.JAVA_LONG_UNALIGNED, off, fresh.get(i) + (v - bufs.get(i).devicePointer()));
+                relocated++;
             }
             // launch
             MemorySegment pbuf = arena.allocate(Math.max(8, params.length), 16);
@@ -337,15 +327,13 @@ public final class KernelReplay {
                 int cr = lr == 0 ? d.cuMemcpyDtoH_v2(host.address(), fresh.get(i), b.size()) : lr;
                 boolean changed = b.before() != b.after();
                 if (cr != 0) {
-                    results.add(new BufferResult(i + 1, b.devicePointer(), b.size(), paramNames.get(i), changed, null,
+                    results.add(new BufferResult(i + 1, b.devicePointer(), b.size(), typing.get(i).params(), changed, null,
                             "cuMemcpyDtoH_v2 returned " + errorName(d, cr)));
                     continue;
                 }
                 byte[] got = host.asSlice(0, b.size()).toArray(ValueLayout.JAVA_BYTE);
-                ElementType t = bufTypes.get(i).size() == 1 ? bufTypes.get(i).first() : bufTypes.get(i).isEmpty() ? ElementType.BYTES
-                        : PtxTypes.resolve(bufTypes.get(i)) == null ? ElementType.BYTES : PtxTypes.resolve(bufTypes.get(i));
-                results.add(new BufferResult(i + 1, b.devicePointer(), b.size(), paramNames.get(i), changed,
-                        BufferVerdict.compare(after.get(i), got, t), null));
+                results.add(new BufferResult(i + 1, b.devicePointer(), b.size(), typing.get(i).params(), changed,
+                        BufferVerdict.compare(after.get(i), got, typing.get(i).type()), null));
                 if (rec != null) {
                     long hb = rec.log().blob(before.get(i), 0, before.get(i).length, CaptureFormat.COMPRESSION_LZ4, System.nanoTime());
                     long ha = rec.log().blob(got, 0, got.length, CaptureFormat.COMPRESSION_LZ4, System.nanoTime());
@@ -364,6 +352,73 @@ public final class KernelReplay {
             if (module != 0) d.cuModuleUnload(module);
             d.cuDevicePrimaryCtxRelease_v2(dev);
         }
+    }
+
+    /**
+     * What a snapshot's buffer is to the kernel: the parameters whose 8-byte words point into it, and
+     * the type of its elements.
+     *
+     * @param params parameter names (from the PTX), or {@code parameter bytes 8..15} where the PTX is
+     *     not known; empty when no parameter word points into it
+     * @param type the element type the PTX's global loads, stores and atomics on those parameters give
+     *     ({@link PtxTypes}); {@link ElementType#BYTES} when not known or when they disagree in size
+     */
+    public record BufferTyping(List<String> params, ElementType type) {}
+
+    /**
+     * The parameters pointing into each buffer of a snapshot and its element type, from the module's
+     * PTX: what {@code zluda replay} compares the after-images as, and {@code zluda diff} too.
+     *
+     * @param k the snapshot
+     * @param moduleImage the module image (PTX text, or a fatbin/ELF holding PTX), or null when not kept
+     * @return one entry per buffer, in the snapshot's order; every type {@link ElementType#BYTES} when
+     *     the image holds no PTX, the PTX does not parse, or it has no kernel of that name
+     */
+    public static List<BufferTyping> bufferTypes(CaptureRecord.Kernel k, byte[] moduleImage) {
+        String ptx = moduleImage == null ? null : ptxOf(moduleImage, new ArrayList<>());
+        FunctionInfo fi = null;
+        Map<Integer, ElementType> types = Map.of();
+        if (ptx != null) {
+            ParseResult pr = Ptx.parse(ptx, "module");
+            if (pr.module() != null) {
+                fi = Semantics.analyze(pr.module(), "module").function(k.name());
+                if (fi != null) types = PtxTypes.infer(fi.ast(), fi.params());
+            }
+        }
+        return bufferTypes(k, fi, types);
+    }
+
+    /** {@link #bufferTypes(CaptureRecord.Kernel, byte[])} with the kernel's PTX already analysed ({@code fi} null: not known). */
+    private static List<BufferTyping> bufferTypes(CaptureRecord.Kernel k, FunctionInfo fi, Map<Integer, ElementType> types) {
+        List<CaptureRecord.KernelBuffer> bufs = k.buffers();
+        List<List<String>> names = new ArrayList<>();
+        List<TreeSet<ElementType>> seen = new ArrayList<>();
+        for (int i = 0; i < bufs.size(); i++) { names.add(new ArrayList<>()); seen.add(new TreeSet<>()); }
+        MemorySegment ps = MemorySegment.ofArray(k.params());
+        for (int off = 0; off + 8 <= k.params().length; off += 8) {
+            int i = bufferAt(k, ps.get(ValueLayout.JAVA_LONG_UNALIGNED, off));
+            if (i < 0) continue;
+            ParamInfo p = fi == null ? null : paramAt(fi, off);
+            String pn = p == null ? "parameter bytes " + off + ".." + (off + 7) : p.name();
+            if (!names.get(i).contains(pn)) names.get(i).add(pn);
+            if (p != null && types.containsKey(p.index())) seen.get(i).add(types.get(p.index()));
+        }
+        List<BufferTyping> out = new ArrayList<>();
+        for (int i = 0; i < bufs.size(); i++) {
+            ElementType t = seen.get(i).isEmpty() ? null : PtxTypes.resolve(seen.get(i));
+            out.add(new BufferTyping(List.copyOf(names.get(i)), t == null ? ElementType.BYTES : t));
+        }
+        return out;
+    }
+
+    /** The index of the snapshot buffer (allocation) a parameter word points into, or -1. */
+    private static int bufferAt(CaptureRecord.Kernel k, long v) {
+        List<CaptureRecord.KernelBuffer> bufs = k.buffers();
+        for (int i = 0; i < bufs.size(); i++) {
+            CaptureRecord.KernelBuffer b = bufs.get(i);
+            if (Long.compareUnsigned(v - b.devicePointer(), Math.max(1, b.size())) < 0) return i;
+        }
+        return -1;
     }
 
     /** The parameter whose bytes include {@code off}, or null. */
@@ -390,8 +445,11 @@ public final class KernelReplay {
         return image.length > 0;
     }
 
-    /** The PTX of a module image: the text itself, or the newest PTX of a fatbin/ELF; null when it has none (then a note). */
-    static String ptxOf(byte[] image, List<String> notes) {
+    /**
+     * The PTX of a module image: the text itself (without trailing NULs), or the newest PTX of a
+     * fatbin/ELF; null when it has none, with the reason added to {@code notes}.
+     */
+    public static String ptxOf(byte[] image, List<String> notes) {
         if (isText(image)) {
             int n = image.length;
             while (n > 0 && image[n - 1] == 0) n--;
