@@ -121,6 +121,12 @@ public final class InstructionTable {
                 {"redux", "not on .f32"},
                 {"atom red", "32- and 64-bit integer and .f32/.f64 add/exch, .add.noftz on .f16/.bf16/.f16x2/.bf16x2; not vector or .b128 forms"},
                 {"nanosleep pmevent trap brkpt griddepcontrol setmaxnreg", ""},
+                {"mma", "only .m16n8k16 (.f16, .bf16), .m16n8k8 (.f16, .bf16, .tf32) and .m16n8k32 (.s8/.u8, with .satfinite) in .row.col; "
+                        + "not .sp, fp8/fp6/fp4, .f64, .b1, .s4/.u4 or the other shapes; the tensor cores' f32/f16 accumulation as measured on an H200 "
+                        + "(docs/support.md); like ldmatrix, stmatrix and wmma, executed by the whole warp or CUDA_ERROR_ILLEGAL_INSTRUCTION"},
+                {"ldmatrix stmatrix", "only .m8n8 .b16 (.x1/.x2/.x4, .trans); not .m16n16/.m8n16 or the .b8x16 formats"},
+                {"wmma.load wmma.store wmma.mma", "only .m16n16k16 with .f16 (f16/f32 accumulators) or .bf16 (f32); not the other shapes, .tf32, "
+                        + "integer, .b1 or .satfinite; the fragment layout is the emulator's own (the ISA leaves it unspecified)"},
         };
         for (String[] row : e) for (String k : row[0].split(" ")) EMULATED.put(k, row[1]);
     }

@@ -1641,7 +1641,9 @@ final class Translator {
         switch (key) {
             case "mma" -> {
                 need(ins, 4);
-                if (!mods.contains(".row") || !mods.contains(".col") || fmts.size() != 4 || hasAny(mods, ".sp", ".block_scale", ".kind::f8f6f4")) throw no.get();
+                if (!mods.contains(".row") || !mods.contains(".col") || fmts.size() != 4 || mods.stream().anyMatch(m -> m.startsWith(".sp") || m.startsWith(".block_scale") || m.startsWith(".kind"))) {
+                    throw no.get();
+                }
                 int fd = fmts.get(0), fa = fmts.get(1), fb = fmts.get(2), fc = fmts.get(3);
                 int k = mods.contains(".m16n8k8") ? 8 : mods.contains(".m16n8k16") ? 16 : mods.contains(".m16n8k32") ? 32 : -1;
                 boolean half = fa == MatrixOps.F16 || fa == MatrixOps.BF16, i8 = fa == MatrixOps.S8 || fa == MatrixOps.U8;

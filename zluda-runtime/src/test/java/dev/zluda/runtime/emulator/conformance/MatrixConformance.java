@@ -62,7 +62,7 @@ public final class MatrixConformance {
     }
 
     /** Input distributions of a working warp. */
-    public enum Dist { RAND, WIDE, CANCEL, EDGE, TINY, HUGE, SPARSE, DIRTY, NOC, CANCEL2 }
+    public enum Dist { RAND, WIDE, CANCEL, EDGE, TINY, HUGE, SPARSE, DIRTY, NOC, CANCEL2, SUBRES, ZEROS, MAXEDGE }
 
     /** Kinds of kernels. */
     public enum Kind { MMA, LDMATRIX, STMATRIX, WMMA }
@@ -138,6 +138,15 @@ public final class MatrixConformance {
             mma("m16n8k32", 16, 8, 32, Fmt.S32, Fmt.U8, Fmt.S32, sat, null, 2);
             mma("m16n8k32", 16, 8, 32, Fmt.S32, Fmt.S8, Fmt.S32, sat, Fmt.U8, 1);
             mma("m16n8k32", 16, 8, 32, Fmt.S32, Fmt.U8, Fmt.S32, sat, Fmt.S8, 1);
+        }
+        // second recording: results in the subnormal range of the accumulator, signs of zero sums, the overflow edge
+        Dist[][] probes = {{Dist.SUBRES, Dist.ZEROS, Dist.MAXEDGE, Dist.SUBRES}, {Dist.ZEROS, Dist.MAXEDGE, Dist.SUBRES, Dist.MAXEDGE}};
+        String[][] probed = {{"m16n8k16", "f32", "f16", "f32"}, {"m16n8k16", "f16", "f16", "f16"}, {"m16n8k16", "f32", "bf16", "f32"}, {"m16n8k8", "f32", "tf32", "f32"}};
+        for (String[] p : probed) {
+            Fmt d = Fmt.valueOf(p[1].toUpperCase()), ab = Fmt.valueOf(p[2].toUpperCase()), c = Fmt.valueOf(p[3].toUpperCase());
+            int k = p[0].equals("m16n8k16") ? 16 : 8;
+            String instr = "mma.sync.aligned." + p[0] + ".row.col." + p[1] + "." + p[2] + "." + p[2] + "." + p[3];
+            for (int v = 0; v < probes.length; v++) add(new Form(instr + " #probe" + (v + 1), Kind.MMA, instr, 16, 8, k, ab, ab, c, d, probes[v], null));
         }
         // ldmatrix / stmatrix (9.7.14.5.15, 9.7.14.5.16)
         for (String sp : new String[] {".shared", ".shared::cta"}) {
@@ -361,7 +370,7 @@ public final class MatrixConformance {
         boolean neg = r.nextBoolean();
         int mx = maxExp(f);
         return switch (d) {
-            case RAND, CANCEL, SPARSE, NOC, CANCEL2 -> flt(f, r, r.nextInt(acc ? 17 : 13) - (acc ? 8 : 6), neg);
+            case RAND, CANCEL, SPARSE, NOC, CANCEL2, SUBRES, ZEROS, MAXEDGE -> flt(f, r, r.nextInt(acc ? 17 : 13) - (acc ? 8 : 6), neg);
             case WIDE -> flt(f, r, acc ? r.nextInt(81) - 40 : f == Fmt.F16 ? r.nextInt(29) - 14 : r.nextInt(61) - 30, neg);
             case TINY -> {
                 // subnormals and the smallest normals of the format (an f32 accumulator: of f32)
@@ -442,6 +451,64 @@ public final class MatrixConformance {
                     for (int n = 0; n < f.n(); n++) c[i][n] = r.nextBoolean() ? 0 : sc;
                 }
                 for (int k = 0; k < f.k(); k++) for (int n = 0; n < f.n(); n++) b[k][n] = flt(f.b(), r, r.nextInt(3) - 1, r.nextBoolean());
+            }
+            case SUBRES -> {
+                // products and C around the smallest normal of the result format: subnormal results
+                int outMin = f.d() == Fmt.F16 ? -14 : -126;
+                for (int i = 0; i < f.m(); i++) {
+                    for (int q = 0; q < f.k(); q++) {
+                        int t = outMin - 12 + r.nextInt(16);
+                        int eb = f.a() == Fmt.F16 ? -r.nextInt(8) : -40 - r.nextInt(20);
+                        a[i][q] = r.nextInt(4) == 0 ? 0 : flt(f.a(), r, t - eb, r.nextBoolean());
+                    }
+                }
+                for (int q = 0; q < f.k(); q++) {
+                    for (int n = 0; n < f.n(); n++) b[q][n] = flt(f.b(), r, f.b() == Fmt.F16 ? -r.nextInt(8) : -40 - r.nextInt(20), r.nextBoolean());
+                }
+                for (int i = 0; i < f.m(); i++) {
+                    for (int n = 0; n < f.n(); n++) {
+                        int w = r.nextInt(3);
+                        c[i][n] = w == 0 ? (r.nextBoolean() ? 0 : sc) : flt(f.c(), r, (f.c() == Fmt.F16 ? -14 : -126) - 4 + r.nextInt(8), r.nextBoolean());
+                    }
+                }
+            }
+            case ZEROS -> {
+                // rows of +0, of -0 or mixed, columns of one sign or mixed, C = +-0: the sign of a zero sum
+                for (int i = 0; i < f.m(); i++) {
+                    int mode = r.nextInt(4);
+                    for (int q = 0; q < f.k(); q++) {
+                        a[i][q] = switch (mode) {
+                            case 0 -> 0;
+                            case 1 -> signBit(f.a());
+                            case 2 -> r.nextBoolean() ? 0 : signBit(f.a());
+                            default -> r.nextInt(3) == 0 ? flt(f.a(), r, r.nextInt(5) - 2, r.nextBoolean()) : r.nextBoolean() ? 0 : signBit(f.a());
+                        };
+                    }
+                }
+                for (int n = 0; n < f.n(); n++) {
+                    int mode = r.nextInt(3);
+                    for (int q = 0; q < f.k(); q++) b[q][n] = flt(f.b(), r, r.nextInt(5) - 2, mode == 0 ? false : mode == 1 || r.nextBoolean());
+                }
+                for (int i = 0; i < f.m(); i++) for (int n = 0; n < f.n(); n++) c[i][n] = r.nextBoolean() ? 0 : sc;
+            }
+            case MAXEDGE -> {
+                // C at the largest finite values of its format, products that push the sum over or keep it under
+                int cMax = maxExp(f.c());
+                for (int i = 0; i < f.m(); i++) {
+                    for (int q = 0; q < f.k(); q++) {
+                        int t = f.d() == Fmt.F16 ? 4 + r.nextInt(12) : f.a() == Fmt.F16 ? 20 + r.nextInt(12) : 100 + r.nextInt(28);
+                        int eb = r.nextInt(3);
+                        a[i][q] = r.nextInt(3) == 0 ? 0 : flt(f.a(), r, t - eb, r.nextBoolean());
+                    }
+                }
+                for (int q = 0; q < f.k(); q++) for (int n = 0; n < f.n(); n++) b[q][n] = flt(f.b(), r, r.nextInt(3), r.nextBoolean());
+                for (int i = 0; i < f.m(); i++) {
+                    for (int n = 0; n < f.n(); n++) {
+                        long v = flt(f.c(), r, cMax - r.nextInt(2), r.nextBoolean());
+                        if (r.nextBoolean()) v |= f.c() == Fmt.F16 ? 0x3ff : 0x7fffff; // the largest finite value
+                        c[i][n] = v;
+                    }
+                }
             }
             case SPARSE -> {
                 // one to three non-zero products per row of A at magnitudes far below C (or C zero):
