@@ -52,8 +52,8 @@ final class MatrixOps {
      * c {@code ec + 1} ({@code e} the unbiased exponent, subnormals at the format's minimum); with E the
      * largest alignment exponent of the non-zero terms, every term is truncated toward zero to a multiple of
      * 2^(E-26), and the truncated terms are added exactly;</li>
-     * <li>the sum is rounded toward zero to an f32 result, to nearest-even to an f16 result; a sum too large
-     * for the format gives ±inf; a zero result is always +0 (also when every term is -0, unlike IEEE 754);</li>
+     * <li>the sum is rounded toward zero to an f32 result, to nearest-even to an f16 result; a sum of
+     * magnitude 2^128 or more gives ±inf even toward zero (2^16 for f16); a zero result is always +0 (also when every term is -0, unlike IEEE 754);</li>
      * <li>a NaN operand gives the canonical NaN (0x7fffffff, f16 0x7fff), as do inf × 0 and inf - inf; else
      * an infinite product or c gives that infinity.</li>
      * </ul>
