@@ -145,6 +145,10 @@ public final class ConformanceData {
         } else if (args.length >= 2 && args[0].equals("dump")) {
             // dump NAME [REGEX]: the inputs and the recorded outputs of one form, one tuple a line
             Conformance.Form f = Conformance.byName(args[1]);
+            if (f == null && MatrixConformance.byName(args[1]) != null) {
+                dumpMatrix(MatrixConformance.byName(args[1]));
+                return;
+            }
             if (f == null) throw new IOException("no form " + args[1]);
             Recorded rec;
             try (InputStream is = ConformanceData.class.getResourceAsStream("/conformance/h200/" + f.family() + ".bin.gz")) {
@@ -161,6 +165,28 @@ public final class ConformanceData {
         } else {
             System.err.println("usage: ConformanceData export DIR | import DIR OUTDIR | dump NAME [REGEX]");
             System.exit(2);
+        }
+    }
+
+    /** dump of a matrix form: per working warp, its input and output words, register j of lane l at word 32 j + l. */
+    private static void dumpMatrix(MatrixConformance.Form f) throws IOException {
+        Recorded rec;
+        try (InputStream is = ConformanceData.class.getResourceAsStream("/conformance/h200/" + f.family() + ".bin.gz")) {
+            rec = read(is).get(f.name());
+        }
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(MatrixConformance.inputs(f)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.wrap(rec.out()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int w = 0; w < MatrixConformance.WARPS.length; w++) {
+            System.out.println("working warp " + w + " (" + f.dists()[w] + ")");
+            for (String part : new String[] {"in", "out"}) {
+                java.nio.ByteBuffer b = part.equals("in") ? in : out;
+                int base = MatrixConformance.WARPS[w] * (part.equals("in") ? 1024 : 512), words = part.equals("in") ? 512 : 256;
+                for (int j = 0; j < words; j += 8) {
+                    StringBuilder sb = new StringBuilder(String.format("  %-3s %3d:", part, j));
+                    for (int q = 0; q < 8; q++) sb.append(String.format(" %08x", b.getInt(base + 4 * (j + q))));
+                    System.out.println(sb);
+                }
+            }
         }
     }
 

@@ -27,7 +27,8 @@ import java.util.zip.CRC32;
  *
  * <p>Inputs are a pure function of {@link Conformance#SEED} and the form's name: logical matrices are drawn
  * per working warp from a distribution (random, wide exponent range, cancelling sums, edge values — NaN
- * payloads, ±0, ±inf, subnormals — tiny and huge values, sparse rows that probe the accumulator's width)
+ * payloads, ±0, ±inf, subnormals — tiny and huge values, sparse rows that probe the accumulator's width,
+ * results at the accumulator's subnormal range and overflow edge, zero sums of ±0 terms)
  * and packed into registers by the fragment layouts of PTX ISA 9.0 §9.7.14.5.x, or into memory for wmma.
  * The distributions exist to expose the tensor cores' undocumented accumulation numerics; the layout used
  * to pack them only decides which probe lands where, never what is expected.
