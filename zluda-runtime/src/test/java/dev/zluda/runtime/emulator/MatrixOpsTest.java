@@ -1,5 +1,8 @@
 package dev.zluda.runtime.emulator;
 
+import dev.zluda.ptx.Ptx;
+import dev.zluda.ptx.PtxCheck;
+import dev.zluda.runtime.emulator.conformance.MatrixConformance;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -80,6 +83,19 @@ class MatrixOpsTest {
             for (String f : forms) {
                 PtxLoadException e = assertThrows(PtxLoadException.class, () -> run.load(HEAD + f + "\nret;\n}\n"), f);
                 assertTrue(e.getMessage().contains("not supported by the emulator"), e.getMessage());
+                // zluda ptx check says the same (InstructionTable.emulatorExecutes mirrors the translator)
+                var uses = PtxCheck.formUses(Ptx.parse(HEAD + f + "\nret;\n}\n", "t.ptx").module());
+                assertTrue(uses.stream().anyMatch(u -> f.startsWith(u.form()) && !u.emulator()), f + ": " + uses);
+            }
+        }
+    }
+
+    /** Every matrix form of the conformance suite (which the emulator executes) is reported as executed by zluda ptx check. */
+    @Test
+    void ptxCheckAgreesOnTheFormsTheEmulatorExecutes() {
+        for (MatrixConformance.Form f : MatrixConformance.forms()) {
+            for (PtxCheck.FormUse u : PtxCheck.formUses(Ptx.parse(MatrixConformance.ptx(f), "t.ptx").module())) {
+                assertTrue(u.emulator(), f.name() + ": " + u.form());
             }
         }
     }
