@@ -121,8 +121,63 @@ public final class InstructionTable {
                 {"redux", "not on .f32"},
                 {"atom red", "32- and 64-bit integer and .f32/.f64 add/exch, .add.noftz on .f16/.bf16/.f16x2/.bf16x2; not vector or .b128 forms"},
                 {"nanosleep pmevent trap brkpt griddepcontrol setmaxnreg", ""},
+                {"mma", "only .m16n8k16 (.f16, .bf16), .m16n8k8 (.f16, .bf16, .tf32) and .m16n8k32 (.s8/.u8, with .satfinite) in .row.col; "
+                        + "not .sp, fp8/fp6/fp4, .f64, .b1, .s4/.u4 or the other shapes; the tensor cores' f32/f16 accumulation as measured on an H200 "
+                        + "(docs/support.md); like ldmatrix, stmatrix and wmma, executed by the whole warp or CUDA_ERROR_ILLEGAL_INSTRUCTION"},
+                {"ldmatrix stmatrix", "only .m8n8 .b16 (.x1/.x2/.x4, .trans); not .m16n16/.m8n16 or the .b8x16 formats"},
+                {"wmma.load wmma.store wmma.mma", "only .m16n16k16 with .f16 (f16/f32 accumulators) or .bf16 (f32); not the other shapes, .tf32, "
+                        + "integer, .b1 or .satfinite; the fragment layout is the emulator's own (the ISA leaves it unspecified)"},
         };
         for (String[] row : e) for (String k : row[0].split(" ")) EMULATED.put(k, row[1]);
+    }
+
+    /**
+     * Whether the emulator executes an instruction form: its family's emulator column, refined by form for the
+     * families whose support depends on shape and types (the warp-level matrix instructions, PTX ISA 9.0
+     * §9.7.14: {@code mma}, {@code ldmatrix}, {@code stmatrix}, {@code wmma.*}). It mirrors what the
+     * emulator's translator accepts ({@code MatrixConformanceTest} checks the two agree); for other families
+     * the limits listed in {@link #emulatorLimits} are not checked here, the module load names them.
+     *
+     * @param family    the form's family ({@link #lookup})
+     * @param modifiers every modifier of the form, in order (those of the key included)
+     */
+    public static boolean emulatorExecutes(Family family, List<String> modifiers) {
+        if (!family.emulator()) return false;
+        List<String> types = new ArrayList<>();
+        for (String m : modifiers) {
+            if (List.of(".f16", ".bf16", ".tf32", ".f32", ".s8", ".u8", ".s32").contains(m)) types.add(m);
+        }
+        switch (family.key()) {
+            case "mma" -> {
+                if (!modifiers.contains(".row") || !modifiers.contains(".col") || types.size() != 4) return false;
+                for (String m : modifiers) if (m.startsWith(".sp") || m.startsWith(".block_scale") || m.startsWith(".kind")) return false;
+                String d = types.get(0), a = types.get(1), b = types.get(2), c = types.get(3);
+                boolean i8 = a.equals(".s8") || a.equals(".u8");
+                if (modifiers.contains(".satfinite") && !i8) return false;
+                if (modifiers.contains(".m16n8k32")) return i8 && (b.equals(".s8") || b.equals(".u8")) && d.equals(".s32") && c.equals(".s32");
+                boolean k8 = modifiers.contains(".m16n8k8"), k16 = modifiers.contains(".m16n8k16");
+                if (!(k8 || k16) || !b.equals(a)) return false;
+                if (a.equals(".f16")) return (d.equals(".f16") || d.equals(".f32")) && c.equals(d);
+                return (a.equals(".bf16") || (k8 && a.equals(".tf32"))) && d.equals(".f32") && c.equals(".f32");
+            }
+            case "ldmatrix", "stmatrix" -> {
+                return modifiers.contains(".m8n8") && modifiers.contains(".b16");
+            }
+            case "wmma.mma" -> {
+                if (!modifiers.contains(".m16n16k16") || modifiers.contains(".satfinite")) return false;
+                if (types.size() == 4) return types.equals(List.of(".f32", ".bf16", ".bf16", ".f32"));
+                return types.size() == 2 && types.stream().allMatch(t -> t.equals(".f16") || t.equals(".f32"));
+            }
+            case "wmma.load", "wmma.store" -> {
+                if (!modifiers.contains(".m16n16k16") || types.size() != 1 || !(modifiers.contains(".row") || modifiers.contains(".col"))) return false;
+                boolean ab = modifiers.contains(".a") || modifiers.contains(".b");
+                if (ab) return types.get(0).equals(".f16") || types.get(0).equals(".bf16");
+                return (modifiers.contains(".c") || modifiers.contains(".d")) && (types.get(0).equals(".f16") || types.get(0).equals(".f32"));
+            }
+            default -> {
+                return true;
+            }
+        }
     }
 
     /** What the emulator does not execute of a family it supports ("" for nothing), or null when it does not support it. */

@@ -147,7 +147,8 @@ public final class PtxCheck {
             InstructionTable.Family fam = InstructionTable.lookup(opcode, mods);
             out.add(fam == null
                     ? new FormUse(form, "?", "-", false, false, e.getValue()[0])
-                    : new FormUse(form, fam.key(), InstructionTable.isaSection(fam, mods), fam.emulator(), fam.compiler(), e.getValue()[0]));
+                    : new FormUse(form, fam.key(), InstructionTable.isaSection(fam, mods), InstructionTable.emulatorExecutes(fam, mods), fam.compiler(),
+                            e.getValue()[0]));
         }
         return out;
     }

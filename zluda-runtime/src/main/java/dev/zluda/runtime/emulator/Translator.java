@@ -802,6 +802,7 @@ final class Translator {
             case "nanosleep", "prefetch", "prefetchu", "pmevent", "applypriority", "discard", "griddepcontrol", "setmaxnreg",
                  "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all" -> op = new Ops.Nop();
             case "cp.async" -> op = cpAsync(ins, scope, inst);
+            case "mma", "ldmatrix", "stmatrix", "wmma.load", "wmma.store", "wmma.mma" -> op = matrix(ins, key, scope, inst);
             case "createpolicy" -> op = new Ops.Mov(dst(ops.get(0), scope, ins), constSlot(0));
             default -> throw unsupported(ins.loc(), "instruction '" + ins.form() + "' is not supported by the emulator"
                     + (fam != null ? " (PTX ISA " + InstructionTable.isaSection(fam, mods) + ")" : ""));
@@ -1595,6 +1596,123 @@ final class Translator {
             case "reg" -> addOp(new Ops.Mov((Integer) r[2], (Integer) r[1]), ins);
             case "mem" -> addOp(new MemOps.LocalCopy((Long) r[2], (Long) r[1], (Long) r[3]), ins);
             default -> addOp(new MemOps.Ld(MemOps.LOCAL, -1, false, (Long) r[1], (int) (long) (Long) r[3], false, new int[] {(Integer) r[2]}, false), ins);
+        }
+    }
+
+    // ------------------------------------------------------------------ warp-level matrix instructions (MatrixOps)
+
+    /** The register slots of a vector operand {@code {r0, r1, ...}} (or one register); {@code _} is -1 for destinations. */
+    private int[] regVector(Operand o, boolean dest, Scope scope, Instruction ins) {
+        List<Operand> els = o instanceof VectorOperand v ? v.elements() : List.of(o);
+        int[] out = new int[els.size()];
+        for (int i = 0; i < out.length; i++) {
+            Operand e = els.get(i);
+            out[i] = dest ? (e instanceof Ast.Sym s && s.name().equals("_") ? -1 : dst(e, scope, ins)) : src(e, PtxType.B32, scope, ins);
+        }
+        return out;
+    }
+
+    private static int matrixFormat(String m) {
+        return switch (m) {
+            case ".f16" -> MatrixOps.F16;
+            case ".bf16" -> MatrixOps.BF16;
+            case ".tf32" -> MatrixOps.TF32;
+            case ".f32" -> MatrixOps.F32;
+            case ".s8" -> MatrixOps.S8;
+            case ".u8" -> MatrixOps.U8;
+            case ".s32" -> MatrixOps.S32;
+            default -> -1;
+        };
+    }
+
+    /**
+     * mma.sync.aligned (m16n8k8 f16/bf16/tf32, m16n8k16 f16/bf16, m16n8k32 s8/u8; .row.col), ldmatrix and
+     * stmatrix (.m8n8 .b16), wmma.load/store/mma (.m16n16k16 f16/bf16 with f16/f32 accumulators): PTX ISA 9.0,
+     * §9.7.14. Other shapes and types are rejected with the instruction named.
+     */
+    private Op matrix(Instruction ins, String key, Scope scope, Instance inst) {
+        List<String> mods = ins.modifiers();
+        List<Operand> ops = ins.operands();
+        java.util.function.Supplier<Unsupported> no = () -> unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (PTX ISA 9.7.14: "
+                + "mma.sync m16n8k8/m16n8k16 f16, bf16, m16n8k8 tf32 and m16n8k32 s8/u8 with .row.col, ldmatrix/stmatrix .m8n8 .b16, "
+                + "wmma m16n16k16 f16/bf16 are)");
+        List<Integer> fmts = new ArrayList<>();
+        for (String m : mods) if (matrixFormat(m) >= 0) fmts.add(matrixFormat(m));
+        switch (key) {
+            case "mma" -> {
+                need(ins, 4);
+                if (!mods.contains(".row") || !mods.contains(".col") || fmts.size() != 4 || mods.stream().anyMatch(m -> m.startsWith(".sp") || m.startsWith(".block_scale") || m.startsWith(".kind"))) {
+                    throw no.get();
+                }
+                int fd = fmts.get(0), fa = fmts.get(1), fb = fmts.get(2), fc = fmts.get(3);
+                int k = mods.contains(".m16n8k8") ? 8 : mods.contains(".m16n8k16") ? 16 : mods.contains(".m16n8k32") ? 32 : -1;
+                boolean half = fa == MatrixOps.F16 || fa == MatrixOps.BF16, i8 = fa == MatrixOps.S8 || fa == MatrixOps.U8;
+                boolean ok = switch (k) {
+                    case 8 -> (half || fa == MatrixOps.TF32) && fb == fa;
+                    case 16 -> half && fb == fa;
+                    case 32 -> i8 && (fb == MatrixOps.S8 || fb == MatrixOps.U8);
+                    default -> false;
+                };
+                if (ok && fa == MatrixOps.F16) ok = (fd == MatrixOps.F32 || fd == MatrixOps.F16) && fc == fd;
+                else if (ok && i8) ok = fd == MatrixOps.S32 && fc == MatrixOps.S32;
+                else if (ok) ok = fd == MatrixOps.F32 && fc == MatrixOps.F32;
+                if (!ok || (mods.contains(".satfinite") && !i8)) throw no.get();
+                int[] d = regVector(ops.get(0), true, scope, ins), a = regVector(ops.get(1), false, scope, ins);
+                int[] b = regVector(ops.get(2), false, scope, ins), c = regVector(ops.get(3), false, scope, ins);
+                int ba = MatrixOps.bits(fa), bc = MatrixOps.bits(fc), bd = MatrixOps.bits(fd);
+                if (a.length != 16 * k * ba / 32 / 32 || b.length != 8 * k * ba / 32 / 32 || c.length != 128 * bc / 32 / 32 || d.length != 128 * bd / 32 / 32) {
+                    throw unsupported(ins.loc(), "'" + ins.form() + "': wrong number of registers in an operand");
+                }
+                return new MatrixOps.Mma(16, 8, k, fa, fb, fc, fd, mods.contains(".satfinite"), d, a, b, c);
+            }
+            case "ldmatrix", "stmatrix" -> {
+                need(ins, 2);
+                if (!mods.contains(".m8n8") || !mods.contains(".b16")) throw no.get();
+                int x = mods.contains(".x4") ? 4 : mods.contains(".x2") ? 2 : 1;
+                boolean ld = key.equals("ldmatrix");
+                MemRef ref = memRef(ins, ops.get(ld ? 1 : 0), scope, inst, ld ? Warp.READ : Warp.WRITE);
+                if (ref.space() != MemOps.SHARED && ref.space() != MemOps.GENERIC) throw no.get();
+                int[] regs = regVector(ops.get(ld ? 0 : 1), ld, scope, ins);
+                if (regs.length != x) throw unsupported(ins.loc(), "'" + ins.form() + "': .x" + x + " needs " + x + " registers");
+                return ld ? new MatrixOps.Ldmatrix(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, mods.contains(".trans"))
+                        : new MatrixOps.Stmatrix(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, mods.contains(".trans"));
+            }
+            default -> {
+                if (!mods.contains(".m16n16k16") || fmts.isEmpty()) throw no.get();
+                if (key.equals("wmma.mma")) {
+                    need(ins, 4);
+                    boolean bf = fmts.size() == 4 && fmts.get(1) == MatrixOps.BF16;
+                    int fd = fmts.get(0), fc = fmts.getLast();
+                    if (!(bf ? fmts.equals(List.of(MatrixOps.F32, MatrixOps.BF16, MatrixOps.BF16, MatrixOps.F32)) : fmts.size() == 2
+                            && (fd == MatrixOps.F16 || fd == MatrixOps.F32) && (fc == MatrixOps.F16 || fc == MatrixOps.F32)) || mods.contains(".satfinite")) {
+                        throw no.get();
+                    }
+                    int fab = bf ? MatrixOps.BF16 : MatrixOps.F16;
+                    int[] d = regVector(ops.get(0), true, scope, ins), a = regVector(ops.get(1), false, scope, ins);
+                    int[] b = regVector(ops.get(2), false, scope, ins), c = regVector(ops.get(3), false, scope, ins);
+                    int nab = bf ? 4 : 8;
+                    if (a.length != nab || b.length != nab || c.length != (fc == MatrixOps.F32 ? 8 : 4) || d.length != (fd == MatrixOps.F32 ? 8 : 4)) {
+                        throw unsupported(ins.loc(), "'" + ins.form() + "': wrong number of registers in an operand");
+                    }
+                    return new MatrixOps.WmmaMma(fab, fc, fd, d, a, b, c);
+                }
+                boolean load = key.equals("wmma.load");
+                need(ins, 2);
+                int fmt = fmts.getFirst();
+                boolean abOp = mods.contains(".a") || mods.contains(".b");
+                if (load && !abOp && !mods.contains(".c")) throw no.get();
+                if (abOp ? fmt != MatrixOps.F16 && fmt != MatrixOps.BF16 : fmt != MatrixOps.F16 && fmt != MatrixOps.F32) throw no.get();
+                MemRef ref = memRef(ins, ops.get(load ? 1 : 0), scope, inst, load ? Warp.READ : Warp.WRITE);
+                if (ref.space() == MemOps.PARAM || ref.space() == MemOps.LOCAL) throw no.get();
+                int[] regs = regVector(ops.get(load ? 0 : 1), load, scope, ins);
+                int want = abOp ? (fmt == MatrixOps.BF16 ? 4 : 8) : fmt == MatrixOps.F32 ? 8 : 4;
+                if (regs.length != want) throw unsupported(ins.loc(), "'" + ins.form() + "': a fragment of " + want + " registers is expected");
+                int stride = ops.size() > 2 ? src(ops.get(2), PtxType.U32, scope, ins) : -1;
+                boolean col = mods.contains(".col");
+                if (!col && !mods.contains(".row")) throw no.get();
+                return load ? new MatrixOps.WmmaLoad(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, fmt, col, stride)
+                        : new MatrixOps.WmmaStore(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, fmt, col, stride);
+            }
         }
     }
 

@@ -24,10 +24,12 @@ import java.util.zip.GZIPOutputStream;
  * result of loading and running it (int, 0 = CUDA_SUCCESS), the GPU's log line when it failed (UTF), tuple
  * count n (int) and, when the result is 0, n × {@link Conformance#OUT_BYTES} output bytes.
  *
- * <p>Usage: {@code ConformanceData export DIR} writes {@code DIR/forms.txt} (one line per form:
+ * <p>Usage: {@code ConformanceData export DIR [FAMILY...]} writes {@code DIR/forms.txt} (one line per form:
  * {@code index n name}), {@code DIR/ptx/NNNN.ptx} and {@code DIR/in.bin} (every form's inputs back to back),
  * the input of {@code conformance_harness.c}; {@code ConformanceData import DIR OUTDIR} reads the harness'
- * {@code DIR/out.bin} and {@code DIR/status.txt} and writes the data files into {@code OUTDIR}.
+ * {@code DIR/out.bin} and {@code DIR/status.txt} for the forms {@code DIR/forms.txt} lists and writes the data
+ * files of their families into {@code OUTDIR} (an export of some families leaves the others' files alone).
+ * The matrix family ({@link MatrixConformance}) shares the format: 256 × 16 output bytes per form.
  */
 public final class ConformanceData {
     private ConformanceData() {}
@@ -84,21 +86,27 @@ public final class ConformanceData {
 
     public static void main(String[] args) throws IOException {
         if (args.length >= 2 && args[0].equals("export")) {
+            // export DIR [FAMILY...]: every form, or those of the families named
             Path dir = Path.of(args[1]);
+            java.util.Set<String> only = java.util.Set.of(java.util.Arrays.copyOfRange(args, 2, args.length));
             Files.createDirectories(dir.resolve("ptx"));
             StringBuilder list = new StringBuilder();
+            int count = 0;
             try (OutputStream in = Files.newOutputStream(dir.resolve("in.bin"))) {
-                List<Conformance.Form> forms = Conformance.forms();
-                for (int i = 0; i < forms.size(); i++) {
-                    Conformance.Form f = forms.get(i);
-                    Files.writeString(dir.resolve("ptx").resolve(String.format("%04d.ptx", i)), Conformance.ptx(f));
-                    in.write(Conformance.inputs(f));
+                List<Entry> all = entries();
+                for (int i = 0; i < all.size(); i++) {
+                    Entry f = all.get(i);
+                    if (!only.isEmpty() && !only.contains(f.family())) continue;
+                    Files.writeString(dir.resolve("ptx").resolve(String.format("%04d.ptx", i)), f.ptx());
+                    in.write(f.inputs());
                     list.append(i).append(' ').append(Conformance.N).append(' ').append(f.name()).append('\n');
+                    count++;
                 }
             }
             Files.writeString(dir.resolve("forms.txt"), list);
-            System.out.println(Conformance.forms().size() + " forms written to " + dir);
+            System.out.println(count + " forms written to " + dir);
         } else if (args.length >= 3 && args[0].equals("import")) {
+            // import DIR OUTDIR: the forms DIR/forms.txt lists, in its order; writes the data files of their families
             Path dir = Path.of(args[1]), outDir = Path.of(args[2]);
             Files.createDirectories(outDir);
             byte[] out = Files.readAllBytes(dir.resolve("out.bin"));
@@ -109,29 +117,38 @@ public final class ConformanceData {
                     status.put(Integer.parseInt(p[0]), new String[] {p[1], p.length > 2 ? p[2] : ""});
                 }
             }
-            List<Conformance.Form> forms = Conformance.forms();
+            Map<String, Entry> byName = new LinkedHashMap<>();
+            for (Entry e : entries()) byName.put(e.name(), e);
+            List<String> lines = Files.readAllLines(dir.resolve("forms.txt"), StandardCharsets.UTF_8);
             int per = Conformance.N * Conformance.OUT_BYTES;
-            if (out.length != (long) per * forms.size()) throw new IOException("out.bin has " + out.length + " bytes, expected " + (long) per * forms.size());
+            if (out.length != (long) per * lines.size()) throw new IOException("out.bin has " + out.length + " bytes, expected " + (long) per * lines.size());
             Map<String, List<Recorded>> byFamily = new LinkedHashMap<>();
             int failed = 0;
-            for (int i = 0; i < forms.size(); i++) {
-                Conformance.Form f = forms.get(i);
-                String[] st = status.get(i);
-                if (st == null) throw new IOException("status.txt has no line for form " + i + " (" + f.name() + ")");
+            for (int i = 0; i < lines.size(); i++) {
+                String[] p = lines.get(i).split(" ", 3);
+                int index = Integer.parseInt(p[0]);
+                Entry f = byName.get(p[2]);
+                if (f == null) throw new IOException("forms.txt names an unknown form " + p[2]);
+                String[] st = status.get(index);
+                if (st == null) throw new IOException("status.txt has no line for form " + index + " (" + f.name() + ")");
                 int result = Integer.parseInt(st[0]);
                 if (result != 0) failed++;
                 byte[] o = result == 0 ? java.util.Arrays.copyOfRange(out, i * per, (i + 1) * per) : null;
-                byElse(byFamily, f.family()).add(new Recorded(f.name(), Conformance.inputCrc(f), result, result == 0 ? "" : st[1], o));
+                byElse(byFamily, f.family()).add(new Recorded(f.name(), f.crc(), result, result == 0 ? "" : st[1], o));
             }
             for (var e : byFamily.entrySet()) {
                 try (OutputStream os = Files.newOutputStream(outDir.resolve(e.getKey() + ".bin.gz"))) {
                     write(os, e.getValue());
                 }
             }
-            System.out.println(forms.size() + " forms imported (" + failed + " failed on the GPU) into " + outDir);
+            System.out.println(lines.size() + " forms imported (" + failed + " failed on the GPU) into " + outDir + ": " + byFamily.keySet());
         } else if (args.length >= 2 && args[0].equals("dump")) {
             // dump NAME [REGEX]: the inputs and the recorded outputs of one form, one tuple a line
             Conformance.Form f = Conformance.byName(args[1]);
+            if (f == null && MatrixConformance.byName(args[1]) != null) {
+                dumpMatrix(MatrixConformance.byName(args[1]));
+                return;
+            }
             if (f == null) throw new IOException("no form " + args[1]);
             Recorded rec;
             try (InputStream is = ConformanceData.class.getResourceAsStream("/conformance/h200/" + f.family() + ".bin.gz")) {
@@ -149,6 +166,55 @@ public final class ConformanceData {
             System.err.println("usage: ConformanceData export DIR | import DIR OUTDIR | dump NAME [REGEX]");
             System.exit(2);
         }
+    }
+
+    /** dump of a matrix form: per working warp, its input and output words, register j of lane l at word 32 j + l. */
+    private static void dumpMatrix(MatrixConformance.Form f) throws IOException {
+        Recorded rec;
+        try (InputStream is = ConformanceData.class.getResourceAsStream("/conformance/h200/" + f.family() + ".bin.gz")) {
+            rec = read(is).get(f.name());
+        }
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(MatrixConformance.inputs(f)).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        java.nio.ByteBuffer out = java.nio.ByteBuffer.wrap(rec.out()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        for (int w = 0; w < MatrixConformance.WARPS.length; w++) {
+            System.out.println("working warp " + w + " (" + f.dists()[w] + ")");
+            for (String part : new String[] {"in", "out"}) {
+                java.nio.ByteBuffer b = part.equals("in") ? in : out;
+                int base = MatrixConformance.WARPS[w] * (part.equals("in") ? 1024 : 512), words = part.equals("in") ? 512 : 256;
+                for (int j = 0; j < words; j += 8) {
+                    StringBuilder sb = new StringBuilder(String.format("  %-3s %3d:", part, j));
+                    for (int q = 0; q < 8; q++) sb.append(String.format(" %08x", b.getInt(base + 4 * (j + q))));
+                    System.out.println(sb);
+                }
+            }
+        }
+    }
+
+    /** A form of either catalogue ({@link Conformance}, {@link MatrixConformance}), as export and import see it. */
+    record Entry(String family, String name, java.util.function.Supplier<String> ptxOf, java.util.function.Supplier<byte[]> inputsOf) {
+        String ptx() {
+            return ptxOf.get();
+        }
+
+        byte[] inputs() {
+            return inputsOf.get();
+        }
+
+        long crc() {
+            java.util.zip.CRC32 c = new java.util.zip.CRC32();
+            c.update(inputs());
+            return c.getValue();
+        }
+    }
+
+    /** Every form of both catalogues, per-thread forms first (their export indices are unchanged). */
+    static List<Entry> entries() {
+        List<Entry> all = new ArrayList<>();
+        for (Conformance.Form f : Conformance.forms()) all.add(new Entry(f.family(), f.name(), () -> Conformance.ptx(f), () -> Conformance.inputs(f)));
+        for (MatrixConformance.Form f : MatrixConformance.forms()) {
+            all.add(new Entry(f.family(), f.name(), () -> MatrixConformance.ptx(f), () -> MatrixConformance.inputs(f)));
+        }
+        return all;
     }
 
     private static List<Recorded> byElse(Map<String, List<Recorded>> m, String k) {
