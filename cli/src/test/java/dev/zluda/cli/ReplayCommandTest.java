@@ -26,8 +26,9 @@ class ReplayCommandTest {
         Path h200Replay = Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200/vectorAdd-replay");
         CliRun.Result r = CliRun.run("replay", h200Replay.toString(), "--no-capture");
         assertEquals(2, r.code(), r.out() + r.err());
-        assertTrue(r.err().contains("1 of 1 kernel launches have no snapshot (the first is call 13)"), r.err());
-        assertTrue(r.err().contains("record again with zluda run --zluda-trace --level replay --capture-kernels ."), r.err());
+        assertTrue(r.err().contains("1 of 1 kernel launches have no snapshot (the first is call 13 cuLaunchKernel)"), r.err());
+        // recorded by the NVIDIA tracer: the advice is to record again with it
+        assertTrue(r.err().contains("record again with zluda run --nvidia-trace --level replay --capture-kernels ."), r.err());
         r = CliRun.run("replay", H200.toString(), "--no-capture");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("was recorded at level calls"), r.err());
