@@ -161,19 +161,11 @@ final class BufferImages {
         return new int[] {first, last};
     }
 
-    /** The label of bin k: {@code 0}, {@code 1}, {@code 2–3}, {@code 4–7}, {@code 1K–2K}, …, {@code ≥2^62}. */
+    /** The label of bin k: {@code 0}, {@code 1}, {@code 2–3}, {@code 4–7}, …, {@code 512–1023}, then its lower end as {@code 2^10}, {@code 2^11}, …. */
     static String binLabel(int k) {
         if (k <= 1) return Integer.toString(k);
-        long lo = 1L << (k - 1);
-        if (k >= 63) return "≥2^" + (k - 1);
-        return k == 2 ? "2–3" : shortNumber(lo) + "–" + shortNumber((1L << k) - 1);
-    }
-
-    private static String shortNumber(long v) {
-        if (v < 10_000) return Long.toString(v);
-        if (v < 10_000_000) return (v >> 10) + "K";
-        if (v < 10_000_000_000L) return (v >> 20) + "M";
-        return "2^" + (63 - Long.numberOfLeadingZeros(v));
+        if (k <= 10) return (1L << (k - 1)) + "–" + ((1L << k) - 1);
+        return "2^" + (k - 1);
     }
 
     /** {@code 1.5e+03}, {@code 0.25}: a value of the scale for the legend. */

@@ -699,7 +699,9 @@ public final class DiffWindow {
         }
         Label t = new Label(im.ulps ? "Differing elements by error in ULPs (units in the last place)" : "Differing elements by |a − b|");
         t.getStyleClass().add("image-title");
-        return new VBox(2, t, c);
+        Label key = new Label("a bar 2^k counts errors from 2^k to 2^(k+1) − 1" + (im.nanErrors > 0 ? "; NaN: a NaN against a number" : ""));
+        key.getStyleClass().add("hint");
+        return new VBox(2, t, c, key);
     }
 
     /** The diff's heatmap of where a buffer differs (its cells' largest differences), with a note below. */

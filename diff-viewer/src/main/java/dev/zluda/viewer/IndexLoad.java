@@ -26,6 +26,8 @@ final class IndexLoad {
     private volatile boolean cancelled;
     private volatile long bytes;
     private volatile long endNanos = -1;
+    /** Tests only: called on the indexing thread with the bytes read at each progress report (may block it). */
+    static volatile java.util.function.LongConsumer testProbe;
 
     private IndexLoad(Capture capture) {
         this.index = new CallIndex(capture);
@@ -47,6 +49,8 @@ final class IndexLoad {
         try {
             ReadStatus st = index.load(b -> {
                 bytes = b;
+                java.util.function.LongConsumer probe = testProbe;
+                if (probe != null) probe.accept(b);
                 if (first[0] && !index.isComplete()) {
                     first[0] = false;
                     firstRows.countDown();
