@@ -701,6 +701,8 @@ public final class DiffWindow {
         t.getStyleClass().add("image-title");
         Label key = new Label("a bar 2^k counts errors from 2^k to 2^(k+1) − 1" + (im.nanErrors > 0 ? "; NaN: a NaN against a number" : ""));
         key.getStyleClass().add("hint");
+        key.setWrapText(true);
+        key.setMaxWidth(w);
         return new VBox(2, t, c, key);
     }
 

@@ -367,6 +367,15 @@ public final class ViewerWindow {
         for (String right : new String[] {"num", "thread", "start", "duration"}) {
             table.getColumns().stream().filter(c -> right.equals(c.getId())).forEach(c -> c.setStyle("-fx-alignment: CENTER-RIGHT;"));
         }
+        // right-click on a launch: the instruction-level localisation (the menu is built on first use)
+        table.setOnContextMenuRequested(e -> {
+            if (launchMenu(e.getPickResult() == null ? null : e.getPickResult().getIntersectedNode(), e.getScreenX(), e.getScreenY())) e.consume();
+        });
+        table.addEventHandler(javafx.scene.input.MouseEvent.MOUSE_RELEASED, e -> {
+            if (e.getButton() == javafx.scene.input.MouseButton.SECONDARY && (launchMenu == null || !launchMenu.isShowing())) {
+                launchMenu(e.getPickResult() == null ? null : e.getPickResult().getIntersectedNode(), e.getScreenX(), e.getScreenY());
+            }
+        });
         table.setRowFactory(tv -> new TableRow<>() {
             @Override
             protected void updateItem(CallRows.Row r, boolean empty) {
@@ -380,6 +389,24 @@ public final class ViewerWindow {
                 pseudoClassStateChanged(IN_FLIGHT, fly);
             }
         });
+    }
+
+    private javafx.scene.control.ContextMenu launchMenu;
+
+    /** Shows the menu of the launch in the row under {@code target} (else the selected call); false when it is not a launch or nothing can locate. */
+    private boolean launchMenu(javafx.scene.Node target, double screenX, double screenY) {
+        javafx.scene.Node n = target;
+        while (n != null && !(n instanceof TableRow<?>)) n = n.getParent();
+        int call = n instanceof TableRow<?> r && r.getItem() instanceof CallRows.Row row ? row.call() : selected.get();
+        if (index == null || call < 0 || call >= index.size() || locator == null || !index.functionName(index.function(call)).startsWith("cuLaunch")) return false;
+        if (call != selected.get()) select(call);
+        MenuItem loc = new MenuItem("Locate the first diverging instruction (" + locator.describe() + ")");
+        loc.setDisable(locating != null);
+        loc.setOnAction(x -> locateInstruction(call));
+        if (launchMenu != null) launchMenu.hide();
+        launchMenu = new javafx.scene.control.ContextMenu(loc);
+        launchMenu.show(table, screenX, screenY);
+        return true;
     }
 
     /** The user selected a row of the table (-1: none). */

@@ -423,11 +423,16 @@ class ViewerWindowTest {
         FakeLocator loc = new FakeLocator(c -> KernelLocator.Result.cannotRun("cannot run here because cannot load NVIDIA's libcuda.so.1"));
         robot.interact(() -> w.setKernelLocator(loc));
         open(robot, Fx.sample("vectorAdd-kernels"));
-        int launch = CallIndexTest.firstOf(w.index(), "cuLaunchKernel");
-        robot.interact(() -> w.select(launch));
-        robot.clickOn("#locateInstruction");
-        WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> !w.isLocating()).get());
+        // from the launch's context menu this time
+        int launch0 = CallIndexTest.firstOf(w.index(), "cuLaunchKernel");
+        robot.interact(() -> w.select(launch0 - 1)); // scrolled to, and another row selected
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> column(robot, "function").contains("cuLaunchKernel"));
+        robot.rightClickOn(cell(robot, "function", "cuLaunchKernel"));
+        robot.clickOn("Locate the first diverging instruction (zluda against nvidia)");
+        WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> w.locatedResult() != null && !w.isLocating()).get());
         WaitForAsyncUtils.waitForFxEvents();
+        int launch = CallIndexTest.firstOf(w.index(), "cuLaunchKernel");
+        assertEquals(List.of("vectorAdd-kernels " + (launch + 1)), loc.asked);
         assertEquals("cannot run here because cannot load NVIDIA's libcuda.so.1", robot.lookup("#status").queryAs(Label.class).getText());
         assertEquals("callsTab", robot.lookup("#tabs").queryAs(TabPane.class).getSelectionModel().getSelectedItem().getId());
         assertEquals(KernelLocator.Outcome.CANNOT_RUN, w.locatedResult().outcome());
