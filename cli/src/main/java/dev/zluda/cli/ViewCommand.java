@@ -60,7 +60,7 @@ final class ViewCommand implements Callable<Integer> {
         }
         if (other != null) {
             if (benchmark) throw new CommandLine.ParameterException(spec.commandLine(), "--benchmark takes one capture");
-            return Viewer.runDiff(capture, other, new Viewer.Options(screenshot, false), out, err);
+            return Viewer.runDiff(capture, other, new Viewer.Options(screenshot, false, ReplayKernelLocator.standard()), out, err);
         }
         // open the capture (spec, header, unpacking a pack) while JavaFX starts
         CompletableFuture<Capture> cap = capture == null ? null : CompletableFuture.supplyAsync(() -> {
@@ -70,6 +70,6 @@ final class ViewCommand implements Callable<Integer> {
                 throw new CompletionException(e);
             }
         });
-        return Viewer.run(cap, new Viewer.Options(screenshot, benchmark), out, err);
+        return Viewer.run(cap, new Viewer.Options(screenshot, benchmark, ReplayKernelLocator.standard()), out, err);
     }
 }

@@ -185,6 +185,12 @@ final class DetailsPane extends VBox {
                 links.getChildren().add(new Label("kernel " + CallFormatter.hex(fnHandle) + " (its name was not recorded)"));
             }
             CaptureRecord.Kernel snap = d.enter() == null ? null : index.kernelSnapshot(d.enter().seq());
+            if (snap != null && w.kernelLocator() != null) {
+                Hyperlink loc = new Hyperlink("locate the first diverging instruction (" + w.kernelLocator().describe() + ")");
+                loc.setId("locateInstruction");
+                loc.setOnAction(e -> w.locateInstruction(call, k == null ? null : k.name(), k == null ? 0 : k.module()));
+                links.getChildren().add(loc);
+            }
             if (snap != null) {
                 for (CaptureRecord.KernelBuffer b : snap.buffers()) {
                     Label l = new Label(String.format(Locale.ROOT, "buffer %s (%d bytes):", CallFormatter.hex(b.devicePointer()), b.size()));

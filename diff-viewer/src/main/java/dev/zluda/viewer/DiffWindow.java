@@ -85,6 +85,16 @@ public final class DiffWindow {
     private String loadError;
     private boolean loaded;
     private final List<Runnable> onLoaded = new ArrayList<>();
+    /** Captures A and B, reopened to read the bytes of diverging buffers (null until {@link #open}). */
+    private OpenCaptures captures;
+    private final List<DivergingBuffer.Source> bufferSources = new ArrayList<>();
+    /** Bumped at each selection: a buffer read for an earlier one is dropped. */
+    private int detailGeneration;
+    private BufferImages shownImages;
+    private KernelLocator locator;
+    private final Button locateButton = new Button("Locate the diverging instruction");
+    private Path pathB;
+    private ViewerWindow locateWindow;
 
     /** Builds the window on {@code stage} (not shown yet). */
     public DiffWindow(Stage stage) {
@@ -116,6 +126,10 @@ public final class DiffWindow {
 
         detailTitle.setId("divergenceTitle");
         detailTitle.getStyleClass().add("details-title");
+        locateButton.setId("locateInstruction");
+        locateButton.setVisible(false);
+        locateButton.setManaged(false);
+        locateButton.setOnAction(e -> locateSelected());
         detailText.setId("divergenceText");
         detailText.setEditable(false);
         detailText.getStyleClass().add("mono");
@@ -125,7 +139,9 @@ public final class DiffWindow {
         HBox.setHgrow(detailText, Priority.ALWAYS);
         HBox detailBody = new HBox(12, detailText, heat);
         VBox.setVgrow(detailBody, Priority.ALWAYS);
-        VBox details = new VBox(detailTitle, detailBody);
+        HBox titleBar = new HBox(12, detailTitle, locateButton);
+        titleBar.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
+        VBox details = new VBox(titleBar, detailBody);
         details.getStyleClass().add("details");
 
         SplitPane split = new SplitPane(center, details);
@@ -155,7 +171,51 @@ public final class DiffWindow {
         });
         stage.setScene(scene);
         stage.setTitle("zluda view — comparing");
+        stage.addEventHandler(javafx.stage.WindowEvent.WINDOW_HIDDEN, e -> {
+            if (captures != null) captures.close();
+        });
         setNavigation();
+    }
+
+    /** Sets what runs the instruction-level localisation of a diverging launch (null: not offered). */
+    public void setKernelLocator(KernelLocator l) {
+        locator = l;
+        showDetails(selectedRow());
+    }
+
+    /**
+     * Locates the diverging instruction of the launch in the selected row: opens capture B (the one
+     * under test) in a viewer window, selects the launch there and runs the localisation on its
+     * kernel snapshot; that window shows the instruction in its PTX view with both values.
+     */
+    public void locateSelected() {
+        int row = selectedRow();
+        if (locator == null || alignment == null || row < 0 || alignment.bCall(row) < 0 || pathB == null) return;
+        int call = (int) alignment.bCall(row) - 1;
+        Stage st = new Stage();
+        ViewerWindow vw = new ViewerWindow(st);
+        vw.setKernelLocator(locator);
+        locateWindow = vw;
+        st.show();
+        vw.open(pathB);
+        vw.whenLoaded(() -> {
+            if (vw.loadError() != null || vw.index() == null || call >= vw.index().size()) return;
+            vw.select(call);
+            vw.locateInstruction(call);
+        });
+    }
+
+    /** The window opened by the last {@link #locateSelected()}, or null. */
+    public ViewerWindow locateWindow() {
+        return locateWindow;
+    }
+
+    /**
+     * Adds a source of diverging buffers' bytes, asked before the built-in ones (the data of API
+     * calls, kernels' after-images): how a new kind of data divergence gets its images.
+     */
+    public void addBufferSource(DivergingBuffer.Source s) {
+        bufferSources.addFirst(s);
     }
 
     private void buildTable() {
@@ -231,6 +291,12 @@ public final class DiffWindow {
     /** Compares two captures (directories, {@code .zcap} files or packs) in the background and shows them. */
     public void open(Path a, Path b) {
         stage.setTitle("zluda view — " + a + " vs " + b);
+        if (captures != null) captures.close();
+        captures = new OpenCaptures(a, b);
+        pathB = b;
+        bufferSources.removeIf(x -> x instanceof CopyBuffers || x instanceof KernelAfterImages);
+        bufferSources.add(new CopyBuffers(captures));
+        bufferSources.add(new KernelAfterImages(captures));
         status.setText("Reading and aligning " + a.getFileName() + " and " + b.getFileName() + "…");
         progress.setVisible(true);
         Task<Object[]> t = new Task<>() {
@@ -426,6 +492,13 @@ public final class DiffWindow {
         setNavigation();
         drawMinimap();
         heat.getChildren().clear();
+        detailGeneration++;
+        shownImages = null;
+        boolean launch = locator != null && alignment != null && row >= 0 && row < alignment.size() && alignment.bCall(row) >= 0
+                && divOfRow[row] >= 0 && alignment.bFunction(row) != null && alignment.bFunction(row).startsWith("cuLaunch");
+        locateButton.setVisible(launch);
+        locateButton.setManaged(launch);
+        if (launch) locateButton.setText("Locate the diverging instruction in B (" + locator.describe() + ")");
         if (alignment == null || row < 0 || row >= alignment.size()) {
             detailTitle.setText("Select a row");
             detailText.setText("");
@@ -459,26 +532,189 @@ public final class DiffWindow {
                     if (dd.maxUlps() >= 0) sb.append(String.format(Locale.ROOT, ", %,d ulps", dd.maxUlps()));
                     if (dd.note() != null) sb.append(" (").append(dd.note()).append(')');
                     sb.append('\n');
-                    if (dd.heatmap() != null && heat.getChildren().isEmpty()) heat.getChildren().add(heatmapPane(dd.heatmap()));
+                    if (heat.getChildren().isEmpty()) showBuffers(v, f);
                 }
             }
         }
         detailText.setText(sb.toString());
     }
 
-    /** The heatmap of a diverging buffer and a histogram of its cells' largest differences. */
-    private static VBox heatmapPane(Heatmap h) {
+    /**
+     * Shows the buffers of a data difference: A, B and their difference as images, and a histogram
+     * of the errors, read in the background by the first source that handles it; while they are
+     * read, and when no source can read them, the diff's heatmap of where they differ.
+     */
+    private void showBuffers(DiffResult.Divergence v, DiffResult.Difference f) {
+        DivergingBuffer.Source src = null;
+        for (DivergingBuffer.Source s : bufferSources) {
+            if (s.handles(v, f)) {
+                src = s;
+                break;
+            }
+        }
+        Heatmap hm = f.data().heatmap();
+        if (src == null) {
+            if (hm != null) heat.getChildren().add(heatmapPane(hm, null));
+            return;
+        }
+        Label reading = new Label("Reading the buffers of A and B…");
+        reading.setId("buffersReading");
+        heat.getChildren().add(hm != null ? heatmapPane(hm, reading) : new VBox(reading));
+        int gen = detailGeneration;
+        DivergingBuffer.Source source = src;
+        var tol = result.options().tolerance();
+        Task<Object[]> t = new Task<>() {
+            @Override
+            protected Object[] call() throws Exception {
+                DivergingBuffer buf = source.read(v, f);
+                return new Object[] {buf, BufferImages.of(buf, tol)};
+            }
+        };
+        t.setOnSucceeded(e -> {
+            if (gen != detailGeneration) return;
+            DivergingBuffer buf = (DivergingBuffer) t.getValue()[0];
+            shownImages = (BufferImages) t.getValue()[1];
+            heat.getChildren().setAll(buffersPane(buf, shownImages));
+        });
+        t.setOnFailed(e -> {
+            if (gen != detailGeneration) return;
+            Throwable x = t.getException();
+            reading.setText("No images of A and B: " + (x.getMessage() != null ? x.getMessage() : x.toString()));
+            reading.getStyleClass().add("hint");
+        });
+        Thread th = new Thread(t, "zluda-viewer-buffers");
+        th.setDaemon(true);
+        th.start();
+    }
+
+    /** The images and histogram shown for the selected divergence, or null (none, or still reading). */
+    BufferImages shownImages() {
+        return shownImages;
+    }
+
+    /** One cell per {@code scale}×{@code scale} pixels. */
+    private static WritableImage image(int[] argb, int w, int h, int scale) {
+        WritableImage img = new WritableImage(w * scale, h * scale);
+        PixelWriter pw = img.getPixelWriter();
+        for (int i = 0; i < w * h; i++) {
+            int x0 = (i % w) * scale, y0 = (i / w) * scale;
+            for (int y = 0; y < scale; y++) for (int x = 0; x < scale; x++) pw.setArgb(x0 + x, y0 + y, argb[i]);
+        }
+        return img;
+    }
+
+    private static VBox titled(String title, String id, WritableImage img) {
+        ImageView iv = new ImageView(img);
+        iv.setId(id);
+        Label l = new Label(title);
+        l.getStyleClass().add("image-title");
+        return new VBox(2, l, iv);
+    }
+
+    /** A and B on one value scale, their difference, the scale, and the error histogram. */
+    private static HBox buffersPane(DivergingBuffer buf, BufferImages im) {
+        int scale = Math.max(1, Math.min(8, 136 / Math.max(im.width, im.height)));
+        VBox a = titled("A (reference)", "imageA", image(im.a, im.width, im.height, scale));
+        VBox b = titled("B", "imageB", image(im.b, im.width, im.height, scale));
+        VBox d = titled("Difference", "heatmap", image(im.diff, im.width, im.height, scale));
+        Canvas legend = new Canvas(136, 12);
+        legend.setId("valueScale");
+        GraphicsContext g = legend.getGraphicsContext2D();
+        for (int x = 0; x < 136; x++) {
+            int rgb = BufferImages.scale(x / 135.0);
+            g.setFill(Color.rgb((rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF));
+            g.fillRect(x, 0, 1, 12);
+        }
+        Label lo = new Label(BufferImages.number(im.min)), hi = new Label(BufferImages.number(im.max));
+        Region grow = new Region();
+        HBox.setHgrow(grow, Priority.ALWAYS);
+        HBox ends = new HBox(lo, grow, hi);
+        ends.setPrefWidth(136);
+        ends.setMaxWidth(136);
+        lo.getStyleClass().add("hint");
+        hi.getStyleClass().add("hint");
+        VBox scaleBox = new VBox(1, legend, ends);
+        Label diffKey = new Label("green: equal; yellow → red: small → large");
+        diffKey.getStyleClass().add("hint");
+        diffKey.setWrapText(true);
+        diffKey.setMaxWidth(Math.max(136, im.width * scale));
+        a.getChildren().add(scaleBox);
+        d.getChildren().add(diffKey);
+        Label cap = new Label(String.format(Locale.ROOT, "%s\n%s, %,d elements, %,d differ%s; %d × %d cells of %,d element%s",
+                buf.label(), buf.type().name(), im.elements, im.differing,
+                Double.isNaN(im.maxAbs) ? "" : String.format(Locale.ROOT, ", largest |a−b| %.6g", im.maxAbs),
+                im.width, im.height, im.perCell, im.perCell == 1 ? "" : "s"));
+        cap.setId("buffersCaption");
+        cap.getStyleClass().add("hint");
+        cap.setWrapText(true);
+        cap.setMaxWidth(3 * Math.max(136, im.width * scale) + 24);
+        VBox images = new VBox(6, new HBox(12, a, b, d), cap);
+        return new HBox(16, images, histogram(im));
+    }
+
+    /** Bars of differing elements per power-of-two error bin, with counts and bin labels. */
+    private static VBox histogram(BufferImages im) {
+        int[] r = im.binRange();
+        List<String> labels = new ArrayList<>();
+        List<Long> counts = new ArrayList<>();
+        if (r[0] >= 0) {
+            for (int k = r[0]; k <= r[1]; k++) {
+                labels.add(BufferImages.binLabel(k));
+                counts.add(im.bins[k]);
+            }
+        }
+        if (im.nanErrors > 0) {
+            labels.add("NaN");
+            counts.add(im.nanErrors);
+        }
+        double w = 340, h = 150, left = 8, base = h - 34;
+        Canvas c = new Canvas(w, h);
+        c.setId("errorHistogram");
+        GraphicsContext g = c.getGraphicsContext2D();
+        g.setFill(Color.web("#f7f7f7"));
+        g.fillRect(0, 0, w, h);
+        long max = counts.stream().mapToLong(Long::longValue).max().orElse(0);
+        int n = counts.size();
+        double slot = n == 0 ? 0 : Math.min(48, (w - 2 * left) / n);
+        g.setFont(javafx.scene.text.Font.font(10));
+        for (int i = 0; i < n && max > 0; i++) {
+            double bh = counts.get(i) == 0 ? 0 : Math.max(2, (base - 16) * counts.get(i) / (double) max);
+            double x = left + i * slot;
+            int rgb = labels.get(i).equals("NaN") ? 0xD0208C : Heatmap.color(1 + (int) Math.round(254.0 * i / Math.max(1, n - 1)));
+            g.setFill(Color.rgb((rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF));
+            g.fillRect(x + 2, base - bh, slot - 4, bh);
+            g.setFill(Color.web("#303030"));
+            g.fillText(String.format(Locale.ROOT, "%,d", counts.get(i)), x + 2, base - bh - 3);
+            g.save();
+            g.translate(x + slot / 2 + 3, base + 4);
+            g.rotate(45);
+            g.fillText(labels.get(i), 0, 0);
+            g.restore();
+        }
+        g.setStroke(Color.web("#909090"));
+        g.strokeLine(2, base + 0.5, w - 2, base + 0.5);
+        if (n == 0) {
+            g.setFill(Color.web("#606060"));
+            g.fillText("no element differs beyond the tolerance", left, base / 2);
+        }
+        Label t = new Label(im.ulps ? "Differing elements by error in ULPs (units in the last place)" : "Differing elements by |a − b|");
+        t.getStyleClass().add("image-title");
+        Label key = new Label("a bar 2^k counts errors from 2^k to 2^(k+1) − 1" + (im.nanErrors > 0 ? "; NaN: a NaN against a number" : ""));
+        key.getStyleClass().add("hint");
+        key.setWrapText(true);
+        key.setMaxWidth(w);
+        return new VBox(2, t, c, key);
+    }
+
+    /** The diff's heatmap of where a buffer differs (its cells' largest differences), with a note below. */
+    private static VBox heatmapPane(Heatmap h, Label note) {
         int scale = Math.max(1, Math.min(h.defaultScale(), 200 / Math.max(h.width(), h.height())));
         WritableImage img = new WritableImage(h.width() * scale, h.height() * scale);
         PixelWriter pw = img.getPixelWriter();
-        int[] bins = new int[16];
         int differing = 0;
         for (int i = 0; i < h.width() * h.height(); i++) {
             int v = h.cell(i);
-            if (v > 0) {
-                bins[Math.min(15, (v - 1) * 16 / 255)]++;
-                differing++;
-            }
+            if (v > 0) differing++;
             int argb = 0xFF000000 | Heatmap.color(v);
             int x0 = (i % h.width()) * scale, y0 = (i / h.width()) * scale;
             for (int y = 0; y < scale; y++) for (int x = 0; x < scale; x++) pw.setArgb(x0 + x, y0 + y, argb);
@@ -488,23 +724,9 @@ public final class DiffWindow {
         Label cap = new Label(String.format(Locale.ROOT, "Where B differs from A: %,d × %,d cells of %,d element%s, %,d differ",
                 h.width(), h.height(), h.elementsPerCell(), h.elementsPerCell() == 1 ? "" : "s", differing));
         cap.getStyleClass().add("hint");
-        Canvas hist = new Canvas(200, 70);
-        hist.setId("errorHistogram");
-        GraphicsContext g = hist.getGraphicsContext2D();
-        g.setFill(Color.web("#f4f4f4"));
-        g.fillRect(0, 0, 200, 70);
-        int max = Arrays.stream(bins).max().orElse(0);
-        for (int b = 0; b < 16 && max > 0; b++) {
-            double bh = bins[b] == 0 ? 0 : Math.max(2, 56.0 * bins[b] / max);
-            int rgb = Heatmap.color(1 + b * 255 / 16);
-            g.setFill(Color.rgb((rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF));
-            g.fillRect(4 + b * 12, 60 - bh, 10, bh);
-        }
-        g.setStroke(Color.web("#909090"));
-        g.strokeLine(2, 60.5, 198, 60.5);
-        Label hl = new Label("Differing cells by size of difference (small → large)");
-        hl.getStyleClass().add("hint");
-        return new VBox(4, new Label("Data"), iv, cap, hist, hl);
+        VBox box = new VBox(4, new Label("Data"), iv, cap);
+        if (note != null) box.getChildren().add(note);
+        return box;
     }
 
     // ------------------------------------------------------------------ state

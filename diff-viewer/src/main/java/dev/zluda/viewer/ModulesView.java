@@ -40,6 +40,10 @@ final class ModulesView extends SplitPane {
     private CaptureContent.Module shown;
     private byte[] shownBytes;
     private int pendingLine = -1;
+    /** The line (0-based) a localisation named in the module shown, or -1. */
+    private int locatedLine = -1;
+    private CaptureContent.Module locatedModule;
+    private final Label locateBanner = new Label();
 
     ModulesView(ViewerWindow w) {
         this.w = w;
@@ -88,8 +92,14 @@ final class ModulesView extends SplitPane {
         bar.setStyle("-fx-padding: 4 6 4 6; -fx-alignment: center-left;");
         HBox.setHgrow(header, Priority.ALWAYS);
         header.setMaxWidth(Double.MAX_VALUE);
+        locateBanner.setId("locateBanner");
+        locateBanner.getStyleClass().addAll("locate-banner", "mono");
+        locateBanner.setMaxWidth(Double.MAX_VALUE);
+        locateBanner.setWrapText(true);
+        locateBanner.setVisible(false);
+        locateBanner.setManaged(false);
         BorderPane right = new BorderPane(ptx);
-        right.setTop(bar);
+        right.setTop(new VBox(bar, locateBanner));
         VBox left = new VBox(list);
         VBox.setVgrow(list, Priority.ALWAYS);
         getItems().addAll(left, right);
@@ -215,12 +225,43 @@ final class ModulesView extends SplitPane {
         }
     }
 
+    /**
+     * Shows the instruction a localisation named: selects the module that declares {@code kernel}
+     * (handle {@code moduleHandle} first), marks and scrolls to {@code line} (1-based) and shows
+     * the instruction with both drivers' values above the PTX; false when no PTX module declares the
+     * kernel or the line is past its end.
+     */
+    boolean showLocated(String kernel, long moduleHandle, int line, KernelLocator.Result r) {
+        if (kernel == null || !showEntry(kernel, moduleHandle) || line < 1 || line > ptx.getItems().size()) return false;
+        locatedModule = shown;
+        locatedLine = line - 1;
+        StringBuilder sb = new StringBuilder();
+        sb.append("First diverging instruction, line ").append(line).append(": ").append(r.instruction() == null ? ptx.getItems().get(line - 1).strip() : r.instruction());
+        if (r.where() != null) sb.append("\n  ").append(r.where());
+        if (r.onLabel() != null) sb.append("\n  ").append(r.onLabel()).append(": ").append(r.onValue());
+        if (r.againstLabel() != null) sb.append("\n  ").append(r.againstLabel()).append(": ").append(r.againstValue());
+        locateBanner.setText(sb.toString());
+        locateBanner.setVisible(true);
+        locateBanner.setManaged(true);
+        ptx.refresh();
+        scrollToLine(locatedLine);
+        return true;
+    }
+
+    /** The text above the PTX that shows a localisation's instruction and values ("" when none). */
+    String locateBannerText() {
+        return locateBanner.isVisible() ? locateBanner.getText() : "";
+    }
+
     /** One PTX line: its number and highlighted text. */
+    private static final javafx.css.PseudoClass LOCATED = javafx.css.PseudoClass.getPseudoClass("located");
+
     private final class PtxCell extends ListCell<String> {
         @Override
         protected void updateItem(String line, boolean empty) {
             super.updateItem(line, empty);
             setText(null);
+            pseudoClassStateChanged(LOCATED, !empty && line != null && shown != null && shown == locatedModule && getIndex() == locatedLine);
             if (empty || line == null) {
                 setGraphic(null);
                 return;

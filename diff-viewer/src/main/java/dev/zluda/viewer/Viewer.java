@@ -16,6 +16,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,11 +40,18 @@ public final class Viewer {
      *
      * @param screenshot write the window as PNG here once the capture is loaded, then close it (null: stay open)
      * @param benchmark print the time to first paint, the load time and the heap used, then close
+     * @param locator runs the instruction-level localisation of a launch (offered on launches with a
+     *     kernel snapshot), or null for none
      */
-    public record Options(Path screenshot, boolean benchmark) {
+    public record Options(Path screenshot, boolean benchmark, KernelLocator locator) {
+        /** Without a localisation. */
+        public Options(Path screenshot, boolean benchmark) {
+            this(screenshot, benchmark, null);
+        }
+
         /** An interactive window. */
         public static Options interactive() {
-            return new Options(null, false);
+            return new Options(null, false, null);
         }
     }
 
@@ -95,23 +103,44 @@ public final class Viewer {
 
     /**
      * Opens a window on the capture (null: an empty window, File &gt; Open) and returns when it has
-     * been closed: 0, or 2 when no window can be opened. {@code capture} may still be opening (it
-     * is waited for, so the toolkit starts meanwhile); the window closes the capture.
+     * been closed: 0, 1 when the capture cannot be opened, or 2 when no window can be opened.
+     * {@code capture} may still be opening: its indexing starts as soon as it is open, while the
+     * toolkit starts, so that the first frame already shows calls; the window closes the capture.
      */
     public static int run(Future<Capture> capture, Options o, PrintWriter out, PrintWriter err) {
         long t0 = System.nanoTime();
+        // index the first calls while JavaFX starts, so that the window's first frame shows them
+        CompletableFuture<IndexLoad> loading = new CompletableFuture<>();
+        if (capture != null) {
+            Thread pre = new Thread(() -> {
+                try {
+                    loading.complete(IndexLoad.start(capture.get()));
+                } catch (java.util.concurrent.ExecutionException e) {
+                    loading.completeExceptionally(e.getCause());
+                } catch (Throwable e) {
+                    loading.completeExceptionally(e);
+                }
+            }, "zluda-viewer-preload");
+            pre.setDaemon(true);
+            pre.start();
+        }
         String problem = startToolkit();
         if (problem != null) {
             err.println("zluda view: " + problem);
             err.flush();
-            closeQuietly(capture);
+            if (capture != null) {
+                loading.thenAccept(l -> {
+                    l.cancel();
+                    l.done().whenComplete((st, x) -> l.index().capture().close());
+                });
+            }
             return 2;
         }
         long toolkitNanos = System.nanoTime() - t0;
         trace("toolkit started");
-        Capture cap;
+        IndexLoad cap;
         try {
-            cap = capture == null ? null : capture.get();
+            cap = capture == null ? null : loading.get();
         } catch (java.util.concurrent.ExecutionException e) {
             Throwable c = e.getCause();
             err.println("zluda: " + (c.getMessage() != null ? c.getMessage() : c.toString()));
@@ -129,13 +158,14 @@ public final class Viewer {
             trace("on the FX thread");
             Stage stage = new Stage();
             ViewerWindow w = new ViewerWindow(stage);
+            w.setKernelLocator(o.locator());
             trace("window built");
             stage.addEventHandler(WindowEvent.WINDOW_HIDDEN, e -> closed.countDown());
             if (o.benchmark()) Benchmark.attach(w, toolkitNanos, out);
-            stage.show();
-            trace("stage shown");
             if (cap != null) w.show(cap);
             trace("loading");
+            stage.show();
+            trace("stage shown");
             if (o.screenshot() != null) w.whenLoaded(() -> afterPulses(3, () -> screenshotAndClose(stage, null, o, out, err, code)));
         });
         return awaitClosed(closed, code);
@@ -160,6 +190,7 @@ public final class Viewer {
         Platform.runLater(() -> {
             Stage stage = new Stage();
             DiffWindow w = new DiffWindow(stage);
+            w.setKernelLocator(o.locator());
             stage.addEventHandler(WindowEvent.WINDOW_HIDDEN, e -> closed.countDown());
             stage.show();
             w.open(a, b);
@@ -199,15 +230,6 @@ public final class Viewer {
         }
         Platform.exit();
         return code.get();
-    }
-
-    private static void closeQuietly(Future<Capture> f) {
-        if (f == null) return;
-        try {
-            f.get().close();
-        } catch (Exception ignored) {
-            // it did not open: nothing to close
-        }
     }
 
     /** Runs {@code r} on the FX thread after {@code n} more pulses (so what was changed has been laid out and drawn). */

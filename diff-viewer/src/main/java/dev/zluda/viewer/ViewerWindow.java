@@ -50,8 +50,6 @@ import javafx.util.StringConverter;
 import java.io.File;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -77,16 +75,17 @@ public final class ViewerWindow {
     private CallIndex index;
     private CallDecoder decoder;
     private CallRows rows;
-    private Task<ReadStatus> loadTask;
+    private IndexLoad load;
     private Timeline poller;
-    private long loadStartNanos;
     private long loadNanos = -1;
     private String loadError;
     private boolean syncing;
-    private volatile CountDownLatch firstRowsPainted;
     private volatile long firstRowsPaintedMillis = -1;
     private long ticks;
     private final java.util.List<Runnable> onLoaded = new java.util.ArrayList<>();
+    private KernelLocator locator;
+    private Task<KernelLocator.Result> locating;
+    private KernelLocator.Result located;
 
     // controls
     final TableView<CallRows.Row> table = new TableView<>();
@@ -159,11 +158,11 @@ public final class ViewerWindow {
         stage.setScene(scene);
         stage.setTitle("zluda view");
         scene.addPostLayoutPulseListener(() -> {
-            CountDownLatch l = firstRowsPainted;
-            if (l != null && l.getCount() > 0 && rows != null && rows.size() > 0) {
+            IndexLoad l = load;
+            if (l != null && firstRowsPaintedMillis < 0 && rows != null && rows.size() > 0) {
                 firstRowsPaintedMillis = Viewer.sinceJvmStartMillis();
                 Viewer.trace("first rows laid out");
-                l.countDown();
+                l.painted();
             }
         });
         stage.setOnHidden(e -> close());
@@ -203,7 +202,12 @@ public final class ViewerWindow {
 
     /** Whether a capture has been indexed to its end (or cancelled, or failed). */
     public boolean isLoaded() {
-        return index != null && loadTask == null;
+        return index != null && load == null;
+    }
+
+    /** Whether a capture is being indexed now (the progress bar and Cancel show). */
+    public boolean isLoading() {
+        return load != null;
     }
 
     /** Time the last load took, ns (-1 while loading). */
@@ -335,9 +339,8 @@ public final class ViewerWindow {
         cancelButton.setId("cancelLoad");
         cancelButton.setVisible(false);
         cancelButton.setManaged(false);
-        cancelButton.setOnAction(e -> {
-            if (loadTask != null) loadTask.cancel(false);
-        });
+        cancelButton.setTooltip(new Tooltip("Stop reading the capture: the calls read so far stay and can be browsed"));
+        cancelButton.setOnAction(e -> cancelLoading());
         status.setId("status");
         Region grow = new Region();
         HBox.setHgrow(grow, Priority.ALWAYS);
@@ -364,6 +367,15 @@ public final class ViewerWindow {
         for (String right : new String[] {"num", "thread", "start", "duration"}) {
             table.getColumns().stream().filter(c -> right.equals(c.getId())).forEach(c -> c.setStyle("-fx-alignment: CENTER-RIGHT;"));
         }
+        // right-click on a launch: the instruction-level localisation (the menu is built on first use)
+        table.setOnContextMenuRequested(e -> {
+            if (launchMenu(e.getPickResult() == null ? null : e.getPickResult().getIntersectedNode(), e.getScreenX(), e.getScreenY())) e.consume();
+        });
+        table.addEventHandler(javafx.scene.input.MouseEvent.MOUSE_RELEASED, e -> {
+            if (e.getButton() == javafx.scene.input.MouseButton.SECONDARY && (launchMenu == null || !launchMenu.isShowing())) {
+                launchMenu(e.getPickResult() == null ? null : e.getPickResult().getIntersectedNode(), e.getScreenX(), e.getScreenY());
+            }
+        });
         table.setRowFactory(tv -> new TableRow<>() {
             @Override
             protected void updateItem(CallRows.Row r, boolean empty) {
@@ -377,6 +389,24 @@ public final class ViewerWindow {
                 pseudoClassStateChanged(IN_FLIGHT, fly);
             }
         });
+    }
+
+    private javafx.scene.control.ContextMenu launchMenu;
+
+    /** Shows the menu of the launch in the row under {@code target} (else the selected call); false when it is not a launch or nothing can locate. */
+    private boolean launchMenu(javafx.scene.Node target, double screenX, double screenY) {
+        javafx.scene.Node n = target;
+        while (n != null && !(n instanceof TableRow<?>)) n = n.getParent();
+        int call = n instanceof TableRow<?> r && r.getItem() instanceof CallRows.Row row ? row.call() : selected.get();
+        if (index == null || call < 0 || call >= index.size() || locator == null || !index.functionName(index.function(call)).startsWith("cuLaunch")) return false;
+        if (call != selected.get()) select(call);
+        MenuItem loc = new MenuItem("Locate the first diverging instruction (" + locator.describe() + ")");
+        loc.setDisable(locating != null);
+        loc.setOnAction(x -> locateInstruction(call));
+        if (launchMenu != null) launchMenu.hide();
+        launchMenu = new javafx.scene.control.ContextMenu(loc);
+        launchMenu.show(table, screenX, screenY);
+        return true;
     }
 
     /** The user selected a row of the table (-1: none). */
@@ -445,64 +475,53 @@ public final class ViewerWindow {
 
     /** Shows an open capture and indexes it in the background; the window closes the capture when it closes or shows another. */
     public void show(Capture capture) {
+        show(IndexLoad.start(capture));
+    }
+
+    /**
+     * Shows a capture whose indexing has started (perhaps while the toolkit was starting): waits a
+     * moment for its first calls so that the next frame shows them, then follows the load.
+     */
+    void show(IndexLoad l) {
         close();
         loadError = null;
-        index = new CallIndex(capture);
+        load = l;
+        index = l.index();
         decoder = new CallDecoder(index);
-        CallIndex idx = index;
-        stage.setTitle("zluda view — " + capture.source());
+        firstRowsPaintedMillis = -1;
+        stage.setTitle("zluda view — " + index.capture().source());
         threadBox.getItems().setAll(ALL_THREADS);
         threadBox.setValue(ALL_THREADS);
         CallFilter f = currentFilter();
-        rows = new CallRows(idx, f == null ? CallFilter.ALL : f);
+        rows = new CallRows(index, f == null ? CallFilter.ALL : f);
         callTable.setRows(rows);
         selected.set(-1);
         details.show(-1);
         timeline.reset();
         modules.reload();
         memory.reload();
-        long size = capture.reader().fileSize();
-        CountDownLatch painted = new CountDownLatch(1);
-        firstRowsPainted = painted;
-        Task<ReadStatus> t = new Task<>() {
-            @Override
-            protected ReadStatus call() {
-                Viewer.trace("indexing");
-                boolean[] first = {true};
-                ReadStatus st = idx.load(b -> {
-                    updateProgress(b, size);
-                    if (first[0]) {
-                        // the first rows are there: leave the CPU to the FX thread until it has drawn them
-                        first[0] = false;
-                        try {
-                            painted.await(2, TimeUnit.SECONDS);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                }, this::isCancelled);
-                Viewer.trace("indexed");
-                return st;
-            }
-        };
-        loadTask = t;
-        loadStartNanos = System.nanoTime();
         loadNanos = -1;
-        progress.progressProperty().bind(t.progressProperty());
+        progress.setProgress(0);
         setLoadingControls(true);
         poller = new Timeline(new KeyFrame(Duration.millis(100), e -> tick()));
         poller.setCycleCount(Timeline.INDEFINITE);
         poller.play();
-        t.setOnSucceeded(e -> finished(t, null));
-        t.setOnCancelled(e -> finished(t, null));
-        t.setOnFailed(e -> finished(t, t.getException()));
-        Thread th = new Thread(t, "zluda-viewer-index");
-        th.setDaemon(true);
-        th.start();
+        l.done().whenComplete((st, x) -> Platform.runLater(() -> finished(l, x)));
+        l.awaitFirstRows(300);
         tick();
     }
 
+    /** Cancel: stops reading the capture; the calls read so far stay in the window. */
+    public void cancelLoading() {
+        IndexLoad l = load;
+        if (l == null) return;
+        l.cancel();
+        cancelButton.setDisable(true);
+        status.setText("Cancelling…");
+    }
+
     private void setLoadingControls(boolean loading) {
+        cancelButton.setDisable(false);
         progress.setVisible(loading);
         progress.setManaged(loading);
         cancelButton.setVisible(loading);
@@ -513,13 +532,19 @@ public final class ViewerWindow {
         if (index == null) return;
         boolean added = rows.refresh();
         if (added) callTable.rowsAdded();
-        if (loadTask != null) {
+        IndexLoad l = load;
+        if (l != null) {
             if (visibleRowInFlight()) callTable.refreshCells();
-            status.setText(String.format(Locale.ROOT, "Loading %s: %,d calls…", index.capture().source().getFileName(), index.size()));
+            long b = l.bytesRead(), total = Math.max(1, l.fileSize());
+            progress.setProgress((double) b / total);
+            if (!l.isCancelled()) {
+                status.setText(String.format(Locale.ROOT, "Loading %s: %,d calls, %s of %s read…", index.capture().source().getFileName(),
+                        index.size(), bytes(b), bytes(total)));
+            }
         }
-        if (added || loadTask != null) updateMatchLabel();
+        if (added || l != null) updateMatchLabel();
         // while loading, the timeline (when on screen) is redrawn twice a second
-        if (loadTask == null || ++ticks % 5 == 0) timeline.changed();
+        if (l == null || ++ticks % 5 == 0) timeline.changed();
     }
 
     /** Whether a row on screen shows a call whose LEAVE has not been read yet (its cells change when it is). */
@@ -531,14 +556,22 @@ public final class ViewerWindow {
         return false;
     }
 
-    private void finished(Task<ReadStatus> t, Throwable failure) {
-        if (t != loadTask) return;
+    /** {@code 12.3 MiB}, {@code 512 KiB}, {@code 812 B}. */
+    static String bytes(long b) {
+        if (b < 1024) return b + " B";
+        if (b < 1024 * 1024) return String.format(Locale.ROOT, "%.0f KiB", b / 1024.0);
+        if (b < 1024L * 1024 * 1024) return String.format(Locale.ROOT, "%.1f MiB", b / 1048576.0);
+        return String.format(Locale.ROOT, "%.2f GiB", b / 1073741824.0);
+    }
+
+    private void finished(IndexLoad l, Throwable failure) {
+        if (l != load) return;
         Viewer.trace("index done, on the FX thread");
-        loadTask = null;
-        loadNanos = System.nanoTime() - loadStartNanos;
+        load = null;
+        loadNanos = l.nanos();
         if (poller != null) poller.stop();
-        progress.progressProperty().unbind();
         setLoadingControls(false);
+        if (failure instanceof java.util.concurrent.CompletionException ce && ce.getCause() != null) failure = ce.getCause();
         if (rows.filter().dependsOnResults()) applyFilter();
         else if (rows.refresh()) callTable.rowsAdded();
         callTable.refreshCells();
@@ -578,22 +611,14 @@ public final class ViewerWindow {
     /** Stops loading and closes the capture shown (if any). */
     void close() {
         if (poller != null) poller.stop();
-        Task<ReadStatus> t = loadTask;
+        IndexLoad l = load;
         CallIndex old = index;
-        loadTask = null;
-        if (t != null) {
-            t.cancel(false);
-            // the index thread still reads the mapping: close once it has stopped
-            Thread closer = new Thread(() -> {
-                try {
-                    t.get();
-                } catch (Exception ignored) {
-                    // cancelled or failed: either way it has stopped reading
-                }
-                old.capture().close();
-            }, "zluda-viewer-close");
-            closer.setDaemon(true);
-            closer.start();
+        load = null;
+        if (l != null) {
+            l.cancel();
+            setLoadingControls(false);
+            // the index thread still reads the mapping: close once it has stopped (cancelled or failed)
+            l.done().whenComplete((st, x) -> old.capture().close());
         } else if (old != null) {
             old.capture().close();
         }
@@ -695,6 +720,87 @@ public final class ViewerWindow {
         } finally {
             syncing = false;
         }
+    }
+
+    /** Sets what runs the instruction-level localisation of a launch (null: the action is not offered). */
+    public void setKernelLocator(KernelLocator l) {
+        locator = l;
+        if (selected.get() >= 0) details.show(selected.get());
+    }
+
+    /** The localisation offered on launches, or null. */
+    KernelLocator kernelLocator() {
+        return locator;
+    }
+
+    /** The last localisation's result, or null (none yet, or one is running). */
+    public KernelLocator.Result locatedResult() {
+        return located;
+    }
+
+    /** Whether a localisation is running. */
+    public boolean isLocating() {
+        return locating != null;
+    }
+
+    /**
+     * Runs the instruction-level localisation of the kernel launched by {@code call} (0-based) in
+     * the background, with a progress bar and its steps in the status line; then shows the
+     * instruction it names in the modules view with both values, or says why it found none or could
+     * not run. {@code kernel} and {@code module} name the launched kernel when known (else null, 0).
+     */
+    public void locateInstruction(int call, String kernel, long module) {
+        if (locator == null || index == null || locating != null) return;
+        KernelLocator l = locator;
+        java.nio.file.Path src = index.capture().source();
+        located = null;
+        Task<KernelLocator.Result> t = new Task<>() {
+            @Override
+            protected KernelLocator.Result call() {
+                return l.locate(src, call + 1L, this::updateMessage);
+            }
+        };
+        locating = t;
+        status.setText("Locating the first diverging instruction of call #" + (call + 1) + " (" + l.describe() + ")…");
+        t.messageProperty().addListener((o, a, b) -> {
+            if (b != null && !b.isEmpty()) status.setText("Locating, call #" + (call + 1) + ": " + b);
+        });
+        if (load == null) {
+            progress.setProgress(ProgressBar.INDETERMINATE_PROGRESS);
+            progress.setVisible(true);
+            progress.setManaged(true);
+        }
+        t.setOnSucceeded(e -> locateDone(t, t.getValue(), kernel, module));
+        t.setOnFailed(e -> {
+            Throwable x = t.getException();
+            locateDone(t, KernelLocator.Result.cannotRun("the localisation failed: " + (x.getMessage() != null ? x.getMessage() : x)), kernel, module);
+        });
+        Thread th = new Thread(t, "zluda-viewer-locate");
+        th.setDaemon(true);
+        th.start();
+    }
+
+    /** {@link #locateInstruction(int, String, long)} for a launch whose kernel is found from its arguments. */
+    public void locateInstruction(int call) {
+        if (index == null || call < 0 || call >= index.size()) return;
+        long fn = decoder.launchedFunction(decoder.decode(call));
+        CallIndex.KernelName k = fn == 0 ? null : index.kernelName(fn);
+        locateInstruction(call, k == null ? null : k.name(), k == null ? 0 : k.module());
+    }
+
+    private void locateDone(Task<KernelLocator.Result> t, KernelLocator.Result r, String kernel, long module) {
+        if (t != locating) return;
+        locating = null;
+        if (load == null) {
+            progress.setVisible(false);
+            progress.setManaged(false);
+        }
+        located = r;
+        if (r.outcome() == KernelLocator.Outcome.FOUND && r.line() > 0) {
+            String k = r.kernel() != null ? r.kernel() : kernel;
+            if (modules.showLocated(k, module, r.line(), r)) showTab("modules");
+        }
+        status.setText(r.message());
     }
 
     /** Shows a kernel's {@code .entry} in the modules view. */

@@ -40,4 +40,15 @@ public final class PlantedPair {
             }
         });
     }
+
+    /** Writes under {@code dir} a copy of {@code a} with other handle values whose call {@code launch} returns CUDA_ERROR_LAUNCH_FAILED (719). */
+    public static Path failingCall(Path a, Path dir, long launch) throws Exception {
+        Path remapped = Rewrite.copy(a, dir.resolve("remapped"), Rewrite.remap());
+        return Rewrite.copy(remapped, dir.resolve("failing"), new Rewrite.Editor() {
+            @Override
+            public void leave(Rewrite.Call c) {
+                if (c.ordinal == launch) c.result = 719;
+            }
+        });
+    }
 }

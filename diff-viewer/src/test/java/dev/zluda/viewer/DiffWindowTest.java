@@ -1,5 +1,7 @@
 package dev.zluda.viewer;
 
+import dev.zluda.capture.Capture;
+import dev.zluda.capture.KernelSnapshots;
 import dev.zluda.diff.PlantedPair;
 import javafx.geometry.Bounds;
 import javafx.scene.Node;
@@ -17,6 +19,7 @@ import org.testfx.util.WaitForAsyncUtils;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
@@ -45,9 +48,15 @@ class DiffWindowTest {
         stage.show();
     }
 
+    private Path a, b;
+
     private void open(FxRobot robot) throws Exception {
-        Path a = Fx.sample("vectorAdd-replay");
-        Path b = PlantedPair.write(a, tmp.resolve("b-" + System.nanoTime()));
+        a = Fx.sample("vectorAdd-replay");
+        b = PlantedPair.write(a, tmp.resolve("b-" + System.nanoTime()));
+        open(robot, a, b);
+    }
+
+    private void open(FxRobot robot, Path a, Path b) throws Exception {
         robot.interact(() -> w.open(a, b));
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(w::isLoaded).get());
         WaitForAsyncUtils.waitForFxEvents();
@@ -94,9 +103,46 @@ class DiffWindowTest {
         assertEquals(15, w.selectedRow());
         assertEquals("cuMemcpyDtoH_v2", cellText(robot, "aFunction", 15));
         assertTrue(cellText(robot, "difference", 15).startsWith("data: 2 of 1,024 elements differ"), cellText(robot, "difference", 15));
+        // at once the diff's heatmap of where they differ, then (read in the background) more
+        assertTrue(robot.lookup("#heatmap").tryQuery().isPresent());
+        assertTrue(robot.lookup("#divergenceText").queryTextInputControl().getText().contains("first at element 100 (byte 400): "));
+        // A's and B's buffers read again from the captures, drawn with their difference and a histogram of the errors
+        WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> w.shownImages() != null).get());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(robot.lookup("#imageA").tryQuery().isPresent());
+        assertTrue(robot.lookup("#imageB").tryQuery().isPresent());
         assertTrue(robot.lookup("#heatmap").tryQuery().isPresent());
         assertTrue(robot.lookup("#errorHistogram").tryQuery().isPresent());
-        assertTrue(robot.lookup("#divergenceText").queryTextInputControl().getText().contains("first at element 100 (byte 400): "));
+        BufferImages im = w.shownImages();
+        byte[] ab, bb;
+        try (Capture ca = Capture.open(a); Capture cb = Capture.open(b)) {
+            ab = CopyBuffers.bytes(ca, "A", 15, "dstHost", true);
+            bb = CopyBuffers.bytes(cb, "B", 16, "dstHost", true);
+        }
+        java.nio.FloatBuffer fa = java.nio.ByteBuffer.wrap(ab).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer(),
+                fb = java.nio.ByteBuffer.wrap(bb).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+        // what PlantedPair planted: element 100 larger by 0.5, element 700 NaN, the rest the same
+        assertEquals(fa.get(100) + 0.5f, fb.get(100));
+        assertTrue(Float.isNaN(fb.get(700)) && !Float.isNaN(fa.get(700)));
+        assertEquals(1024, im.elements);
+        assertEquals(2, im.differing);
+        assertEquals(1, im.nanErrors);
+        long ulps = Math.abs((long) Float.floatToRawIntBits(fb.get(100)) - Float.floatToRawIntBits(fa.get(100)));
+        int bin = 64 - Long.numberOfLeadingZeros(ulps);
+        assertEquals(1, im.bins[bin]);
+        assertEquals(1, java.util.Arrays.stream(im.bins).sum());
+        assertTrue(im.ulps);
+        assertEquals(0.5, im.maxAbs, 1e-6);
+        // one cell per element: the same colour in A and B except where they differ; the difference green elsewhere
+        int green = 0xFF000000 | dev.zluda.diff.Heatmap.color(0);
+        for (int k = 0; k < 1024; k++) {
+            if (k == 100 || k == 700) assertNotEquals(green, im.diff[k]);
+            else {
+                assertEquals(green, im.diff[k], "element " + k);
+                assertEquals(im.a[k], im.b[k], "element " + k);
+            }
+        }
+        assertNotEquals(im.a[700], im.b[700]);
         snapshot(robot, "diff-window.png");
 
         // past the last one nothing moves; P goes back
@@ -114,6 +160,33 @@ class DiffWindowTest {
         // the divergence at 14/21 of the height
         robot.clickOn(new javafx.geometry.Point2D(mb.getCenterX(), mb.getMinY() + mb.getHeight() * 14.5 / 21));
         assertEquals(14, w.selectedRow());
+    }
+
+    @Test
+    void aDivergingLaunchIsLocatedInBsPtx(FxRobot robot) throws Exception {
+        Path a = Fx.sample("vectorAdd-kernels");
+        long launch;
+        try (Capture ca = Capture.open(a)) {
+            launch = KernelSnapshots.read(ca).list().getFirst().launchCall();
+        }
+        Path b = PlantedPair.failingCall(a, tmp.resolve("launch-" + System.nanoTime()), launch);
+        int line = ViewerWindowTest.ptxLine("add.f32");
+        ViewerWindowTest.FakeLocator loc = new ViewerWindowTest.FakeLocator(c -> ViewerWindowTest.found(line));
+        robot.interact(() -> w.setKernelLocator(loc));
+        open(robot, a, b);
+        // the failing launch is the only divergence, selected on opening
+        assertEquals(1, w.divergenceRows().length);
+        assertEquals(launch, w.alignment().bCall(w.selectedRow()));
+        robot.clickOn("#locateInstruction");
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> w.locateWindow() != null
+                && w.locateWindow().isLoaded() && w.locateWindow().locatedResult() != null).get());
+        WaitForAsyncUtils.waitForFxEvents();
+        ViewerWindow vw = w.locateWindow();
+        assertEquals(List.of("failing " + launch), loc.asked);
+        assertEquals(launch - 1, vw.selectedCallProperty().get());
+        assertEquals(line - 1, vw.modules.selectedLine());
+        assertTrue(vw.modules.locateBannerText().contains("zluda: 0x40400000 (3)"), vw.modules.locateBannerText());
+        robot.interact(() -> vw.stage().close());
     }
 
     private void snapshot(FxRobot robot, String name) throws Exception {

@@ -275,4 +275,166 @@ class ViewerWindowTest {
         assertTrue(robot.lookup("#typedView .table-cell").queryAllAs(TableCell.class).stream().anyMatch(x -> "1.5".equals(x.getText())));
         snapshot(robot, "viewer-memory.png");
     }
+
+    @Test
+    void aLongLoadShowsProgressAndCancelKeepsTheCallsReadAndTheWindowUsable(FxRobot robot) throws Exception {
+        Path dir = tmp.resolve("cancel");
+        long n = SyntheticCapture.write(dir, 200_000, 2);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1), release = new java.util.concurrent.CountDownLatch(1);
+        int[] reports = {0};
+        // the indexing thread stops at its third progress report until the test lets it go
+        IndexLoad.testProbe = b -> {
+            if (++reports[0] == 3) {
+                held.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+        try {
+            robot.interact(() -> w.open(dir));
+            assertTrue(held.await(30, TimeUnit.SECONDS));
+            WaitForAsyncUtils.sleep(300, TimeUnit.MILLISECONDS); // a poll of the progress
+            assertTrue(w.isLoading());
+            assertTrue(robot.lookup("#loadProgress").query().isVisible());
+            double p = robot.lookup("#loadProgress").queryAs(javafx.scene.control.ProgressBar.class).getProgress();
+            assertTrue(p > 0 && p < 1, "progress " + p);
+            String st = robot.lookup("#status").queryAs(Label.class).getText();
+            assertTrue(st.matches("Loading cancel: [0-9,]+ calls, [0-9.]+ [KM]iB of [0-9.]+ MiB read…"), st);
+            snapshot(robot, "viewer-loading.png");
+            robot.clickOn("#cancelLoad");
+            release.countDown();
+            WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(w::isLoaded).get());
+            WaitForAsyncUtils.waitForFxEvents();
+        } finally {
+            release.countDown();
+            IndexLoad.testProbe = null;
+        }
+        // the calls read before Cancel stay, the rest were not read, and the window says so
+        assertTrue(w.index().isCancelled());
+        int kept = w.rows().size();
+        assertTrue(kept > 0 && kept < n, kept + " of " + n);
+        assertTrue(robot.lookup("#status").queryAs(Label.class).getText().contains("loading cancelled"), robot.lookup("#status").queryAs(Label.class).getText());
+        assertFalse(robot.lookup("#cancelLoad").query().isVisible());
+        assertFalse(robot.lookup("#loadProgress").query().isVisible());
+        // the indexing thread has ended
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().equals("zluda-viewer-index")));
+        // and the window works on what was read: filter, select
+        robot.clickOn("#functionFilter").write("^cuMemAlloc");
+        WaitForAsyncUtils.waitForFxEvents();
+        List<String> fns = column(robot, "function");
+        assertFalse(fns.isEmpty());
+        assertTrue(fns.stream().allMatch(f -> f.startsWith("cuMemAlloc")), fns.toString());
+        robot.clickOn(cell(robot, "function", fns.getFirst()));
+        assertTrue(robot.lookup("#detailsTitle").queryAs(Label.class).getText().contains("cuMemAlloc"));
+    }
+
+    @Test
+    void openingAnotherCaptureWhileLoadingStopsTheFirstLoad(FxRobot robot) throws Exception {
+        Path dir = tmp.resolve("replaced");
+        SyntheticCapture.write(dir, 200_000, 2);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1), release = new java.util.concurrent.CountDownLatch(1);
+        IndexLoad.testProbe = b -> {
+            held.countDown();
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try {
+            robot.interact(() -> w.open(dir));
+            assertTrue(held.await(30, TimeUnit.SECONDS));
+            IndexLoad.testProbe = null;
+            open(robot, Fx.sample("vectorAdd"));
+        } finally {
+            IndexLoad.testProbe = null;
+            release.countDown();
+        }
+        assertEquals(20, w.rows().size());
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().equals("zluda-viewer-index")));
+    }
+
+    /** A localisation that answers what the test says and records what it was asked. */
+    static final class FakeLocator implements KernelLocator {
+        final List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.function.Function<Long, Result> answer;
+
+        FakeLocator(java.util.function.Function<Long, Result> answer) {
+            this.answer = answer;
+        }
+
+        @Override
+        public Result locate(Path capture, long launchCall, java.util.function.Consumer<String> progress) {
+            asked.add(capture.getFileName() + " " + launchCall);
+            progress.accept("pass 1");
+            return answer.apply(launchCall);
+        }
+
+        @Override
+        public String describe() {
+            return "zluda against nvidia";
+        }
+    }
+
+    /** The 1-based line of the committed vectorAdd PTX that holds {@code what}. */
+    static int ptxLine(String what) throws Exception {
+        List<String> ptx = Files.readAllLines(Fx.sample("vectorAdd-kernels").resolve("module_0001_01.ptx"));
+        for (int i = 0; i < ptx.size(); i++) if (ptx.get(i).contains(what)) return i + 1;
+        throw new AssertionError(what);
+    }
+
+    static KernelLocator.Result found(int line) {
+        return new KernelLocator.Result(KernelLocator.Outcome.FOUND, "Locate: first diverging instruction at line " + line, "vectorAdd", line,
+                "add.f32 \t%f3, %f2, %f1;", "%f3 (32-bit, result 9 of the thread (100,0,0) of CTA (0,0,0))",
+                "zluda", "0x40400000 (3)", "nvidia", "0x3f800000 (1)", List.of());
+    }
+
+    @Test
+    void locatingFromALaunchShowsTheInstructionInThePtxWithBothValues(FxRobot robot) throws Exception {
+        Path capture = Fx.sample("vectorAdd-kernels");
+        int line = ptxLine("add.f32");
+        FakeLocator loc = new FakeLocator(c -> found(line));
+        robot.interact(() -> w.setKernelLocator(loc));
+        open(robot, capture);
+        int launch = CallIndexTest.firstOf(w.index(), "cuLaunchKernel");
+        robot.interact(() -> w.select(launch));
+        robot.clickOn("#locateInstruction");
+        WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> !w.isLocating()).get());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(List.of("vectorAdd-kernels " + (launch + 1)), loc.asked);
+        assertEquals("modulesTab", robot.lookup("#tabs").queryAs(TabPane.class).getSelectionModel().getSelectedItem().getId());
+        assertEquals(line - 1, w.modules.selectedLine());
+        assertTrue(w.modules.lines().get(line - 1).contains("add.f32"));
+        String banner = robot.lookup("#locateBanner").queryAs(Label.class).getText();
+        assertTrue(banner.contains("line " + line) && banner.contains("zluda: 0x40400000 (3)") && banner.contains("nvidia: 0x3f800000 (1)"), banner);
+        // the line is marked on screen
+        PseudoClass located = PseudoClass.getPseudoClass("located");
+        assertEquals(1, robot.lookup("#ptxView .list-cell").queryAllAs(javafx.scene.control.ListCell.class).stream()
+                .filter(c -> c.getPseudoClassStates().contains(located)).count());
+        assertTrue(robot.lookup("#status").queryAs(Label.class).getText().startsWith("Locate: first diverging instruction at line " + line));
+        snapshot(robot, "viewer-locate.png");
+    }
+
+    @Test
+    void aLocalisationThatCannotRunSaysWhy(FxRobot robot) throws Exception {
+        FakeLocator loc = new FakeLocator(c -> KernelLocator.Result.cannotRun("cannot run here because cannot load NVIDIA's libcuda.so.1"));
+        robot.interact(() -> w.setKernelLocator(loc));
+        open(robot, Fx.sample("vectorAdd-kernels"));
+        // from the launch's context menu this time
+        int launch0 = CallIndexTest.firstOf(w.index(), "cuLaunchKernel");
+        robot.interact(() -> w.select(launch0 - 1)); // scrolled to, and another row selected
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> column(robot, "function").contains("cuLaunchKernel"));
+        robot.rightClickOn(cell(robot, "function", "cuLaunchKernel"));
+        robot.clickOn("Locate the first diverging instruction (zluda against nvidia)");
+        WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> w.locatedResult() != null && !w.isLocating()).get());
+        WaitForAsyncUtils.waitForFxEvents();
+        int launch = CallIndexTest.firstOf(w.index(), "cuLaunchKernel");
+        assertEquals(List.of("vectorAdd-kernels " + (launch + 1)), loc.asked);
+        assertEquals("cannot run here because cannot load NVIDIA's libcuda.so.1", robot.lookup("#status").queryAs(Label.class).getText());
+        assertEquals("callsTab", robot.lookup("#tabs").queryAs(TabPane.class).getSelectionModel().getSelectedItem().getId());
+        assertEquals(KernelLocator.Outcome.CANNOT_RUN, w.locatedResult().outcome());
+    }
 }
