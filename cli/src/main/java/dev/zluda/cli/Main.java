@@ -54,9 +54,32 @@ public final class Main implements Runnable {
             if (System.getenv("ZLUDA_DEBUG") != null) ex.printStackTrace(cmd.getErr());
             return "run".equals(cmd.getCommandName()) ? RunCommand.OWN_FAILURE : TROUBLE;
         });
+        cl.setParameterExceptionHandler(Main::usageError);
         cl.setUsageHelpAutoWidth(true);
         HelpText.reflow(cl);
         return cl;
+    }
+
+    /**
+     * A usage error in a few lines: the message, the closest names for an unknown subcommand or
+     * option, and where the help is — not the whole help text, which would bury the one line that
+     * matters. Exit code 2.
+     */
+    private static int usageError(CommandLine.ParameterException ex, String[] args) {
+        CommandLine cmd = ex.getCommandLine();
+        java.io.PrintWriter err = cmd.getErr();
+        String msg = ex.getMessage();
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && cmd.getParent() == null && !cmd.getSubcommands().isEmpty()
+                && u.getUnmatched().size() > 0 && args.length > 0 && u.getUnmatched().getFirst().equals(args[0])) {
+            msg = "unknown command '" + args[0] + "'; commands: " + String.join(", ", cmd.getSubcommands().keySet());
+        }
+        err.println("zluda: " + msg);
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
+            err.println("  did you mean: " + String.join(", ", u.getSuggestions()) + "?");
+        }
+        err.println("  see: " + cmd.getCommandSpec().qualifiedName() + " --help");
+        err.flush();
+        return TROUBLE;
     }
 
     /** Exit code 2: bad usage, a missing or unreadable input, a write error. */

@@ -18,11 +18,12 @@ import java.util.concurrent.Callable;
 @Command(name = "pack", mixinStandardHelpOptions = true,
         description = {"Pack a capture (manifest, capture file, module dumps) into one ZIP file for a bug report.",
                 "Every command accepts the pack in place of the capture directory.", ""},
-        footer = {"", "--redact data   buffer contents become their hashes and sizes (module images are kept)",
-                "--redact env    environment variables other than CUDA_* and ZLUDA_* are removed from the manifest",
-                "--redact paths  home-directory paths in the manifest become ~",
+        footer = {"", "  --redact data   buffer contents become their hashes and sizes (module images are kept)",
+                "  --redact env    environment variables other than CUDA_* and ZLUDA_* are removed from the manifest",
+                "  --redact paths  home-directory paths in the manifest become ~",
                 "The manifest in the pack lists what was redacted.",
-                "Exit codes: 0 packed, 2 unreadable capture, write error or bad usage."})
+                "An existing FILE is not replaced without --force (a redacted pack must not be overwritten by an unredacted one by mistake).",
+                "Exit codes: 0 packed, 2 unreadable capture, write error, an existing FILE or bad usage."})
 final class PackCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -32,6 +33,9 @@ final class PackCommand implements Callable<Integer> {
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "FILE", description = "The pack to write (a ZIP file).")
     Path output;
+
+    @Option(names = "--force", description = "Replace FILE when it exists.")
+    boolean force;
 
     @Option(names = "--redact", split = ",", paramLabel = "WHAT", description = "data, env, paths (comma-separated).")
     java.util.List<String> redact = new java.util.ArrayList<>();
@@ -45,6 +49,9 @@ final class PackCommand implements Callable<Integer> {
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
+        }
+        if (java.nio.file.Files.exists(output) && !force) {
+            throw new CommandLine.ParameterException(spec.commandLine(), output + " exists; pass --force to replace it");
         }
         try (Capture cap = Capture.open(capture)) {
             Pack.pack(cap, output, r);

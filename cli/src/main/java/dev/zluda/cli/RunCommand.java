@@ -53,6 +53,9 @@ final class RunCommand implements Callable<Integer> {
     /** Exit code of zluda run's own failures (as env(1) and timeout(1) use it). */
     static final int OWN_FAILURE = 125;
 
+    /** The environment the checks before a run read (the program gets the process's own); tests replace it. */
+    static Map<String, String> environment = System.getenv();
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -101,6 +104,14 @@ final class RunCommand implements Callable<Integer> {
             err.flush();
             return OWN_FAILURE;
         }
+        if (nvidiaTrace) {
+            String noDriver = nvidiaDriverProblem(environment, lib.getParent());
+            if (noDriver != null) {
+                err.println("zluda run --nvidia-trace: " + noDriver);
+                err.flush();
+                return OWN_FAILURE;
+            }
+        }
         String problem = findProgram(command.getFirst());
         if (problem != null) {
             err.println("zluda run: " + problem);
@@ -136,6 +147,45 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /** Where captures go: {@code -o DIR}, else {@code $ZLUDA_LOG_DIR} (when set and not empty), else {@code ./zluda-logs}; absolute. */
+    /** Where NVIDIA's tracer looks for the driver it forwards to when ZLUDA_CUDA_LIB is not set (tracer.c, find_target). */
+    static final List<String> NVIDIA_DRIVER_PATHS = List.of("/usr/local/nvidia/lib64/libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+            "/usr/lib64/libcuda.so.1", "/lib/x86_64-linux-gnu/libcuda.so.1", "/lib/libcuda.so.1", "/usr/lib/wsl/lib/libcuda.so.1");
+
+    /**
+     * Why the NVIDIA tracer would find no driver to forward to, or null when it would: ZLUDA_CUDA_LIB
+     * when set (it must exist), else a libcuda.so.1 on LD_LIBRARY_PATH or the usual paths that is not
+     * one of zluda's own (the driver and the tracer in {@code distLib}). Without this check the
+     * program would run with every CUDA call failing and leave a capture of errors.
+     */
+    static String nvidiaDriverProblem(Map<String, String> env, Path distLib) {
+        String given = env.get("ZLUDA_CUDA_LIB");
+        if (given != null && !given.isEmpty()) {
+            return Files.isRegularFile(Path.of(given)) ? null : "ZLUDA_CUDA_LIB=" + given + " does not exist";
+        }
+        List<Path> own = new java.util.ArrayList<>();
+        for (Path p : new Path[] {distLib.resolve("libcuda.so.1"), distLib.resolve("trace/libcuda.so.1")}) {
+            try {
+                own.add(p.toRealPath());
+            } catch (IOException e) {
+                // not built: nothing to exclude
+            }
+        }
+        List<String> candidates = new java.util.ArrayList<>();
+        String ld = env.getOrDefault("LD_LIBRARY_PATH", "");
+        for (String d : ld.split(":")) if (!d.isEmpty()) candidates.add(d + "/libcuda.so.1");
+        candidates.addAll(NVIDIA_DRIVER_PATHS);
+        for (String c : candidates) {
+            try {
+                Path real = Path.of(c).toRealPath();
+                if (Files.isRegularFile(real) && !own.contains(real)) return null;
+            } catch (IOException e) {
+                // not there
+            }
+        }
+        return "no NVIDIA driver (libcuda.so.1) on LD_LIBRARY_PATH or in " + String.join(", ", NVIDIA_DRIVER_PATHS.stream().map(p -> p.substring(0, p.lastIndexOf('/'))).toList())
+                + ": record on a machine with an NVIDIA GPU, or set ZLUDA_CUDA_LIB to the driver to trace; without one, --zluda-trace records the program on zluda's driver";
+    }
+
     static Path logDir(Path output, Map<String, String> env) {
         if (output != null) return output.toAbsolutePath();
         String dir = env.get("ZLUDA_LOG_DIR");
@@ -197,6 +247,29 @@ final class RunCommand implements Callable<Integer> {
      * Prints, for every capture the run made: calls, errors, kernel launches, size, where it is
      * and how to look at it; with {@code --pack} writes the bundle next to it.
      */
+    /**
+     * Writes how the program ended into the capture's manifest ({@code "exit": {"code", "signal"}}),
+     * which the recorder inside the process cannot know: a program that aborts after its last CUDA
+     * call leaves a capture that ended cleanly, and only this says it crashed ({@code zluda info}).
+     */
+    static void recordExit(Path captureDir, int exitCode, PrintWriter err) {
+        Path mf = captureDir.resolve(dev.zluda.capture.CaptureFormat.MANIFEST_FILE);
+        if (!Files.isRegularFile(mf)) return;
+        try {
+            var om = new com.fasterxml.jackson.databind.ObjectMapper();
+            var m = (com.fasterxml.jackson.databind.node.ObjectNode) om.readTree(mf.toFile());
+            var e = m.putObject("exit");
+            e.put("code", exitCode);
+            if (exitCode > 128) e.put("signal", exitCode - 128); else e.putNull("signal");
+            e.put("recordedBy", "zluda run");
+            Path tmp = mf.resolveSibling(mf.getFileName() + ".tmp");
+            Files.write(tmp, om.writerWithDefaultPrettyPrinter().writeValueAsBytes(m));
+            Files.move(tmp, mf, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | ClassCastException e) {
+            err.println("zluda run: could not record the exit status in " + mf + ": " + e.getMessage());
+        }
+    }
+
     private void summarize(Path logDir, Set<Path> before, int exitCode, PrintWriter err) throws IOException {
         List<Path> made;
         try (Stream<Path> s = Files.list(logDir)) {
@@ -209,6 +282,7 @@ final class RunCommand implements Callable<Integer> {
                     + "see docs/troubleshooting.md)");
         }
         for (Path d : made) {
+            recordExit(d, exitCode, err);
             try {
                 dev.zluda.capture.Trim.trim(d.resolve("capture.zcap")); // the writer grew it in large steps
             } catch (IOException e) {

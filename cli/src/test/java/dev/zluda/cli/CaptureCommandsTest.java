@@ -185,7 +185,14 @@ class CaptureCommandsTest {
                 assertTrue(redacted <= whole, "a capture without its data is no larger: " + redacted + " > " + whole + " bytes");
             }
         }
-        assertEquals(2, CliRun.run("pack", dir.toString(), "-o", red.toString(), "--redact", "everything").code());
+        // an existing pack is not replaced (here: the redacted one by an unredacted one) without --force
+        long redactedSize = Files.size(red);
+        r = CliRun.run("pack", dir.toString(), "-o", red.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains(red + " exists; pass --force to replace it"), r.err());
+        assertEquals(redactedSize, Files.size(red));
+        assertEquals(0, CliRun.run("pack", dir.toString(), "-o", red.toString(), "--force").code());
+        assertEquals(2, CliRun.run("pack", dir.toString(), "-o", red.toString(), "--force", "--redact", "everything").code());
     }
 
     @Test

@@ -23,11 +23,14 @@ class CaptureKernelsOptionTest {
             String show = "echo \"$ZLUDA_CAPTURE_KERNELS\" > " + out;
             assertEquals(0, Main.run("run", "--zluda-trace", "-o", tmp.resolve("a").toString(), "--capture-kernels", "vectorAdd|mat", "--", "/bin/sh", "-c", show));
             assertEquals("vectorAdd|mat", Files.readString(out).trim());
+            // a driver for the tracer to forward to: a stand-in named by ZLUDA_CUDA_LIB
+            RunCommand.environment = java.util.Map.of("ZLUDA_CUDA_LIB", lib.resolve("libcuda.so.1").toString());
             assertEquals(0, Main.run("run", "--nvidia-trace", "-o", tmp.resolve("b").toString(), "--capture-kernels", ".", "--", "/bin/sh", "-c", show));
             assertEquals(".", Files.readString(out).trim());
             assertEquals(2, Main.run("run", "--capture-kernels", ".", "--", "/bin/true"), "snapshots without a trace");
             assertEquals(2, Main.run("run", "--zluda-trace", "--capture-kernels", "(", "--", "/bin/true"), "not a regular expression");
         } finally {
+            RunCommand.environment = System.getenv();
             if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
         }
     }

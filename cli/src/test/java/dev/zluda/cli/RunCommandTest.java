@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RunCommandTest {
@@ -37,6 +38,48 @@ class RunCommandTest {
         try {
             assertEquals(125, Main.run("run", "--", "/bin/true"));
         } finally {
+            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
+        }
+    }
+
+    @Test
+    void howTheProgramEndedIsInTheCapture(@TempDir Path tmp) throws Exception {
+        // a capture that ended cleanly, whose program then aborted (SIGABRT: 128 + 6)
+        Path src = Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200/vectorAdd");
+        Path dir = Files.createDirectories(tmp.resolve("vectorAdd"));
+        for (String f : new String[] {"capture.zcap", "manifest.json"}) Files.copy(src.resolve(f), dir.resolve(f));
+        RunCommand.recordExit(dir, 134, new java.io.PrintWriter(System.err, true));
+        String info = CliRun.run("info", dir.toString()).out();
+        assertTrue(info.contains("ended cleanly: yes"), info);
+        assertTrue(info.contains("program exit: 134, killed by signal 6 after the recorder closed the capture (zluda run)"), info);
+        RunCommand.recordExit(dir, 0, new java.io.PrintWriter(System.err, true));
+        assertTrue(CliRun.run("info", dir.toString()).out().contains("program exit: 0 (zluda run)"));
+    }
+
+    @Test
+    void nvidiaTraceWithoutAnNvidiaDriverRunsNothing(@TempDir Path tmp) throws Exception {
+        Assumptions.assumeTrue(RunCommand.NVIDIA_DRIVER_PATHS.stream().noneMatch(p -> Files.exists(Path.of(p))), "this machine has NVIDIA's driver");
+        Path lib = Files.createDirectories(tmp.resolve("lib/trace"));
+        Files.writeString(lib.resolve("libcuda.so.1"), "stand-in tracer");
+        Files.writeString(tmp.resolve("lib/libcuda.so.1"), "stand-in driver");
+        Path ran = tmp.resolve("ran");
+        String old = System.getProperty("zluda.home");
+        System.setProperty("zluda.home", tmp.toString());
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        try {
+            // zluda's own driver on LD_LIBRARY_PATH is not a driver to trace
+            RunCommand.environment = java.util.Map.of("LD_LIBRARY_PATH", tmp.resolve("lib").toString());
+            var cl = Main.commandLine();
+            cl.setErr(new java.io.PrintWriter(err, true));
+            assertEquals(125, cl.execute("run", "--nvidia-trace", "-o", tmp.resolve("logs").toString(), "--", "/usr/bin/touch", ran.toString()));
+            assertTrue(err.toString().contains("no NVIDIA driver (libcuda.so.1) on LD_LIBRARY_PATH"), err.toString());
+            assertFalse(Files.exists(ran), "the program must not run");
+            assertFalse(Files.exists(tmp.resolve("logs")), "no capture of errors is left");
+            RunCommand.environment = java.util.Map.of("ZLUDA_CUDA_LIB", tmp.resolve("nope/libcuda.so.1").toString());
+            assertEquals(125, Main.run("run", "--nvidia-trace", "--", "/usr/bin/touch", ran.toString()));
+            assertFalse(Files.exists(ran));
+        } finally {
+            RunCommand.environment = System.getenv();
             if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
         }
     }

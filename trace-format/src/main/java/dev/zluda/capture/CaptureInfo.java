@@ -183,6 +183,13 @@ public final class CaptureInfo {
         else end = "no: no process end recorded (killed or crashed)";
         if (inFlight > 0 && !status.endedCleanly()) end += "; " + inFlight + " call(s) in flight";
         out.println("ended cleanly: " + end);
+        JsonNode exit = cap.manifest().path("exit");
+        if (exit.has("code")) {
+            int code = exit.path("code").asInt();
+            String how = exit.path("signal").isInt() ? ", killed by signal " + exit.path("signal").asInt()
+                    + (status.endedCleanly() ? " after the recorder closed the capture" : "") : "";
+            out.println("program exit: " + code + how + " (" + exit.path("recordedBy").asText("recorded") + ")");
+        }
         out.flush();
     }
 
