@@ -67,7 +67,8 @@ abstract class TextureLayer extends CudartLayer {
                     rc[0] = INVALID_VALUE;
                     return null;
                 }
-                int dims = a.depth > 0 ? 3 : a.height > 1 ? 2 : 1;
+                // Height 0 makes a 1D array; cuArrayCreate's Height 1 makes a 2D array of one row (as on NVIDIA's driver)
+                int dims = a.depth > 0 ? 3 : a.height > 0 ? 2 : 1;
                 long rows = Math.max(1, a.height);
                 return new TextureObject(a.base, dims, (int) a.width, (int) rows, (int) Math.max(1, a.depth), a.rowBytes(),
                         a.rowBytes() * rows, a.format, a.channels, false, new int[3], false, false, false, false, new int[4], surface);

@@ -92,6 +92,23 @@ final class TexOps {
         };
     }
 
+    /**
+     * Channel c of the border colour of an integer read (H200): the colour's float bits, cut to the channel's
+     * width and sign- or zero-extended as the format is; 0 for channels the format lacks.
+     */
+    private static long integerBorder(TextureObject t, int c) {
+        if (c >= t.channels()) return 0;
+        int bits = t.border()[c];
+        int v = switch (t.format()) {
+            case TextureObject.U8 -> bits & 0xFF;
+            case TextureObject.S8 -> (byte) bits;
+            case TextureObject.U16 -> bits & 0xFFFF;
+            case TextureObject.S16 -> (short) bits;
+            default -> bits;
+        };
+        return v & 0xFFFF_FFFFL;
+    }
+
     /** Resolves a texel index along an axis of n texels by the address mode; -1 when it is outside (border). */
     private static int address(int i, int n, int mode) {
         if (i >= 0 && i < n) return i;
@@ -152,6 +169,8 @@ final class TexOps {
         double v = x;
         if (Double.isFinite(v)) v = Math.floor(v * (1 << COORD_FRACTION_BITS)) / (1 << COORD_FRACTION_BITS);
         int mode = t.addressMode()[axis];
+        // ±inf wraps and mirrors to 0 (H200)
+        if (Double.isInfinite(v) && (mode == TextureObject.WRAP || mode == TextureObject.MIRROR)) v = 0;
         if (Double.isFinite(v) && mode == TextureObject.WRAP) v -= Math.floor(v);
         if (Double.isFinite(v) && mode == TextureObject.MIRROR) {
             double f = Math.floor(v), fr = v - f;
@@ -225,7 +244,7 @@ final class TexOps {
         long addr = texel(t, idx);
         for (int ch = 0; ch < 4; ch++) {
             if (addr < 0) {
-                out[ch] = t.integerTexels() ? 0 : result((float) borderChannel(t, ch), resultType);
+                out[ch] = t.integerTexels() ? integerBorder(t, ch) : result((float) borderChannel(t, ch), resultType);
             } else if (t.integerTexels()) {
                 out[ch] = ch < t.channels() ? rawChannel(t, addr, ch) & 0xFFFF_FFFFL : 0;
             } else {
@@ -249,8 +268,9 @@ final class TexOps {
     static void gather(TextureObject t, float[] coord, int comp, int resultType, long[] out) {
         int[] i0 = new int[2];
         for (int k = 0; k < 2; k++) {
-            double u = unnormalized(t, coord[k], k);
-            i0[k] = floorIndex(u - 0.5);
+            // the footprint of linear filtering: the position is rounded to 1/256 texel first (halves up)
+            double xb = unnormalized(t, coord[k], k) - 0.5;
+            i0[k] = Double.isFinite(xb) ? floorIndex(Math.floor(xb * 256 + 0.5) / 256) : floorIndex(xb);
         }
         int[][] order = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
         long[] one = new long[4];
@@ -288,10 +308,12 @@ final class TexOps {
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
                 TextureObject t = object(w, r[obj + l], l, false);
-                if (t.dims() != dims) throw new Fault(Errors.ILLEGAL_INSTRUCTION, l, dims + "D fetch from a " + t.dims() + "D texture");
-                for (int k = 0; k < dims; k++) {
-                    fc[k] = Float.intBitsToFloat((int) r[coords[k] + l]);
-                    ic[k] = (int) r[coords[k] + l];
+                if (t.dims() < dims) throw new Fault(Errors.ILLEGAL_INSTRUCTION, l, dims + "D fetch from a " + t.dims() + "D texture");
+                // a lower-dimensional fetch reads at coordinate 0 of the other axes (tex.1d on a 2D array of height 1,
+                // which cuArrayCreate makes for Height 1: on the H200 linear filtering then blends row 0 with row -1)
+                for (int k = 0; k < 3; k++) {
+                    fc[k] = k < dims ? Float.intBitsToFloat((int) r[coords[k] + l]) : 0f;
+                    ic[k] = k < dims ? (int) r[coords[k] + l] : 0;
                 }
                 if (gather >= 0) gather(t, fc, gather, resultType, out);
                 else if (floatCoords) sample(t, fc, resultType, out);
@@ -348,8 +370,8 @@ final class TexOps {
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
                 TextureObject t = object(w, r[obj + l], l, true);
-                for (int k = 0; k < dims; k++) c[k] = (int) r[coords[k] + l];
-                long a = surfaceAddress(t, c, dims, elemBytes * dst.length, mode, l);
+                for (int k = 0; k < 3; k++) c[k] = k < dims ? (int) r[coords[k] + l] : 0;
+                long a = surfaceAddress(t, c, t.dims(), elemBytes * dst.length, mode, l);
                 for (int k = 0; k < dst.length; k++) {
                     long v = a < 0 ? 0 : Mem.load(a + (long) k * elemBytes, elemBytes, false);
                     if (dst[k] >= 0) r[dst[k] + l] = v;
@@ -380,8 +402,8 @@ final class TexOps {
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
                 TextureObject t = object(w, r[obj + l], l, true);
-                for (int k = 0; k < dims; k++) c[k] = (int) r[coords[k] + l];
-                long a = surfaceAddress(t, c, dims, elemBytes * src.length, mode, l);
+                for (int k = 0; k < 3; k++) c[k] = k < dims ? (int) r[coords[k] + l] : 0;
+                long a = surfaceAddress(t, c, t.dims(), elemBytes * src.length, mode, l);
                 if (a < 0) continue;
                 for (int k = 0; k < src.length; k++) Mem.store(a + (long) k * elemBytes, elemBytes, r[src[k] + l]);
             }
