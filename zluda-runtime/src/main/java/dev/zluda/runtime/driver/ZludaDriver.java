@@ -10,11 +10,12 @@ import java.lang.foreign.MemorySegment;
  * built from each cover one area: {@link DeviceLayer} (init, version, device, errors, entry
  * points), {@link ContextLayer}, {@link MemoryLayer}, {@link StreamLayer} (streams, events),
  * {@link ModuleLayer} (modules, launches), {@link ExportTableLayer} (cuGetExportTable),
- * {@link CudartLayer} (device printf output; what nvcc-built programs need besides). What
+ * {@link CudartLayer} (device printf output; what nvcc-built programs need besides; CUDA arrays),
+ * {@link TextureLayer} (texture and surface objects). What
  * no layer implements returns {@code CUDA_ERROR_NOT_SUPPORTED} and is reported once on stderr;
  * docs/support.md lists what is implemented ({@link Support}).
  */
-public final class ZludaDriver extends CudartLayer {
+public final class ZludaDriver extends TextureLayer {
     /** CUDA_ERROR_INVALID_VALUE. */
     static final int INVALID_VALUE = CuResult.INVALID_VALUE;
     /** The version {@code cuDriverGetVersion} reports. */

@@ -136,6 +136,10 @@ final class Ops {
     /** Reads of %clock, %clock64, %globaltimer (PTX ISA 10.x): nanoseconds of the host clocks. */
     static final class Timer extends Op {
         static final int CLOCK = 0, CLOCK_HI = 1, CLOCK64 = 2, GLOBALTIMER = 3, GLOBALTIMER_LO = 4, GLOBALTIMER_HI = 5;
+        /** The last value read, so that every read is larger than the one before. */
+        private static final java.util.concurrent.atomic.AtomicLong TICKS = new java.util.concurrent.atomic.AtomicLong();
+        /** Wall-clock nanoseconds at System.nanoTime() 0. */
+        private static final long EPOCH = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
         final int d, which;
 
         Timer(int d, int which) {
@@ -146,7 +150,9 @@ final class Ops {
 
         @Override
         void exec(Warp w, int m) {
-            long ns = which >= GLOBALTIMER ? System.currentTimeMillis() * 1_000_000L + System.nanoTime() % 1_000_000L : System.nanoTime();
+            // strictly increasing across reads (PTX ISA 10.8/10.24: both count up); %globaltimer is wall-clock ns
+            long t = TICKS.updateAndGet(prev -> Math.max(prev + 1, System.nanoTime()));
+            long ns = which >= GLOBALTIMER ? EPOCH + t : t;
             long v = switch (which) {
                 case CLOCK, GLOBALTIMER_LO -> ns & 0xFFFF_FFFFL;
                 case CLOCK_HI, GLOBALTIMER_HI -> ns >>> 32;

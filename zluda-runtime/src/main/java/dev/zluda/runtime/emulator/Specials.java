@@ -8,6 +8,16 @@ package dev.zluda.runtime.emulator;
 final class Specials {
     private Specials() {}
 
+    /**
+     * What an NVIDIA H200 answers (recorded, conformance data texture.bin.gz): {@code %nwarpid} is 64 (warp
+     * slots per SM), {@code %nsmid} 132; {@code %total_smem_size} is the CTA's static plus dynamic shared
+     * memory rounded up to {@link #SMEM_GRANULE} bytes (256 static + 1000 dynamic gave 1280; 256 gave 256).
+     * The emulator's {@code %warpid} is the warp's index in its CTA and {@code %smid} the index of the
+     * worker thread running the CTA, both below these bounds as on hardware; {@code %envreg0..31} read 0
+     * (the H200's driver sets a few of them to values of its own).
+     */
+    static final int H200_NWARPID = 64, H200_NSMID = 132, SMEM_GRANULE = 128;
+
     static final int TID_X = 0, TID_Y = 1, TID_Z = 2, NTID_X = 3, NTID_Y = 4, NTID_Z = 5,
             CTAID_X = 6, CTAID_Y = 7, CTAID_Z = 8, NCTAID_X = 9, NCTAID_Y = 10, NCTAID_Z = 11,
             LANEID = 12, WARPID = 13, NWARPID = 14, SMID = 15, NSMID = 16, GRIDID = 17,

@@ -804,6 +804,9 @@ final class Translator {
             case "cp.async" -> op = cpAsync(ins, scope, inst);
             case "mma", "ldmatrix", "stmatrix", "wmma.load", "wmma.store", "wmma.mma" -> op = matrix(ins, key, scope, inst);
             case "createpolicy" -> op = new Ops.Mov(dst(ops.get(0), scope, ins), constSlot(0));
+            case "tex", "tld4", "suld", "sust" -> op = texture(ins, key, scope);
+            case "mbarrier.init", "mbarrier.arrive", "mbarrier.arrive_drop", "mbarrier.test_wait", "mbarrier.try_wait",
+                 "mbarrier.pending_count", "mbarrier.inval" -> op = mbarrier(ins, key, scope, inst);
             default -> throw unsupported(ins.loc(), "instruction '" + ins.form() + "' is not supported by the emulator"
                     + (fam != null ? " (PTX ISA " + InstructionTable.isaSection(fam, mods) + ")" : ""));
         }
@@ -1720,5 +1723,120 @@ final class Translator {
         op.line = ins.loc().line();
         op.form = ins.form();
         code.add(op);
+    }
+
+    // ------------------------------------------------------------------ textures, surfaces, mbarrier
+
+    private static int geometry(List<String> mods) {
+        return mods.contains(".1d") ? 1 : mods.contains(".2d") ? 2 : mods.contains(".3d") ? 3 : 0;
+    }
+
+    /** The registers of a vector operand ({@code {a, b}}) or of a single register; {@code _} gives -1. */
+    private int[] regs(Operand o, PtxType t, Scope scope, Instruction ins, boolean dst, int min) {
+        List<Operand> el = o instanceof VectorOperand v ? v.elements() : List.of(o);
+        if (el.size() < min) throw unsupported(ins.loc(), ins.form() + " needs " + min + " coordinates or values");
+        int[] out = new int[el.size()];
+        for (int i = 0; i < out.length; i++) {
+            Operand e = el.get(i);
+            out[i] = dst ? (e instanceof Ast.Sym s && s.name().equals("_") ? -1 : dst(e, scope, ins)) : src(e, t, scope, ins);
+        }
+        return out;
+    }
+
+    /**
+     * tex, tld4 (PTX ISA 9.0, 9.7.10.3 and 9.7.10.4) on texture objects and suld.b, sust.b (9.7.11.1 and
+     * 9.7.11.2) on surface objects; see {@link TexOps}. Texture references, samplers, arrays, cube maps,
+     * mipmaps (.level/.grad), depth compare and formatted stores (sust.p) are reported unsupported.
+     */
+    private Op texture(Instruction ins, String key, Scope scope) {
+        List<String> mods = ins.modifiers();
+        List<Operand> ops = ins.operands();
+        int dims = geometry(mods);
+        String no = "'" + ins.form() + "' is not supported by the emulator";
+        if (dims == 0) throw unsupported(ins.loc(), no + " (only .1d, .2d and .3d geometries)");
+        boolean load = !key.equals("sust");
+        need(ins, 2);
+        Operand addr = load ? ops.get(1) : ops.get(0);
+        if (!(addr instanceof AddressOperand a) || a.elements().size() != 2) {
+            throw unsupported(ins.loc(), no + " (only [object, coordinates] with texture/surface objects; no samplers)");
+        }
+        int obj = src(a.elements().get(0), PtxType.U64, scope, ins);
+        if (key.equals("tex") || key.equals("tld4")) {
+            if (ops.size() != 2 || ins.operands().getFirst() instanceof PredPair) throw unsupported(ins.loc(), no + " (no .level/.grad, offsets, depth compare or residency predicate)");
+            if (!mods.contains(".v4")) throw unsupported(ins.loc(), no + " (only .v4 results)");
+            List<PtxType> types = new ArrayList<>();
+            for (String m : mods) {
+                PtxType t = PtxType.fromName(m);
+                if (t != null) types.add(t);
+            }
+            if (types.size() != 2) throw unsupported(ins.loc(), no);
+            PtxType dt = types.get(0), ct = types.get(1);
+            int rt = dt == PtxType.F32 ? TexOps.F32 : dt == PtxType.S32 ? TexOps.S32 : dt == PtxType.U32 ? TexOps.U32 : -1;
+            if (rt < 0 || (ct != PtxType.F32 && ct != PtxType.S32)) throw unsupported(ins.loc(), no + " (results .f32/.s32/.u32, coordinates .f32/.s32)");
+            int gather = -1;
+            if (key.equals("tld4")) {
+                gather = mods.contains(".r") ? 0 : mods.contains(".g") ? 1 : mods.contains(".b") ? 2 : mods.contains(".a") ? 3 : -1;
+                if (gather < 0 || dims != 2 || ct != PtxType.F32) throw unsupported(ins.loc(), no);
+            }
+            int[] coords = regs(a.elements().get(1), ct, scope, ins, false, dims);
+            int[] d = regs(ops.get(0), dt, scope, ins, true, 4);
+            return new TexOps.Tex(obj, dims, coords, ct == PtxType.F32, rt, gather, d);
+        }
+        if (!mods.contains(".b")) throw unsupported(ins.loc(), no + " (only .b surface accesses; no formatted .p)");
+        int mode = mods.contains(".clamp") ? TexOps.CLAMP : mods.contains(".zero") ? TexOps.ZERO : TexOps.TRAP;
+        int bytes = mods.contains(".b8") ? 1 : mods.contains(".b16") ? 2 : mods.contains(".b32") ? 4 : mods.contains(".b64") ? 8 : 0;
+        if (bytes == 0) throw unsupported(ins.loc(), no);
+        PtxType bt = bytes == 8 ? PtxType.B64 : bytes == 2 ? PtxType.B16 : PtxType.B32;
+        int[] coords = regs(a.elements().get(1), PtxType.B32, scope, ins, false, dims);
+        int[] v = load ? regs(ops.get(0), bt, scope, ins, true, 1) : regs(ops.get(1), bt, scope, ins, false, 1);
+        if (v.length != vectorWidth(mods)) throw unsupported(ins.loc(), "vector width does not match the operand");
+        return load ? new TexOps.Suld(obj, dims, coords, bytes, mode, v) : new TexOps.Sust(obj, dims, coords, bytes, mode, v);
+    }
+
+    /**
+     * mbarrier basics on shared memory (PTX ISA 9.0, 9.7.13.15): init, arrive (count), arrive_drop, test_wait,
+     * try_wait (with .parity), pending_count, inval; see {@link SyncOps.Mbarrier}. Transaction counts
+     * (expect_tx, complete_tx), .noComplete, cluster scope and remote arrives are reported unsupported.
+     */
+    private Op mbarrier(Instruction ins, String key, Scope scope, Instance inst) {
+        List<String> mods = ins.modifiers();
+        List<Operand> ops = ins.operands();
+        String no = "'" + ins.form() + "' is not supported by the emulator";
+        if (mods.contains(".expect_tx") || mods.contains(".noComplete") || mods.contains(".shared::cluster") || mods.contains(".cluster")) {
+            throw unsupported(ins.loc(), no + " (only basic arrive/wait on .shared::cta)");
+        }
+        if (key.equals("mbarrier.pending_count")) {
+            need(ins, 2);
+            return new SyncOps.Mbarrier(SyncOps.Mbarrier.PENDING, MemOps.SHARED, -1, false, 0, dst(ops.get(0), scope, ins), -1, src(ops.get(1), PtxType.B64, scope, ins), false);
+        }
+        int memIdx = switch (key) {
+            case "mbarrier.init", "mbarrier.inval" -> 0;
+            default -> 1;
+        };
+        need(ins, memIdx + 1);
+        MemRef ref = memRef(ins, ops.get(memIdx), scope, inst, Warp.ATOMIC);
+        if (ref.space != MemOps.SHARED && ref.space != MemOps.GENERIC) throw unsupported(ins.loc(), no + " (mbarrier objects live in shared memory)");
+                switch (key) {
+            case "mbarrier.init" -> {
+                need(ins, 2);
+                return new SyncOps.Mbarrier(SyncOps.Mbarrier.INIT, ref.space, ref.base, ref.base32, ref.offset, -1, -1, src(ops.get(1), PtxType.B32, scope, ins), false);
+            }
+            case "mbarrier.inval" -> {
+                return new SyncOps.Mbarrier(SyncOps.Mbarrier.INVAL, ref.space, ref.base, ref.base32, ref.offset, -1, -1, -1, false);
+            }
+            case "mbarrier.arrive", "mbarrier.arrive_drop" -> {
+                int d = ops.get(0) instanceof Ast.Sym s && s.name().equals("_") ? -1 : dst(ops.get(0), scope, ins);
+                int count = ops.size() > 2 ? src(ops.get(2), PtxType.B32, scope, ins) : -1;
+                return new SyncOps.Mbarrier(key.equals("mbarrier.arrive") ? SyncOps.Mbarrier.ARRIVE : SyncOps.Mbarrier.DROP, ref.space, ref.base, ref.base32, ref.offset,
+                        d, -1, count, false);
+            }
+            default -> { // test_wait, try_wait
+                need(ins, 3);
+                boolean parity = mods.contains(".parity");
+                int pd = predDst(ops.get(0), scope, ins);
+                int state = src(ops.get(2), parity ? PtxType.B32 : PtxType.B64, scope, ins);
+                return new SyncOps.Mbarrier(SyncOps.Mbarrier.TEST, ref.space, ref.base, ref.base32, ref.offset, -1, pd, state, parity);
+            }
+        }
     }
 }

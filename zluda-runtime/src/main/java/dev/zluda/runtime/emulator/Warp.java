@@ -86,8 +86,8 @@ final class Warp {
                     case Specials.NCTAID_Z -> l.gz;
                     case Specials.LANEID -> lane;
                     case Specials.WARPID -> id;
-                    case Specials.NWARPID -> l.warps;
-                    case Specials.NSMID -> l.nsm;
+                    case Specials.NWARPID -> Specials.H200_NWARPID;
+                    case Specials.NSMID -> Math.max(l.nsm, Specials.H200_NSMID);
                     case Specials.GRIDID -> l.gridId;
                     case Specials.LANEMASK_EQ -> 1L << lane;
                     case Specials.LANEMASK_LE -> (2L << lane) - 1;
@@ -95,7 +95,7 @@ final class Warp {
                     case Specials.LANEMASK_GE -> 0xFFFF_FFFFL & (-1L << lane);
                     case Specials.LANEMASK_GT -> 0xFFFF_FFFFL & (-2L << lane);
                     case Specials.DYNAMIC_SMEM -> l.dynamicShared;
-                    case Specials.TOTAL_SMEM -> l.sharedBytes;
+                    case Specials.TOTAL_SMEM -> (l.sharedBytes + Specials.SMEM_GRANULE - 1) / Specials.SMEM_GRANULE * Specials.SMEM_GRANULE;
                     case Specials.ONE -> 1;
                     default -> 0;
                 };

@@ -100,12 +100,12 @@ class MemorySafetyTest {
                 {
                 .reg .f32 %f<8>; .reg .b64 %rd<2>;
                 ld.param.u64 %rd1, [t];
-                tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}];
+                tex.level.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f5, %f6}], %f7;
                 ret;
                 }
                 """));
         assertEquals(Errors.NOT_SUPPORTED, e.error());
-        assertTrue(e.log().startsWith("test.ptx:8:1: error: instruction 'tex.2d.v4.f32.f32' is not supported by the emulator"), e.log());
+        assertTrue(e.log().startsWith("test.ptx:8:1: error: 'tex.level.2d.v4.f32.f32' is not supported by the emulator"), e.log());
         e = assertThrows(PtxLoadException.class, () -> run.load(PtxRun.HEADER + ".visible .entry k()\n{\nadd.s32 %r1, %r2, 1;\nret;\n}\n"));
         assertEquals(Errors.INVALID_PTX, e.error());
         assertTrue(e.log().contains("test.ptx:6:"), e.log());

@@ -1,0 +1,412 @@
+package dev.zluda.runtime.emulator;
+
+/**
+ * Texture and surface instructions (PTX ISA 9.0, 9.7.10 and 9.7.11) on the objects of
+ * {@link TextureObject}: {@code tex.{1d,2d,3d}.v4.{f32,s32,u32}.{f32,s32}}, {@code tld4.{r,g,b,a}.2d.v4},
+ * {@code suld.b.{1d,2d,3d}} and {@code sust.b.{1d,2d,3d}} with {@code .trap/.clamp/.zero}.
+ *
+ * <p>Texture fetching follows the CUDA C++ Programming Guide, appendix "Texture Fetching": with
+ * normalized coordinates {@code u = x * N}; point sampling reads texel {@code floor(u)}; linear filtering
+ * reads texels {@code i = floor(u - 0.5)} and {@code i + 1} with weight {@code alpha = frac(u - 0.5)} held
+ * in 9-bit fixed point with 8 fraction bits. Measured on an NVIDIA H200 (conformance data
+ * {@code texture.bin.gz}): alpha is rounded to the nearest 1/256, halves up; the weighted sum of the
+ * texels is rounded to f32 once. Address modes act on texel indices: clamp to the edge, border colour
+ * for a texel outside, wrap (index mod N) and mirror. Channels a format lacks read as 0. 8- and 16-bit
+ * integer formats read as normalized floats map to [0, 1] ({@code v / (2^n - 1)}) or [-1, 1]
+ * ({@code max(v / (2^(n-1) - 1), -1)}); sRGB textures convert r, g and b with the sRGB curve.
+ */
+final class TexOps {
+    private TexOps() {}
+
+    /** Result types. */
+    static final int F32 = 0, S32 = 1, U32 = 2;
+
+    static TextureObject object(Warp w, long handle, int lane, boolean surface) {
+        TextureObject t = TextureObject.lookup(handle);
+        if (t == null || t.surface() != surface) {
+            throw new Fault(Errors.ILLEGAL_ADDRESS, lane, (surface ? "surface" : "texture") + " object " + Mem.hex(handle) + " does not exist");
+        }
+        // the memory must still be allocated (an array or buffer freed under a live object faults, as reads of freed memory do)
+        w.global(t.base(), 1, lane, Warp.READ);
+        w.global(t.base() + t.slicePitch() * t.depth() - 1, 1, lane, Warp.READ);
+        return t;
+    }
+
+    // ------------------------------------------------------------------ texel access
+
+    private static long texelAddress(TextureObject t, int x, int y, int z) {
+        return t.base() + (long) x * t.elementSize() + y * t.pitch() + z * t.slicePitch();
+    }
+
+    /** Raw bits of channel c (integer value sign/zero extended, or float bits for HALF/FLOAT as f32). */
+    private static int rawChannel(TextureObject t, long addr, int c) {
+        int cs = TextureObject.formatSize(t.format());
+        long a = addr + (long) c * cs;
+        return switch (t.format()) {
+            case TextureObject.U8 -> Mem.ALL.get(Mem.B, a) & 0xFF;
+            case TextureObject.S8 -> Mem.ALL.get(Mem.B, a);
+            case TextureObject.U16 -> Mem.ALL.get(Mem.S, a) & 0xFFFF;
+            case TextureObject.S16 -> Mem.ALL.get(Mem.S, a);
+            case TextureObject.HALF -> Float.floatToRawIntBits(Float.float16ToFloat(Mem.ALL.get(Mem.S, a)));
+            default -> Mem.ALL.get(Mem.I, a);
+        };
+    }
+
+    /** Channel c of a texel as the float the filter works with. */
+    private static double floatChannel(TextureObject t, long addr, int c) {
+        if (c >= t.channels()) return 0;
+        int v = rawChannel(t, addr, c);
+        double d = switch (t.format()) {
+            case TextureObject.U8 -> v / 255.0;
+            case TextureObject.S8 -> Math.max(v / 127.0, -1);
+            case TextureObject.U16 -> v / 65535.0;
+            case TextureObject.S16 -> Math.max(v / 32767.0, -1);
+            case TextureObject.U32 -> v & 0xFFFF_FFFFL;
+            case TextureObject.S32 -> v;
+            default -> Float.intBitsToFloat(v);
+        };
+        d = (float) d;
+        if (t.srgb() && c < 3) d = (float) srgbToLinear(d);
+        return d;
+    }
+
+    private static double srgbToLinear(double c) {
+        return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    }
+
+    /**
+     * Channel c of the border colour as the texture returns it (measured on an NVIDIA H200): the colour
+     * is converted to the texel format (8/16-bit normalized: rounded to the nearest step; half: to f16)
+     * and back; channels the format lacks and integer reads give 0.
+     */
+    private static double borderChannel(TextureObject t, int c) {
+        if (c >= t.channels() || t.integerTexels()) return 0;
+        float b = Float.intBitsToFloat(t.border()[c]);
+        return switch (t.format()) {
+            case TextureObject.U8 -> (float) (Math.rint(Math.clamp(b, 0f, 1f) * 255.0) / 255.0);
+            case TextureObject.S8 -> (float) Math.max(Math.rint(Math.clamp(b, -1f, 1f) * 127.0) / 127.0, -1);
+            case TextureObject.U16 -> (float) (Math.rint(Math.clamp(b, 0f, 1f) * 65535.0) / 65535.0);
+            case TextureObject.S16 -> (float) Math.max(Math.rint(Math.clamp(b, -1f, 1f) * 32767.0) / 32767.0, -1);
+            case TextureObject.HALF -> Float.float16ToFloat(Float.floatToFloat16(b));
+            default -> b;
+        };
+    }
+
+    /**
+     * Channel c of the border colour of an integer read (H200): the colour's float bits, cut to the channel's
+     * width and sign- or zero-extended as the format is; 0 for channels the format lacks.
+     */
+    private static long integerBorder(TextureObject t, int c) {
+        if (c >= t.channels()) return 0;
+        int bits = t.border()[c];
+        int v = switch (t.format()) {
+            case TextureObject.U8 -> bits & 0xFF;
+            case TextureObject.S8 -> (byte) bits;
+            case TextureObject.U16 -> bits & 0xFFFF;
+            case TextureObject.S16 -> (short) bits;
+            default -> bits;
+        };
+        return v & 0xFFFF_FFFFL;
+    }
+
+    /** Resolves a texel index along an axis of n texels by the address mode; -1 when it is outside (border). */
+    private static int address(int i, int n, int mode) {
+        if (i >= 0 && i < n) return i;
+        return switch (mode) {
+            case TextureObject.WRAP -> Math.floorMod(i, n);
+            case TextureObject.MIRROR -> {
+                int p = Math.floorMod(i, 2 * n);
+                yield p < n ? p : 2 * n - 1 - p;
+            }
+            case TextureObject.BORDER -> -1;
+            default -> Math.clamp(i, 0, n - 1);
+        };
+    }
+
+    /** Wrap and mirror need normalized coordinates; with unnormalized ones the H200 clamps. */
+    private static int effectiveMode(TextureObject t, int axis) {
+        int m = t.addressMode()[axis];
+        return !t.normalizedCoords() && (m == TextureObject.WRAP || m == TextureObject.MIRROR) ? TextureObject.CLAMP : m;
+    }
+
+    private static int size(TextureObject t, int axis) {
+        return axis == 0 ? t.width() : axis == 1 ? t.height() : t.depth();
+    }
+
+    /** Texel (x, y, z) after addressing, or null for the border colour. */
+    private static long texel(TextureObject t, int[] idx) {
+        int[] r = new int[3];
+        for (int k = 0; k < 3; k++) {
+            if (k >= t.dims()) {
+                r[k] = 0;
+                continue;
+            }
+            int mode = t.linearMemory() ? TextureObject.BORDER : effectiveMode(t, k);
+            r[k] = address(idx[k], size(t, k), mode);
+            if (r[k] < 0) return -1;
+        }
+        return texelAddress(t, r[0], r[1], r[2]);
+    }
+
+    /** Floor of a coordinate as a texel index, saturating (NaN reads texel 0). */
+    private static int floorIndex(double u) {
+        if (Double.isNaN(u)) return 0;
+        double f = Math.floor(u);
+        return f >= Integer.MAX_VALUE / 2 ? Integer.MAX_VALUE / 2 : f <= Integer.MIN_VALUE / 2 ? Integer.MIN_VALUE / 2 : (int) f;
+    }
+
+    /** Fraction bits a normalized coordinate keeps: it is truncated (toward -inf) to a multiple of 2^-16 first (H200). */
+    static final int COORD_FRACTION_BITS = 16;
+
+    /**
+     * The coordinate along an axis in texel units. Unnormalized coordinates are used as they are; a
+     * normalized one is truncated to {@link #COORD_FRACTION_BITS} fraction bits, wrapped or mirrored into
+     * [0, 1] when the address mode says so (CUDA Programming Guide, Texture Fetching), and scaled by the
+     * size exactly.
+     */
+    private static double unnormalized(TextureObject t, float x, int axis) {
+        if (!t.normalizedCoords() || t.linearMemory()) return x;
+        double v = x;
+        if (Double.isFinite(v)) v = Math.floor(v * (1 << COORD_FRACTION_BITS)) / (1 << COORD_FRACTION_BITS);
+        int mode = t.addressMode()[axis];
+        // ±inf wraps and mirrors to 0 (H200)
+        if (Double.isInfinite(v) && (mode == TextureObject.WRAP || mode == TextureObject.MIRROR)) v = 0;
+        if (Double.isFinite(v) && mode == TextureObject.WRAP) v -= Math.floor(v);
+        if (Double.isFinite(v) && mode == TextureObject.MIRROR) {
+            double f = Math.floor(v), fr = v - f;
+            v = (((long) f) & 1) == 0 ? fr : 1 - fr;
+        }
+        return v * size(t, axis);
+    }
+
+    /** Fetch with f32 coordinates: four result words (float bits or integers). */
+    static void sample(TextureObject t, float[] coord, int resultType, long[] out) {
+        int dims = t.dims();
+        int[] i0 = new int[3];
+        int[] a = new int[3];
+        boolean linear = t.linearFilter() && !t.integerTexels();
+        for (int k = 0; k < dims; k++) {
+            double u = unnormalized(t, coord[k], k);
+            if (linear) {
+                double xb = u - 0.5;
+                i0[k] = floorIndex(xb);
+                if (Double.isFinite(xb)) {
+                    double fr = xb - Math.floor(xb);
+                    a[k] = (int) Math.floor(fr * 256 + 0.5);
+                    if (a[k] == 256) {
+                        a[k] = 0;
+                        i0[k]++;
+                    }
+                }
+            } else {
+                i0[k] = floorIndex(u);
+            }
+        }
+        if (!linear) {
+            fetch(t, i0, resultType, out);
+            return;
+        }
+        double[] acc = new double[4];
+        int corners = 1 << dims;
+        int[] idx = new int[3];
+        for (int c = 0; c < corners; c++) {
+            double wgt = 1;
+            for (int k = 0; k < dims; k++) {
+                int bit = (c >> k) & 1;
+                idx[k] = i0[k] + bit;
+                wgt *= (bit == 1 ? a[k] : 256 - a[k]) / 256.0;
+            }
+            if (wgt == 0) continue;
+            long addr = texel(t, idx);
+            for (int ch = 0; ch < 4; ch++) {
+                double v = addr < 0 ? borderChannel(t, ch) : floatChannel(t, addr, ch);
+                acc[ch] += wgt * v;
+            }
+        }
+        for (int ch = 0; ch < 4; ch++) {
+            float f = (float) acc[ch];
+            // half textures filter to half precision (H200)
+            if (t.format() == TextureObject.HALF) f = Float.float16ToFloat(Float.floatToFloat16(f));
+            out[ch] = result(f, resultType);
+        }
+    }
+
+    private static long result(float f, int resultType) {
+        return switch (resultType) {
+            case S32 -> (long) (int) f & 0xFFFF_FFFFL;
+            case U32 -> (long) f & 0xFFFF_FFFFL;
+            default -> Float.floatToRawIntBits(f) & 0xFFFF_FFFFL;
+        };
+    }
+
+    /** Point fetch of the texel at integer indices (after addressing). */
+    static void fetch(TextureObject t, int[] idx, int resultType, long[] out) {
+        long addr = texel(t, idx);
+        for (int ch = 0; ch < 4; ch++) {
+            if (addr < 0) {
+                out[ch] = t.integerTexels() ? integerBorder(t, ch) : result((float) borderChannel(t, ch), resultType);
+            } else if (t.integerTexels()) {
+                out[ch] = ch < t.channels() ? rawChannel(t, addr, ch) & 0xFFFF_FFFFL : 0;
+            } else {
+                out[ch] = result((float) floatChannel(t, addr, ch), resultType);
+            }
+        }
+    }
+
+    /** Fetch with integer coordinates (texel indices, tex1Dfetch): a texel outside the texture reads 0 in every channel (H200), whatever the address mode. */
+    static void fetchIndexed(TextureObject t, int[] idx, int resultType, long[] out) {
+        for (int k = 0; k < t.dims(); k++) {
+            if (idx[k] < 0 || idx[k] >= size(t, k)) {
+                java.util.Arrays.fill(out, 0);
+                return;
+            }
+        }
+        fetch(t, idx, resultType, out);
+    }
+
+    /** tld4: component comp of the four texels of the bilinear footprint, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j). */
+    static void gather(TextureObject t, float[] coord, int comp, int resultType, long[] out) {
+        int[] i0 = new int[2];
+        for (int k = 0; k < 2; k++) {
+            // the footprint of linear filtering: the position is rounded to 1/256 texel first (halves up)
+            double xb = unnormalized(t, coord[k], k) - 0.5;
+            i0[k] = Double.isFinite(xb) ? floorIndex(Math.floor(xb * 256 + 0.5) / 256) : floorIndex(xb);
+        }
+        int[][] order = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
+        long[] one = new long[4];
+        for (int q = 0; q < 4; q++) {
+            fetch(t, new int[] {i0[0] + order[q][0], i0[1] + order[q][1], 0}, resultType, one);
+            out[q] = one[comp];
+        }
+    }
+
+    // ------------------------------------------------------------------ ops
+
+    /** {@code tex.geom.v4.dtype.ctype d, [obj, {c...}]} and {@code tld4.comp.2d.v4.dtype.f32}. */
+    static final class Tex extends Op {
+        final int obj, dims, resultType, gather;
+        final int[] coords, dst;
+        final boolean floatCoords;
+
+        Tex(int obj, int dims, int[] coords, boolean floatCoords, int resultType, int gather, int[] dst) {
+            super(NORMAL);
+            this.obj = obj;
+            this.dims = dims;
+            this.coords = coords;
+            this.floatCoords = floatCoords;
+            this.resultType = resultType;
+            this.gather = gather;
+            this.dst = dst;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            long[] out = new long[4];
+            float[] fc = new float[3];
+            int[] ic = new int[3];
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                TextureObject t = object(w, r[obj + l], l, false);
+                if (t.dims() < dims) throw new Fault(Errors.ILLEGAL_INSTRUCTION, l, dims + "D fetch from a " + t.dims() + "D texture");
+                // a lower-dimensional fetch reads at coordinate 0 of the other axes (tex.1d on a 2D array of height 1,
+                // which cuArrayCreate makes for Height 1: on the H200 linear filtering then blends row 0 with row -1)
+                for (int k = 0; k < 3; k++) {
+                    fc[k] = k < dims ? Float.intBitsToFloat((int) r[coords[k] + l]) : 0f;
+                    ic[k] = k < dims ? (int) r[coords[k] + l] : 0;
+                }
+                if (gather >= 0) gather(t, fc, gather, resultType, out);
+                else if (floatCoords) sample(t, fc, resultType, out);
+                else fetchIndexed(t, ic, resultType, out);
+                for (int k = 0; k < 4; k++) if (dst[k] >= 0) r[dst[k] + l] = out[k];
+            }
+        }
+    }
+
+    /** Clamp modes of suld/sust. */
+    static final int TRAP = 0, CLAMP = 1, ZERO = 2;
+
+    /**
+     * The texel a surface access addresses (x in bytes), or -1 when it is outside and the mode is
+     * {@code .zero}; {@code .trap} faults.
+     */
+    private static long surfaceAddress(TextureObject t, int[] c, int dims, int bytes, int mode, int lane) {
+        int es = t.elementSize();
+        long x = c[0];
+        boolean outside = x < 0 || x + bytes > (long) t.width() * es;
+        int[] idx = {0, 0, 0};
+        for (int k = 1; k < dims; k++) {
+            idx[k] = c[k];
+            outside |= c[k] < 0 || c[k] >= size(t, k);
+        }
+        if (outside) {
+            if (mode == ZERO) return -1;
+            if (mode == TRAP) throw new Fault(Errors.ILLEGAL_ADDRESS, lane, "surface access outside the surface (.trap)");
+            x = Math.clamp(x, 0, (long) (t.width() - 1) * es);
+            for (int k = 1; k < dims; k++) idx[k] = Math.clamp(idx[k], 0, size(t, k) - 1);
+        }
+        return t.base() + x + idx[1] * t.pitch() + idx[2] * t.slicePitch();
+    }
+
+    /** {@code suld.b.geom{.v2,.v4}.b{8,16,32,64}.mode d, [surf, {x, y, z}]}. */
+    static final class Suld extends Op {
+        final int obj, dims, elemBytes, mode;
+        final int[] coords, dst;
+
+        Suld(int obj, int dims, int[] coords, int elemBytes, int mode, int[] dst) {
+            super(NORMAL);
+            this.obj = obj;
+            this.dims = dims;
+            this.coords = coords;
+            this.elemBytes = elemBytes;
+            this.mode = mode;
+            this.dst = dst;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            int[] c = new int[3];
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                TextureObject t = object(w, r[obj + l], l, true);
+                for (int k = 0; k < 3; k++) c[k] = k < dims ? (int) r[coords[k] + l] : 0;
+                long a = surfaceAddress(t, c, t.dims(), elemBytes * dst.length, mode, l);
+                for (int k = 0; k < dst.length; k++) {
+                    long v = a < 0 ? 0 : Mem.load(a + (long) k * elemBytes, elemBytes, false);
+                    if (dst[k] >= 0) r[dst[k] + l] = v;
+                }
+            }
+        }
+    }
+
+    /** {@code sust.b.geom{.v2,.v4}.b{8,16,32,64}.mode [surf, {x, y, z}], v}. */
+    static final class Sust extends Op {
+        final int obj, dims, elemBytes, mode;
+        final int[] coords, src;
+
+        Sust(int obj, int dims, int[] coords, int elemBytes, int mode, int[] src) {
+            super(NORMAL);
+            this.obj = obj;
+            this.dims = dims;
+            this.coords = coords;
+            this.elemBytes = elemBytes;
+            this.mode = mode;
+            this.src = src;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            int[] c = new int[3];
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                TextureObject t = object(w, r[obj + l], l, true);
+                for (int k = 0; k < 3; k++) c[k] = k < dims ? (int) r[coords[k] + l] : 0;
+                long a = surfaceAddress(t, c, t.dims(), elemBytes * src.length, mode, l);
+                if (a < 0) continue;
+                for (int k = 0; k < src.length; k++) Mem.store(a + (long) k * elemBytes, elemBytes, r[src[k] + l]);
+            }
+        }
+    }
+}
