@@ -16,7 +16,7 @@ import java.util.concurrent.Callable;
 
 /** {@code zluda convert CAPTURE --to jsonl|perfetto|parquet OUT}. */
 @Command(name = "convert", mixinStandardHelpOptions = true,
-        description = {"Convert a capture for other tools:",
+        description = {"Convert a capture for other tools: JSON Lines, Perfetto trace events or Parquet tables.",
                 "  jsonl     JSON Lines: one object per call (raw and rendered arguments,",
                 "            result, times) and per module/blob/kernel",
                 "  perfetto  Chrome/Perfetto trace-event JSON: open it in https://ui.perfetto.dev",

@@ -38,8 +38,8 @@ final class ViewCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "OTHER", arity = "0..1", description = "A second capture (B), compared with the first.")
     Path other;
 
-    @Option(names = "--screenshot", paramLabel = "PNG", hidden = true,
-            description = "Write the window as PNG once the capture is loaded (two: compared), then exit.")
+    @Option(names = "--screenshot", paramLabel = "PNG",
+            description = "Write the window as PNG once the capture is loaded (two: compared), then exit; for a bug report or a machine without a screen (with xvfb-run).")
     Path screenshot;
 
     @Option(names = "--benchmark", hidden = true,
