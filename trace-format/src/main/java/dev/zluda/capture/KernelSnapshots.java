@@ -236,6 +236,12 @@ public final class KernelSnapshots {
 
     /** The message for a capture without snapshots: how it was recorded and how to record again. */
     public static String noSnapshots(Capture cap) {
+        for (var red : cap.manifest().path("redacted")) {
+            if (red.asText().equals("data")) {
+                return cap.source() + " holds no kernel snapshots: it is a pack made with --redact data, which leaves their buffers out; "
+                        + "pack the capture again without it (zluda pack CAPTURE -o FILE) for a replay";
+            }
+        }
         String driver = cap.manifest().path("driver").path("name").asText("");
         String how = driver.equals("nvidia") ? "zluda run --nvidia-trace --capture-kernels REGEX -- APP" : "zluda run --zluda-trace --capture-kernels REGEX -- APP";
         return cap.source() + " holds no kernel snapshots: it was recorded without --capture-kernels; record again with " + how
