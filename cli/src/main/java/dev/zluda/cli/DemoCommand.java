@@ -71,7 +71,10 @@ final class DemoCommand implements Callable<Integer> {
         }
         Path repo = repo();
         Path program = repo.resolve("samples/target/native/bin").resolve(sample);
-        Path reference = repo.resolve("samples/traces/h200").resolve(sample);
+        // with a kernel snapshot where the H200 recording has one: the diff then compares what the kernel computed too
+        Path withKernels = repo.resolve("samples/traces/h200").resolve(sample + "-kernels");
+        boolean snapshots = Files.isDirectory(withKernels);
+        Path reference = snapshots ? withKernels : repo.resolve("samples/traces/h200").resolve(sample);
         Path lib = repo.resolve("dist/lib");
         if (!Files.isExecutable(program)) {
             out.println("The sample programs are not built: " + program + " is missing. They are C programs that mvn package");
@@ -97,6 +100,8 @@ final class DemoCommand implements Callable<Integer> {
         pb.environment().put("LD_LIBRARY_PATH", lib.toString());
         pb.environment().put("ZLUDA_LOG_DIR", logs.toString());
         pb.environment().remove("ZLUDA_CAPTURE_LEVEL");
+        if (snapshots) pb.environment().put("ZLUDA_CAPTURE_KERNELS", sample);
+        else pb.environment().remove("ZLUDA_CAPTURE_KERNELS");
         Process p = pb.start();
         String programOut = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         int code = p.waitFor();
@@ -135,6 +140,7 @@ final class DemoCommand implements Callable<Integer> {
             HtmlReport.write(r, new PrintWriter(w));
         }
         out.println("[3/3] " + (r.same() ? "VERDICT: the zluda run does what the NVIDIA run did, call by call"
+                        + (snapshots && r.kernels() != null && r.kernels().compared() > 0 ? ", and its kernel computed the same bytes" : "")
                 : "VERDICT: the runs differ: " + r.divergingCalls() + " diverging calls (first divergence above)"));
         out.println("      capture:  " + capture);
         out.println("      report:   " + html);

@@ -31,6 +31,10 @@ class DemoCommandTest {
             String text = out.toString();
             assertTrue(text.contains("PASS"), text);
             assertTrue(text.contains("VERDICT: the zluda run does what the NVIDIA run did"), text);
+            // the H200 recording with a snapshot of the launch: the kernel's output bytes are compared too
+            assertTrue(text.contains("samples/traces/h200/vectorAdd-kernels"), text);
+            assertTrue(text.contains("Kernels: 0 of 1 compared launch diverge (snapshots: 1 in A, 1 in B)"), text);
+            assertTrue(text.contains("and its kernel computed the same bytes"), text);
             assertEquals(0, code, text);
             assertTrue(Files.isRegularFile(tmp.resolve("vectorAdd/diff-vs-h200.html")), text);
         } finally {
