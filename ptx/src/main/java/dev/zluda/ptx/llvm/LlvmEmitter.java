@@ -31,7 +31,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Lowers a checked PTX module ({@link ModuleModel}) to textual LLVM IR (LLVM 19 syntax) for one
+ * Lowers a checked PTX module ({@link ModuleModel}) to textual LLVM IR (the syntax LLVM 19 to 22 read) for one
  * {@link LlvmTarget}. The lowering is target-neutral — PTX registers become {@code alloca}s that LLVM's
  * {@code mem2reg} promotes, each instruction becomes the LLVM operations that compute exactly what the PTX ISA
  * (9.0, chapter 9.7) defines, including the edge cases LLVM leaves undefined (shift counts at or past the width,
@@ -110,7 +110,7 @@ public final class LlvmEmitter {
         }
         StringBuilder m = new StringBuilder();
         m.append("; PTX module ").append(source).append(" lowered for ").append(target.cpu()).append('\n');
-        m.append("target datalayout = \"").append(target.dataLayout()).append("\"\n");
+        // no datalayout: opt takes the one of the LLVM it is (it changed between LLVM 19 and 22)
         m.append("target triple = \"").append(target.triple()).append("\"\n\n");
         m.append(globals).append('\n').append(functions);
         for (String d : declares) m.append(d).append('\n');
@@ -315,7 +315,11 @@ public final class LlvmEmitter {
                     }
                 }
             }
-            for (VariableInfo r : info.registers().values()) declareRegister(r);
+            // in source order (the map's order is unspecified), so that the same PTX always gives the same IR
+            List<VariableInfo> regList = new ArrayList<>(info.registers().values());
+            regList.sort(java.util.Comparator.comparingInt((VariableInfo r) -> r.loc().line())
+                    .thenComparingInt(r -> r.loc().column()).thenComparing(VariableInfo::name));
+            for (VariableInfo r : regList) declareRegister(r);
             carry = "%cf";
             entry.append("  %cf = alloca i1").append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
             entry.append("  store i1 false, ").append(allocaAs()).append(" %cf\n");
@@ -555,7 +559,10 @@ public final class LlvmEmitter {
                 case "and", "or", "xor", "not", "cnot" -> logic(x);
                 case "shl", "shr" -> shift(x);
                 case "popc", "clz", "brev" -> bits(x);
+                case "set" -> set(x);
+                case "mul24", "mad24" -> mul24(x);
                 case "selp" -> selp(x);
+                case "lop3" -> lop3(x);
                 case "setp" -> setp(x);
                 case "cvt" -> cvt(x);
                 case "cvta" -> cvta(x);
@@ -991,6 +998,23 @@ public final class LlvmEmitter {
             }
         }
 
+        /** lop3.b32 d, a, b, c, lut (PTX ISA 9.7.8.6): bit i of lut is the result for minterm i = (a<<2)|(b<<1)|c. */
+        void lop3(Ins x) {
+            if (!x.has(".b32") || x.i.operands().size() != 5) throw new Unsupported(x.i.form() + " is not supported");
+            Long lut = x.op(4) instanceof Expr e ? Semantics.constant(e) : null;
+            if (lut == null) throw new Unsupported(x.i.form() + ": the lookup table must be a constant");
+            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
+            String na = v("xor i32 " + a + ", -1"), nb = v("xor i32 " + b + ", -1"), nc = v("xor i32 " + c + ", -1");
+            String acc = "0";
+            for (int m = 0; m < 8; m++) {
+                if ((lut >> m & 1) == 0) continue;
+                String t1 = v("and i32 " + ((m & 4) != 0 ? a : na) + ", " + ((m & 2) != 0 ? b : nb));
+                String t2 = v("and i32 " + t1 + ", " + ((m & 1) != 0 ? c : nc));
+                acc = v("or i32 " + acc + ", " + t2);
+            }
+            write(x.op(0), acc, 32, false);
+        }
+
         void selp(Ins x) {
             PtxType t = x.type(0);
             int bits = t.size() * 8;
@@ -1074,6 +1098,10 @@ public final class LlvmEmitter {
         }
 
         void floatArith(Ins x, PtxType t) {
+            if (t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2) {
+                halfArith(x, t);
+                return;
+            }
             if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             String op = x.i.opcode();
             String ty = fty(t);
@@ -1114,9 +1142,117 @@ public final class LlvmEmitter {
                     default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
                 };
             }
+            if (ftz && !directed(rnd) && op.equals("mul")) r = tinyBeforeRounding(r, a[0], a[1]);
             if (ftz && !directed(rnd)) r = flush(r, t);
+            if (ftz && (op.equals("abs") || op.equals("neg"))) {
+                // abs.ftz/neg.ftz give the canonical NaN 0x7fffffff (recorded data, conformance/h200)
+                String nan = v("fcmp uno float " + r + ", 0.0");
+                r = v("select i1 " + nan + ", float 0x7FFFFFFFE0000000, float " + r);
+            }
             if (x.has(".sat")) r = sat(r, t);
             writeF(x.op(0), r, t);
+        }
+
+        /**
+         * f16/bf16 add, sub, mul, fma (round to nearest), neg, abs, min, max (and .NaN), scalar or packed x2
+         * (each 16-bit lane on its own, PTX ISA 9.7.4): LLVM's half and bfloat arithmetic.
+         */
+        void halfArith(Ins x, PtxType t) {
+            String op = x.i.opcode();
+            if (x.has(".ftz") || x.has(".sat") || x.has(".relu") || x.has(".xorsign") || x.has(".approx") || x.has(".oob")
+                    || (x.has(".NaN") && !(op.equals("min") || op.equals("max")))) {
+                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+            String rnd = rounding(x);
+            if (rnd != null && !rnd.equals(".rn")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            boolean pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
+            PtxType lane = t == PtxType.F16 || t == PtxType.F16X2 ? PtxType.F16 : PtxType.BF16;
+            String ty = fty(lane), sf = sfx(lane);
+            int n = switch (op) { case "abs", "neg" -> 1; case "fma" -> 3; case "add", "sub", "mul", "min", "max" -> 2;
+                default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end"); };
+            if (op.equals("fma") && rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
+            int bits = pair ? 32 : 16;
+            String[] in = new String[n];
+            for (int k = 0; k < n; k++) in[k] = read(x.op(k + 1), bits, false);
+            String result = null;
+            for (int l = 0; l < (pair ? 2 : 1); l++) {
+                String[] a = new String[n];
+                for (int k = 0; k < n; k++) {
+                    String h = pair ? resize(l == 0 ? in[k] : v("lshr i32 " + in[k] + ", 16"), 32, 16, false) : in[k];
+                    a[k] = v("bitcast i16 " + h + " to " + ty);
+                }
+                String r = switch (op) {
+                    case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
+                    case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
+                    case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
+                    case "fma" -> call(ty, "llvm.fma." + sf, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
+                    case "neg" -> v("fneg " + ty + " " + a[0]);
+                    case "abs" -> call(ty, "llvm.fabs." + sf, ty, ty + " " + a[0]);
+                    default -> {
+                        String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
+                        yield call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
+                    }
+                };
+                String b = v("bitcast " + ty + " " + r + " to i16");
+                if ((op.equals("neg") || op.equals("abs")) && (pair || target.amd())) {
+                    // a NaN becomes 0x7fff (recorded data, conformance/h200)
+                    String nan = v("fcmp uno " + ty + " " + r + ", " + r);
+                    b = v("select i1 " + nan + ", i16 32767, i16 " + b);
+                }
+                if (!pair) result = b;
+                else {
+                    String w = resize(b, 16, 32, false);
+                    result = l == 0 ? w : v("or i32 " + result + ", " + v("shl i32 " + w + ", 16"));
+                }
+            }
+            write(x.op(0), result, bits, false);
+        }
+
+        /** set.cmp.dtype.stype (PTX ISA 9.7.7.1): 0xffffffff or 1.0f when the comparison holds, else 0. */
+        void set(Ins x) {
+            PtxType d = x.type(0), s = x.type(1);
+            if (d == null || s == null || x.has(".and") || x.has(".or") || x.has(".xor")) throw new Unsupported(x.i.form() + " is not supported");
+            List<String> mods = new ArrayList<>(x.i.modifiers());
+            mods.remove(d.ptxName());
+            Instruction setp = new Instruction(null, "setp", mods, List.of(new Sym("%set.p", null), x.op(1), x.op(2)), x.i.loc());
+            Reg tmpPred = regs.computeIfAbsent("%set.p", k -> newReg("i1", 1, PtxType.PRED));
+            setp(new Ins(setp));
+            String p = v("load i1, " + allocaAs() + " " + tmpPred.ptr);
+            String one = d == PtxType.F32 ? "1065353216" : "-1";
+            write(x.op(0), v("select i1 " + p + ", i32 " + one + ", i32 0"), 32, false);
+        }
+
+        /** mul24 / mad24 (PTX ISA 9.7.1.5-6): the 48-bit product of the low 24 bits; .lo its low 32 bits, .hi bits 16..47. */
+        void mul24(Ins x) {
+            PtxType t = x.type(0);
+            if (t == null || t.size() != 4 || x.has(".sat")) throw new Unsupported(x.i.form() + " is not supported");
+            boolean s = t.kind() == PtxType.Kind.SIGNED;
+            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
+            String a24 = v("trunc i32 " + a + " to i24"), b24 = v("trunc i32 " + b + " to i24");
+            String a64 = resize(a24, 24, 64, s), b64 = resize(b24, 24, 64, s);
+            String p = v("mul i64 " + a64 + ", " + b64);
+            String r = x.has(".hi") ? resize(v("lshr i64 " + p + ", 16"), 64, 32, false) : resize(p, 64, 32, false);
+            if (x.i.opcode().equals("mad24")) r = v("add i32 " + r + ", " + read(x.op(3), 32, false));
+            write(x.op(0), r, 32, false);
+        }
+
+        /**
+         * .ftz flushes a product that is subnormal before rounding (an H200 gives -0 for 0x3f7fffff × 0x80800000, whose
+         * exact value rounds to -FLT_MIN): where the rounded product is ±FLT_MIN, the error term (an fma) says on which
+         * side of it the exact product lies.
+         */
+        String tinyBeforeRounding(String p, String a, String b) {
+            String abs = call("float", "llvm.fabs.f32", "float", "float " + p);
+            String atMin = v("fcmp oeq float " + abs + ", 0x3810000000000000");
+            String np = v("fneg float " + p);
+            String err = call("float", "llvm.fma.f32", "float, float, float", "float " + a + ", float " + b + ", float " + np);
+            String prodNeg = v("fcmp olt float " + p + ", 0.0");
+            String errNeg = v("fcmp olt float " + err + ", 0.0");
+            String errPos = v("fcmp ogt float " + err + ", 0.0");
+            String inward = v("select i1 " + prodNeg + ", i1 " + errPos + ", i1 " + errNeg);
+            String flushIt = v("and i1 " + atMin + ", " + inward);
+            String zero = call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + p);
+            return v("select i1 " + flushIt + ", float " + zero + ", float " + p);
         }
 
         boolean directed(String rnd) {
@@ -1166,9 +1302,9 @@ public final class LlvmEmitter {
             if (x.has(".approx")) {
                 if (target.amd()) throw new Unsupported(x.i.form() + " (.approx) is not supported on AMD GPUs yet");
                 String base = switch (op) {
-                    case "rcp" -> t == PtxType.F32 ? (ftz ? "rcp.approx.ftz.f" : null) : (ftz ? "rcp.approx.ftz.d" : null);
+                    case "rcp" -> t == PtxType.F32 ? (ftz ? "rcp.approx.ftz.f" : null) : null;
                     case "sqrt" -> t == PtxType.F32 ? (ftz ? "sqrt.approx.ftz.f" : "sqrt.approx.f") : null;
-                    case "rsqrt" -> t == PtxType.F32 ? (ftz ? "rsqrt.approx.ftz.f" : "rsqrt.approx.f") : (ftz ? "rsqrt.approx.ftz.d" : "rsqrt.approx.d");
+                    case "rsqrt" -> t == PtxType.F32 ? (ftz ? "rsqrt.approx.ftz.f" : "rsqrt.approx.f") : (x.has(".ftz") ? null : "rsqrt.approx.d");
                     case "sin" -> t == PtxType.F32 ? (ftz ? "sin.approx.ftz.f" : "sin.approx.f") : null;
                     case "cos" -> t == PtxType.F32 ? (ftz ? "cos.approx.ftz.f" : "cos.approx.f") : null;
                     case "lg2" -> t == PtxType.F32 ? (ftz ? "lg2.approx.ftz.f" : "lg2.approx.f") : null;
@@ -1216,7 +1352,9 @@ public final class LlvmEmitter {
                 case ".infinite" -> v("icmp eq " + ty + " " + abs + ", " + inf);
                 case ".number" -> v("icmp ule " + ty + " " + abs + ", " + inf);
                 case ".notanumber" -> v("icmp ugt " + ty + " " + abs + ", " + inf);
-                case ".normal" -> v("and i1 " + v("icmp uge " + ty + " " + abs + ", " + minNormal) + ", " + v("icmp ult " + ty + " " + abs + ", " + inf));
+                // ±0 count as normal on an H200 (recorded data, conformance/h200)
+                case ".normal" -> v("and i1 " + v("icmp ult " + ty + " " + abs + ", " + inf) + ", "
+                        + v("or i1 " + v("icmp uge " + ty + " " + abs + ", " + minNormal) + ", " + v("icmp eq " + ty + " " + abs + ", 0")));
                 case ".subnormal" -> v("and i1 " + v("icmp ne " + ty + " " + abs + ", 0") + ", " + v("icmp ult " + ty + " " + abs + ", " + minNormal));
                 default -> throw new Unsupported(x.i.form() + " is not supported");
             };
@@ -1232,7 +1370,12 @@ public final class LlvmEmitter {
             boolean ftz = x.has(".ftz");
             String rnd = null;
             for (String r : new String[] {".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi"}) if (x.has(r)) rnd = r;
-            if (x.has(".relu") || x.has(".satfinite")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            for (String m : x.i.modifiers()) {
+                if (PtxType.fromName(m) == null && !Set.of(".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi", ".ftz", ".sat").contains(m)) {
+                    throw new Unsupported(x.i.form() + " is not supported by the LLVM back end (" + m + ")");
+                }
+            }
+            if (x.types.size() != 2) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             int dbits = d.size() * 8, sbits = s.size() * 8;
             boolean ds = d.kind() == PtxType.Kind.SIGNED, ss = s.kind() == PtxType.Kind.SIGNED;
             if (di && si) {
@@ -1258,7 +1401,9 @@ public final class LlvmEmitter {
                 String a = readF(x.op(1), s);
                 if (ftz && s == PtxType.F32) a = flush(a, s);
                 String r;
-                if (d == s) {
+                if (d == s && rnd == null && x.has(".sat")) {
+                    r = a;                                   // cvt.sat.f32.f32: only the clamp (and .ftz)
+                } else if (d == s) {
                     if (rnd == null) throw new Unsupported(x.i.form() + " needs an integer rounding modifier");
                     String fn = switch (rnd) { case ".rni" -> "roundeven"; case ".rzi" -> "trunc"; case ".rmi" -> "floor"; case ".rpi" -> "ceil";
                         default -> throw new Unsupported(x.i.form() + " is not supported"); };
@@ -1266,11 +1411,21 @@ public final class LlvmEmitter {
                 } else if (d.size() > s.size()) {
                     if (rnd != null) throw new Unsupported(x.i.form() + ": a widening conversion takes no rounding modifier");
                     r = v("fpext " + fty(s) + " " + a + " to " + fty(d));
+                    if (ftz && s == PtxType.F32 && d == PtxType.F64) {
+                        // with .ftz an H200 gives the canonical f32 NaN widened (recorded data, conformance/h200)
+                        String nan = v("fcmp uno double " + r + ", 0.0");
+                        r = v("select i1 " + nan + ", double 0x7FFFFFFFE0000000, double " + r);
+                    }
                 } else {
                     if (rnd == null) throw new Unsupported(x.i.form() + " needs a rounding modifier");
                     if (rnd.equals(".rn")) {
-                        if (s == PtxType.F64 && d.size() == 2) throw new Unsupported(x.i.form() + " is not supported (double rounding)");
-                        r = v("fptrunc " + fty(s) + " " + a + " to " + fty(d));
+                        if (s.size() == d.size()) {
+                            // f16 <-> bf16: exact to f32, then one rounding
+                            a = v("fpext " + fty(s) + " " + a + " to float");
+                            r = v("fptrunc float " + a + " to " + fty(d));
+                        } else {
+                            r = v("fptrunc " + fty(s) + " " + a + " to " + fty(d));
+                        }
                     } else if (!target.amd() && s == PtxType.F64 && d == PtxType.F32 && !rnd.endsWith("i")) {
                         r = call("float", "llvm.nvvm.d2f." + rnd.substring(1) + (ftz ? ".ftz" : ""), "double", "double " + a);
                     } else {
@@ -1291,12 +1446,19 @@ public final class LlvmEmitter {
                 String fn = switch (rnd) { case ".rni" -> "roundeven"; case ".rzi" -> "trunc"; case ".rmi" -> "floor"; case ".rpi" -> "ceil";
                     default -> throw new Unsupported(x.i.form() + ": float to integer takes .rni .rzi .rmi .rpi"); };
                 String rounded = call(fty(s), "llvm." + fn + "." + sfx(s), fty(s), fty(s) + " " + a);
+                String it = ity(dbits);
+                boolean f64 = s == PtxType.F64;
                 if (s == PtxType.F16) {
                     rounded = v("fpext half " + rounded + " to float");
                     s = PtxType.F32;
                 }
-                String it = ity(dbits);
                 String r = call(it, "llvm.fpto" + (ds ? "s" : "u") + "i.sat." + it + "." + sfx(s), fty(s), fty(s) + " " + rounded);
+                if (f64 || dbits == 64) {
+                    // NaN (measured on an H200): from .f64 the most negative signed value of the destination's width,
+                    // also for unsigned destinations; into 64 bits 1 << 63 (fptoi.sat gives 0, as from narrower formats)
+                    String nan = v("fcmp uno " + fty(s) + " " + rounded + ", 0.0");
+                    r = v("select i1 " + nan + ", " + it + " " + constant(1L << (dbits - 1), dbits) + ", " + it + " " + r);
+                }
                 writeCvtInt(x.op(0), r, dbits, ds);
                 return;
             }
@@ -1307,7 +1469,11 @@ public final class LlvmEmitter {
             if (rnd == null || rnd.equals(".rn")) {
                 if (rnd == null) throw new Unsupported(x.i.form() + " needs a rounding modifier");
                 r = v((ss ? "sitofp " : "uitofp ") + ity(sbits) + " " + a + " to " + fty(d));
-            } else if (!target.amd() && (d == PtxType.F32 || d == PtxType.F64) && (sbits == 32 || sbits == 64) && !rnd.endsWith("i")) {
+            } else if (!target.amd() && (d == PtxType.F32 || d == PtxType.F64) && sbits <= 64 && !rnd.endsWith("i")) {
+                if (sbits < 32) {                            // 8- and 16-bit values convert exactly through 32 bits
+                    a = resize(a, sbits, 32, ss);
+                    sbits = 32;
+                }
                 String src = sbits == 32 ? (ss ? "i" : "ui") : (ss ? "ll" : "ull");
                 String dst = d == PtxType.F32 ? "f" : "d";
                 r = call(fty(d), "llvm.nvvm." + src + "2" + dst + "." + rnd.substring(1), ity(sbits), ity(sbits) + " " + a);
@@ -1524,7 +1690,7 @@ public final class LlvmEmitter {
             String minLane = v("and i32 " + lane + ", " + seg);
             String j, ok;
             switch (mode) {
-                case "up" -> { j = v("sub i32 " + lane + ", " + bval); ok = v("icmp sge i32 " + j + ", " + minLane); }
+                case "up" -> { j = v("sub i32 " + lane + ", " + bval); ok = v("icmp sge i32 " + j + ", " + maxLane); }
                 case "down" -> { j = v("add i32 " + lane + ", " + bval); ok = v("icmp sle i32 " + j + ", " + maxLane); }
                 case "bfly" -> { j = v("xor i32 " + lane + ", " + bval); ok = v("icmp sle i32 " + j + ", " + maxLane); }
                 default -> { j = v("or i32 " + minLane + ", " + v("and i32 " + bval + ", " + nseg)); ok = v("icmp sle i32 " + j + ", " + maxLane); }

@@ -9,6 +9,8 @@ import java.util.Locale;
  * warp ballot (the basis of {@code vote}), atomic scopes, kernel parameters passed in memory, and which
  * instruction forms exist only on one side (directed rounding, {@code .approx} functions).
  *
+ * <p>The IR carries no data layout: {@code opt} fills in its own, so one emitter serves LLVM 19 to 22.
+ *
  * <p>Address spaces follow LLVM's numbering, which NVPTX and AMDGPU share for the spaces PTX uses: 0 generic
  * (AMDGPU "flat"), 1 global, 3 shared (AMDGPU LDS), 4 constant, 5 local (AMDGPU private).
  *
@@ -57,13 +59,6 @@ public enum LlvmTarget {
 
     /** LLVM target triple. */
     public String triple() { return amd() ? "amdgcn-amd-amdhsa" : "nvptx64-nvidia-cuda"; }
-
-    /** LLVM data layout string of the triple (LLVM 19). */
-    public String dataLayout() {
-        return amd()
-                ? "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
-                : "e-i64:64-i128:128-v16:16-v32:32-n16:32:64";
-    }
 
     /** Address space of {@code alloca} (AMDGPU: private, 5; NVPTX: generic, 0). */
     int allocaSpace() { return amd() ? 5 : 0; }

@@ -12,8 +12,10 @@ import java.util.stream.Stream;
 /**
  * LLVM's command-line tools, run as processes: {@code opt} (the -O2 pipeline), {@code llc} (code generation),
  * {@code ld.lld} (linking an AMDGPU object into a code object, a shared ELF) and {@code llvm-readelf} (reading the
- * code object's metadata notes back). LLVM 19 from Debian 12 ({@code llvm-19}, {@code lld-19}); the directory is
- * {@code $ZLUDA_LLVM_BIN}, else {@code /usr/lib/llvm-19/bin}, else the {@code -19}-suffixed names on the PATH.
+ * code object's metadata notes back). LLVM 22 from Debian 12's security updates ({@code llvm-22}, {@code lld-22}),
+ * else LLVM 19 (Debian 12's main archive); the directory is {@code $ZLUDA_LLVM_BIN}, else
+ * {@code /usr/lib/llvm-22/bin}, {@code /usr/lib/llvm-19/bin}, else the {@code -22}/{@code -19}-suffixed names in
+ * {@code /usr/bin}.
  *
  * <p>Why processes and textual IR rather than a Java binding of the LLVM C API: the tools are the interface Debian
  * packages and keeps stable; a binding would tie the build to one libLLVM's ABI and load it into the JVM for a
@@ -28,13 +30,15 @@ public final class LlvmTools {
         this.suffix = suffix;
     }
 
-    /** The tools of this machine, or {@code null} when {@code llc}, {@code opt} and {@code ld.lld} (LLVM 19) are not installed. */
+    /** The tools of this machine, or {@code null} when {@code llc}, {@code opt} and {@code ld.lld} (LLVM 22 or 19) are not installed. */
     public static LlvmTools find() {
         String env = System.getenv("ZLUDA_LLVM_BIN");
         List<LlvmTools> candidates = new ArrayList<>();
         if (env != null && !env.isEmpty()) candidates.add(new LlvmTools(Path.of(env), ""));
-        candidates.add(new LlvmTools(Path.of("/usr/lib/llvm-19/bin"), ""));
-        candidates.add(new LlvmTools(Path.of("/usr/bin"), "-19"));
+        for (String v : new String[] {"22", "19"}) {
+            candidates.add(new LlvmTools(Path.of("/usr/lib/llvm-" + v + "/bin"), ""));
+            candidates.add(new LlvmTools(Path.of("/usr/bin"), "-" + v));
+        }
         for (LlvmTools t : candidates) {
             if (Files.isExecutable(t.path("llc")) && Files.isExecutable(t.path("opt")) && Files.isExecutable(t.path("ld.lld"))) return t;
         }
@@ -43,7 +47,15 @@ public final class LlvmTools {
 
     /** What {@link #find} looks for, for messages when the tools are missing. */
     public static String missingMessage() {
-        return "LLVM 19 tools not found (llc, opt, ld.lld: apt-get install llvm-19 lld-19, or set ZLUDA_LLVM_BIN)";
+        return "LLVM tools not found (llc, opt, ld.lld: apt-get install llvm-22 lld-22, or set ZLUDA_LLVM_BIN)";
+    }
+
+    /** The first line of {@code llc --version} that names the version, e.g. "Debian LLVM version 22.1.8". */
+    public String version() throws IOException {
+        for (String l : run(List.of(path("llc").toString(), "--version")).split("\n")) {
+            if (l.contains("LLVM version")) return l.strip();
+        }
+        return "unknown";
     }
 
     /** The path of a tool ({@code "llc"}, {@code "opt"}, {@code "ld.lld"}, {@code "llvm-readelf"}). */

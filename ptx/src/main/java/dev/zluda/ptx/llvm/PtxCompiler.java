@@ -12,7 +12,7 @@ import java.util.List;
 
 /**
  * PTX text → LLVM IR → AMDGPU code object or NVPTX PTX: parse ({@link Ptx}), check ({@link Semantics}), lower
- * ({@link LlvmEmitter}), then optimize and generate code with LLVM 19's tools ({@link LlvmTools}).
+ * ({@link LlvmEmitter}), then optimize and generate code with LLVM 22's tools (or 19's) ({@link LlvmTools}).
  */
 public final class PtxCompiler {
     private PtxCompiler() {}
