@@ -15,7 +15,7 @@ import java.util.concurrent.Callable;
 @Command(name = "ptx",
         mixinStandardHelpOptions = true,
         description = {"Work with PTX (the virtual ISA CUDA kernels are shipped in).", ""},
-        subcommands = {PtxCommand.Check.class})
+        subcommands = {PtxCommand.Check.class, PtxCommand.Compile.class})
 final class PtxCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -48,6 +48,76 @@ final class PtxCommand implements Runnable {
             out.flush();
             spec.commandLine().getOut().flush();
             return code;
+        }
+    }
+
+    /**
+     * {@code zluda ptx compile FILE --target gfx1100|gfx1030|sm_90 -o OUT}: the PTX → LLVM IR → AMDGPU code object /
+     * NVPTX compiler of the AMD back end ({@code dev.zluda.ptx.llvm}), for maintainers. Writes a code object
+     * ({@code .hsaco}, ELF shared object, code object v5) for an AMD target, PTX text for {@code sm_90}, or with
+     * {@code --emit-llvm} the LLVM IR before optimization. What cannot be lowered is reported as FILE:LINE:COL errors.
+     */
+    @Command(name = "compile",
+            mixinStandardHelpOptions = true,
+            description = {"Compile PTX through LLVM 22: to an AMDGPU code object (gfx1030, gfx1100; gfx90a and gfx942",
+                    "without warp-level instructions) or, for checking the lowering on NVIDIA GPUs, to PTX (sm_90).", ""},
+            footer = {"", "Needs llvm-22 and lld-22 (or 19, or ZLUDA_LLVM_BIN) except with --emit-llvm.",
+                    "Exit codes: 0 compiled, 1 the PTX has errors or uses what is not supported, 2 I/O or tool failure."})
+    static final class Compile implements Callable<Integer> {
+        @Parameters(index = "0", paramLabel = "FILE", description = "PTX file")
+        Path file;
+
+        @CommandLine.Option(names = "--target", required = true, paramLabel = "GPU",
+                description = "gfx1030, gfx1100, gfx90a, gfx942 or sm_90")
+        String target;
+
+        @CommandLine.Option(names = {"-o", "--output"}, required = true, paramLabel = "OUT", description = "output file")
+        Path output;
+
+        @CommandLine.Option(names = "--emit-llvm", description = "write the LLVM IR (text) instead of compiling it")
+        boolean emitLlvm;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            java.io.PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
+            dev.zluda.ptx.llvm.LlvmTarget t = dev.zluda.ptx.llvm.LlvmTarget.byName(target);
+            if (t == null) {
+                err.println("zluda ptx compile: unknown target " + target + " (gfx1030, gfx1100, gfx90a, gfx942, sm_90)");
+                return 2;
+            }
+            String text;
+            try {
+                text = dev.zluda.ptx.Ptx.readPtx(file);
+            } catch (java.io.IOException e) {
+                err.println("zluda ptx compile: cannot read " + file + ": " + e.getMessage());
+                return 2;
+            }
+            dev.zluda.ptx.llvm.PtxCompiler.Lowered l = dev.zluda.ptx.llvm.PtxCompiler.lower(text, file.toString(), t);
+            if (!l.ok()) {
+                for (dev.zluda.ptx.Diagnostic d : l.errors()) err.println(d.format());
+                err.println(l.errors().size() + " error(s); nothing written");
+                return 1;
+            }
+            try {
+                if (emitLlvm) {
+                    java.nio.file.Files.writeString(output, l.ir());
+                } else {
+                    dev.zluda.ptx.llvm.LlvmTools tools = dev.zluda.ptx.llvm.LlvmTools.find();
+                    if (tools == null) {
+                        err.println("zluda ptx compile: " + dev.zluda.ptx.llvm.LlvmTools.missingMessage());
+                        return 2;
+                    }
+                    java.nio.file.Files.write(output, dev.zluda.ptx.llvm.PtxCompiler.codegen(l, t, tools));
+                }
+            } catch (java.io.IOException e) {
+                err.println("zluda ptx compile: " + e.getMessage());
+                return 2;
+            }
+            out.println(file + " -> " + output + " (" + (emitLlvm ? "LLVM IR" : t.amd() ? "code object " + t.cpu() : "PTX " + t.cpu()) + ")");
+            return 0;
         }
     }
 

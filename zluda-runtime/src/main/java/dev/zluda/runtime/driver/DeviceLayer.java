@@ -81,6 +81,15 @@ abstract class DeviceLayer implements CudaDriverApi {
     @Override
     public int cuInit(int flags) {
         if (flags != 0) return INVALID_VALUE;
+        if (!initialized) {
+            // backend switch point: ZLUDA_BACKEND=hip|emulator (dev.zluda.runtime.hip.HipBackend)
+            String want = System.getenv("ZLUDA_BACKEND");
+            var sel = dev.zluda.runtime.hip.HipBackend.select(want);
+            if (want != null || System.getenv("ZLUDA_DEBUG") != null) {
+                System.err.println("[ZLUDA] backend " + sel.backend() + ": " + sel.reason());
+            }
+            if (sel.cuInitResult() != SUCCESS) return sel.cuInitResult();
+        }
         initialized = true;
         return SUCCESS;
     }

@@ -1,0 +1,1793 @@
+package dev.zluda.ptx.llvm;
+
+import dev.zluda.ptx.Ast;
+import dev.zluda.ptx.Ast.AddressOperand;
+import dev.zluda.ptx.Ast.Binary;
+import dev.zluda.ptx.Ast.Expr;
+import dev.zluda.ptx.Ast.FloatLit;
+import dev.zluda.ptx.Ast.HexFloat;
+import dev.zluda.ptx.Ast.Instruction;
+import dev.zluda.ptx.Ast.Loc;
+import dev.zluda.ptx.Ast.NegPred;
+import dev.zluda.ptx.Ast.Operand;
+import dev.zluda.ptx.Ast.Paren;
+import dev.zluda.ptx.Ast.PredPair;
+import dev.zluda.ptx.Ast.Sym;
+import dev.zluda.ptx.Ast.VectorOperand;
+import dev.zluda.ptx.Diagnostic;
+import dev.zluda.ptx.FunctionInfo;
+import dev.zluda.ptx.ModuleModel;
+import dev.zluda.ptx.ParamInfo;
+import dev.zluda.ptx.PtxType;
+import dev.zluda.ptx.Semantics;
+import dev.zluda.ptx.VariableInfo;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Lowers a checked PTX module ({@link ModuleModel}) to textual LLVM IR (the syntax LLVM 19 to 22 read) for one
+ * {@link LlvmTarget}. The lowering is target-neutral — PTX registers become {@code alloca}s that LLVM's
+ * {@code mem2reg} promotes, each instruction becomes the LLVM operations that compute exactly what the PTX ISA
+ * (9.0, chapter 9.7) defines, including the edge cases LLVM leaves undefined (shift counts at or past the width,
+ * division by zero, float-to-integer overflow and NaN, which PTX defines and LLVM makes poison) — apart from a
+ * few target hooks in {@link LlvmTarget} and {@link #special}, {@link #readLane}, {@link #ballot} and
+ * {@link #barrier}.
+ *
+ * <p>What is not lowered is reported, never guessed: every instruction form the lowering does not know, and every
+ * form the target cannot do (directed rounding and {@code .approx} functions on AMD GPUs, warp-level operations on
+ * 64-lane CDNA waves), becomes an error {@link Diagnostic} at the instruction's line and column, and then no IR is
+ * produced.
+ *
+ * <p>Kernels only: device functions ({@code .func}) and {@code call} are reported as not supported yet.
+ */
+public final class LlvmEmitter {
+    /**
+     * The outcome of {@link #emit}.
+     *
+     * @param ir     the LLVM IR module's text, or {@code null} when there are errors
+     * @param errors everything that could not be lowered, with PTX line and column, in source order
+     */
+    public record Result(String ir, List<Diagnostic> errors) {
+        /** {@code true} when IR was produced. */
+        public boolean ok() { return ir != null; }
+    }
+
+    private final ModuleModel model;
+    private final LlvmTarget target;
+    private final String source;
+    private final List<Diagnostic> errors = new ArrayList<>();
+    private final Set<String> declares = new LinkedHashSet<>();
+    private final StringBuilder globals = new StringBuilder();
+    private final StringBuilder functions = new StringBuilder();
+    private final StringBuilder metadata = new StringBuilder();
+    private final Map<String, Global> moduleSyms = new HashMap<>();
+    private int metaId;
+
+    /** A variable in memory: the LLVM pointer value that addresses it and its address space. */
+    private record Global(String ptr, int space) {}
+
+    private LlvmEmitter(ModuleModel model, LlvmTarget target, String source) {
+        this.model = model;
+        this.target = target;
+        this.source = source;
+    }
+
+    /**
+     * Lowers every kernel of a module.
+     *
+     * @param model  the module as {@link Semantics#analyze} resolved it (it should have no errors)
+     * @param target the GPU to emit for
+     * @param source the name errors are reported under (usually the PTX file's path)
+     * @return the IR, or the errors
+     */
+    public static Result emit(ModuleModel model, LlvmTarget target, String source) {
+        LlvmEmitter e = new LlvmEmitter(model, target, source);
+        return e.run();
+    }
+
+    private Result run() {
+        if (model.addressSize() != 64) {
+            error(Loc.NONE, ".address_size " + model.addressSize() + " is not supported (only 64)");
+        }
+        for (VariableInfo v : model.globals().values()) moduleVariable(v);
+        for (FunctionInfo f : model.functions().values()) {
+            if (!f.defined()) continue;
+            if (!f.entry()) {
+                // lowered only when called; a call reports the lack of support
+                continue;
+            }
+            new Fn(f).emitKernel();
+        }
+        if (!errors.isEmpty()) {
+            errors.sort((a, b) -> a.line() != b.line() ? Integer.compare(a.line(), b.line()) : Integer.compare(a.column(), b.column()));
+            return new Result(null, List.copyOf(errors));
+        }
+        StringBuilder m = new StringBuilder();
+        m.append("; PTX module ").append(source).append(" lowered for ").append(target.cpu()).append('\n');
+        // no datalayout: opt takes the one of the LLVM it is (it changed between LLVM 19 and 22)
+        m.append("target triple = \"").append(target.triple()).append("\"\n\n");
+        m.append(globals).append('\n').append(functions);
+        for (String d : declares) m.append(d).append('\n');
+        m.append('\n');
+        if (target.amd()) {
+            m.append("!llvm.module.flags = !{!").append(metaId).append("}\n");
+            m.append('!').append(metaId++).append(" = !{i32 1, !\"amdhsa_code_object_version\", i32 500}\n");
+        }
+        m.append(metadata);
+        return new Result(m.toString(), List.of());
+    }
+
+    private void error(Loc loc, String message) {
+        errors.add(new Diagnostic(source, loc.line(), loc.column(), Diagnostic.Severity.ERROR, message));
+    }
+
+    // ------------------------------------------------------------------ module variables
+
+    private static String ident(String ptxName) {
+        StringBuilder sb = new StringBuilder();
+        for (char c : ptxName.toCharArray()) {
+            if (Character.isLetterOrDigit(c) || c == '_' || c == '.' || c == '$') sb.append(c);
+            else sb.append(String.format("_%02x", (int) c));
+        }
+        return sb.toString();
+    }
+
+    private static int spaceOf(String space) {
+        return switch (space) {
+            case ".global" -> 1;
+            case ".shared", ".shared::cta" -> 3;
+            case ".const" -> 4;
+            case ".local" -> 5;
+            case ".param" -> 101;
+            default -> 0;
+        };
+    }
+
+    private void moduleVariable(VariableInfo v) {
+        int as = spaceOf(v.space());
+        if (as != 1 && as != 3 && as != 4) {
+            error(v.loc(), "module variable in " + v.space() + " is not supported");
+            return;
+        }
+        String name = "@" + quote(v.name());
+        moduleSyms.put(v.name(), new Global(name, as));
+        globals.append(variableDefinition(name, v, as, true)).append('\n');
+    }
+
+    private String variableDefinition(String name, VariableInfo v, int as, boolean visible) {
+        long size = v.size();
+        boolean extern = v.dims().contains(-1L) || size == 0;
+        long align = Math.max(1, v.alignment());
+        String ty = "[" + (extern ? 0 : size) + " x i8]";
+        if (extern) {
+            return name + " = external addrspace(" + as + ") global " + ty + ", align " + align;
+        }
+        String init = as == 3 ? "poison" : initializer(v, size);
+        String linkage = as == 3 ? "internal " : visible ? "" : "internal ";
+        return name + " = " + linkage + "addrspace(" + as + ") global " + ty + " " + init + ", align " + align;
+    }
+
+    /** The initializer bytes of a {@code .global}/{@code .const} variable (integer and float constants), or zeroinitializer. */
+    private String initializer(VariableInfo v, long size) {
+        Ast.Declarator decl = findDeclarator(v);
+        if (decl == null || decl.init() == null) return "zeroinitializer";
+        List<Expr> flat = new ArrayList<>();
+        if (!flatten(decl.init(), flat)) {
+            error(v.loc(), "initializer of " + v.name() + " is not supported (only integer and float constants)");
+            return "zeroinitializer";
+        }
+        int es = v.type() == null ? 1 : v.type().size();
+        byte[] bytes = new byte[(int) size];
+        for (int i = 0; i < flat.size() && (long) (i + 1) * es <= size; i++) {
+            Expr e = flat.get(i);
+            long bits;
+            Long c = Semantics.constant(e);
+            if (c != null) {
+                bits = c;
+                if (v.type() == PtxType.F32) bits = Float.floatToRawIntBits((float) (long) c);
+                if (v.type() == PtxType.F64) bits = Double.doubleToRawLongBits((double) (long) c);
+            } else if (e instanceof HexFloat || e instanceof FloatLit) {
+                double d = e instanceof HexFloat h ? h.value() : ((FloatLit) e).value();
+                bits = es == 4 ? Float.floatToRawIntBits((float) d) : Double.doubleToRawLongBits(d);
+                if (e instanceof HexFloat h && es == 4 && !h.dbl()) bits = h.bits();
+                if (e instanceof HexFloat h && es == 8 && h.dbl()) bits = h.bits();
+            } else {
+                error(v.loc(), "initializer of " + v.name() + " is not supported (only integer and float constants)");
+                return "zeroinitializer";
+            }
+            for (int k = 0; k < es; k++) bytes[i * es + k] = (byte) (bits >>> (8 * k));
+        }
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < bytes.length; i++) {
+            if (i > 0) sb.append(", ");
+            sb.append("i8 ").append(bytes[i]);
+        }
+        return sb.append(']').toString();
+    }
+
+    private static boolean flatten(Ast.Initializer init, List<Expr> out) {
+        switch (init) {
+            case Ast.ExprInit e -> { out.add(e.expr()); return true; }
+            case Ast.ListInit l -> {
+                for (Ast.Initializer i : l.elements()) if (!flatten(i, out)) return false;
+                return true;
+            }
+            default -> { return false; }
+        }
+    }
+
+    private Ast.Declarator findDeclarator(VariableInfo v) {
+        return moduleDeclarators.get(v.name());
+    }
+
+    private final Map<String, Ast.Declarator> moduleDeclarators = new HashMap<>();
+
+    /** Registers the module-level declarators (initializers live in the AST, not in {@link VariableInfo}). */
+    private void indexDeclarators(Ast.Module module) {
+        for (Ast.ModuleItem it : module.items()) {
+            if (it instanceof Ast.Decl d) for (Ast.Declarator x : d.declarators()) moduleDeclarators.put(x.name(), x);
+        }
+    }
+
+    /**
+     * Lowers every kernel of a parsed module ({@link #emit(ModuleModel, LlvmTarget, String)} with the module's
+     * variable initializers taken from the AST).
+     */
+    public static Result emit(Ast.Module module, ModuleModel model, LlvmTarget target, String source) {
+        LlvmEmitter e = new LlvmEmitter(model, target, source);
+        e.indexDeclarators(module);
+        return e.run();
+    }
+
+    static String quote(String name) {
+        return "\"" + name.replace("\\", "\\5C").replace("\"", "\\22") + "\"";
+    }
+
+    private String declare(String decl) {
+        declares.add(decl);
+        return decl;
+    }
+
+    // ------------------------------------------------------------------ functions
+
+    /** One kernel being lowered. */
+    private final class Fn {
+        final FunctionInfo info;
+        final StringBuilder entry = new StringBuilder();
+        final StringBuilder body = new StringBuilder();
+        final Map<String, Reg> regs = new HashMap<>();
+        final Map<String, Reg> rangeRegs = new HashMap<>();
+        final Map<String, Global> syms = new HashMap<>();
+        final Map<String, String> labels = new HashMap<>();
+        int tmp, blocks;
+        boolean terminated;
+        Loc loc = Loc.NONE;
+        boolean failed;
+        String carry;
+
+        Fn(FunctionInfo info) {
+            this.info = info;
+        }
+
+        /** A register: its alloca, LLVM storage type and bits (1 for predicates). */
+        record Reg(String ptr, String ty, int bits, PtxType type) {}
+
+        String as(int space) {
+            return space == 0 ? "ptr" : "ptr addrspace(" + space + ")";
+        }
+
+        String allocaAs() {
+            return as(target.allocaSpace());
+        }
+
+        void emitKernel() {
+            Ast.Function f = info.ast();
+            StringBuilder params = new StringBuilder();
+            for (ParamInfo p : info.params()) {
+                if (params.length() > 0) params.append(", ");
+                VariableInfo v = p.variable();
+                boolean scalar = v.dims().isEmpty() && v.vectorWidth() == 1 && v.type() != null
+                        && v.type() != PtxType.PRED && p.alignment() <= p.size() && p.size() <= 8;
+                String arg = "%" + quote(p.name());
+                if (scalar) {
+                    String ty = ity((int) p.size() * 8);
+                    params.append(ty).append(' ').append(arg);
+                    String slot = "%param" + p.index();
+                    entry.append("  ").append(slot).append(" = alloca ").append(ty).append(", align ").append(p.size())
+                            .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
+                    entry.append("  store ").append(ty).append(' ').append(arg).append(", ").append(allocaAs()).append(' ')
+                            .append(slot).append('\n');
+                    syms.put(p.name(), new Global(slot, target.allocaSpace()));
+                } else {
+                    String agg = "[" + p.size() + " x i8]";
+                    if (target.amd()) {
+                        params.append("ptr addrspace(4) byref(").append(agg).append(") align ").append(p.alignment()).append(' ').append(arg);
+                        syms.put(p.name(), new Global(arg, 4));
+                    } else {
+                        params.append("ptr byval(").append(agg).append(") align ").append(p.alignment()).append(' ').append(arg);
+                        syms.put(p.name(), new Global(arg, 0));
+                    }
+                }
+            }
+            // in source order (the map's order is unspecified), so that the same PTX always gives the same IR
+            List<VariableInfo> regList = new ArrayList<>(info.registers().values());
+            regList.sort(java.util.Comparator.comparingInt((VariableInfo r) -> r.loc().line())
+                    .thenComparingInt(r -> r.loc().column()).thenComparing(VariableInfo::name));
+            for (VariableInfo r : regList) declareRegister(r);
+            carry = "%cf";
+            entry.append("  %cf = alloca i1").append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
+            entry.append("  store i1 false, ").append(allocaAs()).append(" %cf\n");
+            collectLocals(f.body());
+            for (Ast.Statement s : f.body().statements()) statement(s);
+            if (!terminated) line("ret void");
+            if (failed) return;
+
+            String name = "@" + quote(f.name());
+            StringBuilder fn = functions;
+            if (target.amd()) {
+                long maxThreads = 1024;
+                List<Long> maxntid = info.directives().get(".maxntid");
+                List<Long> reqntid = info.directives().get(".reqntid");
+                List<Long> lim = reqntid != null ? reqntid : maxntid;
+                if (lim != null) {
+                    maxThreads = 1;
+                    for (long x : lim) maxThreads *= x;
+                }
+                fn.append("define amdgpu_kernel void ").append(name).append('(').append(params).append(") #").append(metaId).append(" {\n");
+                globalsAttr(fn, maxThreads);
+            } else {
+                fn.append("define void ").append(name).append('(').append(params).append(") {\n");
+                metadata.append("!nvvm.annotations = !{!").append(metaId).append("}\n");
+                metadata.append('!').append(metaId++).append(" = !{ptr ").append(name).append(", !\"kernel\", i32 1}\n");
+            }
+            fn.append("entry:\n").append(entry).append("  br label %body\nbody:\n").append(this.body).append("}\n\n");
+        }
+
+        void globalsAttr(StringBuilder fn, long maxThreads) {
+            String features = target.waveSize() == 32 ? "+wavefrontsize32" : "+wavefrontsize64";
+            metadata.append("attributes #").append(metaId++).append(" = { \"amdgpu-flat-work-group-size\"=\"1,")
+                    .append(maxThreads).append("\" \"target-cpu\"=\"").append(target.cpu()).append("\" \"target-features\"=\"")
+                    .append(features).append("\" \"uniform-work-group-size\"=\"true\" }\n");
+        }
+
+        void declareRegister(VariableInfo r) {
+            if (!".reg".equals(r.space())) return;
+            PtxType t = r.type();
+            if (t == null) return;
+            if (r.vectorWidth() != 1 || !r.dims().isEmpty()) {
+                error(r.loc(), "vector or array register " + r.name() + " is not supported");
+                failed = true;
+                return;
+            }
+            int bits = t == PtxType.PRED ? 1 : t.size() * 8;
+            String ty = ity(bits);
+            if (r.rangeCount() > 0) {
+                rangeRegs.put(r.name(), new Reg(null, ty, bits, t));
+            } else {
+                regs.put(r.name(), newReg(ty, bits, t));
+            }
+        }
+
+        Reg newReg(String ty, int bits, PtxType t) {
+            String p = "%v" + (tmp++);
+            entry.append("  ").append(p).append(" = alloca ").append(ty)
+                    .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
+            return new Reg(p, ty, bits, t);
+        }
+
+        Reg reg(String name) {
+            Reg r = regs.get(name);
+            if (r != null) return r;
+            int k = name.length();
+            while (k > 0 && Character.isDigit(name.charAt(k - 1))) k--;
+            if (k < name.length()) {
+                Reg range = rangeRegs.get(name.substring(0, k));
+                if (range != null) {
+                    r = newReg(range.ty, range.bits, range.type);
+                    regs.put(name, r);
+                    return r;
+                }
+            }
+            return null;
+        }
+
+        /** Function-scope {@code .shared} / {@code .local} / {@code .const} variables and labels. */
+        void collectLocals(Ast.Block b) {
+            for (Ast.Statement s : b.statements()) {
+                switch (s) {
+                    case Ast.Block inner -> collectLocals(inner);
+                    case Ast.Label l -> labels.put(l.name(), "L" + labels.size());
+                    case Ast.Decl d when !d.space().equals(".reg") -> {
+                        for (Ast.Declarator x : d.declarators()) localVariable(d, x);
+                    }
+                    default -> {}
+                }
+            }
+        }
+
+        void localVariable(Ast.Decl d, Ast.Declarator x) {
+            long elem = 1, count = 1, align = 0;
+            PtxType type = null;
+            int vec = 1;
+            for (Ast.DeclAttr a : d.attrs()) {
+                if (a instanceof Ast.Align al) align = al.bytes();
+                if (a instanceof Ast.Word w) {
+                    PtxType t = PtxType.fromName(w.text());
+                    if (t != null) type = t;
+                    if (w.text().startsWith(".v")) vec = Integer.parseInt(w.text().substring(2));
+                }
+            }
+            if (type != null) elem = (long) type.size() * vec;
+            boolean unsized = false;
+            for (Ast.Dim dim : x.dims()) {
+                Long n = dim.size() == null ? null : Semantics.constant(dim.size());
+                if (n == null) unsized = true;
+                else count *= n;
+            }
+            if (align == 0) align = Math.max(1, elem);
+            int as = spaceOf(d.space());
+            String gname = "@" + quote(info.name() + "." + x.name());
+            switch (as) {
+                case 3 -> {
+                    long size = unsized ? 0 : elem * count;
+                    VariableInfo v = new VariableInfo(x.name(), d.space(), type, vec, unsized ? List.of(-1L) : List.of(), size, align, 0, false, null, 0, x.loc());
+                    globals.append(variableDefinition(gname, v, 3, false)).append('\n');
+                    syms.put(x.name(), new Global(gname, 3));
+                }
+                case 5 -> {
+                    String p = "%loc" + (tmp++);
+                    entry.append("  ").append(p).append(" = alloca [").append(elem * count).append(" x i8], align ").append(align)
+                            .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
+                    syms.put(x.name(), new Global(p, target.allocaSpace()));
+                }
+                default -> {
+                    error(x.loc(), "function-scope " + d.space() + " variable " + x.name() + " is not supported");
+                    failed = true;
+                }
+            }
+        }
+
+        // -------------------------------------------------------------- text helpers
+
+        String t() {
+            return "%t" + (tmp++);
+        }
+
+        void line(String s) {
+            if (terminated) {
+                body.append("d").append(blocks++).append(":\n");
+                terminated = false;
+            }
+            body.append("  ").append(s).append('\n');
+        }
+
+        String v(String rhs) {
+            String t = t();
+            line(t + " = " + rhs);
+            return t;
+        }
+
+        void block(String name) {
+            if (!terminated) body.append("  br label %").append(name).append('\n');
+            body.append(name).append(":\n");
+            terminated = false;
+        }
+
+        void terminate(String s) {
+            line(s);
+            terminated = true;
+        }
+
+        String call(String retTy, String fn, String argDecl, String args) {
+            declare("declare " + retTy + " @" + fn + "(" + argDecl + ")");
+            if (retTy.equals("void")) {
+                line("call void @" + fn + "(" + args + ")");
+                return null;
+            }
+            return v("call " + retTy + " @" + fn + "(" + args + ")");
+        }
+
+        /** Reports and marks the function failed; returns null so callers can {@code return fail(...)}. */
+        <T> T fail(String msg) {
+            error(loc, msg);
+            failed = true;
+            return null;
+        }
+
+        // -------------------------------------------------------------- statements
+
+        void statement(Ast.Statement s) {
+            switch (s) {
+                case Ast.Block b -> { for (Ast.Statement x : b.statements()) statement(x); }
+                case Ast.Label l -> block(labels.get(l.name()));
+                case Instruction i -> {
+                    loc = i.loc();
+                    try {
+                        guarded(i);
+                    } catch (Unsupported u) {
+                        fail(u.getMessage());
+                    }
+                }
+                default -> {}
+            }
+        }
+
+        void guarded(Instruction i) {
+            if (i.guard() == null) {
+                instruction(i);
+                return;
+            }
+            String p = readPredName(i.guard().predicate(), i.guard().negated());
+            if (i.opcode().equals("bra")) {
+                String target = label(i.operands().get(0));
+                String next = "b" + (blocks++);
+                terminate("br i1 " + p + ", label %" + target + ", label %" + next);
+                body.append(next).append(":\n");
+                terminated = false;
+                return;
+            }
+            String then = "g" + (blocks++), cont = "c" + (blocks++);
+            terminate("br i1 " + p + ", label %" + then + ", label %" + cont);
+            body.append(then).append(":\n");
+            terminated = false;
+            instruction(i);
+            if (!terminated) terminate("br label %" + cont);
+            body.append(cont).append(":\n");
+            terminated = false;
+        }
+
+        String label(Operand op) {
+            if (op instanceof Sym s && labels.containsKey(s.name())) return labels.get(s.name());
+            throw new Unsupported("branch target must be a label of this function");
+        }
+
+        void instruction(Instruction i) {
+            Ins x = new Ins(i);
+            switch (i.opcode()) {
+                case "bra" -> terminate("br label %" + label(i.operands().get(0)));
+                case "ret", "exit" -> terminate("ret void");
+                case "trap" -> { call("void", "llvm.trap", "", ""); terminate("unreachable"); }
+                case "mov" -> mov(x);
+                case "add", "sub", "mul", "mad", "div", "rem", "min", "max", "abs", "neg", "fma", "sad" -> arith(x);
+                case "addc", "subc", "madc" -> carryOp(x);
+                case "and", "or", "xor", "not", "cnot" -> logic(x);
+                case "shl", "shr" -> shift(x);
+                case "popc", "clz", "brev" -> bits(x);
+                case "set" -> set(x);
+                case "mul24", "mad24" -> mul24(x);
+                case "selp" -> selp(x);
+                case "lop3" -> lop3(x);
+                case "setp" -> setp(x);
+                case "cvt" -> cvt(x);
+                case "cvta" -> cvta(x);
+                case "ld" -> ld(x);
+                case "st" -> st(x);
+                case "atom", "red" -> atom(x);
+                case "bar", "barrier" -> bar(x);
+                case "membar", "fence" -> fence(x);
+                case "shfl" -> shfl(x);
+                case "vote" -> vote(x);
+                case "activemask" -> write(x.op(0), ballot(Boolean.TRUE.toString()), 32, false);
+                case "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh" -> unaryFloat(x);
+                case "copysign" -> copysign(x);
+                case "testp" -> testp(x);
+                default -> throw new Unsupported(i.form() + " is not supported by the LLVM back end");
+            }
+        }
+
+        // -------------------------------------------------------------- operands
+
+        /** Reads an operand as an {@code bits}-bit integer (registers narrowed or widened, zero- or sign-extended). */
+        String read(Operand op, int bits, boolean signed) {
+            switch (op) {
+                case Sym s -> {
+                    Reg r = reg(s.name());
+                    if (r != null) {
+                        if (r.bits == 1) throw new Unsupported("predicate " + s.name() + " used as a value");
+                        String x = v("load " + r.ty + ", " + allocaAs() + " " + r.ptr);
+                        return resize(x, r.bits, bits, signed);
+                    }
+                    if (s.name().startsWith("%")) {
+                        String x = special(s.name(), s.component());
+                        int w = s.name().startsWith("%clock64") || s.name().equals("%globaltimer") ? 64 : 32;
+                        return resize(x, w, bits, false);
+                    }
+                    Global g = symbol(s.name());
+                    if (g == null) throw new Unsupported("unknown name " + s.name());
+                    return v("ptrtoint " + as(g.space) + " " + g.ptr + " to " + ity(bits));
+                }
+                case Paren p -> { return read(p.inner(), bits, signed); }
+                case HexFloat h -> {
+                    long b = h.bits();
+                    if (bits == 32 && h.dbl()) b = Float.floatToRawIntBits((float) h.value());
+                    if (bits == 64 && !h.dbl()) b = Double.doubleToRawLongBits(h.value());
+                    return constant(b, bits);
+                }
+                case FloatLit f -> {
+                    double d = f.value();
+                    return constant(bits == 32 ? Float.floatToRawIntBits((float) d) : Double.doubleToRawLongBits(d), bits);
+                }
+                case Expr e -> {
+                    Long c = Semantics.constant(e);
+                    if (c != null) return constant(c, bits);
+                    if (e instanceof Binary b && (b.op().equals("+") || b.op().equals("-")) && Semantics.constant(b.right()) != null) {
+                        String base = read(b.left(), bits, signed);
+                        long k = Semantics.constant(b.right());
+                        return v("add " + ity(bits) + " " + base + ", " + (b.op().equals("+") ? k : -k));
+                    }
+                    throw new Unsupported("operand is not supported: " + e);
+                }
+                default -> throw new Unsupported("operand is not supported here");
+            }
+        }
+
+        String constant(long c, int bits) {
+            return switch (bits) {
+                case 1 -> (c & 1) != 0 ? "true" : "false";
+                case 8 -> Byte.toString((byte) c);
+                case 16 -> Short.toString((short) c);
+                case 32 -> Integer.toString((int) c);
+                default -> Long.toString(c);
+            };
+        }
+
+        String resize(String x, int from, int to, boolean signed) {
+            if (from == to) return x;
+            if (from > to) return v("trunc " + ity(from) + " " + x + " to " + ity(to));
+            return v((signed ? "sext " : "zext ") + ity(from) + " " + x + " to " + ity(to));
+        }
+
+        /** Reads a float operand as LLVM {@code half}/{@code bfloat}/{@code float}/{@code double}. */
+        String readF(Operand op, PtxType t) {
+            String bits = read(op, t.size() * 8, false);
+            return v("bitcast " + ity(t.size() * 8) + " " + bits + " to " + fty(t));
+        }
+
+        void write(Operand dst, String val, int bits, boolean signed) {
+            if (dst instanceof Sym s && s.name().equals("_")) return;
+            if (!(dst instanceof Sym s)) throw new Unsupported("destination must be a register");
+            Reg r = reg(s.name());
+            if (r == null || r.bits == 1) throw new Unsupported("destination " + s.name() + " is not a value register");
+            String x = resize(val, bits, r.bits, signed);
+            line("store " + r.ty + " " + x + ", " + allocaAs() + " " + r.ptr);
+        }
+
+        void writeF(Operand dst, String val, PtxType t) {
+            int b = t.size() * 8;
+            write(dst, v("bitcast " + fty(t) + " " + val + " to " + ity(b)), b, false);
+        }
+
+        String readPred(Operand op) {
+            return switch (op) {
+                case NegPred n -> readPredName(n.name(), true);
+                case Sym s -> readPredName(s.name(), false);
+                case Expr e when Semantics.constant(e) != null -> Semantics.constant(e) != 0 ? "true" : "false";
+                default -> throw new Unsupported("predicate operand expected");
+            };
+        }
+
+        String readPredName(String name, boolean negated) {
+            Reg r = reg(name);
+            if (r == null || r.bits != 1) throw new Unsupported(name + " is not a predicate register");
+            String x = v("load i1, " + allocaAs() + " " + r.ptr);
+            return negated ? v("xor i1 " + x + ", true") : x;
+        }
+
+        void writePred(Operand dst, String val) {
+            if (dst instanceof Sym s && s.name().equals("_")) return;
+            if (!(dst instanceof Sym s)) throw new Unsupported("predicate destination expected");
+            Reg r = reg(s.name());
+            if (r == null || r.bits != 1) throw new Unsupported(s.name() + " is not a predicate register");
+            line("store i1 " + val + ", " + allocaAs() + " " + r.ptr);
+        }
+
+        Global symbol(String name) {
+            Global g = syms.get(name);
+            return g != null ? g : moduleSyms.get(name);
+        }
+
+        // -------------------------------------------------------------- special registers (target hooks)
+
+        String special(String name, String comp) {
+            int dim = comp == null ? 0 : switch (comp) {
+                case ".x" -> 0;
+                case ".y" -> 1;
+                case ".z" -> 2;
+                default -> throw new Unsupported(name + comp + " is not supported");
+            };
+            String xyz = "xyz".substring(dim, dim + 1);
+            if (!target.amd()) {
+                String sreg = switch (name) {
+                    case "%tid", "%ntid", "%ctaid", "%nctaid" -> name.substring(1) + "." + xyz;
+                    case "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%clock", "%clock64", "%globaltimer",
+                         "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge" -> name.substring(1);
+                    case "%warpsize" -> null;
+                    default -> throw new Unsupported("special register " + name + " is not supported");
+                };
+                if (sreg == null) return "32";
+                String ty = name.equals("%clock64") || name.equals("%globaltimer") ? "i64" : "i32";
+                return call(ty, "llvm.nvvm.read.ptx.sreg." + sreg, "", "");
+            }
+            switch (name) {
+                case "%tid" -> { return call("i32", "llvm.amdgcn.workitem.id." + xyz, "", ""); }
+                case "%ctaid" -> { return call("i32", "llvm.amdgcn.workgroup.id." + xyz, "", ""); }
+                case "%ntid", "%nctaid" -> {
+                    // code object v5 hidden kernel arguments: block counts (u32) at 0/4/8, group sizes (u16) at 12/14/16
+                    String p = call("ptr addrspace(4)", "llvm.amdgcn.implicitarg.ptr", "", "");
+                    boolean n = name.equals("%ntid");
+                    String q = v("getelementptr i8, ptr addrspace(4) " + p + ", i64 " + (n ? 12 + 2 * dim : 4 * dim));
+                    if (!n) return v("load i32, ptr addrspace(4) " + q + ", align 4, !invariant.load !{}");
+                    String h = v("load i16, ptr addrspace(4) " + q + ", align 2, !invariant.load !{}");
+                    return v("zext i16 " + h + " to i32");
+                }
+                case "%laneid" -> { return laneId(); }
+                case "%warpsize" -> { requireWave32(name); return "32"; }
+                case "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge" -> {
+                    String l = laneId();
+                    String eq = v("shl i32 1, " + l);
+                    String lt = v("sub i32 " + eq + ", 1");
+                    String le = v("or i32 " + lt + ", " + eq);
+                    return switch (name) {
+                        case "%lanemask_eq" -> eq;
+                        case "%lanemask_lt" -> lt;
+                        case "%lanemask_le" -> le;
+                        case "%lanemask_gt" -> v("xor i32 " + le + ", -1");
+                        default -> v("xor i32 " + lt + ", -1");
+                    };
+                }
+                case "%clock", "%clock64" -> {
+                    String c = call("i64", "llvm.readcyclecounter", "", "");
+                    return name.equals("%clock") ? v("trunc i64 " + c + " to i32") : c;
+                }
+                default -> throw new Unsupported("special register " + name + " has no AMD GPU equivalent");
+            }
+        }
+
+        void requireWave32(String what) {
+            if (target.waveSize() != 32) {
+                throw new Unsupported(what + " assumes 32-lane warps; " + target.cpu() + " runs 64-lane waves only");
+            }
+        }
+
+        String laneId() {
+            if (!target.amd()) return call("i32", "llvm.nvvm.read.ptx.sreg.laneid", "", "");
+            requireWave32("%laneid");
+            return call("i32", "llvm.amdgcn.mbcnt.lo", "i32, i32", "i32 -1, i32 0");
+        }
+
+        /** Lane {@code lane}'s value of {@code val} (i32), every lane of {@code mask} taking part (target hook). */
+        String readLane(String val, String lane, String mask) {
+            if (!target.amd()) {
+                return call("i32", "llvm.nvvm.shfl.sync.idx.i32", "i32, i32, i32, i32", "i32 " + mask + ", i32 " + val + ", i32 " + lane + ", i32 31");
+            }
+            String addr = v("shl i32 " + lane + ", 2");
+            return call("i32", "llvm.amdgcn.ds.bpermute", "i32, i32", "i32 " + addr + ", i32 " + val);
+        }
+
+        /** The 32-bit mask of lanes whose predicate is true (target hook). */
+        String ballot(String pred) {
+            return ballot(pred, "-1");
+        }
+
+        String ballot(String pred, String mask) {
+            if (!target.amd()) {
+                return call("i32", "llvm.nvvm.vote.ballot.sync", "i32, i1", "i32 " + mask + ", i1 " + pred);
+            }
+            requireWave32("warp vote");
+            return call("i32", "llvm.amdgcn.ballot.i32", "i1", "i1 " + pred);
+        }
+
+        /** {@code bar.sync 0} / {@code barrier.sync 0}: all threads of the block, shared memory made visible (target hook). */
+        void barrier() {
+            if (!target.amd()) {
+                call("void", "llvm.nvvm.barrier0", "", "");
+                return;
+            }
+            line("fence syncscope(\"workgroup\") release");
+            call("void", "llvm.amdgcn.s.barrier", "", "");
+            line("fence syncscope(\"workgroup\") acquire");
+        }
+
+        // -------------------------------------------------------------- instructions
+
+        void mov(Ins x) {
+            PtxType t = x.type(0);
+            if (t == PtxType.PRED) {
+                writePred(x.op(0), readPred(x.op(1)));
+                return;
+            }
+            int bits = t.size() * 8;
+            Operand d = x.op(0), a = x.op(1);
+            if (d instanceof VectorOperand vd) {
+                String val = read(a, bits, false);
+                int n = vd.elements().size(), w = bits / n;
+                for (int k = 0; k < n; k++) {
+                    String s = k == 0 ? val : v("lshr " + ity(bits) + " " + val + ", " + (k * w));
+                    write(vd.elements().get(k), resize(s, bits, w, false), w, false);
+                }
+                return;
+            }
+            if (a instanceof VectorOperand va) {
+                int n = va.elements().size(), w = bits / n;
+                String acc = constant(0, bits);
+                for (int k = 0; k < n; k++) {
+                    String e = resize(read(va.elements().get(k), w, false), w, bits, false);
+                    if (k > 0) e = v("shl " + ity(bits) + " " + e + ", " + (k * w));
+                    acc = v("or " + ity(bits) + " " + acc + ", " + e);
+                }
+                write(d, acc, bits, false);
+                return;
+            }
+            write(d, read(a, bits, t.kind() == PtxType.Kind.SIGNED), bits, t.kind() == PtxType.Kind.SIGNED);
+        }
+
+        void arith(Ins x) {
+            PtxType t = x.type(0);
+            if (t == null) throw new Unsupported(x.i.form() + ": no type");
+            if (t.kind() == PtxType.Kind.FLOAT) {
+                floatArith(x, t);
+                return;
+            }
+            if (t.size() > 8 || t.name().contains("X")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            int bits = t.size() * 8;
+            boolean s = t.kind() == PtxType.Kind.SIGNED;
+            String ty = ity(bits);
+            String op = x.i.opcode();
+            if (x.has(".cc")) {
+                carryOp(x);
+                return;
+            }
+            if (x.has(".relu") || (x.has(".sat") && !(op.equals("add") || op.equals("sub")))) {
+                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+            boolean wide = x.has(".wide"), hi = x.has(".hi");
+            switch (op) {
+                case "add", "sub" -> {
+                    String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s);
+                    String r = x.has(".sat")
+                            ? call(ty, "llvm." + (s ? "s" : "u") + op + ".sat." + ty, ty + ", " + ty, ty + " " + a + ", " + ty + " " + b)
+                            : v(op + " " + ty + " " + a + ", " + b);
+                    write(x.op(0), r, bits, s);
+                }
+                case "mul", "mad" -> {
+                    int w = wide || hi ? 2 * bits : bits;
+                    String a = resize(read(x.op(1), bits, s), bits, w, s), b = resize(read(x.op(2), bits, s), bits, w, s);
+                    String p = v("mul " + ity(w) + " " + a + ", " + b);
+                    if (hi) p = resize(v((s ? "ashr " : "lshr ") + ity(w) + " " + p + ", " + bits), w, bits, s);
+                    int rw = wide ? w : bits;
+                    if (op.equals("mad")) p = v("add " + ity(rw) + " " + p + ", " + read(x.op(3), rw, s));
+                    write(x.op(0), p, rw, s);
+                }
+                case "sad" -> {
+                    String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s), c = read(x.op(3), bits, s);
+                    String lt = v("icmp " + (s ? "slt " : "ult ") + ty + " " + a + ", " + b);
+                    String d1 = v("sub " + ty + " " + b + ", " + a), d2 = v("sub " + ty + " " + a + ", " + b);
+                    String d = v("select i1 " + lt + ", " + ty + " " + d1 + ", " + ty + " " + d2);
+                    write(x.op(0), v("add " + ty + " " + d + ", " + c), bits, s);
+                }
+                case "div", "rem" -> {
+                    // PTX defines division by zero (all ones, as an H200 gives) and MIN/-1 (wraps); LLVM makes both UB
+                    String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s);
+                    String z = v("icmp eq " + ty + " " + b + ", 0");
+                    String safeB = v("select i1 " + z + ", " + ty + " 1, " + ty + " " + b);
+                    if (s) {
+                        String m1 = v("icmp eq " + ty + " " + safeB + ", -1");
+                        safeB = v("select i1 " + m1 + ", " + ty + " 1, " + ty + " " + safeB);
+                        String q = v((op.equals("div") ? "sdiv " : "srem ") + ty + " " + a + ", " + safeB);
+                        String neg = v("sub " + ty + " 0, " + a);
+                        q = v("select i1 " + m1 + ", " + ty + " " + (op.equals("div") ? neg : "0") + ", " + ty + " " + q);
+                        write(x.op(0), v("select i1 " + z + ", " + ty + " -1, " + ty + " " + q), bits, s);
+                    } else {
+                        String q = v((op.equals("div") ? "udiv " : "urem ") + ty + " " + a + ", " + safeB);
+                        write(x.op(0), v("select i1 " + z + ", " + ty + " -1, " + ty + " " + q), bits, s);
+                    }
+                }
+                case "min", "max" -> {
+                    String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s);
+                    String fn = "llvm." + (s ? "s" : "u") + op + "." + ty;
+                    write(x.op(0), call(ty, fn, ty + ", " + ty, ty + " " + a + ", " + ty + " " + b), bits, s);
+                }
+                case "abs" -> write(x.op(0), call(ty, "llvm.abs." + ty, ty + ", i1", ty + " " + read(x.op(1), bits, s) + ", i1 false"), bits, s);
+                case "neg" -> write(x.op(0), v("sub " + ty + " 0, " + read(x.op(1), bits, s)), bits, s);
+                default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+        }
+
+        String carryIn() {
+            return v("load i1, " + allocaAs() + " " + carry);
+        }
+
+        /** add.cc, addc, sub.cc, subc, mad.cc, madc (PTX ISA 9.7.2): CC.CF is a carry for add, a borrow for sub. */
+        void carryOp(Ins x) {
+            PtxType t = x.type(0);
+            if (t == null || t.size() < 4 || t.kind() == PtxType.Kind.FLOAT) throw new Unsupported(x.i.form() + " is not supported");
+            int bits = t.size() * 8;
+            String ty = ity(bits);
+            String op = x.i.opcode();
+            boolean cin = op.endsWith("c"), cout = x.has(".cc"), sub = op.startsWith("sub");
+            boolean mad = op.startsWith("mad");
+            String p, q;
+            if (mad) {
+                boolean s = t.kind() == PtxType.Kind.SIGNED;
+                if (x.has(".hi")) {
+                    String a = resize(read(x.op(1), bits, s), bits, 2 * bits, s), b = resize(read(x.op(2), bits, s), bits, 2 * bits, s);
+                    String m = v("mul " + ity(2 * bits) + " " + a + ", " + b);
+                    p = resize(v("lshr " + ity(2 * bits) + " " + m + ", " + bits), 2 * bits, bits, false);
+                } else {
+                    p = v("mul " + ty + " " + read(x.op(1), bits, false) + ", " + read(x.op(2), bits, false));
+                }
+                q = read(x.op(3), bits, false);
+            } else {
+                p = read(x.op(1), bits, false);
+                q = read(x.op(2), bits, false);
+            }
+            String kind = sub ? "usub" : "uadd";
+            String r1 = call("{" + ty + ", i1}", "llvm." + kind + ".with.overflow." + ty, ty + ", " + ty, ty + " " + p + ", " + ty + " " + q);
+            String s1 = v("extractvalue {" + ty + ", i1} " + r1 + ", 0"), o1 = v("extractvalue {" + ty + ", i1} " + r1 + ", 1");
+            String res = s1, out = o1;
+            if (cin) {
+                String c = resize(carryIn(), 1, bits, false);
+                String r2 = call("{" + ty + ", i1}", "llvm." + kind + ".with.overflow." + ty, ty + ", " + ty, ty + " " + s1 + ", " + ty + " " + c);
+                res = v("extractvalue {" + ty + ", i1} " + r2 + ", 0");
+                out = v("or i1 " + o1 + ", " + v("extractvalue {" + ty + ", i1} " + r2 + ", 1"));
+            }
+            write(x.op(0), res, bits, false);
+            if (cout) line("store i1 " + out + ", " + allocaAs() + " " + carry);
+        }
+
+        void logic(Ins x) {
+            PtxType t = x.type(0);
+            String op = x.i.opcode();
+            if (t == PtxType.PRED) {
+                String a = readPred(x.op(1));
+                String r = switch (op) {
+                    case "not" -> v("xor i1 " + a + ", true");
+                    case "and", "or", "xor" -> v(op + " i1 " + a + ", " + readPred(x.op(2)));
+                    default -> throw new Unsupported(x.i.form() + " is not supported");
+                };
+                writePred(x.op(0), r);
+                return;
+            }
+            int bits = t.size() * 8;
+            String ty = ity(bits);
+            String a = read(x.op(1), bits, false);
+            String r = switch (op) {
+                case "not" -> v("xor " + ty + " " + a + ", -1");
+                case "cnot" -> v("zext i1 " + v("icmp eq " + ty + " " + a + ", 0") + " to " + ty);
+                default -> v(op + " " + ty + " " + a + ", " + read(x.op(2), bits, false));
+            };
+            write(x.op(0), r, bits, false);
+        }
+
+        void shift(Ins x) {
+            PtxType t = x.type(0);
+            int bits = t.size() * 8;
+            String ty = ity(bits);
+            boolean s = x.i.opcode().equals("shr") && t.kind() == PtxType.Kind.SIGNED;
+            String a = read(x.op(1), bits, false);
+            String k = read(x.op(2), 32, false);              // the shift amount is always .u32
+            // PTX clamps shift amounts at the width; LLVM makes larger shifts poison
+            String big = v("icmp ugt i32 " + k + ", " + (bits - 1));
+            String kc = v("select i1 " + big + ", i32 " + (bits - 1) + ", i32 " + k);
+            String kk = resize(kc, 32, bits, false);
+            String r;
+            if (s) {
+                r = v("ashr " + ty + " " + a + ", " + kk);
+            } else {
+                String sh = v((x.i.opcode().equals("shl") ? "shl " : "lshr ") + ty + " " + a + ", " + kk);
+                r = v("select i1 " + big + ", " + ty + " 0, " + ty + " " + sh);
+            }
+            write(x.op(0), r, bits, false);
+        }
+
+        void bits(Ins x) {
+            PtxType t = x.type(0);
+            int bits = t.size() * 8;
+            String ty = ity(bits);
+            String a = read(x.op(1), bits, false);
+            switch (x.i.opcode()) {
+                case "popc" -> write(x.op(0), resize(call(ty, "llvm.ctpop." + ty, ty, ty + " " + a), bits, 32, false), 32, false);
+                case "clz" -> write(x.op(0), resize(call(ty, "llvm.ctlz." + ty, ty + ", i1", ty + " " + a + ", i1 false"), bits, 32, false), 32, false);
+                default -> write(x.op(0), call(ty, "llvm.bitreverse." + ty, ty, ty + " " + a), bits, false);
+            }
+        }
+
+        /** lop3.b32 d, a, b, c, lut (PTX ISA 9.7.8.6): bit i of lut is the result for minterm i = (a<<2)|(b<<1)|c. */
+        void lop3(Ins x) {
+            if (!x.has(".b32") || x.i.operands().size() != 5) throw new Unsupported(x.i.form() + " is not supported");
+            Long lut = x.op(4) instanceof Expr e ? Semantics.constant(e) : null;
+            if (lut == null) throw new Unsupported(x.i.form() + ": the lookup table must be a constant");
+            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
+            String na = v("xor i32 " + a + ", -1"), nb = v("xor i32 " + b + ", -1"), nc = v("xor i32 " + c + ", -1");
+            String acc = "0";
+            for (int m = 0; m < 8; m++) {
+                if ((lut >> m & 1) == 0) continue;
+                String t1 = v("and i32 " + ((m & 4) != 0 ? a : na) + ", " + ((m & 2) != 0 ? b : nb));
+                String t2 = v("and i32 " + t1 + ", " + ((m & 1) != 0 ? c : nc));
+                acc = v("or i32 " + acc + ", " + t2);
+            }
+            write(x.op(0), acc, 32, false);
+        }
+
+        void selp(Ins x) {
+            PtxType t = x.type(0);
+            int bits = t.size() * 8;
+            String ty = ity(bits);
+            String a = read(x.op(1), bits, false), b = read(x.op(2), bits, false);
+            String c = readPred(x.op(3));
+            write(x.op(0), v("select i1 " + c + ", " + ty + " " + a + ", " + ty + " " + b), bits, false);
+        }
+
+        void setp(Ins x) {
+            String cmp = x.i.modifiers().get(0);
+            PtxType t = x.type(0);
+            String bool = x.has(".and") ? "and" : x.has(".or") ? "or" : x.has(".xor") ? "xor" : null;
+            String r;
+            if (t.kind() == PtxType.Kind.FLOAT) {
+                if (t != PtxType.F32 && t != PtxType.F64 && t != PtxType.F16 && t != PtxType.BF16) {
+                    throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+                }
+                String a = readF(x.op(1), t), b = readF(x.op(2), t);
+                if (x.has(".ftz")) { a = flush(a, t); b = flush(b, t); }
+                String pred = switch (cmp) {
+                    case ".eq" -> "oeq"; case ".ne" -> "one"; case ".lt" -> "olt"; case ".le" -> "ole";
+                    case ".gt" -> "ogt"; case ".ge" -> "oge"; case ".equ" -> "ueq"; case ".neu" -> "une";
+                    case ".ltu" -> "ult"; case ".leu" -> "ule"; case ".gtu" -> "ugt"; case ".geu" -> "uge";
+                    case ".num" -> "ord"; case ".nan" -> "uno";
+                    default -> throw new Unsupported(x.i.form() + ": comparison " + cmp + " is not supported");
+                };
+                r = v("fcmp " + pred + " " + fty(t) + " " + a + ", " + b);
+            } else if (t != PtxType.PRED && t.size() <= 8) {
+                int bits = t.size() * 8;
+                boolean s = t.kind() == PtxType.Kind.SIGNED;
+                String pred = switch (cmp) {
+                    case ".eq" -> "eq"; case ".ne" -> "ne";
+                    case ".lt" -> s ? "slt" : "ult"; case ".le" -> s ? "sle" : "ule";
+                    case ".gt" -> s ? "sgt" : "ugt"; case ".ge" -> s ? "sge" : "uge";
+                    case ".lo" -> "ult"; case ".ls" -> "ule"; case ".hi" -> "ugt"; case ".hs" -> "uge";
+                    default -> throw new Unsupported(x.i.form() + ": comparison " + cmp + " is not supported");
+                };
+                r = v("icmp " + pred + " " + ity(bits) + " " + read(x.op(1), bits, s) + ", " + read(x.op(2), bits, s));
+            } else {
+                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+            String nr = v("xor i1 " + r + ", true");
+            if (bool != null) {
+                String c = readPred(x.op(3));
+                r = v(bool + " i1 " + r + ", " + c);
+                nr = v(bool + " i1 " + nr + ", " + c);
+            }
+            Operand d = x.op(0);
+            if (d instanceof PredPair pp) {
+                writePred(new Sym(pp.first(), null), r);
+                writePred(new Sym(pp.second(), null), nr);
+            } else {
+                writePred(d, r);
+            }
+        }
+
+        // -------------------------------------------------------------- floating point
+
+        /** Subnormal to zero of the same sign (the {@code .ftz} modifier, PTX ISA 9.7.3). */
+        String flush(String a, PtxType t) {
+            if (t != PtxType.F32) return a;
+            String abs = call("float", "llvm.fabs.f32", "float", "float " + a);
+            String sub = v("fcmp olt float " + abs + ", 0x3810000000000000");
+            String zero = call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + a);
+            return v("select i1 " + sub + ", float " + zero + ", float " + a);
+        }
+
+        /** {@code .sat}: clamp to [0, 1], NaN to +0 (PTX ISA 9.7.3). */
+        String sat(String a, PtxType t) {
+            String ty = fty(t);
+            String le0 = v("fcmp ule " + ty + " " + a + ", 0.0");       // also NaN
+            String gt1 = v("fcmp ogt " + ty + " " + a + ", 1.0");
+            String r = v("select i1 " + gt1 + ", " + ty + " 1.0, " + ty + " " + a);
+            return v("select i1 " + le0 + ", " + ty + " 0.0, " + ty + " " + r);
+        }
+
+        String rounding(Ins x) {
+            for (String r : new String[] {".rn", ".rz", ".rm", ".rp"}) if (x.has(r)) return r;
+            return null;
+        }
+
+        void floatArith(Ins x, PtxType t) {
+            if (t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2) {
+                halfArith(x, t);
+                return;
+            }
+            if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            String op = x.i.opcode();
+            String ty = fty(t);
+            boolean ftz = x.has(".ftz") && t == PtxType.F32;
+            String rnd = rounding(x);
+            if (x.has(".approx") || x.has(".full") || x.has(".xorsign") || x.has(".relu") || x.has(".oob")) {
+                if (op.equals("div") && x.has(".approx")) { divApprox(x, t, ftz); return; }
+                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+            int n = switch (op) { case "abs", "neg" -> 1; case "fma", "mad" -> 3; default -> 2; };
+            String[] a = new String[n];
+            for (int k = 0; k < n; k++) {
+                a[k] = readF(x.op(k + 1), t);
+                if (ftz && !directed(rnd)) a[k] = flush(a[k], t);
+            }
+            String r;
+            if (directed(rnd) && (op.equals("add") || op.equals("sub") || op.equals("mul") || op.equals("fma") || op.equals("mad") || op.equals("div"))) {
+                r = directedRounding(x, t, op, rnd, ftz, a);
+            } else {
+                r = switch (op) {
+                    case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
+                    case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
+                    case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
+                    case "div" -> {
+                        if (rnd == null && t == PtxType.F32) throw new Unsupported(x.i.form() + " needs a rounding modifier (.rn .rz .rm .rp .approx .full)");
+                        yield v("fdiv " + ty + " " + a[0] + ", " + a[1]);
+                    }
+                    case "fma", "mad" -> {
+                        if (rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
+                        yield call(ty, "llvm.fma." + sfx(t), ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
+                    }
+                    case "min", "max" -> {
+                        String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
+                        yield call(ty, "llvm." + fn + "." + sfx(t), ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
+                    }
+                    case "abs" -> call(ty, "llvm.fabs." + sfx(t), ty, ty + " " + a[0]);
+                    case "neg" -> v("fneg " + ty + " " + a[0]);
+                    default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+                };
+            }
+            if (ftz && !directed(rnd) && op.equals("mul")) r = tinyBeforeRounding(r, a[0], a[1]);
+            if (ftz && !directed(rnd)) r = flush(r, t);
+            if (ftz && (op.equals("abs") || op.equals("neg"))) {
+                // abs.ftz/neg.ftz give the canonical NaN 0x7fffffff (recorded data, conformance/h200)
+                String nan = v("fcmp uno float " + r + ", 0.0");
+                r = v("select i1 " + nan + ", float 0x7FFFFFFFE0000000, float " + r);
+            }
+            if (x.has(".sat")) r = sat(r, t);
+            writeF(x.op(0), r, t);
+        }
+
+        /**
+         * f16/bf16 add, sub, mul, fma (round to nearest), neg, abs, min, max (and .NaN), scalar or packed x2
+         * (each 16-bit lane on its own, PTX ISA 9.7.4): LLVM's half and bfloat arithmetic.
+         */
+        void halfArith(Ins x, PtxType t) {
+            String op = x.i.opcode();
+            if (x.has(".ftz") || x.has(".sat") || x.has(".relu") || x.has(".xorsign") || x.has(".approx") || x.has(".oob")
+                    || (x.has(".NaN") && !(op.equals("min") || op.equals("max")))) {
+                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+            String rnd = rounding(x);
+            if (rnd != null && !rnd.equals(".rn")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            boolean pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
+            PtxType lane = t == PtxType.F16 || t == PtxType.F16X2 ? PtxType.F16 : PtxType.BF16;
+            String ty = fty(lane), sf = sfx(lane);
+            int n = switch (op) { case "abs", "neg" -> 1; case "fma" -> 3; case "add", "sub", "mul", "min", "max" -> 2;
+                default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end"); };
+            if (op.equals("fma") && rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
+            int bits = pair ? 32 : 16;
+            String[] in = new String[n];
+            for (int k = 0; k < n; k++) in[k] = read(x.op(k + 1), bits, false);
+            String result = null;
+            for (int l = 0; l < (pair ? 2 : 1); l++) {
+                String[] a = new String[n];
+                for (int k = 0; k < n; k++) {
+                    String h = pair ? resize(l == 0 ? in[k] : v("lshr i32 " + in[k] + ", 16"), 32, 16, false) : in[k];
+                    a[k] = v("bitcast i16 " + h + " to " + ty);
+                }
+                String r = switch (op) {
+                    case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
+                    case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
+                    case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
+                    case "fma" -> call(ty, "llvm.fma." + sf, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
+                    case "neg" -> v("fneg " + ty + " " + a[0]);
+                    case "abs" -> call(ty, "llvm.fabs." + sf, ty, ty + " " + a[0]);
+                    default -> {
+                        String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
+                        yield call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
+                    }
+                };
+                String b = v("bitcast " + ty + " " + r + " to i16");
+                if ((op.equals("neg") || op.equals("abs")) && (pair || target.amd())) {
+                    // a NaN becomes 0x7fff (recorded data, conformance/h200)
+                    String nan = v("fcmp uno " + ty + " " + r + ", " + r);
+                    b = v("select i1 " + nan + ", i16 32767, i16 " + b);
+                }
+                if (!pair) result = b;
+                else {
+                    String w = resize(b, 16, 32, false);
+                    result = l == 0 ? w : v("or i32 " + result + ", " + v("shl i32 " + w + ", 16"));
+                }
+            }
+            write(x.op(0), result, bits, false);
+        }
+
+        /** set.cmp.dtype.stype (PTX ISA 9.7.7.1): 0xffffffff or 1.0f when the comparison holds, else 0. */
+        void set(Ins x) {
+            PtxType d = x.type(0), s = x.type(1);
+            if (d == null || s == null || x.has(".and") || x.has(".or") || x.has(".xor")) throw new Unsupported(x.i.form() + " is not supported");
+            List<String> mods = new ArrayList<>(x.i.modifiers());
+            mods.remove(d.ptxName());
+            Instruction setp = new Instruction(null, "setp", mods, List.of(new Sym("%set.p", null), x.op(1), x.op(2)), x.i.loc());
+            Reg tmpPred = regs.computeIfAbsent("%set.p", k -> newReg("i1", 1, PtxType.PRED));
+            setp(new Ins(setp));
+            String p = v("load i1, " + allocaAs() + " " + tmpPred.ptr);
+            String one = d == PtxType.F32 ? "1065353216" : "-1";
+            write(x.op(0), v("select i1 " + p + ", i32 " + one + ", i32 0"), 32, false);
+        }
+
+        /** mul24 / mad24 (PTX ISA 9.7.1.5-6): the 48-bit product of the low 24 bits; .lo its low 32 bits, .hi bits 16..47. */
+        void mul24(Ins x) {
+            PtxType t = x.type(0);
+            if (t == null || t.size() != 4 || x.has(".sat")) throw new Unsupported(x.i.form() + " is not supported");
+            boolean s = t.kind() == PtxType.Kind.SIGNED;
+            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
+            String a24 = v("trunc i32 " + a + " to i24"), b24 = v("trunc i32 " + b + " to i24");
+            String a64 = resize(a24, 24, 64, s), b64 = resize(b24, 24, 64, s);
+            String p = v("mul i64 " + a64 + ", " + b64);
+            String r = x.has(".hi") ? resize(v("lshr i64 " + p + ", 16"), 64, 32, false) : resize(p, 64, 32, false);
+            if (x.i.opcode().equals("mad24")) r = v("add i32 " + r + ", " + read(x.op(3), 32, false));
+            write(x.op(0), r, 32, false);
+        }
+
+        /**
+         * .ftz flushes a product that is subnormal before rounding (an H200 gives -0 for 0x3f7fffff × 0x80800000, whose
+         * exact value rounds to -FLT_MIN): where the rounded product is ±FLT_MIN, the error term (an fma) says on which
+         * side of it the exact product lies.
+         */
+        String tinyBeforeRounding(String p, String a, String b) {
+            String abs = call("float", "llvm.fabs.f32", "float", "float " + p);
+            String atMin = v("fcmp oeq float " + abs + ", 0x3810000000000000");
+            String np = v("fneg float " + p);
+            String err = call("float", "llvm.fma.f32", "float, float, float", "float " + a + ", float " + b + ", float " + np);
+            String prodNeg = v("fcmp olt float " + p + ", 0.0");
+            String errNeg = v("fcmp olt float " + err + ", 0.0");
+            String errPos = v("fcmp ogt float " + err + ", 0.0");
+            String inward = v("select i1 " + prodNeg + ", i1 " + errPos + ", i1 " + errNeg);
+            String flushIt = v("and i1 " + atMin + ", " + inward);
+            String zero = call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + p);
+            return v("select i1 " + flushIt + ", float " + zero + ", float " + p);
+        }
+
+        boolean directed(String rnd) {
+            return rnd != null && !rnd.equals(".rn");
+        }
+
+        /** add/sub/mul/fma/div with .rz/.rm/.rp: NVPTX has them as intrinsics; AMD GPUs only through the mode register. */
+        String directedRounding(Ins x, PtxType t, String op, String rnd, boolean ftz, String[] a) {
+            if (target.amd()) {
+                throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported on AMD GPUs (only .rn)");
+            }
+            String ty = fty(t);
+            String suffix = rnd.substring(1) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
+            return switch (op) {
+                case "add" -> call(ty, "llvm.nvvm.add." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
+                case "sub" -> {
+                    String nb = v("fneg " + ty + " " + a[1]);
+                    yield call(ty, "llvm.nvvm.add." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + nb);
+                }
+                case "mul" -> call(ty, "llvm.nvvm.mul." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
+                case "div" -> call(ty, "llvm.nvvm.div." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
+                default -> call(ty, "llvm.nvvm.fma." + suffix, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
+            };
+        }
+
+        void divApprox(Ins x, PtxType t, boolean ftz) {
+            if (t != PtxType.F32) throw new Unsupported(x.i.form() + " is not supported");
+            String a = readF(x.op(1), t), b = readF(x.op(2), t);
+            String r;
+            if (!target.amd()) {
+                r = call("float", "llvm.nvvm.div.approx" + (ftz ? ".ftz" : "") + ".f", "float, float", "float " + a + ", float " + b);
+            } else {
+                throw new Unsupported(x.i.form() + " is not supported on AMD GPUs yet");
+            }
+            writeF(x.op(0), r, t);
+        }
+
+        void unaryFloat(Ins x) {
+            PtxType t = x.type(0);
+            if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            String op = x.i.opcode();
+            String ty = fty(t);
+            boolean ftz = x.has(".ftz") && t == PtxType.F32;
+            String rnd = rounding(x);
+            String a = readF(x.op(1), t);
+            String r;
+            if (x.has(".approx")) {
+                if (target.amd()) throw new Unsupported(x.i.form() + " (.approx) is not supported on AMD GPUs yet");
+                String base = switch (op) {
+                    case "rcp" -> t == PtxType.F32 ? (ftz ? "rcp.approx.ftz.f" : null) : null;
+                    case "sqrt" -> t == PtxType.F32 ? (ftz ? "sqrt.approx.ftz.f" : "sqrt.approx.f") : null;
+                    case "rsqrt" -> t == PtxType.F32 ? (ftz ? "rsqrt.approx.ftz.f" : "rsqrt.approx.f") : (x.has(".ftz") ? null : "rsqrt.approx.d");
+                    case "sin" -> t == PtxType.F32 ? (ftz ? "sin.approx.ftz.f" : "sin.approx.f") : null;
+                    case "cos" -> t == PtxType.F32 ? (ftz ? "cos.approx.ftz.f" : "cos.approx.f") : null;
+                    case "lg2" -> t == PtxType.F32 ? (ftz ? "lg2.approx.ftz.f" : "lg2.approx.f") : null;
+                    case "ex2" -> t == PtxType.F32 ? (ftz ? "ex2.approx.ftz.f" : "ex2.approx.f") : null;
+                    default -> null;
+                };
+                if (base == null) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+                r = call(ty, "llvm.nvvm." + base, ty, ty + " " + a);
+            } else {
+                if (rnd == null || !(op.equals("rcp") || op.equals("sqrt"))) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+                if (directed(rnd)) {
+                    if (target.amd()) throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported on AMD GPUs (only .rn)");
+                    String suffix = rnd.substring(1) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
+                    r = call(ty, "llvm.nvvm." + op + "." + suffix, ty, ty + " " + a);
+                } else {
+                    if (ftz) a = flush(a, t);
+                    r = op.equals("rcp") ? v("fdiv " + ty + " 1.0, " + a) : call(ty, "llvm.sqrt." + sfx(t), ty, ty + " " + a);
+                    if (ftz) r = flush(r, t);
+                }
+            }
+            writeF(x.op(0), r, t);
+        }
+
+        void copysign(Ins x) {
+            PtxType t = x.type(0);
+            if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported");
+            String ty = fty(t);
+            // copysign d, a, b: b's magnitude with a's sign (PTX ISA 9.7.3.3)
+            String a = readF(x.op(1), t), b = readF(x.op(2), t);
+            writeF(x.op(0), call(ty, "llvm.copysign." + sfx(t), ty + ", " + ty, ty + " " + b + ", " + ty + " " + a), t);
+        }
+
+        void testp(Ins x) {
+            PtxType t = x.type(0);
+            if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported");
+            int bits = t.size() * 8;
+            String ty = ity(bits);
+            String b = read(x.op(1), bits, false);
+            long absMask = bits == 32 ? 0x7fffffffL : Long.MAX_VALUE;
+            long inf = bits == 32 ? 0x7f800000L : 0x7ff0000000000000L;
+            long minNormal = bits == 32 ? 0x00800000L : 0x0010000000000000L;
+            String abs = v("and " + ty + " " + b + ", " + absMask);
+            String r = switch (x.i.modifiers().get(0)) {
+                case ".finite" -> v("icmp ult " + ty + " " + abs + ", " + inf);
+                case ".infinite" -> v("icmp eq " + ty + " " + abs + ", " + inf);
+                case ".number" -> v("icmp ule " + ty + " " + abs + ", " + inf);
+                case ".notanumber" -> v("icmp ugt " + ty + " " + abs + ", " + inf);
+                // ±0 count as normal on an H200 (recorded data, conformance/h200)
+                case ".normal" -> v("and i1 " + v("icmp ult " + ty + " " + abs + ", " + inf) + ", "
+                        + v("or i1 " + v("icmp uge " + ty + " " + abs + ", " + minNormal) + ", " + v("icmp eq " + ty + " " + abs + ", 0")));
+                case ".subnormal" -> v("and i1 " + v("icmp ne " + ty + " " + abs + ", 0") + ", " + v("icmp ult " + ty + " " + abs + ", " + minNormal));
+                default -> throw new Unsupported(x.i.form() + " is not supported");
+            };
+            writePred(x.op(0), r);
+        }
+
+        // -------------------------------------------------------------- conversions
+
+        void cvt(Ins x) {
+            PtxType d = x.type(0), s = x.type(1);
+            if (d == null || s == null) throw new Unsupported(x.i.form() + " is not supported");
+            boolean di = isInt(d), si = isInt(s);
+            boolean ftz = x.has(".ftz");
+            String rnd = null;
+            for (String r : new String[] {".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi"}) if (x.has(r)) rnd = r;
+            for (String m : x.i.modifiers()) {
+                if (PtxType.fromName(m) == null && !Set.of(".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi", ".ftz", ".sat").contains(m)) {
+                    throw new Unsupported(x.i.form() + " is not supported by the LLVM back end (" + m + ")");
+                }
+            }
+            if (x.types.size() != 2) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            int dbits = d.size() * 8, sbits = s.size() * 8;
+            boolean ds = d.kind() == PtxType.Kind.SIGNED, ss = s.kind() == PtxType.Kind.SIGNED;
+            if (di && si) {
+                String a = read(x.op(1), sbits, ss);
+                String r;
+                if (x.has(".sat")) {
+                    // clamp the source value to the destination's range
+                    int w = 72;
+                    String wide = resize(a, sbits, w, ss);
+                    long lo = ds ? -(1L << (dbits - 1)) : 0;
+                    String hiC = ds ? Long.toString((1L << (dbits - 1)) - 1) : dbits == 64 ? "18446744073709551615" : Long.toString((1L << dbits) - 1);
+                    String c1 = call("i72", "llvm.smax.i72", "i72, i72", "i72 " + wide + ", i72 " + lo);
+                    String c2 = call("i72", "llvm.smin.i72", "i72, i72", "i72 " + c1 + ", i72 " + hiC);
+                    r = resize(c2, w, dbits, false);
+                } else {
+                    r = resize(a, sbits, dbits, ss);
+                }
+                writeCvtInt(x.op(0), r, dbits, ds);
+                return;
+            }
+            if (!si && !di) {
+                if (!isFloatType(d) || !isFloatType(s)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+                String a = readF(x.op(1), s);
+                if (ftz && s == PtxType.F32) a = flush(a, s);
+                String r;
+                if (d == s && rnd == null && x.has(".sat")) {
+                    r = a;                                   // cvt.sat.f32.f32: only the clamp (and .ftz)
+                } else if (d == s) {
+                    if (rnd == null) throw new Unsupported(x.i.form() + " needs an integer rounding modifier");
+                    String fn = switch (rnd) { case ".rni" -> "roundeven"; case ".rzi" -> "trunc"; case ".rmi" -> "floor"; case ".rpi" -> "ceil";
+                        default -> throw new Unsupported(x.i.form() + " is not supported"); };
+                    r = call(fty(d), "llvm." + fn + "." + sfx(d), fty(d), fty(d) + " " + a);
+                } else if (d.size() > s.size()) {
+                    if (rnd != null) throw new Unsupported(x.i.form() + ": a widening conversion takes no rounding modifier");
+                    r = v("fpext " + fty(s) + " " + a + " to " + fty(d));
+                    if (ftz && s == PtxType.F32 && d == PtxType.F64) {
+                        // with .ftz an H200 gives the canonical f32 NaN widened (recorded data, conformance/h200)
+                        String nan = v("fcmp uno double " + r + ", 0.0");
+                        r = v("select i1 " + nan + ", double 0x7FFFFFFFE0000000, double " + r);
+                    }
+                } else {
+                    if (rnd == null) throw new Unsupported(x.i.form() + " needs a rounding modifier");
+                    if (rnd.equals(".rn")) {
+                        if (s.size() == d.size()) {
+                            // f16 <-> bf16: exact to f32, then one rounding
+                            a = v("fpext " + fty(s) + " " + a + " to float");
+                            r = v("fptrunc float " + a + " to " + fty(d));
+                        } else {
+                            r = v("fptrunc " + fty(s) + " " + a + " to " + fty(d));
+                        }
+                    } else if (!target.amd() && s == PtxType.F64 && d == PtxType.F32 && !rnd.endsWith("i")) {
+                        r = call("float", "llvm.nvvm.d2f." + rnd.substring(1) + (ftz ? ".ftz" : ""), "double", "double " + a);
+                    } else {
+                        throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported" + (target.amd() ? " on AMD GPUs (only .rn)" : ""));
+                    }
+                }
+                if (ftz && d == PtxType.F32) r = flush(r, d);
+                if (x.has(".sat")) r = sat(r, d);
+                writeF(x.op(0), r, d);
+                return;
+            }
+            if (!si) {
+                // float to integer: round as asked, then saturate; NaN gives 0 (PTX ISA 9.7.9.21)
+                if (!isFloatType(s) || s == PtxType.BF16) throw new Unsupported(x.i.form() + " is not supported");
+                String a = readF(x.op(1), s);
+                if (ftz && s == PtxType.F32) a = flush(a, s);
+                if (rnd == null) throw new Unsupported(x.i.form() + " needs an integer rounding modifier");
+                String fn = switch (rnd) { case ".rni" -> "roundeven"; case ".rzi" -> "trunc"; case ".rmi" -> "floor"; case ".rpi" -> "ceil";
+                    default -> throw new Unsupported(x.i.form() + ": float to integer takes .rni .rzi .rmi .rpi"); };
+                String rounded = call(fty(s), "llvm." + fn + "." + sfx(s), fty(s), fty(s) + " " + a);
+                String it = ity(dbits);
+                boolean f64 = s == PtxType.F64;
+                if (s == PtxType.F16) {
+                    rounded = v("fpext half " + rounded + " to float");
+                    s = PtxType.F32;
+                }
+                String r = call(it, "llvm.fpto" + (ds ? "s" : "u") + "i.sat." + it + "." + sfx(s), fty(s), fty(s) + " " + rounded);
+                if (f64 || dbits == 64) {
+                    // NaN (measured on an H200): from .f64 the most negative signed value of the destination's width,
+                    // also for unsigned destinations; into 64 bits 1 << 63 (fptoi.sat gives 0, as from narrower formats)
+                    String nan = v("fcmp uno " + fty(s) + " " + rounded + ", 0.0");
+                    r = v("select i1 " + nan + ", " + it + " " + constant(1L << (dbits - 1), dbits) + ", " + it + " " + r);
+                }
+                writeCvtInt(x.op(0), r, dbits, ds);
+                return;
+            }
+            // integer to float
+            if (!isFloatType(d) || d == PtxType.BF16) throw new Unsupported(x.i.form() + " is not supported");
+            String a = read(x.op(1), sbits, ss);
+            String r;
+            if (rnd == null || rnd.equals(".rn")) {
+                if (rnd == null) throw new Unsupported(x.i.form() + " needs a rounding modifier");
+                r = v((ss ? "sitofp " : "uitofp ") + ity(sbits) + " " + a + " to " + fty(d));
+            } else if (!target.amd() && (d == PtxType.F32 || d == PtxType.F64) && sbits <= 64 && !rnd.endsWith("i")) {
+                if (sbits < 32) {                            // 8- and 16-bit values convert exactly through 32 bits
+                    a = resize(a, sbits, 32, ss);
+                    sbits = 32;
+                }
+                String src = sbits == 32 ? (ss ? "i" : "ui") : (ss ? "ll" : "ull");
+                String dst = d == PtxType.F32 ? "f" : "d";
+                r = call(fty(d), "llvm.nvvm." + src + "2" + dst + "." + rnd.substring(1), ity(sbits), ity(sbits) + " " + a);
+            } else {
+                throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported" + (target.amd() ? " on AMD GPUs (only .rn)" : ""));
+            }
+            if (x.has(".sat")) r = sat(r, d);
+            writeF(x.op(0), r, d);
+        }
+
+        /** An integer result of cvt: 8-bit destinations are extended to the register by their own signedness. */
+        void writeCvtInt(Operand dst, String r, int dbits, boolean ds) {
+            write(dst, r, dbits, ds);
+        }
+
+        void cvta(Ins x) {
+            // cvta.space.size d, a (generic from space) / cvta.to.space.size d, a (space from generic)
+            boolean to = x.has(".to");
+            String space = null;
+            for (String m : x.i.modifiers()) if (spaceOf(m) != 0 && spaceOf(m) != 101) space = m;
+            PtxType t = x.type(0);
+            if (space == null || t == null) throw new Unsupported(x.i.form() + " is not supported");
+            int bits = t.size() * 8;
+            int as = spaceOf(space);
+            String a = read(x.op(1), bits, false);
+            if (as == 1) {                       // global and generic addresses are equal
+                write(x.op(0), a, bits, false);
+                return;
+            }
+            String r;
+            if (to) {
+                String p = v("inttoptr " + ity(bits) + " " + a + " to ptr");
+                String q = v("addrspacecast ptr " + p + " to " + as(as));
+                r = v("ptrtoint " + as(as) + " " + q + " to " + ity(bits));
+            } else {
+                String p = v("inttoptr " + ity(bits) + " " + a + " to " + as(as));
+                String q = v("addrspacecast " + as(as) + " " + p + " to ptr");
+                r = v("ptrtoint ptr " + q + " to " + ity(bits));
+            }
+            write(x.op(0), r, bits, false);
+        }
+
+        // -------------------------------------------------------------- memory
+
+        int space(Ins x) {
+            for (String m : x.i.modifiers()) {
+                int s = spaceOf(m);
+                if (s != 0 || m.equals(".generic")) return s;
+            }
+            return 0;
+        }
+
+        /** The address of {@code [a]} as a pointer into address space {@code as}. */
+        String address(Operand op, int as) {
+            if (!(op instanceof AddressOperand ao) || ao.elements().size() != 1) throw new Unsupported("address operand expected");
+            Operand e = ao.elements().get(0);
+            long off = 0;
+            while (e instanceof Paren p) e = p.inner();
+            if (e instanceof Binary b && (b.op().equals("+") || b.op().equals("-")) && Semantics.constant(b.right()) != null) {
+                off = Semantics.constant(b.right());
+                if (b.op().equals("-")) off = -off;
+                e = b.left();
+            }
+            String p;
+            if (e instanceof Sym s && reg(s.name()) == null && !s.name().startsWith("%")) {
+                Global g = symbol(s.name());
+                if (g == null) throw new Unsupported("unknown name " + s.name());
+                p = g.ptr;
+                int gs = g.space;
+                if (as == 101) as = gs;          // ld.param: wherever the parameter lives
+                if (gs != as) {
+                    if (as != 0) throw new Unsupported(s.name() + " is not in this state space");
+                    p = v("addrspacecast " + as(gs) + " " + p + " to ptr");
+                }
+            } else {
+                if (as == 101) throw new Unsupported("ld.param/st.param through a register is not supported");
+                Reg r = e instanceof Sym s ? reg(s.name()) : null;
+                int bits = r != null ? r.bits : 64;
+                String a = read(e, bits, false);
+                p = v("inttoptr " + ity(bits) + " " + a + " to " + as(as));
+            }
+            if (off != 0) p = v("getelementptr i8, " + as(as) + " " + p + ", i64 " + off);
+            return as + ":" + p;
+        }
+
+        void ld(Ins x) {
+            int as = space(x);
+            PtxType t = x.type(0);
+            if (t == null || x.has(".acquire") || x.has(".relaxed") || x.has(".mmio")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            String ap = address(x.op(1), as);
+            int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
+            String p = ap.substring(ap.indexOf(':') + 1);
+            boolean vol = x.has(".volatile");
+            int bits = t.size() * 8;
+            boolean s = t.kind() == PtxType.Kind.SIGNED;
+            List<Operand> dsts = x.op(0) instanceof VectorOperand vo ? vo.elements() : List.of(x.op(0));
+            for (int k = 0; k < dsts.size(); k++) {
+                String q = k == 0 ? p : v("getelementptr i8, " + as(pas) + " " + p + ", i64 " + (k * t.size()));
+                String val = v("load " + (vol ? "volatile " : "") + ity(bits) + ", " + as(pas) + " " + q + ", align " + (k == 0 ? t.size() * dsts.size() : t.size()));
+                Operand d = dsts.get(k);
+                if (t == PtxType.PRED) throw new Unsupported("ld of .pred");
+                write(d, val, bits, s);
+            }
+        }
+
+        void st(Ins x) {
+            int as = space(x);
+            PtxType t = x.type(0);
+            if (t == null || x.has(".release") || x.has(".relaxed") || x.has(".mmio")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            String ap = address(x.op(0), as);
+            int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
+            String p = ap.substring(ap.indexOf(':') + 1);
+            boolean vol = x.has(".volatile");
+            int bits = t.size() * 8;
+            List<Operand> srcs = x.op(1) instanceof VectorOperand vo ? vo.elements() : List.of(x.op(1));
+            for (int k = 0; k < srcs.size(); k++) {
+                String q = k == 0 ? p : v("getelementptr i8, " + as(pas) + " " + p + ", i64 " + (k * t.size()));
+                String val = read(srcs.get(k), bits, false);
+                line("store " + (vol ? "volatile " : "") + ity(bits) + " " + val + ", " + as(pas) + " " + q + ", align " + (k == 0 ? t.size() * srcs.size() : t.size()));
+            }
+        }
+
+        void atom(Ins x) {
+            boolean red = x.i.opcode().equals("red");
+            int as = space(x);
+            if (as != 0 && as != 1 && as != 3) throw new Unsupported(x.i.form() + ": atomics in this state space are not supported");
+            PtxType t = x.type(0);
+            String scope = x.has(".cta") ? ".cta" : x.has(".sys") ? ".sys" : ".gpu";
+            String order = x.has(".acquire") ? "acquire" : x.has(".release") ? "release" : x.has(".acq_rel") ? "acq_rel" : "monotonic";
+            String op = null;
+            for (String m : new String[] {".add", ".min", ".max", ".exch", ".cas", ".and", ".or", ".xor", ".inc", ".dec"}) if (x.has(m)) op = m;
+            if (op == null || t == null || x.has(".noftz") && t != PtxType.F32 || t.size() > 8 || x.has(".v2") || x.has(".v4")) {
+                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+            int bits = t.size() * 8;
+            if (bits < 32) throw new Unsupported(x.i.form() + ": 16-bit atomics are not supported");
+            boolean fl = t.kind() == PtxType.Kind.FLOAT, s = t.kind() == PtxType.Kind.SIGNED;
+            int base = red ? 0 : 1;
+            String ap = address(x.op(base), as);
+            int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
+            String p = ap.substring(ap.indexOf(':') + 1);
+            String ss = target.syncScope(scope);
+            String ty = fl ? fty(t) : ity(bits);
+            String res;
+            if (op.equals(".cas")) {
+                String cmp = read(x.op(base + 1), bits, false), nv = read(x.op(base + 2), bits, false);
+                String pair = v("cmpxchg " + as(pas) + " " + p + ", " + ity(bits) + " " + cmp + ", " + ity(bits) + " " + nv + ss + " "
+                        + order + " " + (order.equals("release") || order.equals("monotonic") ? "monotonic" : "acquire"));
+                res = v("extractvalue {" + ity(bits) + ", i1} " + pair + ", 0");
+                if (!red) write(x.op(0), res, bits, false);
+                return;
+            }
+            String rmw = switch (op) {
+                case ".add" -> fl ? "fadd" : "add";
+                case ".min" -> fl ? null : s ? "min" : "umin";
+                case ".max" -> fl ? null : s ? "max" : "umax";
+                case ".exch" -> "xchg";
+                case ".and", ".or", ".xor" -> fl ? null : op.substring(1);
+                case ".inc" -> bits == 32 && !fl ? "uinc_wrap" : null;
+                case ".dec" -> bits == 32 && !fl ? "udec_wrap" : null;
+                default -> null;
+            };
+            if (rmw == null || (fl && !rmw.equals("fadd") && !rmw.equals("xchg"))) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            String val = fl ? readF(x.op(base + 1), t) : read(x.op(base + 1), bits, s);
+            if (fl && rmw.equals("xchg")) { ty = ity(bits); val = v("bitcast " + fty(t) + " " + val + " to " + ty); }
+            res = v("atomicrmw " + rmw + " " + as(pas) + " " + p + ", " + ty + " " + val + ss + " " + order);
+            if (!red) {
+                if (fl && rmw.equals("fadd")) writeF(x.op(0), res, t);
+                else write(x.op(0), res, bits, s);
+            }
+        }
+
+        void bar(Ins x) {
+            boolean sync = x.has(".sync") || (x.i.opcode().equals("bar") && x.i.modifiers().isEmpty());
+            if (x.i.opcode().equals("bar") && x.has(".warp") && x.has(".sync")) {
+                if (!target.amd()) call("void", "llvm.nvvm.bar.warp.sync", "i32", "i32 " + read(x.op(0), 32, false));
+                else {
+                    requireWave32(x.i.form());
+                    call("void", "llvm.amdgcn.wave.barrier", "", "");
+                }
+                return;
+            }
+            if (!sync || x.i.operands().size() != 1 || !"0".equals(constStr(x.op(0))) || x.has(".aligned") && false) {
+                throw new Unsupported(x.i.form() + " is supported only as bar.sync 0 / barrier.sync 0 (all threads of the block)");
+            }
+            barrier();
+        }
+
+        String constStr(Operand op) {
+            Long c = op instanceof Expr e ? Semantics.constant(e) : null;
+            return c == null ? null : c.toString();
+        }
+
+        void fence(Ins x) {
+            String scope = x.has(".cta") ? ".cta" : x.has(".sys") ? ".sys" : ".gpu";
+            if (x.i.opcode().equals("fence") && (x.has(".proxy") || x.has(".mbarrier_init"))) throw new Unsupported(x.i.form() + " is not supported");
+            line("fence" + target.syncScope(scope) + " seq_cst");
+        }
+
+        /** shfl.sync (PTX ISA 9.7.8.6): source lane and validity computed here; the target reads the lane. */
+        void shfl(Ins x) {
+            if (!x.has(".sync") || !x.has(".b32")) throw new Unsupported(x.i.form() + " is not supported (only shfl.sync.*.b32)");
+            requireWave32(x.i.form());
+            String mode = x.has(".up") ? "up" : x.has(".down") ? "down" : x.has(".bfly") ? "bfly" : x.has(".idx") ? "idx" : null;
+            if (mode == null) throw new Unsupported(x.i.form() + " is not supported");
+            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
+            String mask = read(x.op(4), 32, false);
+            String lane = laneId();
+            String bval = v("and i32 " + b + ", 31");
+            String cval = v("and i32 " + c + ", 31");
+            String seg = v("and i32 " + v("lshr i32 " + c + ", 8") + ", 31");
+            String nseg = v("xor i32 " + seg + ", -1");
+            String maxLane = v("or i32 " + v("and i32 " + lane + ", " + seg) + ", " + v("and i32 " + cval + ", " + nseg));
+            String minLane = v("and i32 " + lane + ", " + seg);
+            String j, ok;
+            switch (mode) {
+                case "up" -> { j = v("sub i32 " + lane + ", " + bval); ok = v("icmp sge i32 " + j + ", " + maxLane); }
+                case "down" -> { j = v("add i32 " + lane + ", " + bval); ok = v("icmp sle i32 " + j + ", " + maxLane); }
+                case "bfly" -> { j = v("xor i32 " + lane + ", " + bval); ok = v("icmp sle i32 " + j + ", " + maxLane); }
+                default -> { j = v("or i32 " + minLane + ", " + v("and i32 " + bval + ", " + nseg)); ok = v("icmp sle i32 " + j + ", " + maxLane); }
+            }
+            String src = v("select i1 " + ok + ", i32 " + j + ", i32 " + lane);
+            String r = readLane(a, src, mask);
+            Operand d = x.op(0);
+            if (d instanceof PredPair pp) {
+                write(new Sym(pp.first(), null), r, 32, false);
+                writePred(new Sym(pp.second(), null), ok);
+            } else {
+                write(d, r, 32, false);
+            }
+        }
+
+        /** vote.sync (PTX ISA 9.7.13.5) in terms of the target's ballot. */
+        void vote(Ins x) {
+            if (!x.has(".sync")) throw new Unsupported(x.i.form() + " is not supported (only vote.sync)");
+            requireWave32(x.i.form());
+            String p = readPred(x.op(1));
+            String mask = read(x.op(2), 32, false);
+            String bal = v("and i32 " + ballot(p, mask) + ", " + mask);
+            if (x.has(".ballot")) {
+                write(x.op(0), bal, 32, false);
+                return;
+            }
+            String active = v("and i32 " + ballot("true", mask) + ", " + mask);
+            String r;
+            if (x.has(".all")) r = v("icmp eq i32 " + bal + ", " + active);
+            else if (x.has(".any")) r = v("icmp ne i32 " + bal + ", 0");
+            else if (x.has(".uni")) r = v("or i1 " + v("icmp eq i32 " + bal + ", " + active) + ", " + v("icmp eq i32 " + bal + ", 0"));
+            else throw new Unsupported(x.i.form() + " is not supported");
+            writePred(x.op(0), r);
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** An instruction with its modifiers indexed. */
+    private static final class Ins {
+        final Instruction i;
+        final Set<String> mods;
+        final List<PtxType> types = new ArrayList<>();
+
+        Ins(Instruction i) {
+            this.i = i;
+            this.mods = new LinkedHashSet<>(i.modifiers());
+            for (String m : i.modifiers()) {
+                PtxType t = PtxType.fromName(m);
+                if (t != null) types.add(t);
+            }
+        }
+
+        boolean has(String m) { return mods.contains(m); }
+
+        PtxType type(int k) { return k < types.size() ? types.get(k) : null; }
+
+        Operand op(int k) {
+            if (k >= i.operands().size()) throw new Unsupported(i.form() + ": missing operand " + (k + 1));
+            return i.operands().get(k);
+        }
+    }
+
+    /** Thrown inside the lowering of one instruction; becomes an error diagnostic at the instruction. */
+    private static final class Unsupported extends RuntimeException {
+        Unsupported(String m) { super(m, null, false, false); }
+    }
+
+    static String ity(int bits) {
+        return "i" + bits;
+    }
+
+    static boolean isInt(PtxType t) {
+        return (t.kind() == PtxType.Kind.SIGNED || t.kind() == PtxType.Kind.UNSIGNED || t.kind() == PtxType.Kind.BIT) && t.size() <= 8
+                && !t.name().contains("X");
+    }
+
+    static boolean isFloatType(PtxType t) {
+        return t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F32 || t == PtxType.F64;
+    }
+
+    static String fty(PtxType t) {
+        return switch (t) {
+            case F16 -> "half";
+            case BF16 -> "bfloat";
+            case F32 -> "float";
+            case F64 -> "double";
+            default -> throw new Unsupported("type " + t.ptxName() + " is not supported by the LLVM back end");
+        };
+    }
+
+    static String sfx(PtxType t) {
+        return switch (t) {
+            case F16 -> "f16";
+            case BF16 -> "bf16";
+            case F32 -> "f32";
+            default -> "f64";
+        };
+    }
+}

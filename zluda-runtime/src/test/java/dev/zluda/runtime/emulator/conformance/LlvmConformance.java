@@ -1,0 +1,237 @@
+package dev.zluda.runtime.emulator.conformance;
+
+import dev.zluda.ptx.llvm.LlvmTarget;
+import dev.zluda.ptx.llvm.LlvmTools;
+import dev.zluda.ptx.llvm.PtxCompiler;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.zip.CRC32;
+
+/**
+ * Check (b) of the AMD back end: the LLVM IR that {@code dev.zluda.ptx.llvm} lowers each conformance form to,
+ * compiled by LLVM 22 for NVPTX ({@code sm_90}) and run on an NVIDIA H200, must compute what the original PTX
+ * computed on the same GPU (the recorded data of {@code conformance/h200}).
+ *
+ * <p>Usage: {@code LlvmConformance prepare DIR} writes the input of {@code conformance_harness.c} (forms.txt,
+ * in.bin, ptx/NNNN.ptx — the LLVM-compiled PTX, or a comment that fails to load for a form the lowering refuses)
+ * and DIR/lowered.txt; after the harness ran, {@code LlvmConformance record DIR FILE} writes the results file
+ * (one line per form: name, SHA-256 prefix of the lowered IR, outcome, CRC-32 of the 256 output records),
+ * which {@code LlvmConformanceTest} compares with the H200's recorded outputs.
+ */
+public final class LlvmConformance {
+    private LlvmConformance() {}
+
+    /** The resource holding the recorded results of the LLVM path. */
+    public static final String RESULTS = "/conformance/nvptx-llvm.txt";
+
+    /** SHA-256 (first 16 hex digits) of a form's lowered IR, or null with the reason in {@code why[0]}. */
+    static String irHash(Conformance.Form f, String[] why) {
+        PtxCompiler.Lowered l = PtxCompiler.lower(Conformance.ptx(f), f.name(), LlvmTarget.SM_90);
+        if (!l.ok()) {
+            why[0] = l.errors().isEmpty() ? "not lowered" : l.errors().get(0).message();
+            return null;
+        }
+        return sha(l.ir());
+    }
+
+    static String sha(String s) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static long crc(byte[] b) {
+        CRC32 c = new CRC32();
+        c.update(b);
+        return c.getValue();
+    }
+
+    /** One line of the results file. */
+    record Outcome(String name, String ir, String status, long crc) {}
+
+    /** Reads the results file. */
+    static Map<String, Outcome> readResults(InputStream in) throws IOException {
+        Map<String, Outcome> m = new LinkedHashMap<>();
+        for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+            if (line.isBlank() || line.startsWith("#")) continue;
+            String[] p = line.split("\t", -1);
+            m.put(p[0], new Outcome(p[0], p[1], p[2], Long.parseLong(p[3], 16)));
+        }
+        return m;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if ((args.length == 2 || args.length == 3) && args[0].equals("prepare")) {
+            prepare(Path.of(args[1]), args.length == 3 ? Path.of(args[2]) : null);
+        } else if (args.length == 3 && args[0].equals("record")) {
+            record(Path.of(args[1]), Path.of(args[2]));
+        } else {
+            System.err.println("usage: LlvmConformance prepare DIR [EARLIER_DIR] | record DIR RESULTS_FILE");
+            System.exit(2);
+        }
+    }
+
+    /**
+     * Writes the harness input for the LLVM path; a form whose IR is unchanged since {@code earlier} (a directory
+     * an earlier prepare wrote, or null) takes its compiled PTX from there instead of running LLVM again.
+     */
+    static void prepare(Path dir, Path earlier) throws Exception {
+        Map<String, String> earlierIr = new LinkedHashMap<>();
+        if (earlier != null) {
+            for (String line : Files.readAllLines(earlier.resolve("lowered.txt"))) {
+                String[] p = line.split("\t", 4);
+                if (p[3].equals("compiled")) earlierIr.put(p[1], p[0] + "\t" + p[2]);
+            }
+        }
+        LlvmTools tools = LlvmTools.find();
+        if (tools == null) throw new IOException(LlvmTools.missingMessage());
+        Files.createDirectories(dir.resolve("ptx"));
+        List<Conformance.Form> forms = Conformance.forms();
+        StringBuilder list = new StringBuilder();
+        try (OutputStream in = Files.newOutputStream(dir.resolve("in.bin"))) {
+            for (int i = 0; i < forms.size(); i++) {
+                in.write(Conformance.inputs(forms.get(i)));
+                list.append(i).append(' ').append(Conformance.N).append(' ').append(forms.get(i).name()).append('\n');
+            }
+        }
+        Files.writeString(dir.resolve("forms.txt"), list);
+        // lower every form; compile the lowered ones in batches (one opt and one llc run per batch, the kernels
+        // renamed kfNNNN there), then cut the PTX back into one module per form with its kernel named k again
+        String[] line = new String[forms.size()];
+        List<Integer> todo = new ArrayList<>();
+        Map<Integer, String> irs = new LinkedHashMap<>();
+        for (int k = 0; k < forms.size(); k++) {
+            Conformance.Form f = forms.get(k);
+            PtxCompiler.Lowered l = PtxCompiler.lower(Conformance.ptx(f), f.name(), LlvmTarget.SM_90);
+            Path out = dir.resolve("ptx").resolve(String.format("%04d.ptx", k));
+            if (!l.ok()) {
+                String why = l.errors().isEmpty() ? "not lowered" : l.errors().get(0).message();
+                Files.writeString(out, "// not lowered: " + why + "\n");
+                line[k] = k + "\t" + f.name() + "\t-\tunsupported: " + why.replace('\t', ' ');
+                continue;
+            }
+            String hash = sha(l.ir());
+            String prev = earlierIr.get(f.name());
+            if (prev != null && prev.endsWith("\t" + hash)) {
+                Path from = earlier.resolve("ptx").resolve(String.format("%04d.ptx", Integer.parseInt(prev.substring(0, prev.indexOf('\t')))));
+                Files.copy(from, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                line[k] = k + "\t" + f.name() + "\t" + hash + "\tcompiled";
+                continue;
+            }
+            irs.put(k, l.ir());
+            line[k] = k + "\t" + f.name() + "\t" + hash + "\tcompiled";
+            todo.add(k);
+        }
+        for (int from = 0; from < todo.size(); from += 150) {
+            List<Integer> batch = todo.subList(from, Math.min(todo.size(), from + 150));
+            StringBuilder globals = new StringBuilder(), fns = new StringBuilder(), ann = new StringBuilder();
+            java.util.Set<String> decls = new java.util.LinkedHashSet<>();
+            String head = null;
+            int meta = 0;
+            for (int k : batch) {
+                String name = String.format("kf%04d", k);
+                String ir = irs.get(k).replace("@\"k\"", "@\"" + name + "\"").replace("@\"k.", "@\"" + name + ".");
+                boolean inFn = false;
+                StringBuilder h = new StringBuilder();
+                for (String ln : ir.split("\n")) {
+                    if (inFn) {
+                        fns.append(ln).append('\n');
+                        if (ln.equals("}")) inFn = false;
+                    } else if (ln.startsWith("define ")) {
+                        inFn = true;
+                        fns.append(ln).append('\n');
+                    } else if (ln.startsWith("@")) globals.append(ln).append('\n');
+                    else if (ln.startsWith("declare ")) decls.add(ln);
+                    else if (ln.startsWith("target ")) h.append(ln).append('\n');
+                    else if (ln.startsWith("!") || ln.startsWith(";") || ln.isBlank()) continue;
+                    else throw new IOException("unexpected IR line in " + forms.get(k).name() + ": " + ln);
+                }
+                head = h.toString();
+                if (meta > 0) ann.append(", ");
+                ann.append('!').append(meta);
+                meta++;
+            }
+            StringBuilder mod = new StringBuilder(head).append(globals).append(fns);
+            for (String d : decls) mod.append(d).append('\n');
+            mod.append("!nvvm.annotations = !{").append(ann).append("}\n");
+            for (int i = 0; i < batch.size(); i++) {
+                mod.append('!').append(i).append(" = !{ptr @\"").append(String.format("kf%04d", batch.get(i))).append("\", !\"kernel\", i32 1}\n");
+            }
+            String ptx = new String(tools.compile(mod.toString(), LlvmTarget.SM_90), StandardCharsets.UTF_8);
+            int firstFn = ptx.indexOf("\t// .globl");
+            String header = ptx.substring(0, firstFn);
+            for (int k : batch) {
+                String name = String.format("kf%04d", k);
+                int at = ptx.indexOf(".visible .entry " + name + "(");
+                int close = ptx.indexOf("\n}\n", at);
+                if (at < 0 || close < 0) throw new IOException("kernel " + name + " not found in llc's output");
+                String body = ptx.substring(at, close + 3).replace(name, "k");
+                Files.writeString(dir.resolve("ptx").resolve(String.format("%04d.ptx", k)), header + body);
+            }
+            System.out.println("compiled " + Math.min(todo.size(), from + 150) + " of " + todo.size());
+        }
+        StringBuilder sb = new StringBuilder();
+        int ok = 0;
+        for (String l : line) {
+            if (l.endsWith("\tcompiled")) ok++;
+            sb.append(l).append('\n');
+        }
+        Files.writeString(dir.resolve("lowered.txt"), sb);
+        Files.writeString(dir.resolve("llvm-version.txt"), tools.version() + "\n");
+        System.out.println(forms.size() + " forms, " + ok + " compiled to NVPTX, into " + dir);
+    }
+
+    static void record(Path dir, Path results) throws IOException {
+        List<Conformance.Form> forms = Conformance.forms();
+        byte[] out = Files.readAllBytes(dir.resolve("out.bin"));
+        Map<Integer, String> status = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(dir.resolve("status.txt"))) {
+            String[] p = line.split(" ", 2);
+            status.put(Integer.parseInt(p[0]), p[1]);
+        }
+        Map<Integer, String[]> lowered = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(dir.resolve("lowered.txt"))) {
+            String[] p = line.split("\t", 4);
+            lowered.put(Integer.parseInt(p[0]), p);
+        }
+        int per = Conformance.N * Conformance.OUT_BYTES;
+        StringBuilder sb = new StringBuilder();
+        sb.append("# Conformance forms lowered to LLVM IR (dev.zluda.ptx.llvm), compiled by LLVM llc for sm_90 and run\n");
+        sb.append("# on an NVIDIA H200 with conformance_harness.c (docs/amd.md says how).\n");
+        sb.append("# LLVM: ").append(Files.readString(dir.resolve("llvm-version.txt")).strip()).append("; GPU: ")
+                .append(Files.readString(dir.resolve("info.txt")).replace('\n', ' ').strip()).append('\n');
+        sb.append("# name<TAB>SHA-256 prefix of the IR<TAB>outcome<TAB>CRC-32 of the 256 x 16 output bytes (hex)\n");
+        for (int i = 0; i < forms.size(); i++) {
+            String[] low = lowered.get(i);
+            String st = status.get(i);
+            String outcome;
+            long c = 0;
+            if (!low[3].equals("compiled")) outcome = low[3];
+            else if (st == null) outcome = "not run";
+            else if (!st.startsWith("0")) outcome = "gpu error: " + st;
+            else {
+                outcome = "ran";
+                c = crc(java.util.Arrays.copyOfRange(out, i * per, (i + 1) * per));
+            }
+            sb.append(forms.get(i).name()).append('\t').append(low[2]).append('\t').append(outcome.replace('\t', ' '))
+                    .append('\t').append(Long.toHexString(c)).append('\n');
+        }
+        Files.writeString(results, sb);
+        System.out.println("results of " + forms.size() + " forms written to " + results);
+    }
+}

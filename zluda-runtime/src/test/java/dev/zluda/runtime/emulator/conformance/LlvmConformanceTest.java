@@ -1,0 +1,90 @@
+package dev.zluda.runtime.emulator.conformance;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Check (b) of the AMD back end, over recorded data: each conformance form's PTX, lowered to LLVM IR by
+ * {@code dev.zluda.ptx.llvm} and compiled by LLVM 22 for NVPTX, ran on an NVIDIA H200
+ * ({@link LlvmConformance#RESULTS}); its outputs must equal what the original PTX computed on the H200
+ * ({@code conformance/h200}), bit for bit for the exact forms. The test first checks that the lowering still
+ * produces the IR that ran (a SHA-256 per form) and still refuses the forms it refused, so the recorded run stays
+ * evidence for the current code; when the lowering changes, docs/amd.md says how to record again.
+ */
+class LlvmConformanceTest {
+    /** Forms whose LLVM path differs from the original on the H200, with why (none known). */
+    static final Set<String> KNOWN_DIFFERENCES = Set.of();
+
+    @Test
+    void llvmLoweringComputesOnTheH200WhatTheOriginalPtxComputed() throws IOException {
+        Map<String, LlvmConformance.Outcome> results;
+        try (InputStream in = getClass().getResourceAsStream(LlvmConformance.RESULTS)) {
+            assertNotNull(in, LlvmConformance.RESULTS);
+            results = LlvmConformance.readResults(in);
+        }
+        Map<String, ConformanceData.Recorded> h200 = new HashMap<>();
+        for (Conformance.Form f : Conformance.forms()) {
+            if (h200.containsKey(f.name())) continue;
+            try (InputStream in = getClass().getResourceAsStream("/conformance/h200/" + f.family() + ".bin.gz")) {
+                h200.putAll(ConformanceData.read(in));
+            }
+        }
+        // a form may have changed since the H200 run only where that run showed it wrong (fixed or refused since,
+        // to be recorded again); under every other form the recorded run must still hold
+        List<String> stale = new ArrayList<>();
+        Set<String> differ = new TreeSet<>(), changedAfterDiffering = new TreeSet<>();
+        Map<String, int[]> table = new LinkedHashMap<>();   // family -> forms, lowered, bit-exact, differ, approx-exact
+        for (Conformance.Form f : Conformance.forms()) {
+            LlvmConformance.Outcome o = results.get(f.name());
+            if (o == null) {
+                stale.add(f.name() + ": not in the recorded run");
+                continue;
+            }
+            int[] row = table.computeIfAbsent(f.family(), k -> new int[5]);
+            row[0]++;
+            String[] why = new String[1];
+            String hash = LlvmConformance.irHash(f, why);
+            if (o.status().startsWith("unsupported")) {
+                if (hash != null) stale.add(f.name() + ": lowered now, refused in the recorded run");
+                continue;
+            }
+            row[1]++;
+            assertEquals("ran", o.status(), f.name());
+            ConformanceData.Recorded ref = h200.get(f.name());
+            assertTrue(ref != null && ref.result() == 0 && ref.crc() == Conformance.inputCrc(f), f.name() + ": no H200 reference");
+            boolean same = LlvmConformance.crc(ref.out()) == o.crc();
+            boolean changed = hash == null || !hash.equals(o.ir());
+            if (same) row[f.approx() == null ? 2 : 4]++;
+            else row[3]++;
+            if (changed && same) stale.add(f.name() + ": IR " + (hash == null ? "refused now (" + why[0] + ")" : hash) + ", recorded " + o.ir());
+            else if (changed) changedAfterDiffering.add(f.name() + (hash == null ? " (refused now)" : " (fixed)"));
+            else if (!same) differ.add(f.name());
+        }
+        StringBuilder sb = new StringBuilder("| family | forms | lowered and run | bit-exact | approx. forms bit-exact | differ |\n");
+        int[] tot = new int[5];
+        for (var e : table.entrySet()) {
+            int[] r = e.getValue();
+            sb.append(String.format("| %s | %d | %d | %d | %d | %d |%n", e.getKey(), r[0], r[1], r[2], r[4], r[3]));
+            for (int i = 0; i < 5; i++) tot[i] += r[i];
+        }
+        sb.append(String.format("| all | %d | %d | %d | %d | %d |%n", tot[0], tot[1], tot[2], tot[4], tot[3]));
+        System.out.print(sb);
+        System.out.println("changed since the H200 run showed them wrong (" + changedAfterDiffering.size() + "): " + changedAfterDiffering);
+        assertTrue(stale.isEmpty(), "the lowering changed since the H200 run (docs/amd.md: record again): " + stale.size()
+                + " forms, e.g. " + stale.subList(0, Math.min(10, stale.size())));
+        assertEquals(KNOWN_DIFFERENCES, differ, "forms whose LLVM path computes differently on the H200");
+    }
+}
