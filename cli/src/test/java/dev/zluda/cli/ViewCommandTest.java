@@ -45,7 +45,7 @@ class ViewCommandTest {
     void helpDescribesIt() {
         CliRun.Result r = CliRun.run("view", "--help");
         assertEquals(0, r.code());
-        assertTrue(r.out().contains("Usage: zluda view [-hV] [CAPTURE] [OTHER]"), r.out());
+        assertTrue(r.out().contains("Usage: zluda view [-hV] [--screenshot=PNG] [CAPTURE] [OTHER]"), r.out());
         assertTrue(r.out().contains("side by side"), r.out());
         assertFalse(r.out().contains("--benchmark"), "hidden options stay hidden");
     }
