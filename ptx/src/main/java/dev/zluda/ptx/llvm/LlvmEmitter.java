@@ -1142,7 +1142,12 @@ public final class LlvmEmitter {
                     default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
                 };
             }
-            if (ftz && !directed(rnd) && op.equals("mul")) r = tinyBeforeRounding(r, a[0], a[1]);
+            if (ftz && !directed(rnd) && op.equals("mul")) {
+                // recorded on the H200 (docs/amd.md): products that round to the smallest normal from
+                // below differ even when the product is corrected for tininess before rounding; refused until that is understood
+                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end yet (round-to-nearest .ftz products"
+                        + " at the smallest normal differ from an NVIDIA GPU's)");
+            }
             if (ftz && !directed(rnd)) r = flush(r, t);
             if (ftz && (op.equals("abs") || op.equals("neg"))) {
                 // abs.ftz/neg.ftz give the canonical NaN 0x7fffffff (recorded data, conformance/h200)
@@ -1234,25 +1239,6 @@ public final class LlvmEmitter {
             String r = x.has(".hi") ? resize(v("lshr i64 " + p + ", 16"), 64, 32, false) : resize(p, 64, 32, false);
             if (x.i.opcode().equals("mad24")) r = v("add i32 " + r + ", " + read(x.op(3), 32, false));
             write(x.op(0), r, 32, false);
-        }
-
-        /**
-         * .ftz flushes a product that is subnormal before rounding (an H200 gives -0 for 0x3f7fffff × 0x80800000, whose
-         * exact value rounds to -FLT_MIN): where the rounded product is ±FLT_MIN, the error term (an fma) says on which
-         * side of it the exact product lies.
-         */
-        String tinyBeforeRounding(String p, String a, String b) {
-            String abs = call("float", "llvm.fabs.f32", "float", "float " + p);
-            String atMin = v("fcmp oeq float " + abs + ", 0x3810000000000000");
-            String np = v("fneg float " + p);
-            String err = call("float", "llvm.fma.f32", "float, float, float", "float " + a + ", float " + b + ", float " + np);
-            String prodNeg = v("fcmp olt float " + p + ", 0.0");
-            String errNeg = v("fcmp olt float " + err + ", 0.0");
-            String errPos = v("fcmp ogt float " + err + ", 0.0");
-            String inward = v("select i1 " + prodNeg + ", i1 " + errPos + ", i1 " + errNeg);
-            String flushIt = v("and i1 " + atMin + ", " + inward);
-            String zero = call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + p);
-            return v("select i1 " + flushIt + ", float " + zero + ", float " + p);
         }
 
         boolean directed(String rnd) {
