@@ -26,8 +26,13 @@ import java.util.List;
  * Usage: {@code TracerGenerator OUT_C}.
  */
 public final class TracerGenerator {
-    /** Functions that hand the driver a module image (or a file of one): the image parameter's index. */
-    static final java.util.Map<String, Integer> MODULE_IMAGE = java.util.Map.of(
+    /**
+     * Functions that hand the driver a module image (or a file of one: {@code cuModuleLoad},
+     * {@code cuLibraryLoadFromFile}): the image parameter's index; parameter 0 receives the handle.
+     * Both trace layers (this generated one and zluda-runtime's CallTracer) write a MODULE record
+     * (FORMAT.md §6.4) after each successful call of one.
+     */
+    public static final java.util.Map<String, Integer> MODULE_IMAGE = java.util.Map.of(
             "cuModuleLoadData", 1, "cuModuleLoadDataEx", 1, "cuModuleLoadFatBinary", 1, "cuModuleLoad", 1,
             "cuLibraryLoadData", 1, "cuLibraryLoadFromFile", 1);
 

@@ -277,7 +277,30 @@ abstract class ExportTableLayer extends ModuleLayer {
         return loadImage(pmodule, image, "CUDART_INTERFACE slot " + slot);
     }
 
+    private volatile ModuleImageObserver moduleImages;
+
+    /**
+     * Sets who sees each module image loaded through the export tables (the trace layer's MODULE
+     * records); null: nobody.
+     */
+    public void moduleImageObserver(ModuleImageObserver observer) {
+        this.moduleImages = observer;
+    }
+
     private int loadImage(long pmodule, long image, String via) {
+        int r = loadImageText(pmodule, image, via);
+        ModuleImageObserver o = moduleImages;
+        if (r == SUCCESS && o != null) {
+            try {
+                o.loaded(via, image, Native.getLong(pmodule));
+            } catch (RuntimeException e) {
+                if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace();
+            }
+        }
+        return r;
+    }
+
+    private int loadImageText(long pmodule, long image, String via) {
         MemorySegment text;
         try {
             text = ptxFor(image);

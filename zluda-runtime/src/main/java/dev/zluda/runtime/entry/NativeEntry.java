@@ -56,6 +56,7 @@ public final class NativeEntry {
             if (tracer != null) {
                 driver.launchObserver(tracer.kernelSnapshots());
                 driver.driverEvents(tracer.driverEvents());
+                driver.moduleImageObserver(tracer.moduleImages());
             }
             var handle = MethodHandles.lookup().findStatic(NativeEntry.class, "dispatch",
                     MethodType.methodType(int.class, int.class, MemorySegment.class));

@@ -245,11 +245,25 @@ public final class ModuleImage {
     private final Format format;
     private final List<Entry> entries;
     private final int fatbins;
+    private final MemorySegment bytes;
 
-    private ModuleImage(Format format, List<Entry> entries, int fatbins) {
+    private ModuleImage(Format format, List<Entry> entries, int fatbins, MemorySegment bytes) {
         this.format = format;
         this.entries = Collections.unmodifiableList(entries);
         this.fatbins = fatbins;
+        this.bytes = bytes;
+    }
+
+    /**
+     * The bytes of the image, as a capture stores it (trace-format/FORMAT.md §6.4, MODULE): for a
+     * fatbin wrapper the fatbin it points to (the first one of a version-2 wrapper), header and
+     * entries; for a fatbin read at an address that fatbin; for an ELF read at an address the ELF up
+     * to the furthest of its tables and sections; for PTX text the text without its terminating NUL;
+     * for an image of known size ({@link #fromSegment}) all of it but what follows a PTX text's NUL.
+     * An address-based image's segment reads the caller's memory (see the class comment).
+     */
+    public MemorySegment bytes() {
+        return bytes;
     }
 
     public Format format() {
@@ -369,13 +383,14 @@ public final class ModuleImage {
         int magic = head.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
         if (magic == FATBIN_WRAPPER_MAGIC) {
             List<Entry> entries = new ArrayList<>();
-            int fatbins = readWrapper(address, entries);
-            return new ModuleImage(Format.FATBIN_WRAPPER, entries, fatbins);
+            MemorySegment[] first = new MemorySegment[1];
+            int fatbins = readWrapper(address, entries, first);
+            return new ModuleImage(Format.FATBIN_WRAPPER, entries, fatbins, first[0]);
         }
         if (magic == FATBIN_MAGIC) {
             List<Entry> entries = new ArrayList<>();
-            fatbinAt(address, entries, "fatbin 0 @0x" + Long.toHexString(address));
-            return new ModuleImage(Format.FATBIN, entries, 1);
+            MemorySegment f = fatbinAt(address, entries, "fatbin 0 @0x" + Long.toHexString(address));
+            return new ModuleImage(Format.FATBIN, entries, 1, f);
         }
         if (magic == 0x464C457F) {
             MemorySegment elf = raw(address, elfSize(address, where));
@@ -391,7 +406,7 @@ public final class ModuleImage {
         long n = 0;
         while (n < MAX_IMAGE_BYTES && text.get(ValueLayout.JAVA_BYTE, n) != 0) n++;
         if (n == MAX_IMAGE_BYTES) throw new ModuleImageException(where + ": PTX text has no terminating NUL within " + MAX_IMAGE_BYTES + " bytes");
-        return new ModuleImage(Format.PTX, new ArrayList<>(List.of(ptxEntry(text.asSlice(0, n), where))), 0);
+        return new ModuleImage(Format.PTX, new ArrayList<>(List.of(ptxEntry(text.asSlice(0, n), where))), 0, text.asSlice(0, n));
     }
 
     private static MemorySegment raw(long address, long bytes) {
@@ -399,7 +414,7 @@ public final class ModuleImage {
     }
 
     /** Reads a fatbin wrapper at an address; returns the number of fatbins. */
-    private static int readWrapper(long address, List<Entry> entries) throws ModuleImageException {
+    private static int readWrapper(long address, List<Entry> entries, MemorySegment[] first) throws ModuleImageException {
         String where = "fatbin wrapper @0x" + Long.toHexString(address);
         MemorySegment w = raw(address, 24);
         int version = w.get(ValueLayout.JAVA_INT_UNALIGNED, 4);
@@ -408,7 +423,7 @@ public final class ModuleImage {
         switch (version) {
             case 1 -> {
                 checkPointer(data, where + ": field data at offset 0x8");
-                fatbinAt(data, entries, "fatbin 0 @0x" + Long.toHexString(data));
+                first[0] = fatbinAt(data, entries, "fatbin 0 @0x" + Long.toHexString(data));
                 return 1;
             }
             case 2 -> {
@@ -420,7 +435,8 @@ public final class ModuleImage {
                     long p = raw(fatbinsOrName + 8L * n, 8).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
                     if (p == 0) break;
                     checkPointer(p, where + ": fatbin array element " + n);
-                    fatbinAt(p, entries, "fatbin " + n + " @0x" + Long.toHexString(p));
+                    MemorySegment f = fatbinAt(p, entries, "fatbin " + n + " @0x" + Long.toHexString(p));
+                    if (n == 0) first[0] = f;
                     n++;
                 }
                 if (n == 0) throw new ModuleImageException(where + ": version 2 wrapper with an empty fatbin array");
@@ -435,11 +451,13 @@ public final class ModuleImage {
         if (Long.compareUnsigned(p, 4096) < 0) throw new ModuleImageException(what + " is not a valid address: 0x" + Long.toHexString(p));
     }
 
-    /** One fatbin at an address, its size from its header. */
-    private static void fatbinAt(long address, List<Entry> entries, String where) throws ModuleImageException {
+    /** One fatbin at an address, its size from its header; returns the bytes it spans. */
+    private static MemorySegment fatbinAt(long address, List<Entry> entries, String where) throws ModuleImageException {
         MemorySegment h = raw(address, 16);
         long size = fatbinSize(h, 0, where);
-        parseFatbin(raw(address, size), entries, where);
+        MemorySegment f = raw(address, size);
+        parseFatbin(f, entries, where);
+        return f;
     }
 
     /** Checks the fatbin header at {@code off} and returns the fatbin's total size (header + entries). */
@@ -531,14 +549,14 @@ public final class ModuleImage {
         if (magic == FATBIN_MAGIC) {
             List<Entry> entries = new ArrayList<>();
             int n = fatbinsBackToBack(s, entries, "");
-            return new ModuleImage(Format.FATBIN, entries, n);
+            return new ModuleImage(Format.FATBIN, entries, n, s);
         }
         if (magic == 0x464C457F) return readElf(s, where);
         if (startsWith(s, AR_MAGIC)) return readAr(s, where);
         checkText(s, where);
         long n = 0;
         while (n < s.byteSize() && s.get(ValueLayout.JAVA_BYTE, n) != 0) n++;
-        return new ModuleImage(Format.PTX, new ArrayList<>(List.of(ptxEntry(s.asSlice(0, n), where))), 0);
+        return new ModuleImage(Format.PTX, new ArrayList<>(List.of(ptxEntry(s.asSlice(0, n), where))), 0, s.asSlice(0, n));
     }
 
     /** Fatbins back to back in {@code s} (zero padding between and after them allowed); returns how many. */
@@ -668,11 +686,11 @@ public final class ModuleImage {
         List<Entry> entries = new ArrayList<>();
         if (machine == EM_CUDA) {
             entries.add(cubinEntry(elf, where));
-            return new ModuleImage(Format.ELF, entries, 0);
+            return new ModuleImage(Format.ELF, entries, 0, elf);
         }
         int n = hostElfFatbins(elf, where, entries);
         if (n == 0) throw new ModuleImageException(where + ": an ELF for machine " + machine + " without .nv_fatbin or __nv_relfatbin sections holds no CUDA code");
-        return new ModuleImage(Format.ELF, entries, n);
+        return new ModuleImage(Format.ELF, entries, n, elf);
     }
 
     private static Entry cubinEntry(MemorySegment elf, String where) {
@@ -761,6 +779,6 @@ public final class ModuleImage {
             members++;
         }
         if (entries.isEmpty()) throw new ModuleImageException(where + ": ar archive with " + members + " members holds no CUDA code");
-        return new ModuleImage(Format.AR_ARCHIVE, entries, fatbins);
+        return new ModuleImage(Format.AR_ARCHIVE, entries, fatbins, s);
     }
 }

@@ -3,6 +3,7 @@ package dev.zluda.runtime.trace;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.zluda.capture.CaptureDirectory;
 import dev.zluda.capture.CaptureFormat;
 import dev.zluda.capture.CaptureRecord;
 import dev.zluda.capture.CaptureWriter;
@@ -10,10 +11,14 @@ import dev.zluda.capture.DataItems;
 import dev.zluda.capture.FunctionDef;
 import dev.zluda.capture.ThreadLog;
 import dev.zluda.runtime.driver.LaunchObserver;
+import dev.zluda.runtime.driver.ModuleImageObserver;
+import dev.zluda.runtime.image.ModuleImage;
+import dev.zluda.runtime.image.ModuleImageException;
 import dev.zluda.spec.CudaApi;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.CudaParam;
 import dev.zluda.spec.Direction;
+import dev.zluda.spec.gen.TracerGenerator;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -27,6 +32,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -51,6 +57,22 @@ import java.util.regex.PatternSyntaxException;
  * 8-byte word of the parameter bytes points into, as BLOBs. The records lie between the launch's
  * ENTER and LEAVE. Not covered: memory the kernel reaches other than through its parameters
  * (pointers stored inside buffers, module variables).
+ *
+ * <p>Module images, as the NVIDIA tracer keeps them (nvidia-capture's modules.c): after every
+ * successful {@code cuModuleLoadData}, {@code cuModuleLoadDataEx}, {@code cuModuleLoadFatBinary},
+ * {@code cuModuleLoad}, {@code cuLibraryLoadData} or {@code cuLibraryLoadFromFile}, and every
+ * fatbin the CUDA runtime registers through CUDART_INTERFACE slots 1, 6 and 8, one MODULE record
+ * (FORMAT.md §6.4): {@code library} NNNN counting loads from 1, {@code index} 1, the kind (1 PTX,
+ * 2 ELF, 3 fatbin or fatbin wrapper, 4 other), the image as a BLOB (LZ4; {@link ModuleImage#bytes()}:
+ * a wrapper's fatbin, PTX without its NUL, a file's whole content) with its size, the CUmodule or
+ * CUlibrary handle, and the dump file's name. The image is also written beside capture.zcap:
+ * PTX text as {@code module_NNNN_01.ptx}, an ELF as {@code module_NNNN_01.elf}, and each PTX or
+ * ELF entry of a fatbin, decompressed, as {@code module_NNNN_NN.ptx} / {@code .elf} with NN the
+ * entry's position among all entries from 01. The record of a spec function's load lies between
+ * its ENTER and LEAVE; that of an export-table load stands outside any call (zluda's trace layer does
+ * not record export-table calls). {@code ZLUDA_CAPTURE_MODULES=0} keeps the records without images
+ * or files; {@code ZLUDA_CAPTURE_MODULES=ptx} keeps only images loaded as PTX text (kind 4 for a
+ * file then, as its content is not read).
  */
 public final class CallTracer {
     private final CudaApi api;
@@ -64,13 +86,29 @@ public final class CallTracer {
     private final ThreadLocal<long[]> current = ThreadLocal.withInitial(() -> new long[] {-1, -1});
     private final Pattern kernels;
     private final Map<String, Long> moduleBlobs = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    private final AtomicInteger libraries = new AtomicInteger();
+    private final ModuleImages images;
     private volatile boolean failed;
 
-    /** How one function's arguments are recorded, worked out once from the spec. */
-    private record Plan(CudaFunction function, boolean[] int32, Map<String, Integer> index) {}
+    /** What {@code ZLUDA_CAPTURE_MODULES} asks for: all images (unset or any other value), none ({@code 0}), PTX text only ({@code ptx}). */
+    enum ModuleImages {
+        ALL, NONE, PTX;
 
-    private CallTracer(CudaApi api, CaptureWriter writer, Path directory, boolean replay, Pattern kernels) {
+        static ModuleImages of(String env) {
+            return env == null ? ALL : env.equals("0") ? NONE : env.equals("ptx") ? PTX : ALL;
+        }
+    }
+
+    /**
+     * How one function's arguments are recorded, worked out once from the spec; {@code image} is the
+     * index of the module image parameter of a loading function ({@link TracerGenerator#MODULE_IMAGE}),
+     * else -1, and {@code file} whether that parameter names a file.
+     */
+    private record Plan(CudaFunction function, boolean[] int32, Map<String, Integer> index, int image, boolean file) {}
+
+    private CallTracer(CudaApi api, CaptureWriter writer, Path directory, boolean replay, Pattern kernels, ModuleImages images) {
         this.api = api;
+        this.images = images;
         this.kernels = kernels;
         this.writer = writer;
         this.directory = directory;
@@ -87,7 +125,9 @@ public final class CallTracer {
                 };
                 index.put(p.name(), p.index());
             }
-            plans[f.id()] = new Plan(f, int32, index);
+            Integer image = TracerGenerator.MODULE_IMAGE.get(f.name());
+            boolean file = f.name().equals("cuModuleLoad") || f.name().startsWith("cuLibraryLoadFromFile");
+            plans[f.id()] = new Plan(f, int32, index, image == null ? -1 : image, file);
         }
     }
 
@@ -101,14 +141,19 @@ public final class CallTracer {
         boolean replay = "replay".equals(System.getenv("ZLUDA_CAPTURE_LEVEL"));
         Pattern kernels = kernelPattern(System.getenv("ZLUDA_CAPTURE_KERNELS"));
         try {
-            Path dir = captureDirectory(Path.of(logDir), executableName());
-            CaptureWriter w = CaptureWriter.create(dir.resolve("capture.zcap"), CaptureWriter.Options.defaults(), FunctionDef.fromSpec(api));
-            writeManifest(dir, replay, kernels);
-            return new CallTracer(api, w, dir, replay, kernels);
+            return open(api, Path.of(logDir), executableName(), replay, kernels, ModuleImages.of(System.getenv("ZLUDA_CAPTURE_MODULES")));
         } catch (IOException | RuntimeException e) {
             System.err.println("[ZLUDA_TRACE] cannot create a capture in " + logDir + ": " + e.getMessage() + "; calls are not recorded");
             return null;
         }
+    }
+
+    /** A tracer writing a new capture directory {@code <logDir>/<exe>[_N]/} (what {@link #fromEnvironment} opens). */
+    static CallTracer open(CudaApi api, Path logDir, String exe, boolean replay, Pattern kernels, ModuleImages images) throws IOException {
+        Path dir = captureDirectory(logDir, exe);
+        CaptureWriter w = CaptureWriter.create(dir.resolve("capture.zcap"), CaptureWriter.Options.defaults(), FunctionDef.fromSpec(api));
+        writeManifest(dir, replay, kernels);
+        return new CallTracer(api, w, dir, replay, kernels, images);
     }
 
     /** {@code ZLUDA_CAPTURE_KERNELS} as a pattern; null when unset, empty or not a valid regular expression (then one warning). */
@@ -202,6 +247,102 @@ public final class CallTracer {
             byte[] b = MemorySegment.ofAddress(r.address()).reinterpret(r.size()).toArray(ValueLayout.JAVA_BYTE);
             return log.blob(b, 0, b.length, CaptureFormat.COMPRESSION_LZ4, System.nanoTime());
         }
+    }
+
+    /**
+     * The observer that records the module images the driver loads through the export tables, for
+     * {@code ZludaDriver.moduleImageObserver}.
+     */
+    public ModuleImageObserver moduleImages() {
+        return (via, image, handle) -> {
+            if (failed) return;
+            try {
+                module(writer.currentThread(), image, handle, false);
+            } catch (RuntimeException e) {
+                fail(e);
+            }
+        };
+    }
+
+    /**
+     * Writes the MODULE record of one successful load, its image BLOB and its dump files (class
+     * comment); as nvidia-capture's {@code zt_module}. An image this driver cannot read, or a file it
+     * cannot read again, gets a record of kind 4 without image, and one warning.
+     *
+     * @param image the image's address, or of the file name's C string when {@code file}
+     * @param handle the CUmodule / CUlibrary the load produced
+     */
+    private void module(ThreadLog log, long image, long handle, boolean file) {
+        if (image == 0) return;
+        int lib = libraries.incrementAndGet();
+        if (images != ModuleImages.ALL) {
+            int kind = file ? 4 : switch (MemorySegment.ofAddress(image).reinterpret(4).get(ValueLayout.JAVA_INT_UNALIGNED, 0)) {
+                case ModuleImage.FATBIN_WRAPPER_MAGIC, ModuleImage.FATBIN_MAGIC -> 3;
+                case 0x464C457F -> 2;
+                default -> 1;
+            };
+            if (images == ModuleImages.NONE || kind != 1) {
+                log.module(lib, 1, kind, 0, 0, handle, "", System.nanoTime());
+                return;
+            }
+        }
+        ModuleImage img;
+        String source = "";
+        try {
+            if (file) {
+                source = MemorySegment.ofAddress(image).reinterpret(4096).getString(0, StandardCharsets.UTF_8);
+                img = ModuleImage.of(Files.readAllBytes(Path.of(source)));
+            } else {
+                img = ModuleImage.fromAddress(image);
+            }
+        } catch (ModuleImageException | IOException | java.nio.file.InvalidPathException e) {
+            warnOnce("module image " + lib + (file ? " (" + source + ")" : "") + " is kept without its image: " + e.getMessage());
+            log.module(lib, 1, 4, 0, 0, handle, "", System.nanoTime());
+            return;
+        }
+        int kind = switch (img.format()) {
+            case PTX -> 1;
+            case ELF -> 2;
+            case FATBIN, FATBIN_WRAPPER -> 3;
+            case AR_ARCHIVE -> 4;
+        };
+        String name = "";
+        switch (img.format()) {
+            case PTX -> name = dump(CaptureDirectory.moduleFileName(lib, 1, "ptx"), img.bytes().toArray(ValueLayout.JAVA_BYTE));
+            case ELF -> name = dump(CaptureDirectory.moduleFileName(lib, 1, "elf"), img.bytes().toArray(ValueLayout.JAVA_BYTE));
+            default -> {
+                List<ModuleImage.Entry> entries = img.entries();
+                for (int i = 0; i < entries.size(); i++) {
+                    ModuleImage.Entry e = entries.get(i);
+                    if (e.kind() != ModuleImage.Kind.PTX && e.kind() != ModuleImage.Kind.ELF) continue;
+                    try {
+                        dump(CaptureDirectory.moduleFileName(lib, i + 1, e.kind() == ModuleImage.Kind.PTX ? "ptx" : "elf"), e.content());
+                    } catch (ModuleImageException x) {
+                        warnOnce("entry " + (i + 1) + " of module image " + lib + " is not dumped: " + x.getMessage());
+                    }
+                }
+            }
+        }
+        byte[] bytes = img.bytes().toArray(ValueLayout.JAVA_BYTE);
+        long hash = bytes.length == 0 ? 0 : log.blob(bytes, 0, bytes.length, CaptureFormat.COMPRESSION_LZ4, System.nanoTime());
+        log.module(lib, 1, kind, hash, bytes.length, handle, name, System.nanoTime());
+    }
+
+    /** Writes one module file into the capture directory; returns its name, "" when it cannot be written (one warning). */
+    private String dump(String name, byte[] content) {
+        try {
+            Files.write(directory.resolve(name), content);
+            return name;
+        } catch (IOException e) {
+            warnOnce("cannot write " + directory.resolve(name) + ": " + e.getMessage());
+            return "";
+        }
+    }
+
+    private final java.util.Set<String> warned = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private void warnOnce(String text) {
+        if (warned.size() < 20 && warned.add(text)) System.err.println("[ZLUDA_TRACE] " + text);
     }
 
     /** The capture directory this tracer writes. */
@@ -307,6 +448,10 @@ public final class CallTracer {
         try {
             DataItems out = items.get().clear();
             if (result == 0) data(plan, args, out, log, false);
+            if (result == 0 && plan.image >= 0) {
+                long handle = args[0] == 0 ? 0 : MemorySegment.ofAddress(args[0]).reinterpret(8).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+                module(log, args[plan.image], handle, plan.file);
+            }
             log.leave(enterSeq, System.nanoTime(), result, out);
         } catch (RuntimeException e) {
             fail(e);

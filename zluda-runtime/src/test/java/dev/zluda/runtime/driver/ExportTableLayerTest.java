@@ -119,6 +119,25 @@ class ExportTableLayerTest extends DriverTestBase {
         assertEquals(CuResult.INVALID_HANDLE, d.clsGet(addr(value), primary, 11), "reset empties the storage");
     }
 
+    /** The module image observer (the trace layer's MODULE records) sees each successful slot load with its handle, and no failed one. */
+    @Test
+    void slotLoadsAreReportedToTheModuleImageObserver() throws IOException {
+        initWithContext();
+        List<Object[]> seen = new ArrayList<>();
+        d.moduleImageObserver((via, image, handle) -> seen.add(new Object[] {via, image, handle}));
+        MemorySegment ptx = mem(256);
+        ptx.setString(0, ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n", StandardCharsets.US_ASCII);
+        MemorySegment module = mem(8);
+        assertEquals(CuResult.SUCCESS, d.cudartModuleExt(8, addr(module), addr(ptx), 0, 0, 0));
+        assertEquals(1, seen.size());
+        assertArrayEquals(new Object[] {"CUDART_INTERFACE slot 8", addr(ptx), i64(module)}, seen.getFirst());
+        assertTrue(i64(module) != 0);
+        assertEquals(ExportTableLayer.NO_BINARY_FOR_GPU, d.cudartModuleFromWrapper(addr(module), addr(wrapperOf(resource("kernels.sass.fatbin")))));
+        assertEquals(1, seen.size(), "a failed load is not reported");
+        d.moduleImageObserver((via, image, handle) -> { throw new IllegalStateException("observer failure"); });
+        assertEquals(CuResult.SUCCESS, d.cudartModuleExt(8, addr(module), addr(ptx), 0, 0, 0), "what the observer throws does not fail the load");
+    }
+
     static byte[] resource(String name) throws IOException {
         try (InputStream in = ExportTableLayerTest.class.getResourceAsStream("/dev/zluda/runtime/image/" + name)) {
             return in.readAllBytes();
