@@ -129,23 +129,17 @@ final class DiffCommand implements Callable<Integer> {
             description = "--locate: the driver that runs A's module (the reference). Default: the one that recorded A.")
     String against;
 
-    @Option(names = "--thread", paramLabel = "CX,CY,CZ:TX,TY,TZ",
-            description = "--locate: trace this thread (CTA index : thread index) instead of the one that writes the first differing byte.")
-    String thread;
-
-    @Option(names = "--trace-limit", paramLabel = "K", defaultValue = "4096",
-            description = "--locate: instruction results recorded for the traced thread. Default: ${DEFAULT-VALUE}.")
-    int traceLimit;
+    @CommandLine.Mixin
+    LocateOptions trace;
 
     @Override
     public Integer call() {
         CommandLine cl = spec.commandLine();
         if (locate && kernel == null) throw new CommandLine.ParameterException(cl, "--locate needs --kernel N (the kernel number the report prints)");
-        if (!locate && (kernel != null || on != null || against != null || thread != null)) {
+        if (!locate && (kernel != null || on != null || against != null || trace.thread != null)) {
             throw new CommandLine.ParameterException(cl, "--kernel, --on, --against and --thread go with --locate");
         }
-        if (locate && (traceLimit < 1 || traceLimit > (1 << 24))) throw new CommandLine.ParameterException(cl, "--trace-limit: 1 to 16777216");
-        int[] who = locate ? ReplayCommand.thread(thread, cl) : null;
+        int[] who = locate ? trace.check(cl) : null;
         if (!format.equals("text") && !format.equals("json") && !format.equals("html")) {
             throw new CommandLine.ParameterException(cl, "--format must be text, json or html, not '" + format + "'");
         }
@@ -265,7 +259,7 @@ final class DiffCommand implements Callable<Integer> {
             for (String h : head) out.println(h);
             out.flush();
             Locate.Result lr = Locate.run(ca, Integer.toString(s.number()), new Locate.Options(db.driver(), samePtx ? null : ptxB, da.driver(), null, who,
-                    traceLimit, home == null ? null : Path.of(home)));
+                    trace.traceLimit, home == null ? null : Path.of(home)));
             lr.print(out);
             return lr.exitCode();
         } catch (CaptureException | ReplayException e) {

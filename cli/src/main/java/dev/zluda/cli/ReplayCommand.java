@@ -79,44 +79,11 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--against-ptx", paramLabel = "FILE", description = "--locate: load this PTX on the --against driver instead of the recorded module.")
     Path againstPtx;
 
-    @Option(names = "--thread", paramLabel = "CX,CY,CZ:TX,TY,TZ",
-            description = "--locate: trace this thread (CTA index : thread index) instead of the one that writes the first differing byte.")
-    String thread;
-
-    @Option(names = "--trace-limit", paramLabel = "K", defaultValue = "4096",
-            description = "--locate: instruction results recorded for the traced thread. Default: ${DEFAULT-VALUE}.")
-    int traceLimit;
+    @CommandLine.Mixin
+    LocateOptions trace;
 
     @Option(names = "--keep-going", description = "Whole replay: go on after a divergence (report them all).")
     boolean keepGoing;
-
-    /** {@code "1,0,0:5,0,0"} → {ctaid.x, .y, .z, tid.x, .y, .z}; null for null. */
-    private int[] thread(String s) {
-        return thread(s, spec.commandLine());
-    }
-
-    /**
-     * {@code --thread CX,CY,CZ:TX,TY,TZ} → {ctaid.x, .y, .z, tid.x, .y, .z}; null for null.
-     *
-     * @throws CommandLine.ParameterException when it is not of that form
-     */
-    static int[] thread(String s, CommandLine cl) {
-        if (s == null) return null;
-        String[] parts = s.split(":");
-        if (parts.length == 2) {
-            String[] c = parts[0].split(","), t = parts[1].split(",");
-            if (c.length == 3 && t.length == 3) {
-                try {
-                    int[] w = new int[6];
-                    for (int i = 0; i < 3; i++) { w[i] = Integer.parseInt(c[i].strip()); w[3 + i] = Integer.parseInt(t[i].strip()); }
-                    return w;
-                } catch (NumberFormatException e) {
-                    // below
-                }
-            }
-        }
-        throw new CommandLine.ParameterException(cl, "--thread " + s + ": expected CX,CY,CZ:TX,TY,TZ (CTA index, thread index), e.g. 3,0,0:17,0,0");
-    }
 
     @Override
     public Integer call() {
@@ -125,8 +92,7 @@ final class ReplayCommand implements Callable<Integer> {
         int[] who = null;
         if (locate) {
             if (kernel == null) throw new CommandLine.ParameterException(spec.commandLine(), "--locate needs --kernel N|NAME");
-            if (traceLimit < 1 || traceLimit > (1 << 24)) throw new CommandLine.ParameterException(spec.commandLine(), "--trace-limit: 1 to 16777216");
-            who = thread(thread);
+            who = trace.check(spec.commandLine());
         }
         try (Capture cap = Capture.open(capture)) {
             String home = System.getProperty("zluda.home");
@@ -151,7 +117,7 @@ final class ReplayCommand implements Callable<Integer> {
                         return 2;
                     }
                 }
-                Locate.Result r = Locate.run(cap, kernel, new Locate.Options(on, ptxText, against, againstText, who, traceLimit,
+                Locate.Result r = Locate.run(cap, kernel, new Locate.Options(on, ptxText, against, againstText, who, trace.traceLimit,
                         home == null ? null : Path.of(home)));
                 r.print(out);
                 return r.exitCode();
