@@ -33,10 +33,10 @@ import java.util.Map;
  * family; kinds are not checked), for families with many forms whose operand lists differ by modifier:
  * {@code cvt} (2 to 4: the packing and {@code .rs} forms), {@code fence} (0 to 2: {@code fence.proxy.tensormap}),
  * {@code call} (1 to 4), {@code bar.red}/{@code barrier.red} (3 to 4), {@code tex} (2 to 6), {@code tld4} (2 to 4),
- * {@code txq} (2 to 3), {@code suld sust sured suq istypep} (2), {@code mma} (4 to 8: block scale),
+ * {@code txq} (2 to 3), {@code suld sust sured suq istypep} (2), {@code mma} (4 to 10: block scale; {@code mma.sp::ordered_metadata} is looked up as {@code mma}),
  * {@code mma.sp} (6 to 10), the {@code wgmma.mma_async} forms (4 to 10), every {@code tcgen05.*},
  * every bulk and tensor copy ({@code cp.async.bulk*}, {@code cp.reduce.async.bulk*}, {@code multimem.*},
- * {@code st.async}, {@code st.bulk}, {@code tensormap.*}, {@code clusterlaunchcontrol.*}),
+ * {@code st.async}, {@code red.async}, {@code st.bulk}, {@code tensormap.*}, {@code clusterlaunchcontrol.*}),
  * {@code prefetch prefetchu applypriority discard createpolicy} and the video instructions.
  */
 public final class InstructionOperands {
@@ -125,7 +125,6 @@ public final class InstructionOperands {
             atom | ={d} [a] {b} cache-policy?
             atom(.cas) | ={d} [a] b c cache-policy?
             red | [a] {b} cache-policy?
-            red.async | [a] b [mbar]
             vote | =d a
             vote(.sync) | =d a membermask
             match | =d|p a membermask
@@ -143,7 +142,7 @@ public final class InstructionOperands {
             wmma.load | ={d} [a] stride?
             wmma.store | [a] {b} stride?
             wmma.mma | ={d} {a} {b} {c}
-            mma | ~ 4..8
+            mma | ~ 4..10
             mma.sp | ~ 6..10
             ldmatrix | ={d} [a]
             stmatrix | [a] {r}
@@ -157,7 +156,7 @@ public final class InstructionOperands {
             prefetch prefetchu | ~ 1..1
             applypriority discard | ~ 2..2
             createpolicy | ~ 1..4
-            st.async | ~ 3..3
+            st.async red.async | ~ 2..3
             st.bulk | ~ 3..3
             multimem.ld_reduce multimem.st multimem.red | ~ 2..2
             multimem.cp.async.bulk multimem.cp.reduce.async.bulk | ~ 3..4
@@ -300,7 +299,7 @@ public final class InstructionOperands {
         return switch (k) {
             case ANY -> "an operand";
             case VALUE -> "a register or immediate";
-            case REGISTER -> "a register";
+            case REGISTER -> "a register or name";
             case PRED_PAIR -> "a register or a predicate pair p|q";
             case VECTOR -> "a register or a vector {...}";
             case VECTOR_VALUE -> "a register, immediate or vector {...}";

@@ -125,7 +125,7 @@ class InstructionOperandsTest {
                 {"vote.sync.ballot.b32 %r1, %p1;", "7:2", "vote.sync.ballot.b32 takes 3 operands (d, a, membermask), found 2"},
                 {"ret %r1;", "7:2", "ret takes 0 operands, found 1"},
                 {"bra;", "7:2", "bra takes 1 operand (label), found 0"},
-                {"bra 3;", "7:2", "operand 1 (label) of bra is an immediate, expected a register"},
+                {"bra 3;", "7:2", "operand 1 (label) of bra is an immediate, expected a register or name"},
                 {"cvt.rn.f32.s32 %f1;", "7:2", "cvt.rn.f32.s32 takes 2 to 4 operands, found 1"},
                 {"tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4};", "7:2", "tex.2d.v4.f32.f32 takes 2 to 6 operands, found 1"},
         };
