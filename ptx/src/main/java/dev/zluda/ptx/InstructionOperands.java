@@ -17,7 +17,7 @@ import java.util.Map;
  *
  * <p><b>Checked exactly</b> (operand count and kind; optional operands are the trailing ones the ISA writes
  * in braces): integer, extended-precision and floating-point arithmetic ({@code add sub mul mad mul24 mad24
- * sad div rem abs neg min max popc clz bfind fns brev bfe bfi szext bmsk dp4a dp2a add.cc addc sub.cc subc
+ * sad div rem abs neg min max (a third source only for {@code .f32}) popc clz bfind fns brev bfe bfi szext bmsk dp4a dp2a add.cc addc sub.cc subc
  * mad.cc madc testp copysign fma rcp sqrt rsqrt sin cos lg2 ex2 tanh}), comparison and selection
  * ({@code set setp selp slct}, {@code setp}'s destination may be {@code p|q}, the {@code .and/.or/.xor} forms
  * take the combining predicate {@code c}), logic and shift ({@code and or xor not cnot lop3 shf shl shr}),
@@ -88,7 +88,7 @@ public final class InstructionOperands {
     private static final String TABLE = """
             add sub mul div rem min max and or xor copysign mul24 szext bmsk | =d a b
             add.cc addc sub.cc subc shl shr | =d a b
-            min(.f16 .bf16 .f16x2 .bf16x2 .f32) max(.f16 .bf16 .f16x2 .bf16x2 .f32) | =d a b c?
+            min(.f32) max(.f32) | =d a b c?
             mad mad24 sad fma mad.cc madc selp slct prmt shf dp4a dp2a fns bfe | =d a b c
             bfi | =f a b c d
             abs neg not cnot popc clz bfind brev rcp sqrt rsqrt sin cos lg2 ex2 tanh | =d a

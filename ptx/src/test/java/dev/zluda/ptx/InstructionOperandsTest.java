@@ -119,6 +119,7 @@ class InstructionOperandsTest {
                 {"atom.global.cas.b32 %r1, [%rd1], %r2;", "7:2", "atom.global.cas.b32 takes 4 to 5 operands ({d}, [a], b, c, cache-policy?), found 3"},
                 {"atom.global.add.u32 %r1, [%rd1];", "7:2", "atom.global.add.u32 takes 3 to 4 operands ({d}, [a], {b}, cache-policy?), found 2"},
                 {"lop3.b32 %r1, %r2, %r3, %r4;", "7:2", "lop3.b32 takes 5 operands (d, a, b, c, immLut), found 4"},
+                {"min.s32 %r1, %r2, %r3, %r4;", "7:2", "min.s32 takes 3 operands (d, a, b), found 4"},
                 {"prmt.b32 %r1, %r2, %r3;", "7:2", "prmt.b32 takes 4 operands (d, a, b, c), found 3"},
                 {"dp4a.u32.u32 %r1, %r2, %r3;", "7:2", "dp4a.u32.u32 takes 4 operands (d, a, b, c), found 3"},
                 {"cvt.pack.sat.u8.s32.b32 %r1, %r2;", "7:2", "cvt.pack.sat.u8.s32.b32 takes 3 to 4 operands (d, a, b, c?), found 2"},
