@@ -303,7 +303,7 @@ public final class InstructionTable {
         sb.append("# PTX instruction support\n\n");
         sb.append("Generated from `dev.zluda.ptx.InstructionTable` (ptx module); do not edit by hand.\n");
         sb.append("Regenerate with `mvn -pl ptx test -Dzluda.regen=true` (`InstructionTableDocTest` fails when this file is stale).\n\n");
-        sb.append("Columns: *parser* — the PTX front end parses the family and checks its operands' symbols;\n");
+        sb.append("Columns: *parser* — the PTX front end parses the family and checks its operands' symbols and count;\n");
         sb.append("*emulator* — the CPU emulator executes it; *compiler* — the PTX → LLVM IR compiler translates it.\n");
         sb.append("The compiler does not exist yet, so its column says `no` everywhere. Limits of the emulator on a family it\n");
         sb.append("executes are listed after the table.\n\n");

@@ -22,7 +22,9 @@ import java.util.Set;
  *       function, functions and variables of the module, special registers (chapter 10);
  *       redeclaration in one scope is an error;</li>
  *   <li>instructions: the opcode is a PTX instruction ({@link InstructionTable}); the guard is a
- *       {@code .pred}; for the arithmetic, logic, comparison, selection, move and load/store families,
+ *       {@code .pred}; the operand count (and, for most families, each operand's kind: register,
+ *       immediate, vector, address, predicate pair) fits the family's syntax in 9.7 ({@link InstructionOperands},
+ *       which says which families are checked exactly and which by bounds only); for the arithmetic, logic, comparison, selection, move and load/store families,
  *       each register operand's declared type fits the instruction type under the type-checking rules
  *       of 6.4 (equal size; {@code .b} takes any kind; {@code .s}/{@code .u} take integer and bit;
  *       {@code .f} takes float and bit) and, for {@code ld}/{@code st}/{@code ldu}, the relaxed rule
@@ -423,7 +425,8 @@ public final class Semantics {
     private void instruction(Instruction ins, Scope scope) {
         InstructionTable.Family fam = InstructionTable.lookup(ins);
         if (fam == null) error(ins.loc(), "unknown instruction '" + ins.opcode() + "'");
-        else if (fam.modifiers() != null) {
+        else for (InstructionOperands.Problem p : InstructionOperands.check(fam, ins)) error(p.loc(), p.message());
+        if (fam != null && fam.modifiers() != null) {
             List<String> mods = ins.modifiers();
             for (int i = fam.keyModifiers(); i < mods.size(); i++) {
                 if (!fam.modifiers().contains(mods.get(i)))

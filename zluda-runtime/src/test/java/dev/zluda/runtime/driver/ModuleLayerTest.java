@@ -205,6 +205,20 @@ class ModuleLayerTest extends DriverTestBase {
         assertEquals(CuResult.INVALID_VALUE, d.cuModuleLoadDataEx(addr(mod), cstr(PTX), 1, 0, 0));
     }
 
+    /** An instruction with the wrong number of operands (add takes three) fails the load as ptxas does, the log naming its line. */
+    @Test
+    void operandCountMismatchIsInvalidPtx() {
+        initWithContext();
+        MemorySegment mod = mem(8), err = mem(1024), opts = mem(4 * 2), vals = mem(8 * 2);
+        opts.setAtIndex(ValueLayout.JAVA_INT, 0, 5);
+        vals.setAtIndex(ValueLayout.JAVA_LONG, 0, addr(err));
+        opts.setAtIndex(ValueLayout.JAVA_INT, 1, 6);
+        vals.setAtIndex(ValueLayout.JAVA_LONG, 1, 1024);
+        String ptx = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .f32 %f<4>;\n\tadd.f32 %f1, %f3, %f2, %f1;\n\tret;\n}\n";
+        assertEquals(INVALID_PTX, d.cuModuleLoadDataEx(addr(mod), cstr(ptx), 2, addr(opts), addr(vals)));
+        assertTrue(err.getString(0).matches("module_\\d{4}\\.ptx:7:2: error: add\\.f32 takes 3 operands \\(d, a, b\\), found 4"), err.getString(0));
+    }
+
     @Test
     void loadFromFile() throws Exception {
         initWithContext();
