@@ -348,19 +348,37 @@ final class TexOps {
         return t.base() + x + idx[1] * t.pitch() + idx[2] * t.slicePitch();
     }
 
-    /** {@code suld.b.geom{.v2,.v4}.b{8,16,32,64}.mode d, [surf, {x, y, z}]}. */
-    static final class Suld extends Op {
+    /**
+     * What {@code suld.b} and {@code sust.b} share: the surface object, the coordinates and the
+     * address of a lane's element ({@link #surfaceAddress}, negative when {@code .zero} drops it).
+     */
+    abstract static class SurfaceAccess extends Op {
         final int obj, dims, elemBytes, mode;
-        final int[] coords, dst;
+        final int[] coords, regs;
 
-        Suld(int obj, int dims, int[] coords, int elemBytes, int mode, int[] dst) {
+        SurfaceAccess(int obj, int dims, int[] coords, int elemBytes, int mode, int[] regs) {
             super(NORMAL);
             this.obj = obj;
             this.dims = dims;
             this.coords = coords;
             this.elemBytes = elemBytes;
             this.mode = mode;
-            this.dst = dst;
+            this.regs = regs;
+        }
+
+        /** The address of lane {@code l}'s first element; {@code c} is scratch space of 3 ints. */
+        final long address(Warp w, int l, int[] c) {
+            final long[] r = w.r;
+            TextureObject t = object(w, r[obj + l], l, true);
+            for (int k = 0; k < 3; k++) c[k] = k < dims ? (int) r[coords[k] + l] : 0;
+            return surfaceAddress(t, c, t.dims(), elemBytes * regs.length, mode, l);
+        }
+    }
+
+    /** {@code suld.b.geom{.v2,.v4}.b{8,16,32,64}.mode d, [surf, {x, y, z}]}. */
+    static final class Suld extends SurfaceAccess {
+        Suld(int obj, int dims, int[] coords, int elemBytes, int mode, int[] dst) {
+            super(obj, dims, coords, elemBytes, mode, dst);
         }
 
         @Override
@@ -369,30 +387,19 @@ final class TexOps {
             int[] c = new int[3];
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                TextureObject t = object(w, r[obj + l], l, true);
-                for (int k = 0; k < 3; k++) c[k] = k < dims ? (int) r[coords[k] + l] : 0;
-                long a = surfaceAddress(t, c, t.dims(), elemBytes * dst.length, mode, l);
-                for (int k = 0; k < dst.length; k++) {
+                long a = address(w, l, c);
+                for (int k = 0; k < regs.length; k++) {
                     long v = a < 0 ? 0 : Mem.load(a + (long) k * elemBytes, elemBytes, false);
-                    if (dst[k] >= 0) r[dst[k] + l] = v;
+                    if (regs[k] >= 0) r[regs[k] + l] = v;
                 }
             }
         }
     }
 
     /** {@code sust.b.geom{.v2,.v4}.b{8,16,32,64}.mode [surf, {x, y, z}], v}. */
-    static final class Sust extends Op {
-        final int obj, dims, elemBytes, mode;
-        final int[] coords, src;
-
+    static final class Sust extends SurfaceAccess {
         Sust(int obj, int dims, int[] coords, int elemBytes, int mode, int[] src) {
-            super(NORMAL);
-            this.obj = obj;
-            this.dims = dims;
-            this.coords = coords;
-            this.elemBytes = elemBytes;
-            this.mode = mode;
-            this.src = src;
+            super(obj, dims, coords, elemBytes, mode, src);
         }
 
         @Override
@@ -401,11 +408,9 @@ final class TexOps {
             int[] c = new int[3];
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                TextureObject t = object(w, r[obj + l], l, true);
-                for (int k = 0; k < 3; k++) c[k] = k < dims ? (int) r[coords[k] + l] : 0;
-                long a = surfaceAddress(t, c, t.dims(), elemBytes * src.length, mode, l);
+                long a = address(w, l, c);
                 if (a < 0) continue;
-                for (int k = 0; k < src.length; k++) Mem.store(a + (long) k * elemBytes, elemBytes, r[src[k] + l]);
+                for (int k = 0; k < regs.length; k++) Mem.store(a + (long) k * elemBytes, elemBytes, r[regs[k] + l]);
             }
         }
     }
