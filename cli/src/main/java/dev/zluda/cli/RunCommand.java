@@ -296,15 +296,19 @@ final class RunCommand implements Callable<Integer> {
                 continue;
             }
             long launches = info.kernels.values().stream().mapToLong(Long::longValue).sum();
-            long bytes;
+            long bytes, moduleFiles;
             try (Stream<Path> s = Files.list(d)) {
                 bytes = s.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+            }
+            try (Stream<Path> s = Files.list(d)) {
+                // a fatbin's PTX and ELF entries are a file each: count the files, not the loads
+                moduleFiles = s.filter(f -> f.getFileName().toString().startsWith("module_")).count();
             }
             err.println("zluda run: capture " + d);
             err.printf("           %,d calls, %,d returned an error, %,d kernel launch%s%s%n", info.calls, info.errors, launches,
                     launches == 1 ? "" : "es", kernelList(info.kernels));
-            err.printf("           %,d bytes (capture.zcap %,d, %d module file%s)%s%n", bytes, Files.size(d.resolve("capture.zcap")),
-                    info.modules.size(), info.modules.size() == 1 ? "" : "s",
+            err.printf("           %,d bytes (capture.zcap %,d, %d module file%s of %d module load%s)%s%n", bytes, Files.size(d.resolve("capture.zcap")),
+                    moduleFiles, moduleFiles == 1 ? "" : "s", info.modules.size(), info.modules.size() == 1 ? "" : "s",
                     info.status.endedCleanly() ? "" : "; the process did not end cleanly (" + info.status + ")");
             if (pack) {
                 Path zip = d.resolveSibling(d.getFileName() + ".zip");
