@@ -121,16 +121,7 @@ public final class ElementTypes {
         public boolean differs(ByteBuffer a, ByteBuffer b, int index, Tolerance tol, Delta out) {
             int ia = a.getInt(index * 4), ib = b.getInt(index * 4);
             if (ia == ib) return false;
-            float x = Float.intBitsToFloat(ia), y = Float.intBitsToFloat(ib);
-            boolean nx = Float.isNaN(x), ny = Float.isNaN(y);
-            if (nx && ny) return false;
-            if (nx || ny) { out.set(Double.NaN, -1, 1); return true; }
-            double abs = Math.abs((double) x - (double) y);
-            long ulps = Math.abs((long) ordered(ia) - (long) ordered(ib));
-            out.set(abs, ulps, magnitude(abs, Math.max(Math.abs((double) x), Math.abs((double) y))), relative(abs, x));
-            if (abs == 0) return false;
-            if (abs <= tol.atol() + tol.rtol() * Math.abs((double) x)) return false;
-            return ulps > tol.ulp();
+            return floatDiffers(Float.intBitsToFloat(ia), Float.intBitsToFloat(ib), Math.abs((long) ordered(ia) - (long) ordered(ib)), tol, out);
         }
 
         static int ordered(int bits) {
@@ -143,6 +134,27 @@ public final class ElementTypes {
         }
     }
 
+    /**
+     * The comparison every float type makes once its bits differ: two NaNs are the same, one NaN is a
+     * difference, otherwise the element differs unless |x − y| is within {@code atol + rtol·|x|} or
+     * the distance is at most {@code tol.ulp()} ulps; {@code out} gets |x − y|, the ulps and the
+     * relative error.
+     *
+     * @param x    A's value (exact: f16, bf16 and f32 values widen to double without rounding)
+     * @param y    B's value
+     * @param ulps the distance in units in the last place of the element type
+     */
+    private static boolean floatDiffers(double x, double y, long ulps, Tolerance tol, ElementType.Delta out) {
+        boolean nx = Double.isNaN(x), ny = Double.isNaN(y);
+        if (nx && ny) return false;
+        if (nx || ny) { out.set(Double.NaN, -1, 1); return true; }
+        double abs = Math.abs(x - y);
+        out.set(abs, ulps, magnitude(abs, Math.max(Math.abs(x), Math.abs(y))), relative(abs, x));
+        if (abs == 0) return false;
+        if (abs <= tol.atol() + tol.rtol() * Math.abs(x)) return false;
+        return ulps > tol.ulp();
+    }
+
     private static final class Float64 implements ElementType {
         @Override public String name() { return "f64"; }
         @Override public int size() { return 8; }
@@ -151,18 +163,10 @@ public final class ElementTypes {
         public boolean differs(ByteBuffer a, ByteBuffer b, int index, Tolerance tol, Delta out) {
             long la = a.getLong(index * 8), lb = b.getLong(index * 8);
             if (la == lb) return false;
-            double x = Double.longBitsToDouble(la), y = Double.longBitsToDouble(lb);
-            boolean nx = Double.isNaN(x), ny = Double.isNaN(y);
-            if (nx && ny) return false;
-            if (nx || ny) { out.set(Double.NaN, -1, 1); return true; }
-            double abs = Math.abs(x - y);
             long oa = la < 0 ? Long.MIN_VALUE - la : la, ob = lb < 0 ? Long.MIN_VALUE - lb : lb;
             long ulps = Math.abs(oa - ob);
             if (ulps < 0) ulps = Long.MAX_VALUE;
-            out.set(abs, ulps, magnitude(abs, Math.max(Math.abs(x), Math.abs(y))), relative(abs, x));
-            if (abs == 0) return false;
-            if (abs <= tol.atol() + tol.rtol() * Math.abs(x)) return false;
-            return ulps > tol.ulp();
+            return floatDiffers(Double.longBitsToDouble(la), Double.longBitsToDouble(lb), ulps, tol, out);
         }
 
         @Override
@@ -183,16 +187,7 @@ public final class ElementTypes {
         public boolean differs(ByteBuffer a, ByteBuffer b, int index, Tolerance tol, Delta out) {
             short ia = a.getShort(index * 2), ib = b.getShort(index * 2);
             if (ia == ib) return false;
-            float x = value(ia), y = value(ib);
-            boolean nx = Float.isNaN(x), ny = Float.isNaN(y);
-            if (nx && ny) return false;
-            if (nx || ny) { out.set(Double.NaN, -1, 1); return true; }
-            double abs = Math.abs((double) x - (double) y);
-            long ulps = Math.abs((long) ordered(ia) - (long) ordered(ib));
-            out.set(abs, ulps, magnitude(abs, Math.max(Math.abs((double) x), Math.abs((double) y))), relative(abs, x));
-            if (abs == 0) return false;
-            if (abs <= tol.atol() + tol.rtol() * Math.abs((double) x)) return false;
-            return ulps > tol.ulp();
+            return floatDiffers(value(ia), value(ib), Math.abs((long) ordered(ia) - (long) ordered(ib)), tol, out);
         }
 
         /** Sign-magnitude bits as a monotonic integer (−0 and +0 both 0, as for f32). */
