@@ -35,7 +35,7 @@ public final class PtxCheck {
     private PtxCheck() {}
 
     /** Counts of one instruction form over all files checked. */
-    public record FormUse(String form, String family, String isaSection, boolean emulator, boolean compiler, long count) {}
+    public record FormUse(String form, String family, String isaSection, boolean emulator, long count) {}
 
     /**
      * Checks files and writes the report to {@code out}.
@@ -209,8 +209,8 @@ public final class PtxCheck {
             }
             InstructionTable.Family fam = InstructionTable.lookup(opcode, mods);
             out.add(fam == null
-                    ? new FormUse(form, "?", "-", false, false, e.getValue()[0])
-                    : new FormUse(form, fam.key(), InstructionTable.isaSection(fam, mods), InstructionTable.emulatorExecutes(fam, mods), fam.compiler(),
+                    ? new FormUse(form, "?", "-", false, e.getValue()[0])
+                    : new FormUse(form, fam.key(), InstructionTable.isaSection(fam, mods), InstructionTable.emulatorExecutes(fam, mods),
                             e.getValue()[0]));
         }
         return out;
