@@ -145,6 +145,21 @@ final class MemOps {
         void exec(Warp w, int m) {
             final long[] r = w.r;
             if (release) VarHandle.releaseFence();
+            if (count == 1 && size == 4 && (space == SHARED || space == GLOBAL)) {
+                // the common case, as in Ld: shared checks inlined, one 32-bit store
+                final int v = src[0];
+                final boolean shared = space == SHARED;
+                final long limit = shared ? w.cta.sharedBytes - 4 : 0, sbase = w.cta.sharedBase;
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    long a = address(r, l);
+                    long abs;
+                    if (shared && (a & 3) == 0 && a >= 0 && a <= limit) abs = sbase + a;
+                    else abs = resolve(w, a, 4, l, Warp.WRITE);
+                    Mem.ALL.set(Mem.I, abs, (int) r[v + l]);
+                }
+                return;
+            }
             int total = size * count;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
