@@ -124,6 +124,25 @@ final class IntOps {
                         for (int l = 0; l < 32; l++) r[d + l] = ((r[a + l] << s) >>> s) * ((r[b + l] << s) >>> s);
                     }
                 }
+                case SHL -> {
+                    final int n = bits;
+                    for (int l = 0; l < 32; l++) {
+                        long k = r[b + l] & 0xFFFF_FFFFL;
+                        r[d + l] = k >= n ? 0 : r[a + l] << k;
+                    }
+                }
+                case SHR -> {
+                    // as compute(): the value extended from its type, shifted by b (unsigned, 32 bits)
+                    final int n = bits, s = 64 - bits;
+                    if (signed) {
+                        for (int l = 0; l < 32; l++) r[d + l] = ((r[a + l] << s) >> s) >> Math.min(r[b + l] & 0xFFFF_FFFFL, 63);
+                    } else {
+                        for (int l = 0; l < 32; l++) {
+                            long k = r[b + l] & 0xFFFF_FFFFL;
+                            r[d + l] = k >= n ? 0 : ((r[a + l] << s) >>> s) >>> k;
+                        }
+                    }
+                }
                 case SHF_L, SHF_R -> {
                     if (mode != 0) return false; // .clamp: the per-lane path
                     // .wrap: the 64-bit value b:a shifted by c mod 32 (PTX ISA 9.7.8.8), as compute() does
