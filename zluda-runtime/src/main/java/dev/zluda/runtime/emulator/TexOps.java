@@ -163,7 +163,7 @@ final class TexOps {
     /**
      * Fraction bits a normalized coordinate keeps: it is truncated (toward -inf) to a multiple of 2^-21 first,
      * for point sampling and linear filtering alike (H200, measured with the {@code probe.*.norm.coord} sweeps:
-     * 20 or 22 bits mispredict hundreds of the recorded fetches).
+     * 20 or 22 bits mispredict 136 to 576 of their fetches).
      */
     static final int COORD_FRACTION_BITS = 21;
 
@@ -254,8 +254,8 @@ final class TexOps {
      * An 8/16-bit normalized texel as the filter takes it (fitted to the H200's results): a 16-bit
      * fraction of 65535 (unsigned) or 32767 (signed); u8 replicates its bits ({@code v * 257}), s8 scales
      * its magnitude by 258 and adds bit 6 of its ones' complement magnitude (exact for every s8 texel fetched
-     * alone, recorded in {@code probe.2d.s8x1.clamp.linear.ramp}; blends that involve negative s8 texels
-     * still differ by one 16-bit step, see docs/support.md).
+     * alone, recorded in {@code probe.2d.s8x1.clamp.linear.ramp}; about one s8 blend in five still differs
+     * by one 16-bit step, see docs/support.md).
      */
     private static int fixedChannel(TextureObject t, int raw) {
         return switch (t.format()) {
