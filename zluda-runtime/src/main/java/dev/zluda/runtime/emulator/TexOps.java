@@ -17,7 +17,7 @@ package dev.zluda.runtime.emulator;
  * for a texel outside, wrap (index mod N) and mirror. Channels a format lacks read as 0. 8- and 16-bit
  * integer formats read as normalized floats map to [0, 1] ({@code v / (2^n - 1)}) or [-1, 1]
  * ({@code max(v / (2^(n-1) - 1), -1)}); sRGB textures convert r, g and b with the sRGB curve.
- * Known differences from the H200 (3D weights, sRGB, s8 blends of negative texels, tld4 at a mirror seam)
+ * Known differences from the H200 (3D weights, sRGB, some s8 blends, tld4 at a mirror seam)
  * are listed in docs/support.md.
  */
 final class TexOps {
@@ -239,7 +239,8 @@ final class TexOps {
             if (fixed) {
                 long sum = 0;
                 for (int c = 0; c < w.length; c++) sum += (long) w[c] * q[c][ch];
-                long r = Math.floorDiv(sum + 128, 256); // to 16 bits, halves up
+                // to 16 bits, halves up; s8 blends are of the raw values, scaled by 257/255 to 16 bits here
+                long r = t.format() == TextureObject.S8 ? sum + Math.floorDiv(4 * sum + 255, 510) : Math.floorDiv(sum + 128, 256);
                 boolean signed = t.format() == TextureObject.S8 || t.format() == TextureObject.S16;
                 f = signed ? (float) Math.max(r / 32767.0, -1) : (float) (r / 65535.0);
             } else {
@@ -251,20 +252,15 @@ final class TexOps {
     }
 
     /**
-     * An 8/16-bit normalized texel as the filter takes it (fitted to the H200's results): a 16-bit
-     * fraction of 65535 (unsigned) or 32767 (signed); u8 replicates its bits ({@code v * 257}), s8 scales
-     * its magnitude by 258 and adds bit 6 of its ones' complement magnitude (exact for every s8 texel fetched
-     * alone, recorded in {@code probe.2d.s8x1.clamp.linear.ramp}; about one s8 blend in five still differs
-     * by one 16-bit step, see docs/support.md).
+     * An 8/16-bit normalized texel as the filter takes it (fitted to the H200's results): u8 as a 16-bit
+     * fraction of 65535 ({@code v * 257}, its bits replicated), u16 and s16 as they are, s8 as its raw value
+     * (the blend {@code S} of s8 texels, in 1/256, becomes the 16-bit {@code S + round(2S/255)}, halves up:
+     * exact for every s8 texel fetched alone, {@code probe.2d.s8x1.clamp.linear.ramp}; 152 of the 4276
+     * distinct blends recorded still come out one 16-bit step away, see docs/support.md).
      */
     private static int fixedChannel(TextureObject t, int raw) {
         return switch (t.format()) {
             case TextureObject.U8 -> raw * 257;
-            case TextureObject.S8 -> {
-                // magnitude * 258 plus bit 6 of the ones' complement magnitude (H200: 64 -> 16513, -64 -> -16512)
-                int m = Math.abs(raw) * 258 + (((raw ^ (raw >> 7)) >> 6) & 1);
-                yield raw < 0 ? -m : m;
-            }
             default -> raw;
         };
     }
