@@ -711,6 +711,16 @@ public final class LlvmEmitter {
                 case "mul24", "mad24" -> mul24(x);
                 case "selp" -> selp(x);
                 case "lop3" -> lop3(x);
+                case "bfe" -> bfe(x);
+                case "bfi" -> bfi(x);
+                case "bfind" -> bfind(x);
+                case "bmsk" -> bmsk(x);
+                case "szext" -> szext(x);
+                case "shf" -> shf(x);
+                case "prmt" -> prmt(x);
+                case "fns" -> fns(x);
+                case "slct" -> slct(x);
+                case "dp4a", "dp2a" -> dot(x);
                 case "setp" -> setp(x);
                 case "cvt" -> cvt(x);
                 case "cvta" -> cvta(x);
@@ -983,6 +993,10 @@ public final class LlvmEmitter {
                 floatArith(x, t);
                 return;
             }
+            if ((t == PtxType.U16X2 || t == PtxType.S16X2) && (x.i.opcode().equals("min") || x.i.opcode().equals("max"))) {
+                minMax16x2(x, t);
+                return;
+            }
             if (t.size() > 8 || t.name().contains("X")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             int bits = t.size() * 8;
             boolean s = t.kind() == PtxType.Kind.SIGNED;
@@ -990,6 +1004,20 @@ public final class LlvmEmitter {
             String op = x.i.opcode();
             if (x.has(".cc")) {
                 carryOp(x);
+                return;
+            }
+            if (t == PtxType.S32 && x.has(".relu") && (op.equals("min") || op.equals("max")) && x.mods.size() == 2) {
+                // min/max.relu.s32 (PTX ISA 9.0, min and max): the signed min/max, a negative result clamped to 0
+                String a = read(x.op(1), 32, true), b = read(x.op(2), 32, true);
+                String m = call("i32", "llvm.s" + op + ".i32", "i32, i32", "i32 " + a + ", i32 " + b);
+                write(x.op(0), call("i32", "llvm.smax.i32", "i32, i32", "i32 " + m + ", i32 0"), 32, true);
+                return;
+            }
+            if (t == PtxType.S32 && op.equals("mad") && x.has(".hi") && x.has(".sat") && x.mods.size() == 3) {
+                // mad.hi.sat.s32 (PTX ISA 9.0, mad): the high 32 bits of the 64-bit product plus c, saturated to .s32
+                String a = resize(read(x.op(1), 32, true), 32, 64, true), b = resize(read(x.op(2), 32, true), 32, 64, true);
+                String hi = resize(v("ashr i64 " + v("mul i64 " + a + ", " + b) + ", 32"), 64, 32, false);
+                write(x.op(0), call("i32", "llvm.sadd.sat.i32", "i32, i32", "i32 " + hi + ", i32 " + read(x.op(3), 32, true)), 32, true);
                 return;
             }
             if (x.has(".relu") || (x.has(".sat") && !(op.equals("add") || op.equals("sub")))) {
@@ -1162,6 +1190,295 @@ public final class LlvmEmitter {
                 acc = v("or i32 " + acc + ", " + t2);
             }
             write(x.op(0), acc, 32, false);
+        }
+
+        // ------------------------------------------------ bit-field, byte, dot-product and select instructions (PTX ISA 9.0)
+
+        String sel(String c, String ty, String a, String b) {
+            return v("select i1 " + c + ", " + ty + " " + a + ", " + ty + " " + b);
+        }
+
+        String umin(String ty, String a, String b) {
+            return call(ty, "llvm.umin." + ty, ty + ", " + ty, ty + " " + a + ", " + ty + " " + b);
+        }
+
+        /**
+         * Position and length of a bit field (bfe, bfi) at the instruction's width: for 32 bits bits 7..0 of the .u32
+         * operands (PTX ISA 9.0, bfe and bfi), for 64 bits the whole .u32 values (an H200 does not mask them).
+         */
+        String[] field(Operand posOp, Operand lenOp, int w) {
+            String b = read(posOp, 32, false), c = read(lenOp, 32, false);
+            if (w == 32) return new String[] {v("and i32 " + b + ", 255"), v("and i32 " + c + ", 255")};
+            return new String[] {resize(b, 32, 64, false), resize(c, 32, 64, false)};
+        }
+
+        /**
+         * The mask of the bits [pos, pos + len) that lie inside a {@code w}-bit value, not yet shifted to pos:
+         * {@code [inRange, clamped pos, mask]}; no LLVM shift sees an amount at or past the width.
+         */
+        String[] fieldMask(String pos, String len, int w) {
+            String ty = ity(w);
+            String inRange = v("icmp ult " + ty + " " + pos + ", " + w);
+            String posC = umin(ty, pos, Integer.toString(w - 1));
+            String n = sel(inRange, ty, umin(ty, len, v("sub " + ty + " " + w + ", " + posC)), "0");
+            String full = v("icmp uge " + ty + " " + n + ", " + w);
+            String low = v("sub " + ty + " " + v("shl " + ty + " 1, " + umin(ty, n, Integer.toString(w - 1))) + ", 1");
+            return new String[] {inRange, posC, sel(full, ty, "-1", low)};
+        }
+
+        /**
+         * bfe.{u32,s32,u64,s64} d, a, pos, len (PTX ISA 9.0, bfe): bits [pos, pos + len) of a; signed types fill the
+         * bits above with bit min(pos + len − 1, msb) of a (0 when len is 0), unsigned with zeros.
+         */
+        void bfe(Ins x) {
+            PtxType t = x.type(0);
+            if (t == null || !isInt(t) || t.size() < 4 || t.kind() == PtxType.Kind.BIT) throw new Unsupported(x.i.form() + " is not supported");
+            int w = t.size() * 8;
+            String ty = ity(w);
+            String a = read(x.op(1), w, false);
+            String[] pl = field(x.op(2), x.op(3), w);
+            String[] fm = fieldMask(pl[0], pl[1], w);
+            String shifted = sel(fm[0], ty, v("lshr " + ty + " " + a + ", " + fm[1]), "0");
+            String f = v("and " + ty + " " + shifted + ", " + fm[2]);
+            if (t.kind() == PtxType.Kind.SIGNED) {
+                String top = umin(ty, v("add " + ty + " " + pl[0] + ", " + v("sub " + ty + " " + pl[1] + ", 1")), Integer.toString(w - 1));
+                String bit = v("and " + ty + " " + v("lshr " + ty + " " + a + ", " + top) + ", 1");
+                String neg = v("and i1 " + v("icmp ne " + ty + " " + bit + ", 0") + ", " + v("icmp ne " + ty + " " + pl[1] + ", 0"));
+                f = v("or " + ty + " " + f + ", " + sel(neg, ty, v("xor " + ty + " " + fm[2] + ", -1"), "0"));
+            }
+            write(x.op(0), f, w, false);
+        }
+
+        /** bfi.{b32,b64} f, a, b, pos, len (PTX ISA 9.0, bfi): b with bits [pos, pos + len) (inside the width) from a's low bits. */
+        void bfi(Ins x) {
+            PtxType t = x.type(0);
+            if (t == null || (t != PtxType.B32 && t != PtxType.B64)) throw new Unsupported(x.i.form() + " is not supported");
+            int w = t.size() * 8;
+            String ty = ity(w);
+            String a = read(x.op(1), w, false), b = read(x.op(2), w, false);
+            String[] pl = field(x.op(3), x.op(4), w);
+            String[] fm = fieldMask(pl[0], pl[1], w);
+            String m = sel(fm[0], ty, v("shl " + ty + " " + fm[2] + ", " + fm[1]), "0");
+            String ins = v("and " + ty + " " + v("shl " + ty + " " + a + ", " + fm[1]) + ", " + m);
+            String keep = v("and " + ty + " " + b + ", " + v("xor " + ty + " " + m + ", -1"));
+            write(x.op(0), v("or " + ty + " " + keep + ", " + ins), w, false);
+        }
+
+        /**
+         * bfind[.shiftamt].{u32,s32,u64,s64} d, a (PTX ISA 9.0, bfind): the bit position of the most significant
+         * non-sign bit (the highest 1 of a, or of ~a for negative signed a), as a .u32; with .shiftamt the left
+         * shift that moves it to the msb; 0xffffffff when there is none.
+         */
+        void bfind(Ins x) {
+            PtxType t = x.type(0);
+            if (t == null || !isInt(t) || t.size() < 4 || t.kind() == PtxType.Kind.BIT) throw new Unsupported(x.i.form() + " is not supported");
+            int w = t.size() * 8;
+            String ty = ity(w);
+            String a = read(x.op(1), w, false);
+            if (t.kind() == PtxType.Kind.SIGNED) a = sel(v("icmp slt " + ty + " " + a + ", 0"), ty, v("xor " + ty + " " + a + ", -1"), a);
+            String lz = resize(call(ty, "llvm.ctlz." + ty, ty + ", i1", ty + " " + a + ", i1 false"), w, 32, false);
+            String r = x.has(".shiftamt") ? lz : v("sub i32 " + (w - 1) + ", " + lz);
+            String none = v("icmp eq " + ty + " " + a + ", 0");
+            write(x.op(0), sel(none, "i32", "-1", r), 32, false);
+        }
+
+        /**
+         * bmsk.{wrap,clamp}.b32 d, a, b (PTX ISA 9.0, bmsk): a mask of b bits starting at bit a. .wrap takes a and b
+         * modulo 32; .clamp gives 0 for a ≥ 32 and all bits from a up for b ≥ 32 (as an H200 does).
+         */
+        void bmsk(Ins x) {
+            boolean clamp = x.has(".clamp");
+            if (!clamp && !x.has(".wrap")) throw new Unsupported(x.i.form() + " is not supported");
+            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
+            String a1 = v("and i32 " + a + ", 31"), b1 = v("and i32 " + b + ", 31");
+            String mask0 = v("shl i32 -1, " + a1);
+            String sum = v("add i32 " + a1 + ", " + b1);
+            String zero1 = v("icmp uge i32 " + sum + ", 32");
+            if (clamp) {
+                String aOver = v("icmp uge i32 " + a + ", 32"), bOver = v("icmp uge i32 " + b + ", 32");
+                mask0 = sel(aOver, "i32", "0", mask0);
+                zero1 = v("or i1 " + zero1 + ", " + v("or i1 " + aOver + ", " + bOver));
+            }
+            String mask1 = v("shl i32 -1, " + v("and i32 " + sum + ", 31"));
+            mask1 = sel(zero1, "i32", "0", sel(v("icmp eq i32 " + b1 + ", 0"), "i32", "-1", mask1));
+            write(x.op(0), v("and i32 " + mask0 + ", " + v("xor i32 " + mask1 + ", -1")), 32, false);
+        }
+
+        /**
+         * szext.{wrap,clamp}.{u32,s32} d, a, b (PTX ISA 9.0, szext): the low b bits of a, zero- or sign-extended
+         * (b modulo 32 with .wrap; with .clamp b ≥ 32 keeps a whole); b = 0 gives 0.
+         */
+        void szext(Ins x) {
+            PtxType t = x.type(0);
+            boolean clamp = x.has(".clamp");
+            if ((t != PtxType.U32 && t != PtxType.S32) || (!clamp && !x.has(".wrap"))) throw new Unsupported(x.i.form() + " is not supported");
+            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
+            String b1 = v("and i32 " + b + ", 31");
+            String msk = v("shl i32 -1, " + b1);
+            if (clamp) msk = sel(v("icmp uge i32 " + b + ", 32"), "i32", "0", msk);
+            String r = v("and i32 " + a + ", " + v("xor i32 " + msk + ", -1"));
+            if (t == PtxType.S32) {
+                String pos = v("and i32 " + v("sub i32 " + b1 + ", 1") + ", 31");
+                String bit = v("and i32 " + v("lshr i32 " + a + ", " + pos) + ", 1");
+                String neg = v("and i1 " + v("icmp ne i32 " + bit + ", 0") + ", " + v("icmp ne i32 " + b1 + ", 0"));
+                r = v("or i32 " + r + ", " + sel(neg, "i32", msk, "0"));   // msk is 0 when .clamp and b ≥ 32
+            }
+            write(x.op(0), r, 32, false);
+        }
+
+        /**
+         * shf.{l,r}.{wrap,clamp}.b32 d, a, b, c (PTX ISA 9.0, shf): the 64-bit value b:a shifted left (high word kept)
+         * or right (low word kept) by c modulo 32 (.wrap) or min(c, 32) (.clamp).
+         */
+        void shf(Ins x) {
+            boolean clamp = x.has(".clamp"), left = x.has(".l");
+            if (!x.has(".b32") || (!clamp && !x.has(".wrap")) || (!left && !x.has(".r"))) throw new Unsupported(x.i.form() + " is not supported");
+            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
+            String n = clamp ? umin("i32", c, "32") : v("and i32 " + c + ", 31");
+            String cat = v("or i64 " + v("shl i64 " + resize(b, 32, 64, false) + ", 32") + ", " + resize(a, 32, 64, false));
+            String n64 = resize(n, 32, 64, false);
+            String r = left ? v("lshr i64 " + v("shl i64 " + cat + ", " + n64) + ", 32") : v("lshr i64 " + cat + ", " + n64);
+            write(x.op(0), resize(r, 64, 32, false), 32, false);
+        }
+
+        /**
+         * prmt.b32[.mode] d, a, b, c (PTX ISA 9.0, prmt): bytes of b:a (a = bytes 0..3, b = 4..7) picked by the
+         * nibbles of c (bit 3 of a nibble replicates the picked byte's sign), or with .f4e .b4e .rc8 .ecl .ecr .rc16
+         * by the pattern the mode makes of c's two low bits.
+         */
+        void prmt(Ins x) {
+            String mode = null;
+            for (String m : new String[] {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"}) if (x.has(m)) mode = m;
+            if (!x.has(".b32") || x.mods.size() != (mode == null ? 1 : 2)) throw new Unsupported(x.i.form() + " is not supported");
+            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
+            String tmp = v("or i64 " + v("shl i64 " + resize(b, 32, 64, false) + ", 32") + ", " + resize(a, 32, 64, false));
+            String s = v("and i32 " + c + ", 3");
+            String acc = "0";
+            for (int i = 0; i < 4; i++) {
+                String nib = mode == null ? v("and i32 " + v("lshr i32 " + c + ", " + (4 * i)) + ", 15") : null;
+                String idx = switch (mode == null ? "" : mode) {
+                    case "" -> v("and i32 " + nib + ", 7");
+                    case ".f4e" -> v("add i32 " + s + ", " + i);
+                    case ".b4e" -> v("and i32 " + v("sub i32 " + s + ", " + i) + ", 7");
+                    case ".rc8" -> s;
+                    case ".ecl" -> call("i32", "llvm.umax.i32", "i32, i32", "i32 " + s + ", i32 " + i);
+                    case ".ecr" -> umin("i32", s, Integer.toString(i));
+                    default -> v("add i32 " + v("shl i32 " + v("and i32 " + s + ", 1") + ", 1") + ", " + (i & 1));
+                };
+                String sh = resize(v("shl i32 " + idx + ", 3"), 32, 64, false);
+                String byt = v("trunc i64 " + v("lshr i64 " + tmp + ", " + sh) + " to i8");
+                if (mode == null) {
+                    String rep = v("ashr i8 " + byt + ", 7");
+                    byt = sel(v("icmp ne i32 " + v("and i32 " + nib + ", 8") + ", 0"), "i8", rep, byt);
+                }
+                String wide = resize(byt, 8, 32, false);
+                if (i > 0) wide = v("shl i32 " + wide + ", " + (8 * i));
+                acc = v("or i32 " + acc + ", " + wide);
+            }
+            write(x.op(0), acc, 32, false);
+        }
+
+        /** The position of the k-th (from 0) set bit of m counted from bit 0, for k < popc(m): a 5-step binary search. */
+        String kthSetBit(String m, String k) {
+            String r = "0", kk = k;
+            for (int wdt = 16; wdt >= 1; wdt /= 2) {
+                String part = v("and i32 " + v("lshr i32 " + m + ", " + r) + ", " + ((1 << wdt) - 1));
+                String cnt = call("i32", "llvm.ctpop.i32", "i32", "i32 " + part);
+                String up = v("icmp uge i32 " + kk + ", " + cnt);
+                kk = sel(up, "i32", v("sub i32 " + kk + ", " + cnt), kk);
+                r = sel(up, "i32", v("add i32 " + r + ", " + wdt), r);
+            }
+            return r;
+        }
+
+        /**
+         * fns.b32 d, mask, base, offset (PTX ISA 9.0, fns): the position of the |offset|-th set bit of mask counting
+         * up (offset &gt; 0) or down (offset &lt; 0) from bit base, base itself when offset is 0 and its bit is set,
+         * 0xffffffff when there is no such bit or base ≥ 32; offset = INT_MIN gives 0, as an H200 does.
+         */
+        void fns(Ins x) {
+            if (!x.has(".b32") || x.mods.size() != 1) throw new Unsupported(x.i.form() + " is not supported");
+            String msk = read(x.op(1), 32, false), base = read(x.op(2), 32, false), off = read(x.op(3), 32, false);
+            String baseOk = v("icmp ult i32 " + base + ", 32");
+            String bc = v("and i32 " + base + ", 31");
+            String at = v("icmp ne i32 " + v("and i32 " + v("lshr i32 " + msk + ", " + bc) + ", 1") + ", 0");
+            String r0 = sel(v("and i1 " + baseOk + ", " + at), "i32", bc, "-1");
+            String upBits = v("and i32 " + msk + ", " + v("shl i32 -1, " + bc));
+            String cu = call("i32", "llvm.ctpop.i32", "i32", "i32 " + upBits);
+            String okU = v("and i1 " + baseOk + ", " + v("icmp ule i32 " + off + ", " + cu));
+            String ru = sel(okU, "i32", kthSetBit(upBits, v("sub i32 " + off + ", 1")), "-1");
+            String dnBits = v("and i32 " + msk + ", " + v("lshr i32 -1, " + v("sub i32 31, " + bc)));
+            String cd = call("i32", "llvm.ctpop.i32", "i32", "i32 " + dnBits);
+            String n = v("sub i32 0, " + off);
+            String okD = v("and i1 " + baseOk + ", " + v("icmp ule i32 " + n + ", " + cd));
+            String rd = sel(okD, "i32", kthSetBit(dnBits, v("sub i32 " + cd + ", " + n)), "-1");
+            rd = sel(v("icmp eq i32 " + off + ", -2147483648"), "i32", "0", rd);
+            String r = sel(v("icmp eq i32 " + off + ", 0"), "i32", r0, sel(v("icmp sgt i32 " + off + ", 0"), "i32", ru, rd));
+            write(x.op(0), r, 32, false);
+        }
+
+        /**
+         * slct[.ftz].dtype.{s32,f32} d, a, b, c (PTX ISA 9.0, slct): a when c ≥ 0, else b; a NaN c selects b; with
+         * .ftz a subnormal c counts as (signed) zero and selects a.
+         */
+        void slct(Ins x) {
+            PtxType t = x.type(0), ct = x.type(1);
+            if (t == null || (t.size() != 2 && t.size() != 4 && t.size() != 8) || t.name().contains("X")
+                    || (ct != PtxType.S32 && ct != PtxType.F32) || (x.has(".ftz") && ct != PtxType.F32)) {
+                throw new Unsupported(x.i.form() + " is not supported");
+            }
+            int w = t.size() * 8;
+            String ty = ity(w);
+            String a = read(x.op(1), w, false), b = read(x.op(2), w, false), c = read(x.op(3), 32, false);
+            String ge;
+            if (ct == PtxType.S32) {
+                ge = v("icmp sge i32 " + c + ", 0");
+            } else {
+                ge = v("fcmp oge float " + v("bitcast i32 " + c + " to float") + ", 0.0");
+                if (x.has(".ftz")) ge = v("or i1 " + ge + ", " + v("icmp eq i32 " + v("and i32 " + c + ", 2139095040") + ", 0"));
+            }
+            write(x.op(0), sel(ge, ty, a, b), w, false);
+        }
+
+        /**
+         * dp4a.atype.btype d, a, b, c and dp2a.{lo,hi}.atype.btype (PTX ISA 9.0, dp4a and dp2a): c plus the dot product of
+         * a's four bytes (dp2a: two half-words) with b's four bytes (dp2a: bytes 0-1 for .lo, 2-3 for .hi), each
+         * element signed or unsigned by its type, modulo 2^32.
+         */
+        void dot(Ins x) {
+            PtxType ta = x.type(0), tb = x.type(1);
+            boolean four = x.i.opcode().equals("dp4a");
+            if ((ta != PtxType.U32 && ta != PtxType.S32) || (tb != PtxType.U32 && tb != PtxType.S32) || x.types.size() != 2
+                    || (!four && !x.has(".lo") && !x.has(".hi"))) {
+                throw new Unsupported(x.i.form() + " is not supported");
+            }
+            boolean sa = ta == PtxType.S32, sb = tb == PtxType.S32;
+            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
+            String acc = read(x.op(3), 32, false);
+            int first = !four && x.has(".hi") ? 2 : 0;
+            for (int i = 0; i < (four ? 4 : 2); i++) {
+                int aw = four ? 8 : 16;
+                String ai = resize(v("trunc i32 " + (i == 0 ? a : v("lshr i32 " + a + ", " + (aw * i))) + " to " + ity(aw)), aw, 32, sa);
+                int bs = 8 * (first + i);
+                String bi = resize(v("trunc i32 " + (bs == 0 ? b : v("lshr i32 " + b + ", " + bs)) + " to i8"), 8, 32, sb);
+                acc = v("add i32 " + acc + ", " + v("mul i32 " + ai + ", " + bi));
+            }
+            write(x.op(0), acc, 32, false);
+        }
+
+        /**
+         * min/max[.relu].{u16x2,s16x2} d, a, b (PTX ISA 9.0, min and max): per 16-bit half, signed or unsigned; .relu
+         * (s16x2 only) clamps negative halves to 0.
+         */
+        void minMax16x2(Ins x, PtxType t) {
+            boolean s = t == PtxType.S16X2, relu = x.has(".relu");
+            if ((relu && !s) || x.mods.size() != (relu ? 2 : 1)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            String vt = "<2 x i16>";
+            String a = v("bitcast i32 " + read(x.op(1), 32, false) + " to " + vt), b = v("bitcast i32 " + read(x.op(2), 32, false) + " to " + vt);
+            String fn = "llvm." + (s ? "s" : "u") + x.i.opcode() + ".v2i16";
+            String r = call(vt, fn, vt + ", " + vt, vt + " " + a + ", " + vt + " " + b);
+            if (relu) r = call(vt, "llvm.smax.v2i16", vt + ", " + vt, vt + " " + r + ", " + vt + " zeroinitializer");
+            write(x.op(0), v("bitcast " + vt + " " + r + " to i32"), 32, false);
         }
 
         void selp(Ins x) {
@@ -1379,6 +1696,15 @@ public final class LlvmEmitter {
         /** mul24 / mad24 (PTX ISA 9.7.1.5-6): the 48-bit product of the low 24 bits; .lo its low 32 bits, .hi bits 16..47. */
         void mul24(Ins x) {
             PtxType t = x.type(0);
+            if (t == PtxType.S32 && x.i.opcode().equals("mad24") && x.has(".hi") && x.has(".sat") && x.mods.size() == 3) {
+                // mad24.hi.sat.s32 (PTX ISA 9.0, mad24): bits 47..16 of the 48-bit product of a's and b's low 24 bits
+                // (signed), plus c, saturated to .s32
+                String a = resize(v("trunc i32 " + read(x.op(1), 32, false) + " to i24"), 24, 64, true);
+                String b = resize(v("trunc i32 " + read(x.op(2), 32, false) + " to i24"), 24, 64, true);
+                String hi = resize(v("ashr i64 " + v("mul i64 " + a + ", " + b) + ", 16"), 64, 32, false);
+                write(x.op(0), call("i32", "llvm.sadd.sat.i32", "i32, i32", "i32 " + hi + ", i32 " + read(x.op(3), 32, false)), 32, false);
+                return;
+            }
             if (t == null || t.size() != 4 || x.has(".sat")) throw new Unsupported(x.i.form() + " is not supported");
             boolean s = t.kind() == PtxType.Kind.SIGNED;
             String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);

@@ -170,4 +170,85 @@ class LlvmEmitterTest {
         assertEquals(12, l.errors().get(0).line(), l.errors().toString());
         assertTrue(l.errors().get(0).message().contains("vprintf, which this module does not define"), l.errors().toString());
     }
+
+    /**
+     * Bit-field, byte-permute, dot-product and select instructions, each in a kernel of its own with constant
+     * operands; LLVM's optimizer folds each to the value the PTX ISA (9.0) defines, which the kernel stores.
+     * {name, PTX computing %r3 from %r1 %r2 %r4 %r5, expected value as a signed i32}
+     */
+    static final String[][] BIT_CASES = {
+        // bfe: bits [4, 12) of 0xF0F0F0F0, zero-extended
+        {"bfe_u32", "mov.b32 %r1, 0xF0F0F0F0;\nbfe.u32 %r3, %r1, 4, 8;", "15"},
+        // signed: bits [0, 8) = 0xF0, sign bit 1
+        {"bfe_s32", "mov.b32 %r1, 0xF0F0F0F0;\nbfe.s32 %r3, %r1, 0, 8;", "-16"},
+        // position past the msb: filled with the sign bit (bit 31)
+        {"bfe_s32_past", "mov.b32 %r1, 0x80000000;\nmov.b32 %r2, 40;\nbfe.s32 %r3, %r1, %r2, 4;", "-1"},
+        // bfi: 0xA into bits [4, 8) of 0xFFFF0000 = 0xFFFF00A0
+        {"bfi", "mov.b32 %r1, 0xA;\nmov.b32 %r2, 0xFFFF0000;\nbfi.b32 %r3, %r1, %r2, 4, 4;", Integer.toString(0xFFFF00A0)},
+        // bfind: highest set bit of 0x10000 is 16; .shiftamt 15; no non-sign bit in -1
+        {"bfind_u32", "mov.b32 %r1, 0x10000;\nbfind.u32 %r3, %r1;", "16"},
+        {"bfind_shiftamt", "mov.b32 %r1, 0x10000;\nbfind.shiftamt.u32 %r3, %r1;", "15"},
+        {"bfind_s32_none", "mov.b32 %r1, -1;\nbfind.s32 %r3, %r1;", "-1"},
+        // prmt on b:a = 0x88776655:44332211: selectors 4,3,2,1 -> 0x22334455
+        {"prmt", "mov.b32 %r1, 0x44332211;\nmov.b32 %r2, 0x88776655;\nprmt.b32 %r3, %r1, %r2, 0x1234;", Integer.toString(0x22334455)},
+        // selector 0xC: byte 4 (0x55) with its sign (0) replicated; the rest byte 0
+        {"prmt_sign", "mov.b32 %r1, 0x44332211;\nmov.b32 %r2, 0x88776655;\nprmt.b32 %r3, %r1, %r2, 0x000C;", Integer.toString(0x11111100)},
+        // .b4e with c = 0: bytes 5 6 7 0 (d.b3 .. d.b0)
+        {"prmt_b4e", "mov.b32 %r1, 0x44332211;\nmov.b32 %r2, 0x88776655;\nprmt.b32.b4e %r3, %r1, %r2, 0;", Integer.toString(0x66778811)},
+        // shf: .clamp shifts 1:0x80000000 left by min(40, 32), keeping the high word
+        {"shf_l_clamp", "mov.b32 %r1, 0x80000000;\nmov.b32 %r2, 1;\nshf.l.clamp.b32 %r3, %r1, %r2, 40;", Integer.toString(0x80000000)},
+        // .wrap shifts 1:0 right by 36 mod 32 = 4
+        {"shf_r_wrap", "mov.b32 %r1, 0;\nmov.b32 %r2, 1;\nshf.r.wrap.b32 %r3, %r1, %r2, 36;", Integer.toString(0x10000000)},
+        // bmsk: 8 bits from bit 4; .wrap takes 36 as 4
+        {"bmsk_clamp", "mov.b32 %r1, 4;\nbmsk.clamp.b32 %r3, %r1, 8;", "4080"},
+        {"bmsk_wrap", "mov.b32 %r1, 4;\nbmsk.wrap.b32 %r3, %r1, 36;", "240"},
+        // szext: the low 8 bits of 0xFF sign-extended; .wrap takes 40 as 8
+        {"szext_s32", "mov.b32 %r1, 0xFF;\nszext.clamp.s32 %r3, %r1, 8;", "-1"},
+        {"szext_u32", "mov.b32 %r1, 0x1FF;\nszext.wrap.u32 %r3, %r1, 40;", "255"},
+        // fns: mask 0b10110: the 2nd set bit from bit 0 up is bit 2; the 1st from bit 3 down is bit 2
+        {"fns_up", "mov.b32 %r1, 22;\nfns.b32 %r3, %r1, 0, 2;", "2"},
+        {"fns_down", "mov.b32 %r1, 22;\nfns.b32 %r3, %r1, 3, -1;", "2"},
+        // dp4a: bytes (4,3,2,1) unsigned . (-1,2,1,-1) signed + 100 = 103
+        {"dp4a", "mov.b32 %r1, 0x01020304;\nmov.b32 %r2, 0xFF0102FF;\ndp4a.u32.s32 %r3, %r1, %r2, 100;", "103"},
+        // dp2a.hi: halves (2, -1) signed . bytes 2,3 (4, 3) unsigned = 5
+        {"dp2a_hi", "mov.b32 %r1, 0xFFFF0002;\nmov.b32 %r2, 0x03040000;\ndp2a.hi.s32.u32 %r3, %r1, %r2, 0;", "5"},
+        // slct: c = -0.0 >= 0 selects a; a NaN c selects b
+        {"slct_negzero", "mov.b32 %r1, 1;\nmov.b32 %r2, 2;\nmov.b32 %r4, 0x80000000;\nslct.b32.f32 %r3, %r1, %r2, %r4;", "1"},
+        {"slct_nan", "mov.b32 %r1, 1;\nmov.b32 %r2, 2;\nmov.b32 %r4, 0x7FC00000;\nslct.b32.f32 %r3, %r1, %r2, %r4;", "2"},
+        // min.relu: min(-5, 3) = -5, clamped to 0; max.u16x2 per half
+        {"min_relu", "mov.b32 %r1, -5;\nmin.relu.s32 %r3, %r1, 3;", "0"},
+        {"max_u16x2", "mov.b32 %r1, 0x0001FFFF;\nmov.b32 %r2, 0xFFFF0002;\nmax.u16x2 %r3, %r1, %r2;", "-1"},
+        {"max_s16x2", "mov.b32 %r1, 0x0001FFFF;\nmov.b32 %r2, 0xFFFF0002;\nmax.s16x2 %r3, %r1, %r2;", Integer.toString(0x00010002)},
+    };
+
+    @Test
+    void bitFieldAndByteInstructionsComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
+        StringBuilder ptx = new StringBuilder(".version 8.0\n.target sm_80\n.address_size 64\n");
+        for (String[] c : BIT_CASES) {
+            ptx.append(".visible .entry ").append(c[0]).append("(.param .u64 p)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n")
+                    .append("ld.param.u64 %rd1, [p];\n").append(c[1]).append("\nst.global.u32 [%rd1], %r3;\nret;\n}\n");
+        }
+        for (LlvmTarget t : List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
+            PtxCompiler.Lowered l = PtxCompiler.lower(ptx.toString(), "b.ptx", t);
+            assertTrue(l.ok(), t + ": " + l.errors());
+        }
+        LlvmTools tools = LlvmTools.find();
+        if (tools == null && System.getenv("ZLUDA_REQUIRE_LLVM") != null) throw new AssertionError(LlvmTools.missingMessage());
+        org.junit.jupiter.api.Assumptions.assumeTrue(tools != null, LlvmTools.missingMessage());
+        for (LlvmTarget t : List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
+            java.nio.file.Path ll = java.nio.file.Files.createTempDirectory("zluda-bits").resolve("in.ll");
+            java.nio.file.Files.writeString(ll, PtxCompiler.lower(ptx.toString(), "b.ptx", t).ir());
+            Process p = new ProcessBuilder(tools.path("opt").toString(), "-O2", "-S", "-mtriple=" + t.triple(), "-mcpu=" + t.cpu(), ll.toString())
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            assertEquals(0, p.waitFor(), out);
+            for (String[] c : BIT_CASES) {
+                int at = out.indexOf("@" + c[0] + "(");
+                assertTrue(at >= 0, t + ": no kernel " + c[0] + " in\n" + out);
+                String fn = out.substring(at, out.indexOf("\n}\n", at));
+                assertTrue(fn.contains("store i32 " + c[2] + ","), t + " " + c[0] + ": expected " + c[2] + " in\n" + fn);
+            }
+            assertTrue(PtxCompiler.codegen(PtxCompiler.lower(ptx.toString(), "b.ptx", t), t, tools).length > 0);
+        }
+    }
 }
