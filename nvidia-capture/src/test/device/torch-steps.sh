@@ -18,7 +18,8 @@
 #   OUT=/some/dir bash D/nvidia-capture/src/test/device/torch-steps.sh D [STEPS [ROUNDS [TRACERS...]]]
 # (BLOCK=50 by default; VARIANTS="untraced traced range" by default, the others by name)
 # TRACERS: extra tracer source trees (directories with tracer/ and zcap/), each built and run as a
-# further variant named after its directory, to compare a change with the committed tracer.
+# further variant named after its directory, to compare a change with the committed tracer; with
+# EXTRA_RANGE=1 they run as `range` does (their in-process ratio is then printed too).
 set -u
 D=$(cd "${1:-.}" && pwd)
 STEPS=${2:-300}
@@ -52,7 +53,7 @@ run() {
     no-export) LD_LIBRARY_PATH=$lib ZLUDA_LOG_DIR=$W/$v ZLUDA_CAPTURE_MODULES=0 ZLUDA_TRACE_EXPORT_TABLES=0 $demo ;;
     traced) LD_LIBRARY_PATH=$lib ZLUDA_LOG_DIR=$W/$v ZLUDA_CAPTURE_MODULES=0 $demo ;;
     range) LD_LIBRARY_PATH=$lib ZLUDA_LOG_DIR=$W/$v ZLUDA_CAPTURE_MODULES=0 ZLUDA_CAPTURE_RANGE=profiler $demo ;;
-    *) LD_LIBRARY_PATH=$B/$v/trace ZLUDA_LOG_DIR=$W/$v ZLUDA_CAPTURE_MODULES=0 $demo ;;
+    *) LD_LIBRARY_PATH=$B/$v/trace ZLUDA_LOG_DIR=$W/$v ZLUDA_CAPTURE_MODULES=0 ZLUDA_CAPTURE_RANGE=${EXTRA_RANGE:+profiler} $demo ;;
     esac 2>&1 | grep -v "ZLUDA_TRACE.*cannot create"
 }
 set -- $VARIANTS
