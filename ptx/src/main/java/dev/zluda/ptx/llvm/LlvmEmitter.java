@@ -327,18 +327,7 @@ public final class LlvmEmitter {
                     }
                 }
             }
-            // in source order (the map's order is unspecified), so that the same PTX always gives the same IR
-            List<VariableInfo> regList = new ArrayList<>(info.registers().values());
-            regList.sort(java.util.Comparator.comparingInt((VariableInfo r) -> r.loc().line())
-                    .thenComparingInt(r -> r.loc().column()).thenComparing(VariableInfo::name));
-            for (VariableInfo r : regList) declareRegister(r);
-            carry = "%cf";
-            entry.append("  %cf = alloca i1").append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
-            entry.append("  store i1 false, ").append(allocaAs()).append(" %cf\n");
-            collectLocals(f.body());
-            blockBody(f.body());
-            if (!terminated) line("ret void");
-            if (failed) return;
+            if (!lowerBody(f)) return;
 
             String name = "@" + quote(f.name());
             StringBuilder fn = functions;
@@ -362,6 +351,25 @@ public final class LlvmEmitter {
         }
 
         /**
+         * The registers, the carry flag and the body of a kernel or device function, into {@code entry} and
+         * {@code body}; false when an instruction was refused ({@link #fail}).
+         */
+        private boolean lowerBody(Ast.Function f) {
+            // in source order (the map's order is unspecified), so that the same PTX always gives the same IR
+            List<VariableInfo> regList = new ArrayList<>(info.registers().values());
+            regList.sort(java.util.Comparator.comparingInt((VariableInfo r) -> r.loc().line())
+                    .thenComparingInt(r -> r.loc().column()).thenComparing(VariableInfo::name));
+            for (VariableInfo r : regList) declareRegister(r);
+            carry = "%cf";
+            entry.append("  %cf = alloca i1").append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
+            entry.append("  store i1 false, ").append(allocaAs()).append(" %cf\n");
+            collectLocals(f.body());
+            blockBody(f.body());
+            if (!terminated) line("ret void");
+            return !failed;
+        }
+
+        /**
          * A device function: {@code define internal void @name(ptr %ret..., ptr %param...)}, each parameter the
          * pointer to the caller's {@code .param} slot (allocas: address space 5 on AMDGPU, generic on NVPTX).
          */
@@ -381,17 +389,7 @@ public final class LlvmEmitter {
                 params.append(allocaAs()).append(" noundef ").append(arg);
                 syms.put(p.name(), new Global(arg, target.allocaSpace()));
             }
-            List<VariableInfo> regList = new ArrayList<>(info.registers().values());
-            regList.sort(java.util.Comparator.comparingInt((VariableInfo r) -> r.loc().line())
-                    .thenComparingInt(r -> r.loc().column()).thenComparing(VariableInfo::name));
-            for (VariableInfo r : regList) declareRegister(r);
-            carry = "%cf";
-            entry.append("  %cf = alloca i1").append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
-            entry.append("  store i1 false, ").append(allocaAs()).append(" %cf\n");
-            collectLocals(f.body());
-            blockBody(f.body());
-            if (!terminated) line("ret void");
-            if (failed) return;
+            if (!lowerBody(f)) return;
             StringBuilder fn = functions;
             fn.append("define internal void ").append(funcName(info.name())).append('(').append(params).append(')');
             if (target.amd()) {

@@ -584,20 +584,24 @@ final class FloatOps {
             return t;
         }
 
+        /** {@code a cmp b} for the ordered comparisons EQ..GE of .f32 values (PTX ISA 9.0, setp: NE is false when either is NaN). */
+        private static boolean f32Compare(int cmp, float a, float b) {
+            return switch (cmp) {
+                case EQ -> a == b;
+                case NE -> a != b && a == a && b == b;
+                case LT -> a < b;
+                case LE -> a <= b;
+                case GT -> a > b;
+                default -> a >= b;
+            };
+        }
+
         /** {@code a cmp b} of .f32 values (ordered; NE false for NaN) for all 32 lanes, as a mask. */
         private int f32All(long[] r) {
             final int a = this.a, b = this.b;
             int t = 0;
             for (int l = 0; l < 32; l++) {
-                float A = Float.intBitsToFloat((int) r[a + l]), B = Float.intBitsToFloat((int) r[b + l]);
-                boolean v = switch (fastCmp) {
-                    case EQ -> A == B;
-                    case NE -> A != B && A == A && B == B;
-                    case LT -> A < B;
-                    case LE -> A <= B;
-                    case GT -> A > B;
-                    default -> A >= B;
-                };
+                boolean v = f32Compare(fastCmp, Float.intBitsToFloat((int) r[a + l]), Float.intBitsToFloat((int) r[b + l]));
                 t |= (v ? 1 : 0) << l;
             }
             return t;
@@ -631,16 +635,7 @@ final class FloatOps {
             } else if (kind == K_F32 && !ftz && cmp <= GE) {
                 for (int x = m; x != 0; x &= x - 1) {
                     int l = Integer.numberOfTrailingZeros(x);
-                    float A = Float.intBitsToFloat((int) r[a + l]), B = Float.intBitsToFloat((int) r[b + l]);
-                    boolean v = switch (cmp) {
-                        case EQ -> A == B;
-                        case NE -> A != B && A == A && B == B;
-                        case LT -> A < B;
-                        case LE -> A <= B;
-                        case GT -> A > B;
-                        default -> A >= B;
-                    };
-                    if (v) t |= 1 << l;
+                    if (f32Compare(cmp, Float.intBitsToFloat((int) r[a + l]), Float.intBitsToFloat((int) r[b + l]))) t |= 1 << l;
                 }
             } else if (kind == K_INT && bits == 32 && signed && cmp <= GE) {
                 for (int x = m; x != 0; x &= x - 1) {

@@ -32,16 +32,7 @@ public final class EmulatorWorkloads implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     private final List<MemorySegment> buffers = new ArrayList<>();
     /** The global memory the kernels may touch: every buffer made here. */
-    final MemoryMap map = (address, out) -> {
-        for (MemorySegment s : buffers) {
-            if (address >= s.address() && address < s.address() + s.byteSize()) {
-                out[0] = s.address();
-                out[1] = s.byteSize();
-                return true;
-            }
-        }
-        return false;
-    };
+    final MemoryMap map = PtxRun.mapOf(buffers);
 
     /**
      * One launch: what {@link Emulator#launch} takes, and a check of the output.

@@ -16,16 +16,21 @@ final class PtxRun implements AutoCloseable {
     final Arena arena = Arena.ofShared();
     private final List<MemorySegment> buffers = new ArrayList<>();
     final Emulator emulator;
-    final MemoryMap map = (address, out) -> {
-        for (MemorySegment s : buffers) {
-            if (address >= s.address() && address < s.address() + s.byteSize()) {
-                out[0] = s.address();
-                out[1] = s.byteSize();
-                return true;
+    final MemoryMap map = mapOf(buffers);
+
+    /** The global memory of a list of native buffers (live: buffers added later count), as the emulator asks for it. */
+    static MemoryMap mapOf(List<MemorySegment> buffers) {
+        return (address, out) -> {
+            for (MemorySegment s : buffers) {
+                if (address >= s.address() && address < s.address() + s.byteSize()) {
+                    out[0] = s.address();
+                    out[1] = s.byteSize();
+                    return true;
+                }
             }
-        }
-        return false;
-    };
+            return false;
+        };
+    }
     private final EmulatorModule.Allocator alloc = new EmulatorModule.Allocator() {
         public long allocate(String name, long size, long align) {
             return buffer(size).address();
