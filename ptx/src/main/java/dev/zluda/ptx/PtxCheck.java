@@ -19,7 +19,8 @@ import java.util.TreeMap;
  * ({@link InstructionTable#emulatorExecutes}); the {@link #COMPILE_TARGET} column whether the AMD back end
  * ({@code zluda ptx compile --target gfx1100}, {@link LlvmEmitter}) lowered the form's uses in these files:
  * {@code yes} all of them, {@code no} none, {@code k/n} some, {@code -} not tried (the file has errors).
- * Instructions of device functions ({@code .func}) count as not lowered: the back end compiles kernels only.
+ * An instruction of a kernel or called device function the lowering refused as a whole (e.g. a {@code .func}
+ * with {@code .reg} parameters) counts as not lowered; device functions no kernel calls are not lowered at all.
  */
 public final class PtxCheck {
     /** Exit code: every file parsed and passed the semantic checks. */
@@ -135,14 +136,15 @@ public final class PtxCheck {
             out.printf(fmt, "form", "count", "family", "ISA", "emulator", COMPILE_TARGET.cpu());
             for (FormUse u : uses) {
                 long[] l = lowered.get(u.form());
-                String amd = l == null || l[1] == 0 ? "-" : l[0] == l[1] ? "yes" : l[0] == 0 ? "no" : l[0] + "/" + l[1];
+                // of all uses in the files: lowered / count (uses in what was not tried count as not lowered)
+                String amd = l == null || l[1] == 0 ? "-" : l[0] == u.count() ? "yes" : l[0] == 0 ? "no" : l[0] + "/" + u.count();
                 out.printf(fmt, u.form(), u.count(), u.family(), u.isaSection(), u.emulator() ? "yes" : "no", amd);
             }
             out.println();
             out.println("emulator: the CPU emulator behind zluda's driver (dist/lib/libcuda.so.1) executes this form (ptx/docs/support.md).");
             out.println(COMPILE_TARGET.cpu() + ":  the AMD back end lowers this form to LLVM IR for " + COMPILE_TARGET.cpu()
                     + " (zluda ptx compile FILE --target " + COMPILE_TARGET.cpu() + ", docs/amd.md):");
-            out.println("          yes every use in these files, no none, k/n some, - not tried (the file has errors); device functions (.func) count as no.");
+            out.println("          yes every use in these files, no none, k/n some, - not tried (the file has errors, or only device functions no kernel calls use it).");
             out.printf("          %d of %d file(s) checked without errors lower completely; zluda ptx compile names what does not, with line:column.%n",
                     filesCompiled, filesTried);
         }
@@ -152,7 +154,8 @@ public final class PtxCheck {
     /**
      * Lowers a checked module for {@link #COMPILE_TARGET} and counts, per instruction form, the uses lowered and
      * the uses tried: an instruction is not lowered when the lowering reported an error at its line and column,
-     * or when it is in a device function (the back end compiles kernels only).
+     * or when its function was refused as a whole (an error inside the function that is at none of its instructions);
+     * device functions no kernel calls are not lowered, so their uses are not counted as tried.
      *
      * @return {@code true} when the whole module lowered (no error at all)
      */
@@ -166,20 +169,73 @@ public final class PtxCheck {
         } catch (RuntimeException e) {
             return false; // a bug of the lowering: its uses stay "not tried"
         }
+        // the back end lowers the kernels and the device functions they call (directly or through each other;
+        // a refused call lowers nothing of its callee)
+        Map<String, Ast.Function> byName = new java.util.HashMap<>();
+        java.util.ArrayDeque<Ast.Function> work = new java.util.ArrayDeque<>();
+        java.util.Set<String> reached = new java.util.HashSet<>();
         for (Ast.Function fn : module.functions()) {
-            if (fn.body() != null) tally(fn.body(), fn.entry(), refused, lowered);
+            if (fn.body() == null) continue;
+            byName.putIfAbsent(fn.name(), fn);
+            if (fn.entry() && reached.add(fn.name())) work.add(fn);
+        }
+        while (!work.isEmpty()) {
+            List<String> callees = new ArrayList<>();
+            callees(work.poll().body(), refused, callees);
+            for (String c : callees) if (byName.containsKey(c) && reached.add(c)) work.add(byName.get(c));
+        }
+        for (Ast.Function fn : module.functions()) {
+            if (fn.body() == null || !reached.contains(fn.name())) continue;   // not lowered: its uses stay "not tried"
+            java.util.Set<Long> at = new java.util.HashSet<>();
+            int[] last = {fn.loc().line()};
+            positions(fn.body(), at, last);
+            boolean whole = false;
+            for (long e : refused) {
+                int line = (int) (e >>> 32);
+                if (line >= fn.loc().line() && line <= last[0] && !at.contains(e)) whole = true;
+            }
+            tally(fn.body(), !whole, refused, lowered);
         }
         return ok;
     }
 
-    private static void tally(Ast.Block b, boolean kernel, java.util.Set<Long> refused, Map<String, long[]> lowered) {
+    /** The functions a block's {@code call} instructions name directly, but for the calls the lowering refused. */
+    private static void callees(Ast.Block b, java.util.Set<Long> refused, List<String> out) {
+        for (Ast.Statement s : b.statements()) {
+            if (s instanceof Ast.Instruction i && i.opcode().equals("call")
+                    && !refused.contains(((long) i.loc().line() << 32) | (i.loc().column() & 0xffffffffL))) {
+                for (Ast.Operand o : i.operands()) {
+                    if (o instanceof Ast.Sym sym) {
+                        out.add(sym.name());
+                        break;
+                    }
+                }
+            } else if (s instanceof Ast.Block inner) {
+                callees(inner, refused, out);
+            }
+        }
+    }
+
+    /** The positions (line << 32 | column) of a block's instructions, and the last line among them. */
+    private static void positions(Ast.Block b, java.util.Set<Long> at, int[] last) {
+        for (Ast.Statement s : b.statements()) {
+            if (s instanceof Ast.Instruction i) {
+                at.add(((long) i.loc().line() << 32) | (i.loc().column() & 0xffffffffL));
+                last[0] = Math.max(last[0], i.loc().line());
+            } else if (s instanceof Ast.Block inner) {
+                positions(inner, at, last);
+            }
+        }
+    }
+
+    private static void tally(Ast.Block b, boolean lowerable, java.util.Set<Long> refused, Map<String, long[]> lowered) {
         for (Ast.Statement s : b.statements()) {
             if (s instanceof Ast.Instruction i) {
                 long[] c = lowered.computeIfAbsent(i.form(), k -> new long[2]);
                 c[1]++;
-                if (kernel && !refused.contains(((long) i.loc().line() << 32) | (i.loc().column() & 0xffffffffL))) c[0]++;
+                if (lowerable && !refused.contains(((long) i.loc().line() << 32) | (i.loc().column() & 0xffffffffL))) c[0]++;
             } else if (s instanceof Ast.Block inner) {
-                tally(inner, kernel, refused, lowered);
+                tally(inner, lowerable, refused, lowered);
             }
         }
     }

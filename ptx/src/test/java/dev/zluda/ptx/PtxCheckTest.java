@@ -43,7 +43,9 @@ class PtxCheckTest {
 
     /**
      * The gfx1100 column is the AMD back end's own verdict on these files: bfe is refused (docs/amd.md, "Refused"),
-     * add and mov are lowered; an instruction of a device function is not (kernels only); a file with errors is not tried.
+     * add and mov are lowered, redux.sync is not; a device function with .param parameters is lowered where it is
+     * called, the call of one with .reg parameters is refused and its instructions are not tried; a file with
+     * errors is not tried.
      */
     @Test
     void compileColumnIsTheBackEndsVerdict() throws Exception {
@@ -57,13 +59,32 @@ class PtxCheckTest {
                 	shl.b32 r, x, 1;
                 	ret;
                 }
+                .func (.param .b32 r) thrice(.param .b32 x)
+                {
+                	.reg .b32 %t<2>;
+                	ld.param.b32 %t0, [x];
+                	mul.lo.s32 %t1, %t0, 3;
+                	st.param.b32 [r], %t1;
+                	ret;
+                }
                 .visible .entry k(.param .u64 p)
                 {
                 	.reg .b32 %r<4>;
                 	.reg .b64 %rd<2>;
                 	ld.param.u64 %rd1, [p];
                 	mov.u32 %r1, 7;
-                	bfe.u32 %r2, %r1, 1, 2;
+                	redux.sync.add.u32 %r2, %r1, -1;
+                	{
+                	.param .b32 a;
+                	.param .b32 b;
+                	st.param.b32 [a], %r1;
+                	call (b), thrice, (a);
+                	ld.param.b32 %r1, [b];
+                	}
+                	{
+                	.param .b32 c;
+                	call (c), twice, (%r1);
+                	}
                 	add.s32 %r3, %r2, %r1;
                 	add.s32 %r3, %r3, %r1;
                 	st.global.u32 [%rd1], %r3;
@@ -74,10 +95,13 @@ class PtxCheckTest {
         Files.writeString(bad, ".version 9.0\n.target sm_90\n.address_size 64\n.entry b()\n{\n\tmov.u32 %r1, 1;\n\tret;\n}\n");
         Run r = check(List.of(k));
         assertEquals(PtxCheck.OK, r.exit(), r.out());
-        assertTrue(line(r, "bfe.u32").matches("bfe\\.u32\\s+1\\s+\\S+\\s+\\S+\\s+\\S+\\s+no\\s*"), r.out());
+        assertTrue(line(r, "redux.sync.add.u32").matches("redux\\.sync\\.add\\.u32\\s+1\\s+\\S+\\s+\\S+\\s+\\S+\\s+no\\s*"), r.out());
         assertTrue(line(r, "add.s32").matches("add\\.s32\\s+2\\s+\\S+\\s+\\S+\\s+\\S+\\s+yes\\s*"), r.out());
-        assertTrue(line(r, "shl.b32").endsWith(" no"), r.out());
-        assertTrue(line(r, "ret").matches("ret\\s+2\\s+\\S+\\s+\\S+\\s+\\S+\\s+1/2\\s*"), r.out());
+        // twice has .reg parameters: its call is refused, so nothing of it is lowered (not tried)
+        assertTrue(line(r, "call").endsWith(" 1/2"), r.out());
+        assertTrue(line(r, "shl.b32").endsWith(" -"), r.out());
+        assertTrue(line(r, "ret").matches("ret\\s+3\\s+\\S+\\s+\\S+\\s+\\S+\\s+2/3\\s*"), "the ret of twice is not lowered: " + r.out());
+        assertTrue(line(r, "mul.lo.s32").endsWith(" yes"), r.out());
         assertTrue(r.out().contains("0 of 1 file(s) checked without errors lower completely"), r.out());
         Run both = check(List.of(bad));
         assertTrue(line(both, "mov.u32").matches("mov\\.u32\\s+1\\s+\\S+\\s+\\S+\\s+\\S+\\s+-\\s*"), both.out());
