@@ -205,7 +205,10 @@ public final class CaptureReplay {
         }
         if (bare > 0) {
             throw new ReplayException(cap.source() + ": " + bare + " of " + launches + " kernel launches have no snapshot (the first is call "
-                    + firstBare + " " + firstBareName + "): a whole replay needs their parameters and module; record again with " + again(cap));
+                    + firstBare + " " + firstBareName + "): a whole replay needs their parameters and module; record again with " + again(cap)
+                    + (snapped.isEmpty() ? "" : "; or replay one snapshotted launch: zluda replay CAPTURE --list, then --kernel N")
+                    + ". Captures recorded so, in the source tree: samples/traces/h200/cudart_demo-replay, structs_demo-replay,"
+                    + " cupy_kernels-replay.zip (docs/replay.md, \"Whole-capture replay\")");
         }
         Driver raw;
         List<String> driverNotes = new ArrayList<>();
