@@ -121,6 +121,9 @@ class CaptureCommandsTest {
         assertTrue(o.matches("(?s).*\\n  cuMemAlloc_v2 +2  errors: CUDA_ERROR_OUT_OF_MEMORY ×1\\n.*"), o);
         assertTrue(o.matches("(?s).*\\n  vecAdd +2\\n.*"), o);
         assertTrue(o.contains("ended cleanly: no: no process end recorded (killed or crashed); 1 call(s) in flight"), o);
+        // recorded on an H200 with one kernel snapshot
+        o = CliRun.run("info", Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200/vectorAdd-kernels").toString()).out();
+        assertTrue(o.contains("\nkernels launched: 1 (1 snapshot)\n"), o);
     }
 
     @Test
