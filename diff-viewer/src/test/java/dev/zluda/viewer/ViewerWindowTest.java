@@ -116,6 +116,33 @@ class ViewerWindowTest {
         assertEquals(13, w.selectedCallProperty().get() + 1);
     }
 
+    /**
+     * The table fills its viewport: as many calls as fit its height (cells of fixed height), no
+     * blank row while more calls follow. (It once took a row off on each layout pass while
+     * loading, and a loaded vectorAdd showed calls 1-15 above two blank rows.)
+     */
+    @Test
+    void theTableShowsAsManyCallsAsFit(FxRobot robot) throws Exception {
+        open(robot, Fx.sample("vectorAdd"));
+        WaitForAsyncUtils.waitForFxEvents();
+        Node view = robot.lookup("#calls .clipped-container").query();
+        double cell = robot.lookup("#calls").queryAs(javafx.scene.control.TableView.class).getFixedCellSize();
+        int fit = (int) Math.floor((view.getLayoutBounds().getHeight() + 0.5) / cell);
+        assertTrue(fit > 2, "viewport " + view.getLayoutBounds());
+        List<String> shown = column(robot, "num");
+        assertEquals(Math.min(20, fit), shown.size(), "rows shown " + shown + " in a viewport of " + view.getLayoutBounds().getHeight() + " px");
+        assertEquals("1", shown.getFirst());
+        // a smaller window, then the first size again: the page follows the viewport both ways
+        double height = w.stage().getHeight();
+        for (double h : new double[] {height - 150, height}) {
+            robot.interact(() -> w.stage().setHeight(h));
+            WaitForAsyncUtils.waitForFxEvents();
+            fit = (int) Math.floor((view.getLayoutBounds().getHeight() + 0.5) / cell);
+            shown = column(robot, "num");
+            assertEquals(Math.min(20, fit), shown.size(), "window " + h + " px high: rows shown " + shown + " in a viewport of " + view.getLayoutBounds().getHeight() + " px");
+        }
+    }
+
     @Test
     void aRegexFiltersTheFunctions(FxRobot robot) throws Exception {
         Path capture = Fx.sample("vectorAdd");
