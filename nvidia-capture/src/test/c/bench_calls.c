@@ -12,6 +12,9 @@
  * Usage: bench_calls [CALLS_PER_ROUND [TRACER]]      e.g. bench_calls 200000 dist/lib/trace/libcuda.so.1
  * BENCH_CLOCK=thread times with the thread's CPU time instead of the wall clock (on a busy machine:
  * time spent descheduled is left out; page faults and system calls of the thread are counted).
+ * BENCH_EVICT=KB writes one byte of every 64-byte line of a KB-kilobyte buffer after each call, in
+ * both loops: what a real program's own work between two driver calls does to the caches (the
+ * tracer's state is then no longer in L1/L2 when the next call comes).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -69,11 +72,18 @@ static int bind(void *h, api *a) {
 static void *cur, *fn;
 static uint64_t p, start;
 
+static volatile unsigned char *evict_buf;
+static size_t evict_bytes;
+
+static void evict(void) {
+    for (size_t o = 0; o < evict_bytes; o += 64) evict_buf[o]++;
+}
+
 static void loop(const api *a, int which, long n) {
     switch (which) {
-    case 0: for (long i = 0; i < n; i++) a->ctx_get(&cur); break;
-    case 1: for (long i = 0; i < n; i++) a->ptr_attr(&start, 11 /* RANGE_START_ADDR */, p + 64); break;
-    default: for (long i = 0; i < n; i++) a->launch(fn, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL); if (a->sync) a->sync(); break;
+    case 0: for (long i = 0; i < n; i++) { a->ctx_get(&cur); evict(); } break;
+    case 1: for (long i = 0; i < n; i++) { a->ptr_attr(&start, 11 /* RANGE_START_ADDR */, p + 64); evict(); } break;
+    default: for (long i = 0; i < n; i++) { a->launch(fn, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL); evict(); } if (a->sync) a->sync(); break;
     }
 }
 
@@ -95,6 +105,13 @@ int main(int argc, char **argv) {
     long n = argc > 1 ? atol(argv[1]) : 200000;
     const char *bc = getenv("BENCH_CLOCK");
     if (bc && strcmp(bc, "thread") == 0) bench_clock = CLOCK_THREAD_CPUTIME_ID;
+    const char *ev = getenv("BENCH_EVICT");
+    if (ev && atol(ev) > 0) {
+        evict_bytes = (size_t)atol(ev) * 1024;
+        evict_buf = calloc(evict_bytes, 1);
+        if (!evict_buf) return 2;
+        printf("after each call: %zu KiB of other memory written (BENCH_EVICT)\n", evict_bytes / 1024);
+    }
     const char *tracer = argc > 2 ? argv[2] : NULL;
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) { fprintf(stderr, "bench_calls: %s\n", dlerror()); return 2; }

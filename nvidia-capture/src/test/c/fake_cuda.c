@@ -35,6 +35,8 @@ EXPORT int cuDeviceGetName(char *name, int len, int dev) {
 static int the_context;
 EXPORT int cuCtxCreate_v2(void **ctx, unsigned flags, int dev) { (void)flags; if (!inited) return 3; if (dev) return 101; *ctx = &the_context; return 0; }
 EXPORT int cuCtxGetCurrent(void **ctx) { *ctx = &the_context; return 0; }
+EXPORT int cuProfilerStart(void) { return 0; }
+EXPORT int cuProfilerStop(void) { return 0; }
 /* allocations, so that address ranges can be answered */
 #define MAX_ALLOCS 4096
 static struct { uint64_t base, size; } allocs[MAX_ALLOCS];

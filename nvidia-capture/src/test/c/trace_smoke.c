@@ -2,7 +2,8 @@
  * trace_smoke: a CUDA driver-API program for the tracer's tests. It loads libcuda.so.1 as cudart
  * does (dlopen), makes a known sequence of calls, some through a pointer from cuGetProcAddress_v2,
  * and with an argument "threads N" repeats cuCtxGetCurrent from N threads; with "crash" it kills
- * itself with SIGKILL right after cuMemcpyHtoD_v2 returns. With "export" it then uses the export
+ * itself with SIGKILL right after cuMemcpyHtoD_v2 returns. With "range" it then makes one cuCtxGetCurrent, a
+ * cuProfilerStart, two cuCtxGetCurrent, a cuProfilerStop and one more cuCtxGetCurrent (a capture range). With "export" it then uses the export
  * tables as the CUDA runtime does (fake_cuda.c serves them) and checks every answer, the integrity
  * check's HMAC-MD2 over the tables it was given included. With "kernels" it launches the stand-in
  * driver's kernels "scale" (through kernelParams, through `extra`, and with cuLaunchKernelEx) and
@@ -200,6 +201,17 @@ int main(int argc, char **argv) {
     char back[64] = {0};
     dtoh(back, p, sizeof back);
     mfree(p);
+    if (argc > 1 && strcmp(argv[1], "range") == 0) {
+        int (*start)(void) = (int (*)(void))dlsym(h, "cuProfilerStart");
+        int (*stop)(void) = (int (*)(void))dlsym(h, "cuProfilerStop");
+        void *c;
+        ctx_get_current(&c);
+        if (start() != 0) return 10;
+        ctx_get_current(&c);
+        ctx_get_current(&c);
+        if (stop() != 0) return 11;
+        ctx_get_current(&c);
+    }
     if (argc > 1 && strcmp(argv[1], "export") == 0) {
         int rc = export_checks(h);
         if (rc) return rc;

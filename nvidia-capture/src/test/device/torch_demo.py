@@ -1,7 +1,11 @@
-"""torch_demo.py MODE STEPS: a PyTorch program for tracing on an NVIDIA GPU.
+"""torch_demo.py STEPS [BLOCK]: a PyTorch program for tracing on an NVIDIA GPU.
 A matmul, a convolution, then STEPS training steps of a small CNN (two convolutions, two linear
 layers, batch 64 of 3x32x32, SGD); prints the median step time of the steps after the first 20
-(each step ends with torch.cuda.synchronize) and PASS when the loss went down."""
+(each step ends with torch.cuda.synchronize), the median CPU time of the process per step (all its
+threads), and PASS when the loss went down. With BLOCK, after the first 20 steps every other block of
+BLOCK steps runs between torch.cuda.profiler.start() and stop() (cuProfilerStart/cuProfilerStop), and
+the median step time inside and outside those blocks is printed too: under the tracer with
+ZLUDA_CAPTURE_RANGE=profiler, recorded and not recorded steps of the same process."""
 import statistics
 import sys
 import time
@@ -10,6 +14,7 @@ import torch
 import torch.nn as nn
 
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 50
+block = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 dev = "cuda"
 torch.manual_seed(0)
 a = torch.randn(512, 512, device=dev)
@@ -25,16 +30,27 @@ opt = torch.optim.SGD(model.parameters(), lr=0.05)
 x = torch.randn(64, 3, 32, 32, device=dev)
 t = torch.randint(0, 10, (64,), device=dev)
 loss_fn = nn.CrossEntropyLoss()
-times, losses = [], []
+times, cpus, losses, inside = [], [], [], []
 for i in range(steps):
+    ranged = block > 0 and i >= 20 and ((i - 20) // block) % 2 == 0
+    if ranged and (i - 20) % block == 0:
+        torch.cuda.profiler.start()
     t0 = time.perf_counter()
+    c0 = time.process_time()
     opt.zero_grad()
     loss = loss_fn(model(x), t)
     loss.backward()
     opt.step()
     torch.cuda.synchronize()
     times.append(time.perf_counter() - t0)
+    cpus.append(time.process_time() - c0)
+    inside.append(ranged)
     losses.append(loss.item())
+    if ranged and ((i - 20) % block == block - 1 or i == steps - 1):
+        torch.cuda.profiler.stop()
 warm = times[20:] if len(times) > 40 else times
+warm_cpu = cpus[20:] if len(cpus) > 40 else cpus
 print(f"torch_demo: matmul {tuple(m.shape)}, conv {tuple(y.shape)}, {steps} steps, median step {statistics.median(warm) * 1e6:.1f} us "
-      f"(min {min(warm) * 1e6:.1f}), loss {losses[0]:.3f} -> {losses[-1]:.3f}, {'PASS' if losses[-1] < losses[0] else 'FAIL'}")
+      f"(min {min(warm) * 1e6:.1f}), cpu {statistics.median(warm_cpu) * 1e6:.1f} us, loss {losses[0]:.3f} -> {losses[-1]:.3f}, {'PASS' if losses[-1] < losses[0] else 'FAIL'}"
+      + (f", in profiler range {statistics.median(t for t, r in zip(times, inside) if r) * 1e6:.1f} us, outside "
+         f"{statistics.median(t for t, r in zip(times[20:], inside[20:]) if not r) * 1e6:.1f} us" if block else ""))

@@ -32,17 +32,27 @@
 enum { T_ENTER = 1, T_LEAVE = 2, T_BLOB = 3, T_MODULE = 4, T_KERNEL = 5, T_THREAD_NAME = 6, T_MARKER = 7, T_PROCESS_END = 8,
        T_STRING = 9, T_FUNCTION_TABLE = 10, T_SEAL = 11 };
 
-struct zcap_thread {
-    zcap_writer *w;
-    uint64_t tid;
+/* The argument cache of ENTER (FORMAT.md: values are stored as differences from the previous
+ * ENTER of the same function in slot fid % SLOTS). A slot's fid and its first values share a cache
+ * line: a call with few arguments touches one line of it. */
+typedef struct {
+    int64_t fid;          /* -1: empty */
+    uint64_t val[SLOT_VALUES];
+    uint64_t pad[7];
+} arg_slot;
+_Static_assert(sizeof(arg_slot) % 64 == 0, "an argument slot is whole cache lines");
+
+/* What every record touches comes first, in one cache line (the struct is 64-byte aligned). */
+struct __attribute__((aligned(64))) zcap_thread {
     uint8_t *chunk;       /* start of the current chunk, NULL before the first */
-    uint64_t chunk_bytes;
     uint64_t pos, limit;  /* offsets inside the chunk */
     uint64_t prev_seq, prev_ts;
+    zcap_writer *w;
     int finished;
-    int32_t cache_fid[SLOTS];
-    uint64_t cache_val[SLOTS * SLOT_VALUES];
+    uint64_t tid;
+    uint64_t chunk_bytes;
     struct zcap_thread *next;
+    arg_slot cache[SLOTS];
 };
 
 struct strent { char *s; uint32_t id; };
@@ -250,7 +260,7 @@ static int new_chunk(zcap_thread *t, uint64_t need, uint64_t ts) {
     t->limit = t->chunk_bytes - SEAL_RESERVE;
     t->prev_seq = old & SEQ_MASK;
     t->prev_ts = ts;
-    for (int i = 0; i < SLOTS; i++) t->cache_fid[i] = -1;
+    for (int i = 0; i < SLOTS; i++) t->cache[i].fid = -1;
     prefault_wake(w);
     return 0;
 }
@@ -365,15 +375,16 @@ int64_t zcap_enter(zcap_thread *t, uint32_t fid, uint32_t depth, uint64_t ts, co
     p = seq_ts(t, p, seq, ts);
     if (depth >= 15) p = varint(p, depth);
     p = varint(p, fid);
-    unsigned slot = fid & (SLOTS - 1);
-    int hit = t->cache_fid[slot] == (int32_t)fid;
-    uint64_t *vals = &t->cache_val[slot * SLOT_VALUES];
+    arg_slot *slot = &t->cache[fid & (SLOTS - 1)];
+    int hit = slot->fid == (int64_t)fid;
+    unsigned cached = n < SLOT_VALUES ? n : SLOT_VALUES;
     for (unsigned i = 0; i < n; i++) {
-        uint64_t prev = hit && i < SLOT_VALUES ? vals[i] : 0;
+        uint64_t prev = hit && i < cached ? slot->val[i] : 0;
         p = varint(p, zigzag((int64_t)(args[i] - prev)));
     }
-    t->cache_fid[slot] = (int32_t)fid;
-    for (unsigned i = 0; i < SLOT_VALUES; i++) vals[i] = i < n ? args[i] : 0;
+    /* only the function's own values: a later ENTER of another function in this slot misses */
+    slot->fid = (int64_t)fid;
+    for (unsigned i = 0; i < cached; i++) slot->val[i] = args[i];
     p = put_items(p, items, nitems);
     commit(t, b, p);
     return (int64_t)seq;
@@ -574,8 +585,9 @@ static void process_end(zcap_thread *t, int reason, int64_t status) {
 zcap_thread *zcap_thread_current(zcap_writer *w) {
     zcap_thread *t = pthread_getspecific(w->key);
     if (t) return t;
-    t = calloc(1, sizeof *t);
+    t = aligned_alloc(64, sizeof *t);
     if (!t) return NULL;
+    memset(t, 0, sizeof *t);
     t->w = w;
     t->tid = (uint64_t)syscall(SYS_gettid);
     pthread_mutex_lock(&w->lock);

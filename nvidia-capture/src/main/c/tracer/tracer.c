@@ -11,6 +11,9 @@
  * ZLUDA_CAPTURE_MAX_BYTES bounds the capture file (default 64 GiB).
  * ZLUDA_CAPTURE_KERNELS=REGEX adds kernel snapshots of the matching launches (kernels.c); the
  * export tables of cuGetExportTable are wrapped and their slots recorded (export_tables.c).
+ * ZLUDA_CAPTURE_RANGE=profiler records only from each cuProfilerStart to the next cuProfilerStop
+ * (both recorded; what the program does outside is forwarded and not recorded), as profilers'
+ * capture ranges do (cudaProfilerStart/Stop, torch.cuda.profiler.start/stop).
  *
  * It never changes what the program computes: if the capture cannot be written, calls keep
  * flowing and one warning goes to stderr. A forked child writes its own capture.
@@ -44,6 +47,11 @@ static zcap_writer *writer;
 static int level_replay;
 static char capture_dir[PATH_MAX];
 static char target_path[PATH_MAX];
+/* ZLUDA_CAPTURE_RANGE=profiler: recording only between cuProfilerStart and cuProfilerStop; the two
+ * fids are UINT32_MAX (never matched) otherwise */
+static atomic_int recording = 1;
+static uint32_t fid_range_start = UINT32_MAX, fid_range_stop = UINT32_MAX;
+static int range_profiler;
 /* initial-exec: one instruction to reach them, where the default model calls __tls_get_addr */
 #define ZT_TLS __thread __attribute__((tls_model("initial-exec")))
 static ZT_TLS uint32_t depth;
@@ -166,7 +174,8 @@ static void write_manifest(const char *exe) {
             strstr(target_path, "zluda") || strstr(target_path, "/dist/lib/") ? "zluda" : "nvidia", version);
     json_string(f, target_path);
     fprintf(f, "},\n  \"tool\": {\"name\": \"zluda nvidia-capture\", \"version\": \"%s\"},\n", ZT_VERSION);
-    fprintf(f, "  \"capture\": {\"data\": \"%s\", \"chunkSize\": 262144}\n}\n", level_replay ? "replay" : "calls");
+    fprintf(f, "  \"capture\": {\"data\": \"%s\", \"chunkSize\": 262144%s}\n}\n", level_replay ? "replay" : "calls",
+            range_profiler ? ", \"range\": \"profiler\"" : "");
     fclose(f);
 }
 
@@ -218,6 +227,17 @@ static void init(void) {
         if (target && real_fns) {
             for (int i = 0; i < zt_function_count; i++) real_fns[i] = dlsym(target, zt_functions[i].name);
         }
+    }
+    const char *range = getenv("ZLUDA_CAPTURE_RANGE");
+    if (range && strcmp(range, "profiler") == 0) {
+        range_profiler = 1;
+        atomic_store(&recording, 0);
+        for (int i = 0; i < zt_function_count; i++) {
+            if (strcmp(zt_functions[i].name, "cuProfilerStart") == 0) fid_range_start = (uint32_t)i;
+            if (strcmp(zt_functions[i].name, "cuProfilerStop") == 0) fid_range_stop = (uint32_t)i;
+        }
+    } else if (range && *range && strcmp(range, "all") != 0) {
+        warn("ZLUDA_CAPTURE_RANGE=%s is not 'all' or 'profiler': every call is recorded%s", range, NULL);
     }
     const char *lvl = getenv("ZLUDA_CAPTURE_LEVEL");
     level_replay = lvl && strcmp(lvl, "replay") == 0;
@@ -271,11 +291,13 @@ void zt_begin(zt_call *c, uint32_t fid, const uint64_t *args) {
     c->nitems = 0;
     c->kernel = NULL;
     zcap_writer *w = writer;
+    if (__builtin_expect(fid == fid_range_start, 0)) atomic_store(&recording, 1);
     if (w && tls_writer != w) {
         tls_thread = zcap_thread_current(w);
         tls_writer = w;
     }
-    c->thread = w ? tls_thread : NULL;
+    c->thread = w && atomic_load_explicit(&recording, memory_order_relaxed) ? tls_thread : NULL;
+    if (__builtin_expect(fid == fid_range_start, 0)) zt_marker(c, "capture range (ZLUDA_CAPTURE_RANGE=profiler): recording from this cuProfilerStart");
 }
 
 static void add_item(zt_call *c, uint32_t param, uint8_t kind, const void *data, uint64_t len, uint64_t hash, uint64_t size) {
@@ -334,6 +356,10 @@ void zt_end(zt_call *c, int result) {
     if (c->thread && c->enter_seq >= 0) {
         zcap_leave(c->thread, (uint64_t)c->enter_seq, zcap_now(), (uint32_t)result, c->items, c->nitems);
         if (__builtin_expect(atomic_load_explicit(&exiting, memory_order_relaxed), 0) && writer) zcap_process_end(writer, ZCAP_END_EXIT, -1);
+    }
+    if (__builtin_expect(c->fid == fid_range_stop, 0)) {
+        zt_marker(c, "capture range (ZLUDA_CAPTURE_RANGE=profiler): not recording after this cuProfilerStop");
+        atomic_store(&recording, 0);
     }
 }
 

@@ -29,7 +29,9 @@ final class PtxCommand implements Runnable {
     @Command(name = "check",
             mixinStandardHelpOptions = true,
             description = {"Parse and check PTX files: errors as FILE:LINE:COL, then every instruction form used with",
-                    "whether zluda's emulator and compiler support it.", ""},
+                    "whether zluda runs it: 'emulator' = the CPU emulator behind zluda's driver executes it;",
+                    "'gfx1100' = the AMD back end (zluda ptx compile --target gfx1100) lowers its uses in these files",
+                    "(yes, no, k/n of them, - not tried because the file has errors).", ""},
             footer = {"", "Exit codes: 0 no errors, 1 errors found, 2 a file could not be read."})
     static final class Check implements Callable<Integer> {
         @Parameters(arity = "1..*", paramLabel = "FILE", description = "PTX files (.ptx), or directories searched for them")

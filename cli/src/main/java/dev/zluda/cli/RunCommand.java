@@ -80,6 +80,10 @@ final class RunCommand implements Callable<Integer> {
             description = "With a trace: also store a snapshot (PTX, shape, parameters, buffers before and after) of every launch of a kernel whose mangled name REGEX finds ('.' for all), for zluda replay. Sets ZLUDA_CAPTURE_KERNELS.")
     String captureKernels;
 
+    @Option(names = "--capture-range", paramLabel = "RANGE", defaultValue = "all",
+            description = "With --nvidia-trace: all (default) records the whole run; profiler records only from each cuProfilerStart to the next cuProfilerStop (cudaProfilerStart/Stop, torch.cuda.profiler.start/stop), as profilers' capture ranges do. Sets ZLUDA_CAPTURE_RANGE.")
+    String captureRange;
+
     @Parameters(arity = "1..*", paramLabel = "APP", description = "The program and its arguments (put -- before them).")
     List<String> command = new ArrayList<>();
 
@@ -203,6 +207,14 @@ final class RunCommand implements Callable<Integer> {
         if (pack && !nvidiaTrace && !zludaTrace) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--pack packs the capture: add --zluda-trace or --nvidia-trace");
         }
+        if (!captureRange.equals("all")) {
+            if (!captureRange.equals("profiler")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--capture-range: '" + captureRange + "' is not all or profiler");
+            }
+            if (!nvidiaTrace) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--capture-range profiler needs --nvidia-trace (the zluda driver's own recorder records whole runs)");
+            }
+        }
         if (captureKernels != null) {
             if (!nvidiaTrace && !zludaTrace) throw new CommandLine.ParameterException(spec.commandLine(), "--capture-kernels needs --zluda-trace or --nvidia-trace");
             try {
@@ -219,6 +231,7 @@ final class RunCommand implements Callable<Integer> {
         env.put("ZLUDA_LOG_DIR", logDir.toString());
         env.put("ZLUDA_CAPTURE_LEVEL", level);
         if (captureKernels != null) env.put("ZLUDA_CAPTURE_KERNELS", captureKernels);
+        if (!captureRange.equals("all")) env.put("ZLUDA_CAPTURE_RANGE", captureRange);
     }
 
     /**

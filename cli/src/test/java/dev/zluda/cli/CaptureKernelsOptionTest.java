@@ -8,7 +8,10 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** {@code zluda run --capture-kernels REGEX}: sets ZLUDA_CAPTURE_KERNELS for both traces, refuses bad use. */
+/**
+ * {@code zluda run --capture-kernels REGEX}: sets ZLUDA_CAPTURE_KERNELS for both traces, refuses bad use;
+ * {@code --capture-range profiler}: sets ZLUDA_CAPTURE_RANGE for the NVIDIA tracer.
+ */
 class CaptureKernelsOptionTest {
     @Test
     void setsTheVariableForBothTracesAndNeedsATrace(@TempDir Path tmp) throws Exception {
@@ -29,6 +32,14 @@ class CaptureKernelsOptionTest {
             assertEquals(".", Files.readString(out).trim());
             assertEquals(2, Main.run("run", "--capture-kernels", ".", "--", "/bin/true"), "snapshots without a trace");
             assertEquals(2, Main.run("run", "--zluda-trace", "--capture-kernels", "(", "--", "/bin/true"), "not a regular expression");
+            // --capture-range: ZLUDA_CAPTURE_RANGE for the NVIDIA tracer only
+            String range = "echo \"${ZLUDA_CAPTURE_RANGE-unset}\" > " + out;
+            assertEquals(0, Main.run("run", "--nvidia-trace", "-o", tmp.resolve("c").toString(), "--capture-range", "profiler", "--", "/bin/sh", "-c", range));
+            assertEquals("profiler", Files.readString(out).trim());
+            assertEquals(0, Main.run("run", "--nvidia-trace", "-o", tmp.resolve("d").toString(), "--", "/bin/sh", "-c", range));
+            assertEquals("unset", Files.readString(out).trim(), "the whole run by default");
+            assertEquals(2, Main.run("run", "--zluda-trace", "--capture-range", "profiler", "--", "/bin/true"), "the zluda recorder has no range");
+            assertEquals(2, Main.run("run", "--nvidia-trace", "--capture-range", "kernels", "--", "/bin/true"), "not a range");
         } finally {
             RunCommand.environment = System.getenv();
             if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);

@@ -161,6 +161,27 @@ class NvidiaTracerTest {
         assertFalse(Files.exists(dir.resolve("module_0002_01.ptx")));
     }
 
+    @Test
+    void aCaptureRangeRecordsOnlyFromCuProfilerStartToCuProfilerStop(@TempDir Path tmp) throws Exception {
+        // trace_smoke "range": cuCtxGetCurrent, cuProfilerStart, 2 x cuCtxGetCurrent, cuProfilerStop, cuCtxGetCurrent,
+        // after the usual calls (cuInit, ...) and before the atexit handler's cuCtxGetCurrent
+        Path dir = trace(tmp, Map.of("ZLUDA_CAPTURE_RANGE", "profiler"), 0, "range");
+        String text = dump(dir);
+        assertFalse(text.contains("cuInit("), "nothing before the range: " + text);
+        assertFalse(text.contains("cuModuleLoadData("), text);
+        assertEquals(2, text.split("cuCtxGetCurrent\\(", -1).length - 1, "only the calls inside the range: " + text);
+        assertTrue(text.contains("cuProfilerStart() -> CUDA_SUCCESS"), text);
+        assertTrue(text.contains("cuProfilerStop() -> CUDA_SUCCESS"), text);
+        assertTrue(text.contains("recording from this cuProfilerStart"), text);
+        assertTrue(text.contains("not recording after this cuProfilerStop"), text);
+        assertTrue(Files.readString(dir.resolve("manifest.json")).contains("\"range\": \"profiler\""));
+        // without the variable every call is recorded
+        Path all = trace(tmp.resolve("all"), 0, "range");
+        String full = dump(all);
+        assertTrue(full.contains("cuInit("), full);
+        assertEquals(5, full.split("cuCtxGetCurrent\\(", -1).length - 1, full);
+    }
+
     private static float[] floats(byte[] b) {
         java.nio.FloatBuffer f = java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
         float[] out = new float[f.remaining()];

@@ -72,6 +72,7 @@ public final class DiffEngine {
     private final Map<Long, byte[]> refetchedA = new HashMap<>(), refetchedB = new HashMap<>();
     private Render ra, rb;
     private int[] partnerA, partnerB;
+    private java.util.function.BooleanSupplier cancelled = () -> false;
 
     /** An engine with these options. */
     public DiffEngine(DiffOptions options) {
@@ -100,15 +101,40 @@ public final class DiffEngine {
         List<DiffResult.Difference> kernel;
     }
 
-    /** Compares two open captures (both stay open; the engine is used once). */
+    /**
+     * Makes {@link #diff(Capture, Capture)} stop, throwing {@link java.util.concurrent.CancellationException},
+     * once {@code cancelled} says so: it is asked while both captures are read (every 65,536 records)
+     * and between the steps of the comparison. For a viewer's Cancel button. Returns this engine.
+     */
+    public DiffEngine cancelWhen(java.util.function.BooleanSupplier cancelled) {
+        this.cancelled = cancelled;
+        return this;
+    }
+
+    private void checkCancelled() {
+        if (cancelled.getAsBoolean()) throw new java.util.concurrent.CancellationException("comparison cancelled");
+    }
+
+    /**
+     * Compares two open captures (both stay open; the engine is used once).
+     *
+     * @throws java.util.concurrent.CancellationException when {@link #cancelWhen} said to stop
+     */
     public DiffResult diff(Capture ca, Capture cb) {
         if (types != null) throw new IllegalStateException("a DiffEngine compares one pair of captures");
         long t0 = System.nanoTime();
         types = new Types(api);
         SideIndex.Names names = new SideIndex.Names();
         boolean strict = options.strict();
-        CompletableFuture<SideIndex> fbFuture = CompletableFuture.supplyAsync(() -> SideIndex.build(cb, types, names, strict));
-        sa = SideIndex.build(ca, types, names, strict);
+        checkCancelled();
+        java.util.function.BooleanSupplier stop = cancelled;
+        CompletableFuture<SideIndex> fbFuture = CompletableFuture.supplyAsync(() -> SideIndex.build(cb, types, names, strict, stop));
+        try {
+            sa = SideIndex.build(ca, types, names, strict, stop);
+        } catch (java.util.concurrent.CancellationException e) {
+            fbFuture.cancel(false);
+            throw e;
+        }
         try {
             sb = fbFuture.join();
         } catch (CompletionException e) {
@@ -116,6 +142,7 @@ public final class DiffEngine {
             throw e;
         }
         long t1 = System.nanoTime();
+        checkCancelled();
         ra = new Render(sa);
         rb = new Render(sb);
 
@@ -126,6 +153,7 @@ public final class DiffEngine {
         int[] partnerA = new int[sa.n], partnerB = new int[sb.n];
         alignAll(threadPairs, sa.ident, sb.ident, partnerA, partnerB);
         long t2 = System.nanoTime();
+        checkCancelled();
         List<Div> divs = compareAll(threadPairs, partnerA, partnerB);
         if (!links.identity()) {
             // the numbers are shifted (a handle created on one side only, ...): align without the
@@ -142,6 +170,7 @@ public final class DiffEngine {
         long matched = 0;
         for (int p : partnerA) if (p >= 0) matched++;
         long t3 = System.nanoTime();
+        checkCancelled();
         // 3. data buffers, typed
         long tolerated = evaluateData(divs);
         DiffResult.Kernels kernels = compareKernels(ca, cb, divs);

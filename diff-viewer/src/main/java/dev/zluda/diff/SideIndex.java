@@ -98,8 +98,17 @@ final class SideIndex {
      *     calls nested in them stay
      */
     static SideIndex build(Capture cap, Types types, Names names, boolean keepExportTableCalls) {
+        return build(cap, types, names, keepExportTableCalls, () -> false);
+    }
+
+    /**
+     * The same, stopping when {@code cancelled} says so (asked every 65,536 records).
+     *
+     * @throws java.util.concurrent.CancellationException when it was cancelled
+     */
+    static SideIndex build(Capture cap, Types types, Names names, boolean keepExportTableCalls, java.util.function.BooleanSupplier cancelled) {
         SideIndex s = new SideIndex(cap, types, names, keepExportTableCalls);
-        s.read();
+        s.read(cancelled);
         return s;
     }
 
@@ -108,7 +117,7 @@ final class SideIndex {
         return function.startsWith("{") && function.contains("}::slot ");
     }
 
-    private void read() {
+    private void read(java.util.function.BooleanSupplier cancelled) {
         Arrays.fill(nameOf, -1);
         CallAssembler asm = new CallAssembler(new CallAssembler.Listener() {
             @Override
@@ -134,7 +143,9 @@ final class SideIndex {
         });
         strings = asm.strings();
         norm = new Normaliser(types, cap, strings);
+        long seen = 0;
         for (CaptureRecord r : cap.reader()) {
+            if ((++seen & 0xFFFF) == 0 && cancelled.getAsBoolean()) throw new java.util.concurrent.CancellationException("comparison cancelled");
             if (r instanceof CaptureRecord.Enter e && !threadIndex.containsKey(e.threadId())) {
                 threadIndex.put(e.threadId(), threadIds.size());
                 threadIds.add(e.threadId());

@@ -62,7 +62,10 @@ public final class CaptureContent {
             if (!m.fileName().isEmpty() && dir != null && !m.fileName().contains("/") && Files.isRegularFile(dir.resolve(m.fileName()))) {
                 f = dir.resolve(m.fileName());
             }
-            String name = m.fileName().isEmpty() ? String.format(Locale.ROOT, "module_%04d_%02d (not dumped)", m.library(), m.index()) : m.fileName();
+            // a record without a file: a fatbin (its entries are dumped as their own files, listed after the
+            // records), an image kept only in the capture, or a load whose image was not kept (zluda info says why)
+            String what = m.imageHash() == 0 ? "image not kept" : m.kind() == CaptureFormat.MODULE_FATBIN ? "fatbin, its entries below" : "kept in the capture";
+            String name = m.fileName().isEmpty() ? String.format(Locale.ROOT, "module_%04d_%02d (%s)", m.library(), m.index(), what) : m.fileName();
             named.add(m.fileName());
             out.add(new Module(name, m.kind(), m.handle(), m.size(), f, m.imageHash()));
         }

@@ -74,6 +74,9 @@ public final class DiffWindow {
     private final TextArea detailText = new TextArea();
     private final HBox heat = new HBox(12);
     private final ProgressBar progress = new ProgressBar(-1);
+    private final Button cancelButton = new Button("Cancel");
+    /** Set by Cancel: the comparison in flight stops and its result, if it still comes, is dropped. */
+    private java.util.concurrent.atomic.AtomicBoolean cancelRequest = new java.util.concurrent.atomic.AtomicBoolean();
     private final Label status = new Label();
 
     private Alignment alignment;
@@ -153,7 +156,12 @@ public final class DiffWindow {
         status.setId("status");
         Region grow = new Region();
         HBox.setHgrow(grow, Priority.ALWAYS);
-        HBox statusBar = new HBox(status, grow, progress);
+        cancelButton.setId("cancelCompare");
+        cancelButton.setTooltip(new Tooltip("Stop comparing: nothing is shown until the captures are compared again (File > Open)"));
+        cancelButton.setOnAction(e -> cancelComparison());
+        cancelButton.visibleProperty().bind(progress.visibleProperty());
+        cancelButton.managedProperty().bind(progress.visibleProperty());
+        HBox statusBar = new HBox(8, status, grow, progress, cancelButton);
         statusBar.getStyleClass().add("status-bar");
 
         BorderPane root = new BorderPane(split, bar, null, statusBar, null);
@@ -299,19 +307,27 @@ public final class DiffWindow {
         bufferSources.add(new KernelAfterImages(captures));
         status.setText("Reading and aligning " + a.getFileName() + " and " + b.getFileName() + "…");
         progress.setVisible(true);
+        loaded = false;
+        loadError = null;
+        cancelRequest.set(true);   // a comparison still in flight stops
+        java.util.concurrent.atomic.AtomicBoolean cancel = new java.util.concurrent.atomic.AtomicBoolean();
+        cancelRequest = cancel;
         Task<Object[]> t = new Task<>() {
             @Override
             protected Object[] call() throws Exception {
                 try (Capture ca = Capture.open(a); Capture cb = Capture.open(b)) {
-                    DiffEngine engine = new DiffEngine(DiffOptions.defaults().withLimit(LIMIT));
+                    DiffEngine engine = new DiffEngine(DiffOptions.defaults().withLimit(LIMIT)).cancelWhen(cancel::get);
                     DiffResult r = engine.diff(ca, cb);
                     Alignment al = engine.alignment();
                     return new Object[] {r, al};
                 }
             }
         };
-        t.setOnSucceeded(e -> show((DiffResult) t.getValue()[0], (Alignment) t.getValue()[1]));
+        t.setOnSucceeded(e -> {
+            if (!cancel.get()) show((DiffResult) t.getValue()[0], (Alignment) t.getValue()[1]);
+        });
         t.setOnFailed(e -> {
+            if (cancel.get()) return;
             Throwable x = t.getException();
             loadError = x.getMessage() != null ? x.getMessage() : x.toString();
             progress.setVisible(false);
@@ -323,6 +339,22 @@ public final class DiffWindow {
         Thread th = new Thread(t, "zluda-viewer-diff");
         th.setDaemon(true);
         th.start();
+    }
+
+    /**
+     * Stops the comparison in flight (Cancel): the window says so and shows no calls, since the
+     * alignment needs both captures whole; {@link #loadError()} is then "comparison cancelled".
+     * Does nothing once the comparison has finished.
+     */
+    public void cancelComparison() {
+        if (loaded || cancelRequest.get()) return;
+        cancelRequest.set(true);
+        loadError = "comparison cancelled";
+        progress.setVisible(false);
+        status.setText("Comparison cancelled: nothing is shown (File > Open compares again)");
+        summary.setText("");
+        table.setPlaceholder(new Label("Comparison cancelled"));
+        finishLoading();
     }
 
     /** Shows a comparison already made. */

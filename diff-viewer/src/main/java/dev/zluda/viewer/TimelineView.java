@@ -19,10 +19,13 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The timeline: one lane per thread, calls as bars (nested calls one row lower), drawn on a Canvas
+ * The timeline: one lane per thread, calls as bars (nested calls one row lower), then one lane per
+ * CUDA stream with the work the calls put on it ({@link StreamLanes}: kernels, copies, memsets, from
+ * the call that enqueued them to the call after which they are known complete), drawn on a Canvas
  * from the index for the visible time range only. Mouse wheel zooms around the pointer, dragging
- * pans, a click selects the call under the pointer, a double click zooms to it. Failed calls are
- * red, calls in flight orange, others coloured by function.
+ * pans, a click selects the call under the pointer (on a stream lane: the call that enqueued the
+ * work), a double click zooms to it. Failed calls are red, calls in flight orange, others coloured
+ * by function.
  */
 final class TimelineView extends BorderPane {
     static final double GUTTER = 130, AXIS = 24, ROW = 18;
@@ -32,6 +35,10 @@ final class TimelineView extends BorderPane {
             Color.web("#b07aa1"), Color.web("#ff9da7"), Color.web("#86bcb6"), Color.web("#8cd17d"), Color.web("#a0cbe8"),
             Color.web("#d4a6c8"), Color.web("#bab0ac")};
     private static final Color ERROR = Color.web("#d62728"), IN_FLIGHT = Color.web("#ff9f1c");
+    /** Stream work by {@link StreamLanes.Kind}: kernel, copy, memset, other. */
+    private static final Color[] STREAM_COLORS = {Color.web("#4e79a7"), Color.web("#59a14f"), Color.web("#edc948"), Color.web("#bab0ac")};
+    /** Stream operations shown at most. */
+    static final int STREAM_OPS_LIMIT = 1_000_000;
 
     private final ViewerWindow w;
     private final Canvas canvas = new Canvas();
@@ -45,6 +52,9 @@ final class TimelineView extends BorderPane {
     private boolean dragged;
     private long drawnCalls;
     private boolean dirty = true;
+    private volatile StreamLanes streams;
+    private int streamsFor = -1;      // index size the lanes were built for
+    private boolean streamsBuilding;
 
     TimelineView(ViewerWindow w) {
         this.w = w;
@@ -66,6 +76,7 @@ final class TimelineView extends BorderPane {
         Button sel = new Button("Zoom to selection");
         sel.setOnAction(e -> zoomTo(w.selectedCallProperty().get()));
         info.getStyleClass().add("hint");
+        for (Button b : new Button[] {fit, in, out, sel}) b.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
         HBox bar = new HBox(6, fit, in, out, sel, info);
         bar.setStyle("-fx-padding: 4 6 4 6; -fx-alignment: center-left;");
         setTop(bar);
@@ -98,6 +109,8 @@ final class TimelineView extends BorderPane {
 
     /** A new capture (or the end of loading): fit the whole capture once. */
     void reset() {
+        streams = null;
+        streamsFor = -1;
         autoFit = true;
         scrollY = 0;
         fit();
@@ -200,7 +213,63 @@ final class TimelineView extends BorderPane {
     private double maxScrollY() {
         CallIndex idx = w.index();
         if (idx == null) return 0;
-        return Math.max(0, laneTop(idx, idx.threadCount()) - canvas.getHeight() + 10);
+        double h = laneTop(idx, idx.threadCount());
+        StreamLanes sl = streams;
+        if (sl != null) for (long s : sl.streams()) h += sl.rows(s) * ROW + 8;
+        return Math.max(0, h - canvas.getHeight() + 10);
+    }
+
+    /** The stream lanes as built now (null until they are; built in the background once the capture is read). */
+    StreamLanes streamLanes() {
+        return streams;
+    }
+
+    /** Builds the stream lanes in the background when the index has grown since (and has been read to its end). */
+    private void ensureStreams(CallIndex idx) {
+        if (streamsBuilding || idx.size() == streamsFor || !(idx.isComplete() || idx.isCancelled())) return;
+        CallDecoder dec = w.decoder();
+        if (dec == null) return;
+        streamsBuilding = true;
+        int size = idx.size();
+        Thread t = new Thread(() -> {
+            StreamLanes sl = null;
+            try {
+                sl = StreamLanes.build(idx, dec, STREAM_OPS_LIMIT);
+            } catch (RuntimeException e) {
+                System.err.println("zluda view: the stream lanes could not be built: " + e);
+            }
+            StreamLanes built = sl;
+            javafx.application.Platform.runLater(() -> {
+                streamsBuilding = false;
+                if (w.index() != idx) return;
+                streams = built;
+                streamsFor = size;
+                redraw();
+            });
+        }, "zluda-viewer-streams");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** The stream operation under a point of the canvas (y in content coordinates), or null. */
+    private StreamLanes.Op streamOpAt(CallIndex idx, double x, double yy) {
+        StreamLanes sl = streams;
+        if (sl == null) return null;
+        double top = laneTop(idx, idx.threadCount());
+        double time = viewStart + (x - GUTTER) * nsPerPx, tol = 3 * nsPerPx;
+        for (long s : sl.streams()) {
+            double h = sl.rows(s) * ROW + 8;
+            if (yy >= top && yy < top + h) {
+                int row = (int) Math.floor((yy - top - 4) / ROW);
+                StreamLanes.Op best = null;
+                for (StreamLanes.Op o : sl.ops(s)) {
+                    if (o.row() == row && o.startNs() - tol <= time && o.doneNs() + tol >= time) best = o;
+                }
+                return best;
+            }
+            top += h;
+        }
+        return null;
     }
 
     /** The x of a time in ns. */
@@ -219,11 +288,34 @@ final class TimelineView extends BorderPane {
         return new double[] {(x0 + x1) / 2, y};
     }
 
+    /** Centre of the stream-lane bar of the work call {@code c} enqueued, as drawn now, or null (no such bar, or off screen). */
+    double[] centreOfStreamOp(int c) {
+        CallIndex idx = w.index();
+        StreamLanes sl = streams;
+        if (idx == null || sl == null) return null;
+        double top = laneTop(idx, idx.threadCount());
+        for (long s : sl.streams()) {
+            for (StreamLanes.Op o : sl.ops(s)) {
+                if (o.call() != c) continue;
+                double x0 = Math.max(GUTTER, xOf(o.startNs())), x1 = Math.min(canvas.getWidth(), Math.max(xOf(o.doneNs()), xOf(o.startNs()) + 1));
+                double y = top + 4 + o.row() * ROW - scrollY + ROW / 2;
+                if (x1 < GUTTER || x0 > canvas.getWidth() || y < AXIS || y > canvas.getHeight()) return null;
+                return new double[] {(x0 + x1) / 2, y};
+            }
+            top += sl.rows(s) * ROW + 8;
+        }
+        return null;
+    }
+
     /** The call under a point of the canvas, or -1. */
     int callAt(double x, double y) {
         CallIndex idx = w.index();
         if (idx == null || x < GUTTER || y < AXIS) return -1;
         double yy = y + scrollY;
+        if (yy >= laneTop(idx, idx.threadCount())) {
+            StreamLanes.Op o = streamOpAt(idx, x, yy);
+            return o == null ? -1 : o.call();
+        }
         int lane = -1, row = -1;
         double top = AXIS;
         for (int t = 0; t < idx.threadCount(); t++) {
@@ -337,8 +429,45 @@ final class TimelineView extends BorderPane {
                 g.fillText(idx.functionName(idx.function(i)), tx, y + ROW / 2, Math.max(0, Math.min(x0 + bw, width) - tx - 2));
             }
         }
-        // selection
+        // stream lanes
+        ensureStreams(idx);
+        StreamLanes sl = streams;
+        double streamTop = tops[lanes];
+        List<Long> streamIds = sl == null ? List.of() : sl.streams();
         int sel = w.selectedCallProperty().get();
+        for (int k = 0; k < streamIds.size(); k++) {
+            long sid = streamIds.get(k);
+            double h = sl.rows(sid) * ROW + 8;
+            double y0 = streamTop - scrollY;
+            if (y0 <= height && y0 + h >= AXIS) {
+                g.setFill(k % 2 == 0 ? Color.web("#f4f8ee") : Color.web("#eef4e6"));
+                g.fillRect(GUTTER, y0, width - GUTTER, h);
+                double last = Double.NEGATIVE_INFINITY;
+                for (StreamLanes.Op o : sl.ops(sid)) {
+                    if (o.startNs() > viewEnd || o.doneNs() < viewStart) continue;
+                    double x0 = xOf(o.startNs()), bw = Math.max(1, xOf(o.doneNs()) - x0);
+                    if (bw < 2 && o.row() == 0 && x0 < last) continue;
+                    last = x0 + bw;
+                    double y = y0 + 4 + o.row() * ROW;
+                    Color c = STREAM_COLORS[o.kind().ordinal()];
+                    g.setFill(o.completed() ? c.deriveColor(0, 0.8, 1.1, 0.75) : c.deriveColor(0, 0.4, 1.3, 0.45));
+                    g.fillRect(x0, y + 2, bw, ROW - 4);
+                    if (o.call() == sel) {
+                        g.setStroke(Color.BLACK);
+                        g.setLineWidth(2);
+                        g.strokeRect(x0 - 1, y + 1, bw + 2, ROW - 2);
+                    }
+                    if (bw > 44) {
+                        g.setFill(Color.BLACK);
+                        double tx = Math.max(x0, GUTTER) + 3;
+                        g.fillText(idx.functionName(idx.function(o.call())), tx, y + ROW / 2, Math.max(0, Math.min(x0 + bw, width) - tx - 2));
+                    }
+                }
+            }
+            streamTop += h;
+        }
+        // selection
+
         if (sel >= 0 && sel < idx.size()) {
             int t = idx.threadIndex(sel);
             double y = tops[t] + 4 + Math.min(idx.depth(sel), MAX_ROWS - 1) * ROW - scrollY;
@@ -371,9 +500,19 @@ final class TimelineView extends BorderPane {
             String n = idx.threadName(tids[t]);
             g.fillText("thread " + tids[t] + (n == null ? "" : " " + n), 6, y + 4 + ROW / 2, GUTTER - 10);
         }
+        double st = tops[lanes];
+        for (long sid : streamIds) {
+            double y = st - scrollY;
+            st += sl.rows(sid) * ROW + 8;
+            if (y + ROW < AXIS || y > height) continue;
+            g.fillText(StreamLanes.streamName(sid), 6, y + 4 + ROW / 2, GUTTER - 10);
+        }
         axis(g, width);
-        info.setText(String.format(Locale.ROOT, "%s per pixel · %s visible · %d threads · wheel: zoom, drag: pan, click: select",
-                ViewerWindow.duration(Math.max(1, Math.round(nsPerPx))), ViewerWindow.duration(Math.round(viewEnd - viewStart)), lanes));
+        String streamText = sl == null ? (idx.isComplete() || idx.isCancelled() ? " · streams: reading…" : "")
+                : String.format(Locale.ROOT, " · %d stream%s, %,d operations%s (bar: enqueued → known complete)",
+                streamIds.size(), streamIds.size() == 1 ? "" : "s", sl.size(), sl.truncated() ? ", the first " + STREAM_OPS_LIMIT + " shown" : "");
+        info.setText(String.format(Locale.ROOT, "%s per pixel · %s visible · %d threads%s · wheel: zoom, drag: pan, click: select",
+                ViewerWindow.duration(Math.max(1, Math.round(nsPerPx))), ViewerWindow.duration(Math.round(viewEnd - viewStart)), lanes, streamText));
     }
 
     private void axis(GraphicsContext g, double width) {

@@ -83,6 +83,20 @@ class DiffEngineTest {
     }
 
     @Test
+    void aComparisonStopsWhenCancelled() throws Exception {
+        int[] asked = {0};
+        try (var ca = dev.zluda.capture.Capture.open(VECTOR_ADD); var cb = dev.zluda.capture.Capture.open(VECTOR_ADD)) {
+            DiffEngine e = new DiffEngine(DiffOptions.defaults()).cancelWhen(() -> ++asked[0] > 1);
+            var x = assertThrows(java.util.concurrent.CancellationException.class, () -> e.diff(ca, cb));
+            assertEquals("comparison cancelled", x.getMessage());
+        }
+        assertEquals(2, asked[0], "asked before reading, stopped after reading");
+        try (var ca = dev.zluda.capture.Capture.open(VECTOR_ADD); var cb = dev.zluda.capture.Capture.open(VECTOR_ADD)) {
+            assertTrue(new DiffEngine(DiffOptions.defaults()).cancelWhen(() -> false).diff(ca, cb).same());
+        }
+    }
+
+    @Test
     void changedResult() throws Exception {
         Path b = Rewrite.copy(VECTOR_ADD, tmp.resolve("result"), new Rewrite.Editor() {
             @Override

@@ -73,6 +73,30 @@ class DiffWindowTest {
     }
 
     @Test
+    void aComparisonCanBeCancelled(FxRobot robot) throws Exception {
+        Path a = Fx.sample("vectorAdd-replay");
+        Path b = PlantedPair.write(a, tmp.resolve("c-" + System.nanoTime()));
+        boolean[] cancelShown = new boolean[1];
+        robot.interact(() -> {
+            w.open(a, b);
+            cancelShown[0] = robot.lookup("#cancelCompare").query().isVisible();
+            w.cancelComparison();
+        });
+        assertTrue(cancelShown[0], "Cancel shows while comparing");
+        assertTrue(w.isLoaded());
+        assertEquals("comparison cancelled", w.loadError());
+        // the comparison stops (or its result is dropped): still nothing shown a while later
+        WaitForAsyncUtils.sleep(2, TimeUnit.SECONDS);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(0, w.table.getItems().size());
+        assertTrue(robot.lookup("#status").queryLabeled().getText().startsWith("Comparison cancelled"), robot.lookup("#status").queryLabeled().getText());
+        assertFalse(robot.lookup("#cancelCompare").query().isVisible());
+        // comparing again works
+        open(robot, a, b);
+        assertEquals(21, w.alignment().size());
+    }
+
+    @Test
     void followsTheDivergencesWithKeysButtonsAndTheMinimap(FxRobot robot) throws Exception {
         open(robot);
         // 20 calls of A plus B's extra one; the extra call is the first divergence and is selected on opening

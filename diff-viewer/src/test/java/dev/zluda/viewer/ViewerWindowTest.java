@@ -274,6 +274,20 @@ class ViewerWindowTest {
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals(target, w.selectedCallProperty().get());
         assertTrue(robot.lookup("#detailsTitle").queryAs(Label.class).getText().contains("cuMemcpyHtoD_v2"));
+        // the NULL stream's lane: the kernel that launch put on it, from the launch to the cuCtxSynchronize after it
+        WaitForAsyncUtils.waitFor(20, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> w.timeline.streamLanes() != null).get());
+        StreamLanes sl = w.timeline.streamLanes();
+        assertEquals(java.util.List.of(0L), sl.streams());
+        int launch = CallIndexTest.firstOf(w.index(), "cuLaunchKernel") + 6 * 3;
+        StreamLanes.Op op = sl.ops(0).stream().filter(o -> o.call() == launch).findFirst().orElseThrow();
+        assertEquals(StreamLanes.Kind.KERNEL, op.kind());
+        assertEquals(w.index().end(launch + 2), op.doneNs(), "complete after the cuCtxSynchronize of its thread (launch, nested call, sync)");
+        robot.interact(() -> w.timeline.zoomTo(launch));
+        double[] k = WaitForAsyncUtils.asyncFx(() -> w.timeline.centreOfStreamOp(launch)).get();
+        assertNotNull(k);
+        robot.clickOn(WaitForAsyncUtils.asyncFx(() -> canvas.localToScreen(k[0], k[1])).get());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(launch, w.selectedCallProperty().get());
         robot.interact(() -> w.timeline.fit());
         snapshot(robot, "viewer-timeline.png");
     }

@@ -16,8 +16,9 @@ import java.util.Map;
  * with the longest key that its opcode and modifiers start with ({@link #lookup}).
  *
  * <p>Support today: the emulator column says which families the CPU emulator executes (with its
- * limits, {@link #emulatorLimits}); the LLVM compiler does not exist yet, so every family says
- * {@code no} there. The parser and the semantic checks ({@link Semantics}) accept every family listed.
+ * limits, {@link #emulatorLimits}). What the PTX → LLVM IR compiler ({@code dev.zluda.ptx.llvm}) lowers
+ * is decided per instruction form by the compiler itself (docs/amd.md lists it; {@code zluda ptx
+ * check} asks it). The parser and the semantic checks ({@link Semantics}) accept every family listed.
  */
 public final class InstructionTable {
 
@@ -28,9 +29,8 @@ public final class InstructionTable {
      * @param isaSection the PTX ISA 9.0 section that defines it, e.g. {@code "9.7.9.25"}
      * @param group      the ISA's grouping ("Integer Arithmetic", ...)
      * @param emulator   whether this project's CPU emulator executes it
-     * @param compiler   whether this project's PTX → LLVM IR compiler translates it
      */
-    public record Family(String key, String isaSection, String group, boolean emulator, boolean compiler) {
+    public record Family(String key, String isaSection, String group, boolean emulator) {
         /**
          * The modifiers this family accepts after its key (e.g. for {@code add}: types, rounding,
          * {@code .ftz}, {@code .sat}), or {@code null} when this table does not list them and
@@ -217,7 +217,7 @@ public final class InstructionTable {
         for (String line : TABLE.strip().split("\n")) {
             String[] parts = line.split("\\|");
             for (String key : parts[2].trim().split(" +")) {
-                Family f = new Family(key, parts[1], parts[0], EMULATED.containsKey(key), false);
+                Family f = new Family(key, parts[1], parts[0], EMULATED.containsKey(key));
                 if (BY_KEY.putIfAbsent(key, f) == null) all.add(f);
             }
         }
@@ -304,16 +304,16 @@ public final class InstructionTable {
         sb.append("Generated from `dev.zluda.ptx.InstructionTable` (ptx module); do not edit by hand.\n");
         sb.append("Regenerate with `mvn -pl ptx test -Dzluda.regen=true` (`InstructionTableDocTest` fails when this file is stale).\n\n");
         sb.append("Columns: *parser* — the PTX front end parses the family and checks its operands' symbols and count;\n");
-        sb.append("*emulator* — the CPU emulator executes it; *compiler* — the PTX → LLVM IR compiler translates it.\n");
-        sb.append("The compiler does not exist yet, so its column says `no` everywhere. Limits of the emulator on a family it\n");
-        sb.append("executes are listed after the table.\n\n");
+        sb.append("*emulator* — the CPU emulator executes it. Limits of the emulator on a family it executes are listed after\n");
+        sb.append("the table. What the PTX → LLVM IR compiler (the AMD back end) lowers is decided per instruction form and listed in\n");
+        sb.append("[docs/amd.md](../../docs/amd.md); `zluda ptx check` shows its verdict on given files (the `gfx1100` column).\n\n");
         sb.append("*modifiers checked*: the semantic layer rejects modifiers this family does not have (otherwise any\n");
         sb.append("dotted word is accepted after the opcode and left to later stages).\n\n");
-        sb.append("| family | PTX ISA 9.0 section | group | parser | modifiers checked | emulator | compiler |\n");
-        sb.append("|---|---|---|---|---|---|---|\n");
+        sb.append("| family | PTX ISA 9.0 section | group | parser | modifiers checked | emulator |\n");
+        sb.append("|---|---|---|---|---|---|\n");
         for (Family f : FAMILIES) {
             sb.append("| `").append(f.key()).append("` | ").append(f.isaSection()).append(" | ").append(f.group())
-                    .append(" | yes | ").append(f.modifiers() != null ? "yes" : "no").append(" | ").append(f.emulator() ? "yes" : "no").append(" | ").append(f.compiler() ? "yes" : "no")
+                    .append(" | yes | ").append(f.modifiers() != null ? "yes" : "no").append(" | ").append(f.emulator() ? "yes" : "no")
                     .append(" |\n");
         }
         sb.append("\n## Emulator limits\n\n");

@@ -1,5 +1,8 @@
 package dev.zluda.ptx;
 
+import dev.zluda.ptx.llvm.LlvmEmitter;
+import dev.zluda.ptx.llvm.LlvmTarget;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -11,8 +14,12 @@ import java.util.TreeMap;
 /**
  * {@code zluda ptx check FILE...}: parses and analyzes PTX files, prints every error as
  * {@code file:line:col: error: message}, then a table of the instruction forms used (opcode with all
- * its modifiers, how often, the family in {@link InstructionTable}, and whether this project's
- * emulator and compiler support it: the emulator column from {@link InstructionTable}, the compiler column {@code no} until it exists).
+ * its modifiers, how often, the family in {@link InstructionTable}, and whether this project runs them):
+ * the {@code emulator} column says whether the CPU emulator behind zluda's driver executes the form
+ * ({@link InstructionTable#emulatorExecutes}); the {@link #COMPILE_TARGET} column whether the AMD back end
+ * ({@code zluda ptx compile --target gfx1100}, {@link LlvmEmitter}) lowered the form's uses in these files:
+ * {@code yes} all of them, {@code no} none, {@code k/n} some, {@code -} not tried (the file has errors).
+ * Instructions of device functions ({@code .func}) count as not lowered: the back end compiles kernels only.
  */
 public final class PtxCheck {
     /** Exit code: every file parsed and passed the semantic checks. */
@@ -22,10 +29,13 @@ public final class PtxCheck {
     /** Exit code: at least one file could not be read (takes precedence over {@link #ERRORS}). */
     public static final int UNREADABLE = 2;
 
+    /** The AMD target whose lowering the table reports: RDNA 3, wave32 (docs/amd.md). */
+    public static final LlvmTarget COMPILE_TARGET = LlvmTarget.GFX1100;
+
     private PtxCheck() {}
 
     /** Counts of one instruction form over all files checked. */
-    public record FormUse(String form, String family, String isaSection, boolean emulator, boolean compiler, long count) {}
+    public record FormUse(String form, String family, String isaSection, boolean emulator, long count) {}
 
     /**
      * Checks files and writes the report to {@code out}.
@@ -52,8 +62,9 @@ public final class PtxCheck {
     public static int run(List<Path> files, PrintStream out, boolean summary) {
         boolean unreadable = false, errors = false;
         Map<String, long[]> counts = new TreeMap<>();
+        Map<String, long[]> lowered = new TreeMap<>();   // form -> {uses lowered, uses tried}
         long instructions = 0, chars = 0, nanos = 0;
-        int filesWithErrors = 0;
+        int filesWithErrors = 0, filesCompiled = 0, filesTried = 0;
         List<Path> all = new ArrayList<>();
         for (Path f : files) {
             if (java.nio.file.Files.isDirectory(f)) {
@@ -81,7 +92,11 @@ public final class PtxCheck {
             nanos += System.nanoTime() - t0;
             chars += text.length();
             List<Diagnostic> diags = new ArrayList<>(pr.diagnostics());
-            if (pr.ok()) diags.addAll(Semantics.analyze(pr.module(), f.toString()).diagnostics());
+            ModuleModel model = null;
+            if (pr.ok()) {
+                model = Semantics.analyze(pr.module(), f.toString());
+                diags.addAll(model.diagnostics());
+            }
             int fileErrors = 0;
             for (Diagnostic d : diags) {
                 if (d.isError()) fileErrors++;
@@ -95,6 +110,10 @@ public final class PtxCheck {
             }
             for (Ast.Function fn : pr.module().functions()) {
                 if (fn.body() != null) instructions += count(fn.body(), counts);
+            }
+            if (fileErrors == 0 && model != null && !summary) {
+                filesTried++;
+                if (lower(pr.module(), model, f.toString(), lowered)) filesCompiled++;
             }
         }
         List<FormUse> uses = formUses(counts);
@@ -113,12 +132,56 @@ public final class PtxCheck {
             int w = Math.max(4, uses.stream().mapToInt(u -> u.form().length()).max().orElse(4));
             int fw = Math.max(6, uses.stream().mapToInt(u -> u.family().length()).max().orElse(6));
             String fmt = "%-" + w + "s  %7s  %-" + fw + "s  %-9s  %-8s  %-8s%n";
-            out.printf(fmt, "form", "count", "family", "ISA", "emulator", "compiler");
+            out.printf(fmt, "form", "count", "family", "ISA", "emulator", COMPILE_TARGET.cpu());
             for (FormUse u : uses) {
-                out.printf(fmt, u.form(), u.count(), u.family(), u.isaSection(), u.emulator() ? "yes" : "no", u.compiler() ? "yes" : "no");
+                long[] l = lowered.get(u.form());
+                String amd = l == null || l[1] == 0 ? "-" : l[0] == l[1] ? "yes" : l[0] == 0 ? "no" : l[0] + "/" + l[1];
+                out.printf(fmt, u.form(), u.count(), u.family(), u.isaSection(), u.emulator() ? "yes" : "no", amd);
             }
+            out.println();
+            out.println("emulator: the CPU emulator behind zluda's driver (dist/lib/libcuda.so.1) executes this form (ptx/docs/support.md).");
+            out.println(COMPILE_TARGET.cpu() + ":  the AMD back end lowers this form to LLVM IR for " + COMPILE_TARGET.cpu()
+                    + " (zluda ptx compile FILE --target " + COMPILE_TARGET.cpu() + ", docs/amd.md):");
+            out.println("          yes every use in these files, no none, k/n some, - not tried (the file has errors); device functions (.func) count as no.");
+            out.printf("          %d of %d file(s) checked without errors lower completely; zluda ptx compile names what does not, with line:column.%n",
+                    filesCompiled, filesTried);
         }
         return unreadable ? UNREADABLE : errors ? ERRORS : OK;
+    }
+
+    /**
+     * Lowers a checked module for {@link #COMPILE_TARGET} and counts, per instruction form, the uses lowered and
+     * the uses tried: an instruction is not lowered when the lowering reported an error at its line and column,
+     * or when it is in a device function (the back end compiles kernels only).
+     *
+     * @return {@code true} when the whole module lowered (no error at all)
+     */
+    private static boolean lower(Ast.Module module, ModuleModel model, String source, Map<String, long[]> lowered) {
+        java.util.Set<Long> refused = new java.util.HashSet<>();
+        boolean ok;
+        try {
+            LlvmEmitter.Result r = LlvmEmitter.emit(model, COMPILE_TARGET, source);
+            for (Diagnostic d : r.errors()) refused.add(((long) d.line() << 32) | (d.column() & 0xffffffffL));
+            ok = r.ok();
+        } catch (RuntimeException e) {
+            return false; // a bug of the lowering: its uses stay "not tried"
+        }
+        for (Ast.Function fn : module.functions()) {
+            if (fn.body() != null) tally(fn.body(), fn.entry(), refused, lowered);
+        }
+        return ok;
+    }
+
+    private static void tally(Ast.Block b, boolean kernel, java.util.Set<Long> refused, Map<String, long[]> lowered) {
+        for (Ast.Statement s : b.statements()) {
+            if (s instanceof Ast.Instruction i) {
+                long[] c = lowered.computeIfAbsent(i.form(), k -> new long[2]);
+                c[1]++;
+                if (kernel && !refused.contains(((long) i.loc().line() << 32) | (i.loc().column() & 0xffffffffL))) c[0]++;
+            } else if (s instanceof Ast.Block inner) {
+                tally(inner, kernel, refused, lowered);
+            }
+        }
     }
 
     /** Instruction forms of a module with their counts, sorted by form; unknown opcodes have family "?". */
@@ -146,8 +209,8 @@ public final class PtxCheck {
             }
             InstructionTable.Family fam = InstructionTable.lookup(opcode, mods);
             out.add(fam == null
-                    ? new FormUse(form, "?", "-", false, false, e.getValue()[0])
-                    : new FormUse(form, fam.key(), InstructionTable.isaSection(fam, mods), InstructionTable.emulatorExecutes(fam, mods), fam.compiler(),
+                    ? new FormUse(form, "?", "-", false, e.getValue()[0])
+                    : new FormUse(form, fam.key(), InstructionTable.isaSection(fam, mods), InstructionTable.emulatorExecutes(fam, mods),
                             e.getValue()[0]));
         }
         return out;

@@ -166,9 +166,8 @@ public final class CaptureInfo {
             out.println(sb);
         }
         out.println("modules:   " + modules.size());
-        for (CaptureRecord.Module mod : modules) {
-            out.println("  " + (mod.fileName().isEmpty() ? "(not dumped)" : mod.fileName()) + "  " + mod.size() + " bytes, handle " + CallFormatter.hex(mod.handle()));
-        }
+        List<String> files = moduleDumps(cap);
+        for (CaptureRecord.Module mod : modules) out.println("  " + moduleLine(mod, files));
         out.println("kernels launched: " + kernels.values().stream().mapToLong(Long::longValue).sum() + " (" + kernelSnapshots
                 + (kernelSnapshots == 1 ? " snapshot)" : " snapshots)"));
         kernels.forEach((k, n) -> out.println(String.format(Locale.ROOT, "  %-40s %10d", k, n)));
@@ -199,6 +198,55 @@ public final class CaptureInfo {
         l.add(first);
         l.addAll(rest);
         return l;
+    }
+
+    /** The names of the module dump files in the capture directory ({@code module_NNNN_NN.*}), sorted; empty when none. */
+    private static List<String> moduleDumps(Capture cap) {
+        if (cap.directory() == null) return List.of();
+        try (java.util.stream.Stream<java.nio.file.Path> s = java.nio.file.Files.list(cap.directory())) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.matches("module_\\d{4}_\\d{2}\\..+")).sorted().toList();
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return List.of();
+        }
+    }
+
+    private static final String[] KINDS = {"?", "PTX", "ELF", "fatbin", "other"};
+
+    /**
+     * One module load as {@code zluda info} shows it (FORMAT.md §6.4): a PTX or ELF image by its dump file;
+     * a fatbin by what it held, as the entries dumped beside the capture ({@code module_NNNN_NN.ptx} for PTX,
+     * {@code .elf} for a cubin (SASS), {@code .ptx.zst}/{@code .ptx.lz4} for PTX the recorder could not
+     * decompress); a record without an image by why it has none.
+     *
+     * @param files the dump files of the capture ({@link #moduleDumps})
+     */
+    static String moduleLine(CaptureRecord.Module mod, List<String> files) {
+        String kind = mod.kind() >= 1 && mod.kind() < KINDS.length ? KINDS[mod.kind()] : "kind " + mod.kind();
+        String handle = ", handle " + CallFormatter.hex(mod.handle());
+        if (!mod.fileName().isEmpty()) return mod.fileName() + "  " + mod.size() + " bytes" + handle;
+        String lib = String.format(Locale.ROOT, "module_%04d", mod.library());
+        if (mod.imageHash() == 0) {
+            String why = mod.kind() == 1 ? "recorded with ZLUDA_CAPTURE_MODULES=0"
+                    : mod.kind() == 4 ? "recorded with ZLUDA_CAPTURE_MODULES=0 or =ptx, or an image the recorder could not read (it warned then)"
+                    : "recorded with ZLUDA_CAPTURE_MODULES=0, or =ptx (which keeps only PTX text)";
+            return lib + " (" + kind + ")  image not kept: " + why + handle;
+        }
+        List<String> mine = files.stream().filter(f -> f.startsWith(lib + "_") && !f.endsWith(".log")).toList();
+        StringBuilder sb = new StringBuilder(lib + " (" + kind + ")  " + mod.size() + " bytes" + handle);
+        if (mod.kind() != 3) return sb.append(": kept in the capture, not dumped as a file").toString();
+        if (mine.isEmpty()) {
+            return sb.append(": kept whole in the capture; no entries dumped beside it (none is PTX or a cubin, or the files were not copied)").toString();
+        }
+        long ptx = mine.stream().filter(f -> f.endsWith(".ptx")).count();
+        long elf = mine.stream().filter(f -> f.endsWith(".elf")).count();
+        long packed = mine.size() - ptx - elf;
+        List<String> parts = new ArrayList<>();
+        if (ptx > 0) parts.add(ptx + " PTX");
+        if (elf > 0) parts.add(elf + " ELF (SASS)");
+        if (packed > 0) parts.add(packed + " compressed PTX");
+        sb.append(": ").append(String.join(", ", parts)).append(mine.size() == 1 ? " entry" : " entries").append(", dumped as ");
+        sb.append(String.join(", ", mine));
+        return sb.toString();
     }
 
     private static List<String> strings(JsonNode a) {

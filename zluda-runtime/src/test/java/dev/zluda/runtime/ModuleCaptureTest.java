@@ -181,7 +181,7 @@ class ModuleCaptureTest {
             assertEquals(List.of(1, 1, 0L, 0L, ""), List.of(m.library(), m.kind(), m.imageHash(), m.size(), m.fileName()));
             assertEquals(loads.getFirst().handle(), m.handle());
             assertTrue(cap.moduleFiles().isEmpty());
-            assertTrue(info(cap).contains("modules:   1\n  (not dumped)  0 bytes"));
+            assertTrue(info(cap).contains("modules:   1\n  module_0001 (PTX)  image not kept: recorded with ZLUDA_CAPTURE_MODULES=0, handle "), info(cap));
         }
     }
 
@@ -234,7 +234,8 @@ class ModuleCaptureTest {
             assertEquals(0xBA55ED50, ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).getInt(0), "the BLOB is a fatbin");
             assertEquals(image.length, 16 + ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN).getLong(8), "the whole fatbin, as its header sizes it");
             String info = info(cap);
-            assertTrue(info.contains("modules:   " + all.size() + "\n"), info);
+            assertTrue(info.contains("modules:   " + all.size() + "\n  module_0001 (fatbin)  " + m.size() + " bytes"), info);
+            for (Path f : files) assertTrue(info.contains(f.getFileName().toString()), "zluda info names the dumped entry " + f + ": " + info);
             Set<String> zip = packed(cap, tmp.resolve("constant.zip"));
             for (Path f : files) assertTrue(zip.contains(f.getFileName().toString()), f + " in " + zip);
         }

@@ -13,6 +13,7 @@ import dev.zluda.ptx.Ast.Operand;
 import dev.zluda.ptx.Ast.Paren;
 import dev.zluda.ptx.Ast.PredPair;
 import dev.zluda.ptx.Ast.Sym;
+import dev.zluda.ptx.Ast.TupleOperand;
 import dev.zluda.ptx.Ast.VectorOperand;
 import dev.zluda.ptx.Diagnostic;
 import dev.zluda.ptx.FunctionInfo;
@@ -44,7 +45,13 @@ import java.util.Set;
  * 64-lane CDNA waves), becomes an error {@link Diagnostic} at the instruction's line and column, and then no IR is
  * produced.
  *
- * <p>Kernels only: device functions ({@code .func}) and {@code call} are reported as not supported yet.
+ * <p>Device functions ({@code .func}) are lowered when a kernel calls them (direct {@code call}, PTX ISA 9.0 §9.7.12.3),
+ * with the {@code .param} ABI as PTX states it: the caller declares {@code .param} variables in its body, stores
+ * the arguments there ({@code st.param}), calls, and loads the results ({@code ld.param}); the callee reads its
+ * parameters and writes its return parameters with {@code ld.param}/{@code st.param}. Each {@code .param}
+ * variable of a caller is a stack slot ({@code alloca}); an LLVM function {@code internal void @f(ptr, ...)} takes
+ * the slots of its return parameters, then of its parameters, by pointer. Indirect calls, {@code .reg}
+ * parameters of a {@code .func} and calls to functions the module does not define are refused.
  */
 public final class LlvmEmitter {
     /**
@@ -67,6 +74,9 @@ public final class LlvmEmitter {
     private final StringBuilder functions = new StringBuilder();
     private final StringBuilder metadata = new StringBuilder();
     private final Map<String, Global> moduleSyms = new HashMap<>();
+    /** Device functions a {@code call} needs, in the order first called, and those already lowered. */
+    private final java.util.ArrayDeque<String> pendingFuncs = new java.util.ArrayDeque<>();
+    private final Set<String> emittedFuncs = new java.util.HashSet<>();
     private int metaId;
 
     /** A variable in memory: the LLVM pointer value that addresses it and its address space. */
@@ -98,11 +108,13 @@ public final class LlvmEmitter {
         for (VariableInfo v : model.globals().values()) moduleVariable(v);
         for (FunctionInfo f : model.functions().values()) {
             if (!f.defined()) continue;
-            if (!f.entry()) {
-                // lowered only when called; a call reports the lack of support
-                continue;
-            }
+            if (!f.entry()) continue;       // a device function is lowered when a call reaches it
             new Fn(f).emitKernel();
+        }
+        // device functions called from the kernels (and from each other), each once
+        while (!pendingFuncs.isEmpty()) {
+            String name = pendingFuncs.removeFirst();
+            if (emittedFuncs.add(name)) new Fn(model.function(name)).emitFunc();
         }
         if (!errors.isEmpty()) {
             errors.sort((a, b) -> a.line() != b.line() ? Integer.compare(a.line(), b.line()) : Integer.compare(a.column(), b.column()));
@@ -324,7 +336,7 @@ public final class LlvmEmitter {
             entry.append("  %cf = alloca i1").append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
             entry.append("  store i1 false, ").append(allocaAs()).append(" %cf\n");
             collectLocals(f.body());
-            for (Ast.Statement s : f.body().statements()) statement(s);
+            blockBody(f.body());
             if (!terminated) line("ret void");
             if (failed) return;
 
@@ -347,6 +359,120 @@ public final class LlvmEmitter {
                 metadata.append('!').append(metaId++).append(" = !{ptr ").append(name).append(", !\"kernel\", i32 1}\n");
             }
             fn.append("entry:\n").append(entry).append("  br label %body\nbody:\n").append(this.body).append("}\n\n");
+        }
+
+        /**
+         * A device function: {@code define internal void @name(ptr %ret..., ptr %param...)}, each parameter the
+         * pointer to the caller's {@code .param} slot (allocas: address space 5 on AMDGPU, generic on NVPTX).
+         */
+        void emitFunc() {
+            Ast.Function f = info.ast();
+            StringBuilder params = new StringBuilder();
+            List<ParamInfo> all = new ArrayList<>(info.returnParams());
+            all.addAll(info.params());
+            for (ParamInfo p : all) {
+                if (!".param".equals(p.variable().space())) {
+                    loc = p.variable().loc();
+                    fail(".func " + info.name() + ": " + p.variable().space() + " parameter " + p.name() + " is not supported (only .param)");
+                    return;
+                }
+                if (params.length() > 0) params.append(", ");
+                String arg = "%" + quote(p.name());
+                params.append(allocaAs()).append(" noundef ").append(arg);
+                syms.put(p.name(), new Global(arg, target.allocaSpace()));
+            }
+            List<VariableInfo> regList = new ArrayList<>(info.registers().values());
+            regList.sort(java.util.Comparator.comparingInt((VariableInfo r) -> r.loc().line())
+                    .thenComparingInt(r -> r.loc().column()).thenComparing(VariableInfo::name));
+            for (VariableInfo r : regList) declareRegister(r);
+            carry = "%cf";
+            entry.append("  %cf = alloca i1").append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
+            entry.append("  store i1 false, ").append(allocaAs()).append(" %cf\n");
+            collectLocals(f.body());
+            blockBody(f.body());
+            if (!terminated) line("ret void");
+            if (failed) return;
+            StringBuilder fn = functions;
+            fn.append("define internal void ").append(funcName(info.name())).append('(').append(params).append(')');
+            if (target.amd()) {
+                fn.append(" #").append(metaId);
+                String features = target.waveSize() == 32 ? "+wavefrontsize32" : "+wavefrontsize64";
+                metadata.append("attributes #").append(metaId++).append(" = { \"target-cpu\"=\"").append(target.cpu())
+                        .append("\" \"target-features\"=\"").append(features).append("\" }\n");
+            }
+            fn.append(" {\n");
+            fn.append("entry:\n").append(entry).append("  br label %body\nbody:\n").append(this.body).append("}\n\n");
+        }
+
+        /** The LLVM name of a device function (kept apart from kernels and variables of the same PTX name). */
+        String funcName(String ptxName) {
+            return "@" + quote(ptxName);
+        }
+
+        /**
+         * {@code call [(ret)], f[, (args)]}: the arguments are the caller's {@code .param} variables (their slots
+         * are passed), or registers and constants (copied into a fresh slot); a register as return target is loaded
+         * from a fresh slot after the call.
+         */
+        void callInstr(Ins x) {
+            List<Operand> ops = x.i.operands();
+            List<Operand> rets = List.of(), args = List.of();
+            String callee = null;
+            for (Operand o : ops) {
+                if (o instanceof TupleOperand t) {
+                    if (callee == null) rets = t.elements();
+                    else args = t.elements();
+                } else if (o instanceof Sym s && callee == null) {
+                    callee = s.name();
+                } else {
+                    throw new Unsupported("indirect call (through a prototype or a register) is not supported by the LLVM back end");
+                }
+            }
+            FunctionInfo f = callee == null ? null : model.function(callee);
+            if (f == null || reg(callee) != null) throw new Unsupported("indirect call (through a prototype or a register) is not supported by the LLVM back end");
+            if (f.entry()) throw new Unsupported("call of the kernel " + callee + " is not supported");
+            if (!f.defined()) throw new Unsupported("call to " + callee + ", which this module does not define, is not supported by the LLVM back end");
+            if (rets.size() != f.returnParams().size() || args.size() != f.params().size()) {
+                throw new Unsupported("call to " + callee + " with " + rets.size() + " result(s) and " + args.size() + " argument(s); it has "
+                        + f.returnParams().size() + " and " + f.params().size());
+            }
+            List<String> ptrs = new ArrayList<>();
+            List<Runnable> after = new ArrayList<>();
+            for (int k = 0; k < rets.size(); k++) ptrs.add(slot(rets.get(k), f.returnParams().get(k), true, after));
+            for (int k = 0; k < args.size(); k++) ptrs.add(slot(args.get(k), f.params().get(k), false, after));
+            StringBuilder a = new StringBuilder();
+            for (String p : ptrs) {
+                if (a.length() > 0) a.append(", ");
+                a.append(allocaAs()).append(' ').append(p);
+            }
+            line("call void " + funcName(callee) + "(" + a + ")");
+            for (Runnable r : after) r.run();
+            if (!emittedFuncs.contains(callee) && !pendingFuncs.contains(callee)) pendingFuncs.add(callee);
+        }
+
+        /** The stack slot passed for one call operand (see {@link #callInstr}). */
+        String slot(Operand op, ParamInfo p, boolean result, List<Runnable> after) {
+            if (!".param".equals(p.variable().space())) throw new Unsupported(p.variable().space() + " parameter " + p.name() + " is not supported (only .param)");
+            if (op instanceof Sym s && reg(s.name()) == null && !s.name().startsWith("%")) {
+                Global g = symbol(s.name());
+                if (g == null || g.space != target.allocaSpace() || g.ptr.startsWith("@")) {
+                    throw new Unsupported("call operand " + s.name() + " must be a .param variable of this function");
+                }
+                return g.ptr;
+            }
+            // a register or a constant: a slot of its own, as wide as the parameter
+            PtxType t = p.variable().type();
+            if (t == null || p.size() > 8 || !p.variable().dims().isEmpty()) throw new Unsupported("call operand for parameter " + p.name() + " must be a .param variable");
+            int bits = (int) p.size() * 8;
+            String slot = "%cp" + (tmp++);
+            entry.append("  ").append(slot).append(" = alloca ").append(ity(bits))
+                    .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
+            if (result) {
+                after.add(() -> write(op, v("load " + ity(bits) + ", " + allocaAs() + " " + slot), bits, false));
+            } else {
+                line("store " + ity(bits) + " " + read(op, bits, false) + ", " + allocaAs() + " " + slot);
+            }
+            return slot;
         }
 
         void globalsAttr(StringBuilder fn, long maxThreads) {
@@ -397,6 +523,24 @@ public final class LlvmEmitter {
             return null;
         }
 
+        /** The variables each block declares (PTX scoping: a name declared in a block is that block's inside it). */
+        final Map<Ast.Block, Map<String, Global>> blockSyms = new java.util.IdentityHashMap<>();
+
+        /** A block's statements with its own variables in scope, the outer ones again after it. */
+        void blockBody(Ast.Block b) {
+            Map<String, Global> own = blockSyms.getOrDefault(b, Map.of());
+            Map<String, Global> saved = new HashMap<>();
+            for (var e : own.entrySet()) {
+                saved.put(e.getKey(), syms.get(e.getKey()));
+                syms.put(e.getKey(), e.getValue());
+            }
+            for (Ast.Statement x : b.statements()) statement(x);
+            for (var e : saved.entrySet()) {
+                if (e.getValue() == null) syms.remove(e.getKey());
+                else syms.put(e.getKey(), e.getValue());
+            }
+        }
+
         /** Function-scope {@code .shared} / {@code .local} / {@code .const} variables and labels. */
         void collectLocals(Ast.Block b) {
             for (Ast.Statement s : b.statements()) {
@@ -404,7 +548,11 @@ public final class LlvmEmitter {
                     case Ast.Block inner -> collectLocals(inner);
                     case Ast.Label l -> labels.put(l.name(), "L" + labels.size());
                     case Ast.Decl d when !d.space().equals(".reg") -> {
-                        for (Ast.Declarator x : d.declarators()) localVariable(d, x);
+                        for (Ast.Declarator x : d.declarators()) {
+                            localVariable(d, x);
+                            Global g = syms.get(x.name());
+                            if (g != null) blockSyms.computeIfAbsent(b, k -> new LinkedHashMap<>()).put(x.name(), g);
+                        }
                     }
                     default -> {}
                 }
@@ -440,7 +588,7 @@ public final class LlvmEmitter {
                     globals.append(variableDefinition(gname, v, 3, false)).append('\n');
                     syms.put(x.name(), new Global(gname, 3));
                 }
-                case 5 -> {
+                case 5, 101 -> {            // .local, and a caller's .param variables of a call: stack slots
                     String p = "%loc" + (tmp++);
                     entry.append("  ").append(p).append(" = alloca [").append(elem * count).append(" x i8], align ").append(align)
                             .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
@@ -504,7 +652,7 @@ public final class LlvmEmitter {
 
         void statement(Ast.Statement s) {
             switch (s) {
-                case Ast.Block b -> { for (Ast.Statement x : b.statements()) statement(x); }
+                case Ast.Block b -> blockBody(b);
                 case Ast.Label l -> block(labels.get(l.name()));
                 case Instruction i -> {
                     loc = i.loc();
@@ -577,6 +725,7 @@ public final class LlvmEmitter {
                 case "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh" -> unaryFloat(x);
                 case "copysign" -> copysign(x);
                 case "testp" -> testp(x);
+                case "call" -> callInstr(x);
                 default -> throw new Unsupported(i.form() + " is not supported by the LLVM back end");
             }
         }

@@ -5,8 +5,9 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A range of memory the driver knows: device memory, page-locked host memory, managed memory or a
- * registered host range. Device pointers are the real addresses of native memory, so host and
- * "device" code read the same bytes.
+ * registered host range. On the emulator device pointers are the real addresses of native memory, so
+ * host and "device" code read the same bytes; on the hip backend device memory is HIP's (hipMalloc), which
+ * only HIP's copies reach, and {@link #free()} gives it back with hipFree.
  */
 final class Allocation {
     /** CUmemorytype values (cuda.h): what cuPointerGetAttribute reports as CU_POINTER_ATTRIBUTE_MEMORY_TYPE. */
@@ -20,9 +21,15 @@ final class Allocation {
     final Context context;
     final int flags;
     final long bufferId;
-    private final Arena arena; // null for registered host memory, which the program owns
+    private final Arena arena; // null for registered host memory, which the program owns, and HIP memory
+    private final Runnable release; // hipFree of HIP memory, else null
 
     Allocation(Kind kind, long address, long size, Context context, int flags, long bufferId, Arena arena) {
+        this(kind, address, size, context, flags, bufferId, arena, null);
+    }
+
+    /** @param release what gives the memory back when it is not an arena's (hipFree), or null */
+    Allocation(Kind kind, long address, long size, Context context, int flags, long bufferId, Arena arena, Runnable release) {
         this.kind = kind;
         this.address = address;
         this.size = size;
@@ -30,6 +37,7 @@ final class Allocation {
         this.flags = flags;
         this.bufferId = bufferId;
         this.arena = arena;
+        this.release = release;
     }
 
     /** Native memory of {@code size} bytes, 256-byte aligned (as cuMemAlloc guarantees) and zeroed. */
@@ -50,5 +58,6 @@ final class Allocation {
 
     void free() {
         if (arena != null) arena.close();
+        if (release != null) release.run();
     }
 }

@@ -457,7 +457,7 @@ abstract class CudartLayer extends ExportTableLayer {
      */
     @Override
     public int cuMemFreeAsync(long dptr, long hStream) {
-        int r = checkStream(hStream);
+        int r = streamDone(hStream);
         if (r != SUCCESS) return r;
         if (dptr == 0) return INVALID_VALUE;
         r = cuMemFree_v2(dptr);
@@ -1083,14 +1083,14 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuMemcpyHtoAAsync_v2: as cuMemcpyHtoA_v2, on a stream. */
     @Override
     public int cuMemcpyHtoAAsync_v2(long dstArray, long dstOffset, long srcHost, long ByteCount, long hStream) {
-        int r = checkStream(hStream);
+        int r = streamDone(hStream);
         return r != SUCCESS ? r : cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
     }
 
     /** cuMemcpyAtoHAsync_v2: as cuMemcpyAtoH_v2, on a stream. */
     @Override
     public int cuMemcpyAtoHAsync_v2(long dstHost, long srcArray, long srcOffset, long ByteCount, long hStream) {
-        int r = checkStream(hStream);
+        int r = streamDone(hStream);
         return r != SUCCESS ? r : cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
     }
 

@@ -51,6 +51,27 @@ public final class DeviceAttributes {
         }
     }
 
+    private DeviceAttributes(DeviceAttributes base, Map<String, Integer> overrides) {
+        this.major = base.major;
+        this.minor = base.minor;
+        this.names.putAll(base.names);
+        this.values.putAll(base.values);
+        names.forEach((id, n) -> {
+            Integer v = overrides.get(n);
+            if (v != null) values.put(id, v);
+        });
+    }
+
+    /**
+     * These attributes with some values replaced (the hip backend's answers from the AMD device).
+     *
+     * @param overrides values by attribute name (without {@code CU_DEVICE_ATTRIBUTE_}); names that are not
+     *     attributes are ignored
+     */
+    public DeviceAttributes with(Map<String, Integer> overrides) {
+        return new DeviceAttributes(this, overrides);
+    }
+
     /**
      * System property with the same meaning as {@code ZLUDA_OVERRIDE_COMPUTE_CAPABILITY} ("M.m"), read
      * when that variable is not set, by drivers created after it is set: for programs that run the

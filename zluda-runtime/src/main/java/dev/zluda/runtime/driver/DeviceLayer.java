@@ -1,6 +1,8 @@
 package dev.zluda.runtime.driver;
 
 import dev.zluda.runtime.api.CudaDriverApi;
+import dev.zluda.runtime.hip.HipBackend;
+import dev.zluda.runtime.hip.HipDevice;
 import dev.zluda.spec.CudaApi;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.ErrorStrings;
@@ -22,7 +24,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
 /**
  * Initialization, version, device identity and attributes, error strings and driver entry points
  * (CUDA Driver API groups CUDA_INITIALIZE, CUDA_VERSION, CUDA_DEVICE, CUDA_ERROR,
- * CUDA_DRIVER_ENTRY_POINT). One device, ordinal 0: the emulator.
+ * CUDA_DRIVER_ENTRY_POINT). One device, ordinal 0: the emulator, or on the hip backend HIP's device 0.
  */
 abstract class DeviceLayer implements CudaDriverApi {
     /** The version {@code cuDriverGetVersion} reports: cudart 13 stops with cudaErrorInsufficientDriver below 13000. */
@@ -39,9 +41,13 @@ abstract class DeviceLayer implements CudaDriverApi {
     private final Map<Integer, MemorySegment> errorNames = new ConcurrentHashMap<>();
     private final Map<Integer, MemorySegment> errorDescriptions = new ConcurrentHashMap<>();
     private final Set<Integer> reportedUnsupported = ConcurrentHashMap.newKeySet();
-    final DeviceAttributes attributes;
-    final long totalMemory;
+    /** The device's attributes: the emulator's, or on the hip backend the AMD device's over them. */
+    volatile DeviceAttributes attributes;
+    /** Bytes of device memory reported (cuDeviceTotalMem, cuMemGetInfo). */
+    volatile long totalMemory;
     volatile boolean initialized;
+    /** The AMD device when the hip backend serves (chosen by cuInit), else null: the emulator serves. */
+    volatile HipDevice hip;
 
     DeviceLayer(CudaApi api, MemorySegment exports) {
         this.api = api;
@@ -78,20 +84,43 @@ abstract class DeviceLayer implements CudaDriverApi {
 
     // ---------------------------------------------------------------- initialization, version
 
+    /**
+     * cuInit: chooses the backend once ({@link HipBackend#select}: {@code ZLUDA_BACKEND=hip|emulator}, else HIP when
+     * an AMD GPU is present, else the emulator) and says which on stderr in one line whenever HIP was considered
+     * (a variable asked, or an AMD GPU driver is present) or {@code ZLUDA_DEBUG} is set. A failed choice is
+     * returned again by every later cuInit.
+     */
     @Override
     public int cuInit(int flags) {
         if (flags != 0) return INVALID_VALUE;
-        if (!initialized) {
-            // backend switch point: ZLUDA_BACKEND=hip|emulator (dev.zluda.runtime.hip.HipBackend)
-            String want = System.getenv("ZLUDA_BACKEND");
-            var sel = dev.zluda.runtime.hip.HipBackend.select(want);
-            if (want != null || System.getenv("ZLUDA_DEBUG") != null) {
-                System.err.println("[ZLUDA] backend " + sel.backend() + ": " + sel.reason());
+        synchronized (this) {
+            if (!initialized) {
+                if (initFailure != SUCCESS) return initFailure;
+                String want = HipBackend.requested();
+                var sel = HipBackend.select(want);
+                boolean quiet = want == null && sel.device() == null && sel.reason().startsWith("no AMD GPU driver");
+                if (!quiet || System.getenv("ZLUDA_DEBUG") != null) {
+                    System.err.println("[ZLUDA] backend " + sel.backend() + ": " + sel.reason());
+                }
+                if (sel.cuInitResult() != SUCCESS) {
+                    initFailure = sel.cuInitResult();
+                    return initFailure;
+                }
+                if (sel.device() != null) useHip(sel.device());
             }
-            if (sel.cuInitResult() != SUCCESS) return sel.cuInitResult();
+            initialized = true;
         }
-        initialized = true;
         return SUCCESS;
+    }
+
+    private volatile int initFailure = SUCCESS;
+
+    /** Makes the AMD device serve: its attributes over the emulator's, its memory size. */
+    private void useHip(HipDevice d) {
+        java.util.List<String> names = new java.util.ArrayList<>(attributes.byName().keySet());
+        attributes = attributes.with(d.attributes(names));
+        totalMemory = d.totalMemory();
+        hip = d;
     }
 
     @Override
@@ -138,7 +167,7 @@ abstract class DeviceLayer implements CudaDriverApi {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (name == 0 || len <= 0) return INVALID_VALUE;
-        byte[] b = DEVICE_NAME.getBytes(StandardCharsets.US_ASCII);
+        byte[] b = (hip != null ? hip.name() : DEVICE_NAME).getBytes(StandardCharsets.US_ASCII);
         int n = Math.min(b.length, len - 1);
         MemorySegment out = at(name, len);
         MemorySegment.copy(b, 0, out, ValueLayout.JAVA_BYTE, 0, n);

@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.zluda.runtime.hip.HipDevice;
+
 import static dev.zluda.runtime.driver.CuResult.*;
 import static dev.zluda.runtime.driver.Native.at;
 import static dev.zluda.runtime.driver.Native.getInt;
@@ -29,6 +31,11 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * passes are its own business, as with NVIDIA's driver. CUDA arrays are not supported
  * (CUDA_ERROR_NOT_SUPPORTED). Every operation has completed when the call returns, which is a valid
  * schedule for the async forms too.
+ *
+ * <p>On the hip backend device memory is HIP's ({@code hipMalloc}/{@code hipFree}), copies that touch it are
+ * {@code hipMemcpyHtoD/DtoH/DtoD} (2D and 3D copies row by row), memsets {@code hipMemsetD8/D16/D32}; an async
+ * form first waits for the stream's earlier work ({@code hipStreamSynchronize}), then copies. Managed memory,
+ * host registration and device pointers of host memory are CUDA_ERROR_NOT_SUPPORTED there.
  */
 abstract class MemoryLayer extends ContextLayer {
     /** CUmemorytype (cuda.h). */
@@ -54,6 +61,37 @@ abstract class MemoryLayer extends ContextLayer {
     /** Returns SUCCESS for a stream the calling context may use; the stream layer decides. */
     abstract int checkStream(long hStream);
 
+    /**
+     * As {@link #checkStream}, and on the hip backend waits until the stream's earlier work is done, so that an
+     * async copy or memset done at once is ordered after it.
+     */
+    abstract int streamDone(long hStream);
+
+    /** {@code true} when [p, p+bytes) is HIP device memory (on the hip backend). */
+    private boolean onHipDevice(long p, long bytes) {
+        Allocation a = find(p, bytes);
+        return a != null && a.kind == Allocation.Kind.DEVICE;
+    }
+
+    /** Copies bytes whose device-side ranges were checked: a memory copy, or on the hip backend HIP's copies. */
+    private int transfer(long dst, long src, long bytes) {
+        HipDevice h = hip;
+        if (h == null) {
+            MemorySegment.copy(at(src, bytes), 0, at(dst, bytes), 0, bytes);
+            return SUCCESS;
+        }
+        boolean d = onHipDevice(dst, bytes), s = onHipDevice(src, bytes);
+        int e;
+        if (d && s) e = h.hip().memcpyDtoD(dst, src, bytes);
+        else if (d) e = h.hip().memcpyHtoD(dst, at(src, bytes), bytes);
+        else if (s) e = h.hip().memcpyDtoH(at(dst, bytes), src, bytes);
+        else {
+            MemorySegment.copy(at(src, bytes), 0, at(dst, bytes), 0, bytes);
+            e = 0;
+        }
+        return HipDevice.cuResult(e);
+    }
+
     /** The allocation that holds [p, p+bytes), or null. */
     Allocation find(long p, long bytes) {
         var e = allocations.floorEntry(p);
@@ -72,15 +110,25 @@ abstract class MemoryLayer extends ContextLayer {
         if (r != SUCCESS) return r;
         if (out == 0 || bytes <= 0) return INVALID_VALUE;
         if (kind != Allocation.Kind.HOST_ALLOC && used.get() + bytes > totalMemory) return OUT_OF_MEMORY;
+        HipDevice h = hip;
+        if (h != null && kind == Allocation.Kind.MANAGED) return NOT_SUPPORTED;
         long[] address = new long[1];
-        Arena arena;
-        try {
-            arena = Allocation.allocate(bytes, address);
-        } catch (OutOfMemoryError | IllegalArgumentException e) {
-            return OUT_OF_MEMORY;
+        Arena arena = null;
+        Runnable release = null;
+        if (h != null && kind == Allocation.Kind.DEVICE) {
+            long[] m = h.hip().malloc(bytes);
+            if (m[0] != 0) return HipDevice.cuResult((int) m[0]);
+            address[0] = m[1];
+            release = () -> h.hip().free(m[1]);
+        } else {
+            try {
+                arena = Allocation.allocate(bytes, address);
+            } catch (OutOfMemoryError | IllegalArgumentException e) {
+                return OUT_OF_MEMORY;
+            }
         }
         Context c = current();
-        Allocation a = new Allocation(kind, address[0], bytes, c, flags, bufferIds.incrementAndGet(), arena);
+        Allocation a = new Allocation(kind, address[0], bytes, c, flags, bufferIds.incrementAndGet(), arena, release);
         if (kind != Allocation.Kind.HOST_ALLOC) used.addAndGet(bytes);
         allocations.put(a.address, a);
         c.allocations.add(a);
@@ -181,6 +229,7 @@ abstract class MemoryLayer extends ContextLayer {
         int r = checkContext();
         if (r != SUCCESS) return r;
         if (pdptr == 0 || Flags != 0) return INVALID_VALUE;
+        if (hip != null) return NOT_SUPPORTED; // HIP memory and the program's host memory are apart
         Allocation a = find(p, 0);
         if (a == null || (a.kind != Allocation.Kind.HOST_ALLOC && a.kind != Allocation.Kind.HOST_REGISTERED)) return INVALID_VALUE;
         putLong(pdptr, p); // unified addressing: the device sees host memory at the same address
@@ -203,6 +252,7 @@ abstract class MemoryLayer extends ContextLayer {
         int r = checkContext();
         if (r != SUCCESS) return r;
         if (p == 0 || bytesize <= 0 || (Flags & ~0xF) != 0) return INVALID_VALUE;
+        if (hip != null) return NOT_SUPPORTED; // kernels on the AMD device would not see it
         var below = allocations.floorEntry(p + bytesize - 1);
         if (below != null && below.getValue().address + below.getValue().size > p) return HOST_MEMORY_ALREADY_REGISTERED;
         Allocation a = new Allocation(Allocation.Kind.HOST_REGISTERED, p, bytesize, current(), Flags, bufferIds.incrementAndGet(), null);
@@ -236,8 +286,7 @@ abstract class MemoryLayer extends ContextLayer {
         if (bytes < 0 || dst == 0 || src == 0) return INVALID_VALUE;
         if (dstDevice && find(dst, bytes) == null) return INVALID_VALUE;
         if (srcDevice && find(src, bytes) == null) return INVALID_VALUE;
-        MemorySegment.copy(at(src, bytes), 0, at(dst, bytes), 0, bytes);
-        return SUCCESS;
+        return transfer(dst, src, bytes);
     }
 
     @Override
@@ -269,31 +318,31 @@ abstract class MemoryLayer extends ContextLayer {
 
     @Override
     public int cuMemcpyHtoDAsync_v2(long dstDevice, long srcHost, long ByteCount, long hStream) {
-        int s = checkStream(hStream);
+        int s = streamDone(hStream);
         return s != SUCCESS ? s : cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
     }
 
     @Override
     public int cuMemcpyDtoHAsync_v2(long dstHost, long srcDevice, long ByteCount, long hStream) {
-        int s = checkStream(hStream);
+        int s = streamDone(hStream);
         return s != SUCCESS ? s : cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
     }
 
     @Override
     public int cuMemcpyDtoDAsync_v2(long dstDevice, long srcDevice, long ByteCount, long hStream) {
-        int s = checkStream(hStream);
+        int s = streamDone(hStream);
         return s != SUCCESS ? s : cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
     }
 
     @Override
     public int cuMemcpyAsync(long dst, long src, long ByteCount, long hStream) {
-        int s = checkStream(hStream);
+        int s = streamDone(hStream);
         return s != SUCCESS ? s : cuMemcpy(dst, src, ByteCount);
     }
 
     @Override
     public int cuMemcpyPeerAsync(long dstDevice, long dstContext, long srcDevice, long srcContext, long ByteCount, long hStream) {
-        int s = checkStream(hStream);
+        int s = streamDone(hStream);
         return s != SUCCESS ? s : cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     }
 
@@ -344,7 +393,8 @@ abstract class MemoryLayer extends ContextLayer {
         for (long z = 0; z < depth; z++) {
             for (long y = 0; y < height; y++) {
                 long s = srcFirst + srcPitch * (y + srcHeight * z), d = dstFirst + dstPitch * (y + dstHeight * z);
-                MemorySegment.copy(at(s, width), 0, at(d, width), 0, width);
+                int e = transfer(d, s, width);
+                if (e != SUCCESS) return e;
             }
         }
         return SUCCESS;
@@ -359,13 +409,13 @@ abstract class MemoryLayer extends ContextLayer {
 
     @Override
     public int cuMemcpy2DAsync_v2(long pCopy, long hStream) {
-        int s = checkStream(hStream);
+        int s = streamDone(hStream);
         return s != SUCCESS ? s : cuMemcpy2D_v2(pCopy);
     }
 
     @Override
     public int cuMemcpy3DAsync_v2(long pCopy, long hStream) {
-        int s = checkStream(hStream);
+        int s = streamDone(hStream);
         return s != SUCCESS ? s : cuMemcpy3D_v2(pCopy);
     }
 
@@ -383,6 +433,16 @@ abstract class MemoryLayer extends ContextLayer {
         long rowBytes = width * elementSize;
         long span = pitch * (height - 1) + rowBytes;
         if (find(dst, span) == null) return INVALID_VALUE;
+        HipDevice h = hip;
+        if (h != null && onHipDevice(dst, span)) {
+            int v = elementSize == 1 ? (int) value & 0xFF : elementSize == 2 ? (int) value & 0xFFFF : (int) value;
+            if (pitch == rowBytes || height == 1) return HipDevice.cuResult(h.hip().memsetD(elementSize, dst, v, width * height));
+            for (long y = 0; y < height; y++) {
+                int e = h.hip().memsetD(elementSize, dst + pitch * y, v, width);
+                if (e != 0) return HipDevice.cuResult(e);
+            }
+            return SUCCESS;
+        }
         for (long y = 0; y < height; y++) {
             MemorySegment row = at(dst + pitch * y, rowBytes);
             switch (elementSize) {
@@ -408,7 +468,7 @@ abstract class MemoryLayer extends ContextLayer {
     @Override public int cuMemsetD2D32_v2_ptds(long d, long p, int v, long w, long h) { return cuMemsetD2D32_v2(d, p, v, w, h); }
 
     private int memsetAsync(long hStream, java.util.function.IntSupplier op) {
-        int s = checkStream(hStream);
+        int s = streamDone(hStream);
         return s != SUCCESS ? s : op.getAsInt();
     }
 

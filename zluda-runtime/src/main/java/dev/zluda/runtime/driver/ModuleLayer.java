@@ -8,6 +8,8 @@ import dev.zluda.runtime.emulator.Kernel;
 import dev.zluda.runtime.emulator.LaunchResult;
 import dev.zluda.runtime.emulator.MemoryMap;
 import dev.zluda.runtime.emulator.PtxLoadException;
+import dev.zluda.runtime.hip.HipDevice;
+import dev.zluda.runtime.hip.KernelArgs;
 import dev.zluda.runtime.image.ModuleImage;
 import dev.zluda.runtime.image.ModuleImageException;
 import dev.zluda.spec.CudaApi;
@@ -60,6 +62,15 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * address} on stderr and leaves the error sticky on the context: every later call that checks the
  * context (the next synchronisation first of all) returns it, until the context is destroyed or,
  * for a primary context, reset.
+ *
+ * <p>On the hip backend the PTX is compiled for the AMD device's architecture into a code object
+ * ({@link HipDevice#compile}: errors of the PTX are CUDA_ERROR_INVALID_PTX, what the lowering refuses
+ * CUDA_ERROR_NOT_SUPPORTED, each with its PTX line) and loaded with {@code hipModuleLoadData}; kernels are
+ * {@code hipModuleGetFunction}'s, their attributes {@code hipFuncGetAttribute}'s, module variables
+ * {@code hipModuleGetGlobal}'s. A launch is checked as above, its parameters packed at their PTX offsets
+ * ({@link KernelArgs#pack}) and given to {@code hipModuleLaunchKernel} on the stream's HIP stream; it runs
+ * asynchronously, and a fault shows at the next synchronisation as HIP reports it. Kernel snapshots
+ * ({@link LaunchObserver}) are not taken there.
  */
 abstract class ModuleLayer extends StreamLayer {
     /** CUresult values of this layer (cuda.h). */
@@ -86,13 +97,26 @@ abstract class ModuleLayer extends StreamLayer {
         /** The PTX text compiled, for kernel snapshots. */
         final String ptx;
         volatile boolean unloaded;
+        /** On the hip backend (then {@code code} is null): the hipModule_t and the code object's PTX model. */
+        final long hipModule;
+        final HipDevice.CodeObject hipCode;
 
         Module(long handle, Context context, EmulatorModule code, Library library, String ptx) {
+            this(handle, context, code, library, ptx, 0, null);
+        }
+
+        Module(long handle, Context context, EmulatorModule code, Library library, String ptx, long hipModule, HipDevice.CodeObject hipCode) {
             this.handle = handle;
             this.context = context;
             this.code = code;
             this.library = library;
             this.ptx = ptx;
+            this.hipModule = hipModule;
+            this.hipCode = hipCode;
+        }
+
+        String infoLog() {
+            return code != null ? code.infoLog() : hipCode.infoLog();
         }
     }
 
@@ -105,11 +129,18 @@ abstract class ModuleLayer extends StreamLayer {
         volatile int maxDynamicShared;
         volatile int carveout = -1;
         volatile int cacheConfig;
+        /** The hipFunction_t on the hip backend, else 0. */
+        final long hipFunction;
 
         Function(long handle, Module module, Kernel kernel) {
+            this(handle, module, kernel, 0);
+        }
+
+        Function(long handle, Module module, Kernel kernel, long hipFunction) {
             this.handle = handle;
             this.module = module;
             this.kernel = kernel;
+            this.hipFunction = hipFunction;
             this.cName = Arena.ofAuto().allocateFrom(kernel.name());
             this.maxDynamicShared = (int) Math.max(0, DEFAULT_SHARED_LIMIT - kernel.staticShared());
         }
@@ -350,6 +381,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     /** Compiles PTX into a module of the current context. */
     private Module compile(String ptx, String source, Library library) throws LoadFailure {
+        if (hip != null) return compileHip(hip, ptx, source, library);
         Context ctx = current();
         List<Allocation> vars = new ArrayList<>();
         EmulatorModule.Allocator alloc = new EmulatorModule.Allocator() {
@@ -394,9 +426,77 @@ abstract class ModuleLayer extends StreamLayer {
         return m;
     }
 
+    /** hipFunction_attribute values (hip/driver_types.h; the same order as CUfunction_attribute). */
+    private static final int HIP_FUNC_MAX_THREADS = 0, HIP_FUNC_SHARED = 1, HIP_FUNC_CONST = 2, HIP_FUNC_LOCAL = 3, HIP_FUNC_REGS = 4;
+
+    /** A function attribute of a HIP kernel, or {@code fallback} when HIP does not answer. */
+    private static int hipFuncAttribute(HipDevice h, long function, int attribute, int fallback) {
+        int[] r = h.hip().funcAttribute(attribute, function);
+        return r[0] == 0 ? r[1] : fallback;
+    }
+
+    /** The hip backend's loader: PTX → code object for the device's architecture → hipModuleLoadData. */
+    private Module compileHip(HipDevice h, String ptx, String source, Library library) throws LoadFailure {
+        Context ctx = current();
+        HipDevice.CodeObject co;
+        try {
+            co = h.compile(ptx, source);
+        } catch (HipDevice.CompileFailure f) {
+            throw new LoadFailure(f.cuResult, f.getMessage());
+        }
+        long hm;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment image = a.allocate(co.elf().length, 16);
+            MemorySegment.copy(co.elf(), 0, image, ValueLayout.JAVA_BYTE, 0, co.elf().length);
+            long[] r = h.hip().moduleLoadData(image);
+            if (r[0] != 0) {
+                throw new LoadFailure(HipDevice.cuResult((int) r[0]), source + ": hipModuleLoadData of the " + h.target().cpu() + " code object failed: "
+                        + h.hip().errorString((int) r[0]) + " (hipError " + r[0] + ")");
+            }
+            hm = r[1];
+        }
+        long mh = modules.reserve();
+        Module m = new Module(mh, ctx, null, library, ptx, hm, co);
+        List<Function> made = new ArrayList<>();
+        for (dev.zluda.ptx.FunctionInfo info : co.kernels()) {
+            long[] f = h.hip().moduleGetFunction(hm, info.name());
+            if (f[0] != 0) {
+                h.hip().moduleUnload(hm);
+                throw new LoadFailure(HipDevice.cuResult((int) f[0]), source + ": hipModuleGetFunction(" + info.name() + "): "
+                        + h.hip().errorString((int) f[0]));
+            }
+            int maxThreads = 1024;
+            int[] req = null;
+            List<Long> rq = info.directives().get(".reqntid");
+            if (rq != null && !rq.isEmpty()) {
+                req = new int[] {1, 1, 1};
+                for (int k = 0; k < rq.size() && k < 3; k++) req[k] = (int) (long) rq.get(k);
+                maxThreads = Math.min(maxThreads, req[0] * req[1] * req[2]);
+            }
+            List<Long> mx = info.directives().get(".maxntid");
+            if (mx != null && !mx.isEmpty()) {
+                long prod = 1;
+                for (Long v : mx) prod *= v;
+                maxThreads = (int) Math.min(maxThreads, prod);
+            }
+            int hipMax = hipFuncAttribute(h, f[1], HIP_FUNC_MAX_THREADS, 0);
+            if (hipMax > 0) maxThreads = Math.min(maxThreads, hipMax);
+            Kernel k = new Kernel(info.name(), info, null, hipFuncAttribute(h, f[1], HIP_FUNC_SHARED, 0), hipFuncAttribute(h, f[1], HIP_FUNC_LOCAL, 0),
+                    maxThreads, req, Math.max(1, hipFuncAttribute(h, f[1], HIP_FUNC_REGS, 1)));
+            made.add(new Function(functions.reserve(), m, k, f[1]));
+        }
+        for (Function f : made) {
+            m.functions.put(f.kernel.name(), f);
+            functions.put(f.handle, f);
+        }
+        modules.put(mh, m);
+        return m;
+    }
+
     private void unload(Module m) {
         if (m.unloaded) return;
         m.unloaded = true;
+        if (m.hipModule != 0 && hip != null) hip.hip().moduleUnload(m.hipModule);
         modules.remove(m.handle);
         for (Function f : m.functions.values()) functions.remove(f.handle);
         for (Allocation a : m.variables) {
@@ -413,7 +513,7 @@ abstract class ModuleLayer extends StreamLayer {
             String ptx = src.get();
             String source = src.name();
             Module m = compile(ptx, source, null);
-            finishLog(log, "", m.code.infoLog(), System.nanoTime() - t0);
+            finishLog(log, "", m.infoLog(), System.nanoTime() - t0);
             putLong(pModule, m.handle);
             event(String.format(java.util.Locale.ROOT, "module compiled: %s, %d kernel(s) (%s), %.3f ms", source, m.functions.size(),
                     String.join(", ", m.functions.keySet()), (System.nanoTime() - t0) / 1e6));
@@ -598,6 +698,13 @@ abstract class ModuleLayer extends StreamLayer {
         if (name == 0) return INVALID_VALUE;
         Module m = module(hmod);
         if (m == null) return INVALID_HANDLE;
+        if (m.code == null) {
+            long[] g = hip.hip().moduleGetGlobal(m.hipModule, at(name, 65536).getString(0, StandardCharsets.UTF_8));
+            if (g[0] != 0) return HipDevice.cuResult((int) g[0]);
+            if (dptr != 0) putLong(dptr, g[1]);
+            if (bytes != 0) putLong(bytes, g[2]);
+            return SUCCESS;
+        }
         EmulatorModule.Variable v = m.code.variables().get(at(name, 65536).getString(0, StandardCharsets.UTF_8));
         if (v == null) return NOT_FOUND;
         if (dptr != 0) putLong(dptr, v.address());
@@ -629,10 +736,10 @@ abstract class ModuleLayer extends StreamLayer {
         return switch (name) {
             case "MAX_THREADS_PER_BLOCK" -> k.maxThreads();
             case "SHARED_SIZE_BYTES" -> (int) k.staticShared();
-            case "CONST_SIZE_BYTES" -> (int) f.module.code.constBytes();
+            case "CONST_SIZE_BYTES" -> f.module.code != null ? (int) f.module.code.constBytes() : hipFuncAttribute(hip, f.hipFunction, HIP_FUNC_CONST, 0);
             case "LOCAL_SIZE_BYTES" -> (int) k.localBytes();
             case "NUM_REGS" -> k.numRegs();
-            case "PTX_VERSION" -> f.module.code.ptxVersion();
+            case "PTX_VERSION" -> f.module.code != null ? f.module.code.ptxVersion() : EmulatorModule.targetArchitecture(f.module.hipCode.model());
             case "BINARY_VERSION" -> attributes.major() * 10 + attributes.minor();
             case "CACHE_MODE_CA" -> 0;
             case "MAX_DYNAMIC_SHARED_SIZE_BYTES" -> f.maxDynamicShared;
@@ -807,6 +914,8 @@ abstract class ModuleLayer extends StreamLayer {
         } else if (paramBytes > 0) {
             return INVALID_VALUE;
         }
+        HipDevice h = hip;
+        if (h != null) return launchHip(h, fn, new long[] {gx, gy, gz}, new long[] {bx, by, bz}, shared, hStream, kernelParams, buffer);
         LaunchObserver obs = launchObserver;
         LaunchObserver.KernelLaunch seen = null;
         Object token = null;
@@ -854,6 +963,34 @@ abstract class ModuleLayer extends StreamLayer {
             }
         }
         return SUCCESS;
+    }
+
+    /**
+     * A checked launch on the hip backend: the parameters packed at their PTX offsets ({@link KernelArgs#pack};
+     * the {@code extra} buffer as given), then {@code hipModuleLaunchKernel} on the stream's HIP stream.
+     */
+    private int launchHip(HipDevice h, Function fn, long[] grid, long[] block, long shared, long hStream, long kernelParams, byte[] buffer) {
+        byte[] args = buffer;
+        if (kernelParams != 0) {
+            List<ParamInfo> ps = fn.kernel.info().params();
+            List<byte[]> values = new ArrayList<>(ps.size());
+            for (ParamInfo p : ps) values.add(at(getLong(kernelParams + 8L * p.index()), p.size()).toArray(ValueLayout.JAVA_BYTE));
+            args = KernelArgs.pack(ps, values);
+        }
+        long t0 = System.nanoTime();
+        int e;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(Math.max(1, args.length), 16);
+            MemorySegment.copy(args, 0, buf, ValueLayout.JAVA_BYTE, 0, args.length);
+            e = h.hip().moduleLaunchKernel(fn.hipFunction, new int[] {(int) grid[0], (int) grid[1], (int) grid[2]},
+                    new int[] {(int) block[0], (int) block[1], (int) block[2]}, (int) shared, hipStream(hStream), buf, args.length);
+        }
+        if (driverEvents != null) {
+            event(String.format(java.util.Locale.ROOT, "kernel %s grid=(%d,%d,%d) block=(%d,%d,%d) shared=%d: launched through HIP in %.3f ms%s",
+                    fn.kernel.name(), grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, (System.nanoTime() - t0) / 1e6,
+                    e == 0 ? "" : ", hipModuleLaunchKernel: " + h.hip().errorString(e)));
+        }
+        return HipDevice.cuResult(e);
     }
 
     private static long u(int v) {
@@ -1051,7 +1188,7 @@ abstract class ModuleLayer extends StreamLayer {
             String info = "";
             if (current() != null) {
                 Module m = libraryModule(lib); // a full load now reports unsupported instructions at once
-                info = m.code.infoLog();
+                info = m.infoLog();
             }
             libraries.put(h, lib);
             finishLog(log, "", info, System.nanoTime() - t0);

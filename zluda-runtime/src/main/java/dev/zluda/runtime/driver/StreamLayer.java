@@ -9,6 +9,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.zluda.runtime.hip.HipDevice;
+
 import static dev.zluda.runtime.driver.CuResult.*;
 import static dev.zluda.runtime.driver.Native.putFloat;
 import static dev.zluda.runtime.driver.Native.putInt;
@@ -20,6 +22,11 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * each stream is trivially in order, queries answer CUDA_SUCCESS, waits return at once, and a host
  * function runs on the calling thread at once — valid schedules under the CUDA stream semantics.
  * Events take the host's monotonic clock when recorded.
+ *
+ * <p>On the hip backend each stream and event is HIP's ({@code hipStreamCreateWithPriority},
+ * {@code hipEventCreateWithFlags}; CUDA's and HIP's flag values are the same), the default and legacy streams are
+ * HIP's null stream, and synchronisation, queries, waits and elapsed times are HIP's. A host function or callback
+ * runs on the calling thread once the stream's earlier work is done.
  */
 abstract class StreamLayer extends MemoryLayer {
     /** The special stream handles of cuda.h: CU_STREAM_LEGACY and CU_STREAM_PER_THREAD (0 is the default stream). */
@@ -31,13 +38,16 @@ abstract class StreamLayer extends MemoryLayer {
         final long handle, id;
         final Context context;
         final int flags, priority;
+        /** The hipStream_t on the hip backend, else 0. */
+        final long hip;
 
-        Stream(long handle, long id, Context context, int flags, int priority) {
+        Stream(long handle, long id, Context context, int flags, int priority, long hip) {
             this.handle = handle;
             this.id = id;
             this.context = context;
             this.flags = flags;
             this.priority = priority;
+            this.hip = hip;
         }
     }
 
@@ -46,11 +56,14 @@ abstract class StreamLayer extends MemoryLayer {
         final Context context;
         final int flags;
         volatile long recordedNanos = -1;
+        /** The hipEvent_t on the hip backend, else 0. */
+        final long hip;
 
-        Event(long handle, Context context, int flags) {
+        Event(long handle, Context context, int flags, long hip) {
             this.handle = handle;
             this.context = context;
             this.flags = flags;
+            this.hip = hip;
         }
     }
 
@@ -74,11 +87,29 @@ abstract class StreamLayer extends MemoryLayer {
         return s == null || s.context.destroyed ? INVALID_HANDLE : SUCCESS;
     }
 
+    /** The hipStream_t of a CUstream whose handle was checked: HIP's null stream for the default and legacy ones. */
+    long hipStream(long hStream) {
+        Stream s = stream(hStream);
+        return s == null ? 0 : s.hip;
+    }
+
+    @Override
+    int streamDone(long hStream) {
+        int r = checkStream(hStream);
+        HipDevice h = hip;
+        return r != SUCCESS || h == null ? r : HipDevice.cuResult(h.hip().streamSynchronize(hipStream(hStream)));
+    }
+
     @Override
     void release(Context c) {
         super.release(c);
-        for (Stream s : streams.values()) if (s.context == c) streams.remove(s.handle);
-        for (Event e : events.values()) if (e.context == c) events.remove(e.handle);
+        HipDevice h = hip;
+        for (Stream s : streams.values()) {
+            if (s.context == c && streams.remove(s.handle) != null && h != null) h.hip().streamDestroy(s.hip);
+        }
+        for (Event e : events.values()) {
+            if (e.context == c && events.remove(e.handle) != null && h != null) h.hip().eventDestroy(e.hip);
+        }
     }
 
     // ---------------------------------------------------------------- streams
@@ -87,8 +118,15 @@ abstract class StreamLayer extends MemoryLayer {
         int r = checkContext();
         if (r != SUCCESS) return r;
         if (phStream == 0 || (flags & ~1) != 0) return INVALID_VALUE; // CU_STREAM_DEFAULT | CU_STREAM_NON_BLOCKING
+        int prio = Math.max(-5, Math.min(0, priority));
+        long hs = 0;
+        if (hip != null) {
+            long[] s = hip.hip().streamCreate(flags, prio);
+            if (s[0] != 0) return HipDevice.cuResult((int) s[0]);
+            hs = s[1];
+        }
         long h = streams.reserve();
-        streams.put(h, new Stream(h, streamIds.incrementAndGet(), current(), flags, Math.max(-5, Math.min(0, priority))));
+        streams.put(h, new Stream(h, streamIds.incrementAndGet(), current(), flags, prio, hs));
         putLong(phStream, h);
         return SUCCESS;
     }
@@ -106,7 +144,9 @@ abstract class StreamLayer extends MemoryLayer {
     @Override
     public int cuStreamDestroy_v2(long hStream) {
         if (!initialized) return NOT_INITIALIZED;
-        return streams.remove(hStream) == null ? INVALID_HANDLE : SUCCESS;
+        Stream s = streams.remove(hStream);
+        if (s == null) return INVALID_HANDLE;
+        return hip == null ? SUCCESS : HipDevice.cuResult(hip.hip().streamDestroy(s.hip));
     }
 
     @Override
@@ -116,12 +156,14 @@ abstract class StreamLayer extends MemoryLayer {
 
     @Override
     public int cuStreamSynchronize(long hStream) {
-        return checkStream(hStream);
+        return streamDone(hStream);
     }
 
     @Override
     public int cuStreamQuery(long hStream) {
-        return checkStream(hStream);
+        int r = checkStream(hStream);
+        HipDevice h = hip;
+        return r != SUCCESS || h == null ? r : HipDevice.cuResult(h.hip().streamQuery(hipStream(hStream)));
     }
 
     @Override public int cuStreamSynchronize_ptsz(long hStream) { return cuStreamSynchronize(hStream); }
@@ -195,15 +237,18 @@ abstract class StreamLayer extends MemoryLayer {
     public int cuStreamWaitEvent(long hStream, long hEvent, int Flags) {
         int r = checkStream(hStream);
         if (r != SUCCESS) return r;
-        if (events.get(hEvent) == null) return INVALID_HANDLE;
-        return (Flags & ~1) != 0 ? INVALID_VALUE : SUCCESS; // CU_EVENT_WAIT_DEFAULT | CU_EVENT_WAIT_EXTERNAL
+        Event e = events.get(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        if ((Flags & ~1) != 0) return INVALID_VALUE; // CU_EVENT_WAIT_DEFAULT | CU_EVENT_WAIT_EXTERNAL
+        HipDevice h = hip;
+        return h == null ? SUCCESS : HipDevice.cuResult(h.hip().streamWaitEvent(hipStream(hStream), e.hip, 0));
     }
 
     @Override public int cuStreamWaitEvent_ptsz(long hStream, long hEvent, int Flags) { return cuStreamWaitEvent(hStream, hEvent, Flags); }
 
     @Override
     public int cuLaunchHostFunc(long hStream, long fn, long userData) {
-        int r = checkStream(hStream);
+        int r = streamDone(hStream);
         if (r != SUCCESS) return r;
         if (fn == 0) return INVALID_VALUE;
         try {
@@ -218,7 +263,7 @@ abstract class StreamLayer extends MemoryLayer {
 
     @Override
     public int cuStreamAddCallback(long hStream, long callback, long userData, int flags) {
-        int r = checkStream(hStream);
+        int r = streamDone(hStream);
         if (r != SUCCESS) return r;
         if (callback == 0 || flags != 0) return INVALID_VALUE;
         try {
@@ -240,8 +285,14 @@ abstract class StreamLayer extends MemoryLayer {
         if (r != SUCCESS) return r;
         if (phEvent == 0 || (Flags & ~0x7) != 0) return INVALID_VALUE;
         if ((Flags & 0x4) != 0 && (Flags & EVENT_DISABLE_TIMING) == 0) return INVALID_VALUE; // INTERPROCESS needs DISABLE_TIMING
+        long he = 0;
+        if (hip != null) {
+            long[] e = hip.hip().eventCreate(Flags);
+            if (e[0] != 0) return HipDevice.cuResult((int) e[0]);
+            he = e[1];
+        }
         long h = events.reserve();
-        events.put(h, new Event(h, current(), Flags));
+        events.put(h, new Event(h, current(), Flags, he));
         putLong(phEvent, h);
         return SUCCESS;
     }
@@ -249,7 +300,9 @@ abstract class StreamLayer extends MemoryLayer {
     @Override
     public int cuEventDestroy_v2(long hEvent) {
         if (!initialized) return NOT_INITIALIZED;
-        return events.remove(hEvent) == null ? INVALID_HANDLE : SUCCESS;
+        Event e = events.remove(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        return hip == null ? SUCCESS : HipDevice.cuResult(hip.hip().eventDestroy(e.hip));
     }
 
     @Override
@@ -264,7 +317,8 @@ abstract class StreamLayer extends MemoryLayer {
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
         e.recordedNanos = System.nanoTime();
-        return SUCCESS;
+        HipDevice h = hip;
+        return h == null ? SUCCESS : HipDevice.cuResult(h.hip().eventRecord(e.hip, hipStream(hStream)));
     }
 
     @Override public int cuEventRecord_ptsz(long hEvent, long hStream) { return cuEventRecord(hEvent, hStream); }
@@ -280,12 +334,19 @@ abstract class StreamLayer extends MemoryLayer {
     @Override
     public int cuEventQuery(long hEvent) {
         if (!initialized) return NOT_INITIALIZED;
-        return events.get(hEvent) == null ? INVALID_HANDLE : SUCCESS;
+        Event e = events.get(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        HipDevice h = hip;
+        return h == null ? SUCCESS : HipDevice.cuResult(h.hip().eventQuery(e.hip));
     }
 
     @Override
     public int cuEventSynchronize(long hEvent) {
-        return cuEventQuery(hEvent);
+        if (!initialized) return NOT_INITIALIZED;
+        Event e = events.get(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        HipDevice h = hip;
+        return h == null ? SUCCESS : HipDevice.cuResult(h.hip().eventSynchronize(e.hip));
     }
 
     @Override
@@ -296,6 +357,14 @@ abstract class StreamLayer extends MemoryLayer {
         if (a == null || b == null) return INVALID_HANDLE;
         if ((a.flags & EVENT_DISABLE_TIMING) != 0 || (b.flags & EVENT_DISABLE_TIMING) != 0) return INVALID_HANDLE;
         if (a.recordedNanos < 0 || b.recordedNanos < 0) return INVALID_HANDLE;
+        HipDevice h = hip;
+        if (h != null) {
+            int[] err = new int[1];
+            float ms = h.hip().eventElapsedTime(a.hip, b.hip, err);
+            if (err[0] != 0) return HipDevice.cuResult(err[0]);
+            putFloat(pMilliseconds, ms);
+            return SUCCESS;
+        }
         putFloat(pMilliseconds, (float) ((b.recordedNanos - a.recordedNanos) / 1e6));
         return SUCCESS;
     }

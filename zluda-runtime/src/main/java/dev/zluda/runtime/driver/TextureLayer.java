@@ -114,12 +114,14 @@ abstract class TextureLayer extends CudartLayer {
      * flags at 16, borderColor[4] at 40; mipmap fields and maxAnisotropy are ignored (no mipmaps).
      *
      * @return CUDA_ERROR_INVALID_VALUE for null descriptors or an invalid resource, CUDA_ERROR_INVALID_HANDLE
-     *     for an unknown array, CUDA_ERROR_NOT_SUPPORTED for resource views and mipmapped arrays
+     *     for an unknown array, CUDA_ERROR_NOT_SUPPORTED for resource views and mipmapped arrays, and on the hip
+     *     backend (the LLVM lowering has no texture instructions)
      */
     @Override
     public int cuTexObjectCreate(long pTexObject, long pResDesc, long pTexDesc, long pResViewDesc) {
         int r = checkContext();
         if (r != SUCCESS) return r;
+        if (hip != null) return NOT_SUPPORTED;
         if (pTexObject == 0 || pResDesc == 0 || pTexDesc == 0) return INVALID_VALUE;
         if (pResViewDesc != 0) return NOT_SUPPORTED;
         int[] rc = {SUCCESS};
@@ -196,12 +198,13 @@ abstract class TextureLayer extends CudartLayer {
 
     /**
      * CUDA Driver API, cuSurfObjectCreate: the resource must be a CUDA array created with
-     * CUDA_ARRAY3D_SURFACE_LDST (else CUDA_ERROR_INVALID_VALUE).
+     * CUDA_ARRAY3D_SURFACE_LDST (else CUDA_ERROR_INVALID_VALUE). CUDA_ERROR_NOT_SUPPORTED on the hip backend.
      */
     @Override
     public int cuSurfObjectCreate(long pSurfObject, long pResDesc) {
         int r = checkContext();
         if (r != SUCCESS) return r;
+        if (hip != null) return NOT_SUPPORTED;
         if (pSurfObject == 0 || pResDesc == 0) return INVALID_VALUE;
         int[] rc = {SUCCESS};
         TextureObject res = resource(pResDesc, true, rc);

@@ -235,7 +235,7 @@ public final class EmulatorModule {
      * 580.159.04): 75 for nvcc 13's {@code .version 9.0 / .target sm_75} PTX, not the ISA version.
      * Falls back to the {@code .version} when the module names no {@code sm_} target.
      */
-    static int targetArchitecture(dev.zluda.ptx.ModuleModel model) {
+    public static int targetArchitecture(dev.zluda.ptx.ModuleModel model) {
         for (String t : model.targets()) {
             java.util.regex.Matcher m = java.util.regex.Pattern.compile("sm_(\\d+)[af]?").matcher(t);
             if (m.matches()) return Integer.parseInt(m.group(1));

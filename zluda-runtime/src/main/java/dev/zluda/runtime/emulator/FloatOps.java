@@ -57,6 +57,30 @@ final class FloatOps {
                 }
                 return;
             }
+            if (m == -1 && !ftz && !sat && rnd == RN && (kind == ADD || kind == MUL || kind == FMA)) {
+                // a whole warp: counted loops the JIT unrolls (same results as the paths below)
+                switch (kind) {
+                    case ADD -> {
+                        for (int l = 0; l < 32; l++) {
+                            float v = Float.intBitsToFloat((int) r[a + l]) + Float.intBitsToFloat((int) r[b + l]);
+                            r[d + l] = v != v ? FloatMath.CANONICAL_NAN_F32 : Float.floatToRawIntBits(v) & 0xFFFF_FFFFL;
+                        }
+                    }
+                    case MUL -> {
+                        for (int l = 0; l < 32; l++) {
+                            float v = Float.intBitsToFloat((int) r[a + l]) * Float.intBitsToFloat((int) r[b + l]);
+                            r[d + l] = v != v ? FloatMath.CANONICAL_NAN_F32 : Float.floatToRawIntBits(v) & 0xFFFF_FFFFL;
+                        }
+                    }
+                    default -> {
+                        for (int l = 0; l < 32; l++) {
+                            float v = Math.fma(Float.intBitsToFloat((int) r[a + l]), Float.intBitsToFloat((int) r[b + l]), Float.intBitsToFloat((int) r[c + l]));
+                            r[d + l] = v != v ? FloatMath.CANONICAL_NAN_F32 : Float.floatToRawIntBits(v) & 0xFFFF_FFFFL;
+                        }
+                    }
+                }
+                return;
+            }
             if (kind == ADD && !ftz && !sat && rnd == RN) {
                 for (int x = m; x != 0; x &= x - 1) {
                     int l = Integer.numberOfTrailingZeros(x);
@@ -526,6 +550,57 @@ final class FloatOps {
             this.b = b;
             this.c = c;
             this.cNeg = cNeg;
+            boolean unsignedCmp = cmp >= LO && cmp <= HS || (!signed && cmp <= GE);
+            if (kind == K_INT && bits == 32 && (unsignedCmp || signed && cmp <= GE)) {
+                fast = FAST_INT32;
+                fastCmp = cmp >= LO ? cmp - LO + LT : cmp;
+                // unsigned order = signed order of the values with their top bit flipped
+                fastBias = unsignedCmp ? Integer.MIN_VALUE : 0;
+            } else if (kind == K_F32 && !ftz && cmp <= GE) {
+                fast = FAST_F32;
+                fastCmp = cmp;
+                fastBias = 0;
+            } else {
+                fast = fastCmp = fastBias = 0;
+            }
+        }
+
+        private static final int FAST_INT32 = 1, FAST_F32 = 2;
+        /** Whole-warp paths: {@link #FAST_INT32} or {@link #FAST_F32} (else 0), comparison EQ..GE, and the int bias. */
+        private final int fast, fastCmp, fastBias;
+
+        /** {@code a cmp b} of 32-bit integers (the values xor {@link #fastBias}) for all 32 lanes, as a mask. */
+        private int int32All(long[] r) {
+            final int a = this.a, b = this.b, k = fastBias;
+            int t = 0;
+            switch (fastCmp) {
+                case EQ -> { for (int l = 0; l < 32; l++) t |= ((int) r[a + l] == (int) r[b + l] ? 1 : 0) << l; }
+                case NE -> { for (int l = 0; l < 32; l++) t |= ((int) r[a + l] != (int) r[b + l] ? 1 : 0) << l; }
+                case LT -> { for (int l = 0; l < 32; l++) t |= (((int) r[a + l] ^ k) < ((int) r[b + l] ^ k) ? 1 : 0) << l; }
+                case LE -> { for (int l = 0; l < 32; l++) t |= (((int) r[a + l] ^ k) <= ((int) r[b + l] ^ k) ? 1 : 0) << l; }
+                case GT -> { for (int l = 0; l < 32; l++) t |= (((int) r[a + l] ^ k) > ((int) r[b + l] ^ k) ? 1 : 0) << l; }
+                default -> { for (int l = 0; l < 32; l++) t |= (((int) r[a + l] ^ k) >= ((int) r[b + l] ^ k) ? 1 : 0) << l; }
+            }
+            return t;
+        }
+
+        /** {@code a cmp b} of .f32 values (ordered; NE false for NaN) for all 32 lanes, as a mask. */
+        private int f32All(long[] r) {
+            final int a = this.a, b = this.b;
+            int t = 0;
+            for (int l = 0; l < 32; l++) {
+                float A = Float.intBitsToFloat((int) r[a + l]), B = Float.intBitsToFloat((int) r[b + l]);
+                boolean v = switch (fastCmp) {
+                    case EQ -> A == B;
+                    case NE -> A != B && A == A && B == B;
+                    case LT -> A < B;
+                    case LE -> A <= B;
+                    case GT -> A > B;
+                    default -> A >= B;
+                };
+                t |= (v ? 1 : 0) << l;
+            }
+            return t;
         }
 
         @Override
@@ -534,7 +609,11 @@ final class FloatOps {
             final int[] p = w.p;
             int t = 0;
             boolean unsignedCmp = cmp >= LO && cmp <= HS || (!signed && cmp <= GE);
-            if (kind == K_INT && bits == 32 && unsignedCmp) {
+            if (m == -1 && fast == FAST_INT32) {
+                t = int32All(r);
+            } else if (m == -1 && fast == FAST_F32) {
+                t = f32All(r);
+            } else if (kind == K_INT && bits == 32 && unsignedCmp) {
                 final int c = cmp >= LO ? cmp - LO + LT : cmp; // lo/ls/hi/hs as lt/le/gt/ge
                 for (int x = m; x != 0; x &= x - 1) {
                     int l = Integer.numberOfTrailingZeros(x);

@@ -54,6 +54,7 @@ final class IntOps {
         void exec(Warp w, int m) {
             final long[] r = w.r;
             final int d = this.d, a = this.a, b = this.b, c = this.c;
+            if (m == -1 && full(r, d, a, b, c)) return;
             switch (kind) {
                 case ADD -> {
                     for (int x = m; x != 0; x &= x - 1) { int l = Integer.numberOfTrailingZeros(x); r[d + l] = r[a + l] + r[b + l]; }
@@ -100,6 +101,60 @@ final class IntOps {
                     }
                 }
             }
+        }
+
+        /**
+         * The commonest kinds for a whole warp (all 32 lanes): counted loops the JIT unrolls, with the
+         * same results as the per-lane paths. False when the kind has none.
+         */
+        private boolean full(long[] r, int d, int a, int b, int c) {
+            switch (kind) {
+                case ADD -> { for (int l = 0; l < 32; l++) r[d + l] = r[a + l] + r[b + l]; }
+                case SUB -> { for (int l = 0; l < 32; l++) r[d + l] = r[a + l] - r[b + l]; }
+                case MUL_LO -> { for (int l = 0; l < 32; l++) r[d + l] = r[a + l] * r[b + l]; }
+                case MAD_LO -> { for (int l = 0; l < 32; l++) r[d + l] = r[a + l] * r[b + l] + r[c + l]; }
+                case AND -> { for (int l = 0; l < 32; l++) r[d + l] = r[a + l] & r[b + l]; }
+                case OR -> { for (int l = 0; l < 32; l++) r[d + l] = r[a + l] | r[b + l]; }
+                case XOR -> { for (int l = 0; l < 32; l++) r[d + l] = r[a + l] ^ r[b + l]; }
+                case MUL_WIDE -> {
+                    final int s = 64 - bits;
+                    if (signed) {
+                        for (int l = 0; l < 32; l++) r[d + l] = ((r[a + l] << s) >> s) * ((r[b + l] << s) >> s);
+                    } else {
+                        for (int l = 0; l < 32; l++) r[d + l] = ((r[a + l] << s) >>> s) * ((r[b + l] << s) >>> s);
+                    }
+                }
+                case SHL -> {
+                    final int n = bits;
+                    for (int l = 0; l < 32; l++) {
+                        long k = r[b + l] & 0xFFFF_FFFFL;
+                        r[d + l] = k >= n ? 0 : r[a + l] << k;
+                    }
+                }
+                case SHR -> {
+                    // as compute(): the value extended from its type, shifted by b (unsigned, 32 bits)
+                    final int n = bits, s = 64 - bits;
+                    if (signed) {
+                        for (int l = 0; l < 32; l++) r[d + l] = ((r[a + l] << s) >> s) >> Math.min(r[b + l] & 0xFFFF_FFFFL, 63);
+                    } else {
+                        for (int l = 0; l < 32; l++) {
+                            long k = r[b + l] & 0xFFFF_FFFFL;
+                            r[d + l] = k >= n ? 0 : ((r[a + l] << s) >>> s) >>> k;
+                        }
+                    }
+                }
+                case SHF_L, SHF_R -> {
+                    if (mode != 0) return false; // .clamp: the per-lane path
+                    // .wrap: the 64-bit value b:a shifted by c mod 32 (PTX ISA 9.7.8.8), as compute() does
+                    if (kind == SHF_L) {
+                        for (int l = 0; l < 32; l++) r[d + l] = (((r[b + l] << 32) | (r[a + l] & 0xFFFF_FFFFL)) << (r[c + l] & 31)) >>> 32;
+                    } else {
+                        for (int l = 0; l < 32; l++) r[d + l] = (((r[b + l] << 32) | (r[a + l] & 0xFFFF_FFFFL)) >>> (r[c + l] & 31)) & 0xFFFF_FFFFL;
+                    }
+                }
+                default -> { return false; }
+            }
+            return true;
         }
 
         private long ext(long x) {

@@ -8,7 +8,7 @@ import dev.zluda.ptx.FunctionInfo;
  * @param name         the kernel's name
  * @param info         the PTX front end's view: parameters (offsets and sizes in the parameter
  *                     buffer, what cuFuncGetParamInfo reports), registers, directives
- * @param program      the translated instructions
+ * @param program      the translated instructions; null for a kernel of the hip backend (a code object runs it)
  * @param staticShared bytes of static shared memory per CTA (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
  * @param localBytes   bytes of local memory per thread (CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
  * @param maxThreads   the most threads per block: 1024, or less as {@code .maxntid}/{@code .reqntid} say

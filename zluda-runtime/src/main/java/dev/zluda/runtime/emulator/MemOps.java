@@ -44,6 +44,26 @@ final class MemOps {
             return (base32 ? b & 0xFFFF_FFFFL : b) + offset;
         }
 
+        /**
+         * For a 4-byte access by all 32 lanes of a shared or global instruction: puts the lanes'
+         * addresses in {@code t} and tells whether every one is aligned and inside the CTA's shared
+         * memory ({@code limit}: its size - 4) or inside the global allocation the warp hit last, so
+         * that none needs a check of its own. False: some lane needs the per-lane path (which reports
+         * the fault, if any, for the lowest such lane, as before).
+         */
+        final boolean wholeWarp(Warp w, long[] r, long[] t, boolean shared, long limit) {
+            long or = 0, lo = Long.MAX_VALUE, hi = Long.MIN_VALUE;
+            for (int l = 0; l < 32; l++) {
+                long a = address(r, l);
+                t[l] = a;
+                or |= a;
+                lo = Math.min(lo, a);
+                hi = Math.max(hi, a);
+            }
+            if ((or & 3) != 0) return false;
+            return shared ? lo >= 0 && hi <= limit : w.globalCovers(lo, hi, 4);
+        }
+
         final long resolve(Warp w, long a, int size, int l, int how) {
             return switch (space) {
                 case GLOBAL -> w.global(a, size, l, how);
@@ -92,6 +112,19 @@ final class MemOps {
                 final int d = d0;
                 final boolean shared = space == SHARED;
                 final long lo = shared ? 0 : Long.MIN_VALUE, limit = shared ? w.cta.sharedBytes - 4 : 0, sbase = w.cta.sharedBase;
+                if (m == -1) {
+                    final long[] t = w.addr;
+                    if (wholeWarp(w, r, t, shared, limit)) {
+                        final long add = shared ? sbase : 0;
+                        if (signed) {
+                            for (int l = 0; l < 32; l++) r[d + l] = Mem.ALL.get(Mem.I, add + t[l]);
+                        } else {
+                            for (int l = 0; l < 32; l++) r[d + l] = Mem.ALL.get(Mem.I, add + t[l]) & 0xFFFF_FFFFL;
+                        }
+                        if (acquire) VarHandle.acquireFence();
+                        return;
+                    }
+                }
                 for (int x = m; x != 0; x &= x - 1) {
                     int l = Integer.numberOfTrailingZeros(x);
                     long a = address(r, l);
@@ -145,6 +178,29 @@ final class MemOps {
         void exec(Warp w, int m) {
             final long[] r = w.r;
             if (release) VarHandle.releaseFence();
+            if (count == 1 && size == 4 && (space == SHARED || space == GLOBAL)) {
+                // the common case, as in Ld: shared checks inlined, one 32-bit store
+                final int v = src[0];
+                final boolean shared = space == SHARED;
+                final long limit = shared ? w.cta.sharedBytes - 4 : 0, sbase = w.cta.sharedBase;
+                if (m == -1) {
+                    final long[] t = w.addr;
+                    if (wholeWarp(w, r, t, shared, limit)) {
+                        final long add = shared ? sbase : 0;
+                        for (int l = 0; l < 32; l++) Mem.ALL.set(Mem.I, add + t[l], (int) r[v + l]);
+                        return;
+                    }
+                }
+                for (int x = m; x != 0; x &= x - 1) {
+                    int l = Integer.numberOfTrailingZeros(x);
+                    long a = address(r, l);
+                    long abs;
+                    if (shared && (a & 3) == 0 && a >= 0 && a <= limit) abs = sbase + a;
+                    else abs = resolve(w, a, 4, l, Warp.WRITE);
+                    Mem.ALL.set(Mem.I, abs, (int) r[v + l]);
+                }
+                return;
+            }
             int total = size * count;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);

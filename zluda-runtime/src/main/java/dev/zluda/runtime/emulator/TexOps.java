@@ -8,12 +8,17 @@ package dev.zluda.runtime.emulator;
  * <p>Texture fetching follows the CUDA C++ Programming Guide, appendix "Texture Fetching": with
  * normalized coordinates {@code u = x * N}; point sampling reads texel {@code floor(u)}; linear filtering
  * reads texels {@code i = floor(u - 0.5)} and {@code i + 1} with weight {@code alpha = frac(u - 0.5)} held
- * in 9-bit fixed point with 8 fraction bits. Measured on an NVIDIA H200 (conformance data
- * {@code texture.bin.gz}): alpha is rounded to the nearest 1/256, halves up; the weighted sum of the
- * texels is rounded to f32 once. Address modes act on texel indices: clamp to the edge, border colour
+ * in 9-bit fixed point with 8 fraction bits. The arithmetic an NVIDIA H200 does, fitted to its recorded
+ * results (conformance data {@code texture.bin.gz}, the {@code probe.*} sweeps included): a normalized
+ * coordinate is first truncated to 21 fraction bits ({@link #COORD_FRACTION_BITS}); alpha is rounded to
+ * the nearest 1/256, halves up; the 2D corner weights are integers in 1/256 ({@link #cornerWeights});
+ * f32 and half texels are summed as {@link #blend} says, 8/16-bit normalized ones in 16-bit fixed point
+ * ({@link #fixedChannel}). Address modes act on texel indices: clamp to the edge, border colour
  * for a texel outside, wrap (index mod N) and mirror. Channels a format lacks read as 0. 8- and 16-bit
  * integer formats read as normalized floats map to [0, 1] ({@code v / (2^n - 1)}) or [-1, 1]
  * ({@code max(v / (2^(n-1) - 1), -1)}); sRGB textures convert r, g and b with the sRGB curve.
+ * Known differences from the H200 (3D weights, sRGB, some s8 blends, tld4 at a mirror seam)
+ * are listed in docs/support.md.
  */
 final class TexOps {
     private TexOps() {}
@@ -155,8 +160,12 @@ final class TexOps {
         return f >= Integer.MAX_VALUE / 2 ? Integer.MAX_VALUE / 2 : f <= Integer.MIN_VALUE / 2 ? Integer.MIN_VALUE / 2 : (int) f;
     }
 
-    /** Fraction bits a normalized coordinate keeps: it is truncated (toward -inf) to a multiple of 2^-16 first (H200). */
-    static final int COORD_FRACTION_BITS = 16;
+    /**
+     * Fraction bits a normalized coordinate keeps: it is truncated (toward -inf) to a multiple of 2^-21 first,
+     * for point sampling and linear filtering alike (H200, measured with the {@code probe.*.norm.coord} sweeps:
+     * 20 or 22 bits mispredict 136 to 576 of their fetches).
+     */
+    static final int COORD_FRACTION_BITS = 21;
 
     /**
      * The coordinate along an axis in texel units. Unnormalized coordinates are used as they are; a
@@ -186,7 +195,8 @@ final class TexOps {
         int[] a = new int[3];
         boolean linear = t.linearFilter() && !t.integerTexels();
         for (int k = 0; k < dims; k++) {
-            double u = unnormalized(t, coord[k], k);
+            // a NaN coordinate reads as 0 (H200: point sampling reads texel 0, linear filtering blends texels -1 and 0 equally)
+            double u = unnormalized(t, Float.isNaN(coord[k]) ? 0f : coord[k], k);
             if (linear) {
                 double xb = u - 0.5;
                 i0[k] = floorIndex(xb);
@@ -206,29 +216,150 @@ final class TexOps {
             fetch(t, i0, resultType, out);
             return;
         }
-        double[] acc = new double[4];
-        int corners = 1 << dims;
+        int[] w = cornerWeights(dims, a);
+        boolean fixed = !t.srgb() && switch (t.format()) {
+            case TextureObject.U8, TextureObject.U16, TextureObject.S8, TextureObject.S16 -> true;
+            default -> false;
+        };
+        float[][] v = new float[w.length][4];
+        int[][] q = new int[w.length][4];
         int[] idx = new int[3];
-        for (int c = 0; c < corners; c++) {
-            double wgt = 1;
-            for (int k = 0; k < dims; k++) {
-                int bit = (c >> k) & 1;
-                idx[k] = i0[k] + bit;
-                wgt *= (bit == 1 ? a[k] : 256 - a[k]) / 256.0;
-            }
-            if (wgt == 0) continue;
+        for (int c = 0; c < w.length; c++) {
+            if (w[c] == 0) continue;
+            for (int k = 0; k < dims; k++) idx[k] = i0[k] + ((c >> k) & 1);
             long addr = texel(t, idx);
             for (int ch = 0; ch < 4; ch++) {
-                double v = addr < 0 ? borderChannel(t, ch) : floatChannel(t, addr, ch);
-                acc[ch] += wgt * v;
+                if (fixed) q[c][ch] = ch >= t.channels() ? 0 : addr < 0 ? fixedBorder(t, ch) : fixedChannel(t, rawChannel(t, addr, ch));
+                else v[c][ch] = (float) (addr < 0 ? borderChannel(t, ch) : floatChannel(t, addr, ch));
             }
         }
+        float[] col = new float[w.length];
         for (int ch = 0; ch < 4; ch++) {
-            float f = (float) acc[ch];
-            // half textures filter to half precision (H200)
-            if (t.format() == TextureObject.HALF) f = Float.float16ToFloat(Float.floatToFloat16(f));
+            float f;
+            if (fixed) {
+                long sum = 0;
+                for (int c = 0; c < w.length; c++) sum += (long) w[c] * q[c][ch];
+                // to 16 bits, halves up; s8 blends are of the raw values, scaled by 257/255 to 16 bits here
+                long r = t.format() == TextureObject.S8 ? sum + Math.floorDiv(4 * sum + 255, 510) : Math.floorDiv(sum + 128, 256);
+                boolean signed = t.format() == TextureObject.S8 || t.format() == TextureObject.S16;
+                f = signed ? (float) Math.max(r / 32767.0, -1) : (float) (r / 65535.0);
+            } else {
+                for (int c = 0; c < w.length; c++) col[c] = v[c][ch];
+                f = blend(w, col, t.format() == TextureObject.HALF);
+            }
             out[ch] = result(f, resultType);
         }
+    }
+
+    /**
+     * An 8/16-bit normalized texel as the filter takes it (fitted to the H200's results): u8 as a 16-bit
+     * fraction of 65535 ({@code v * 257}, its bits replicated), u16 and s16 as they are, s8 as its raw value
+     * (the blend {@code S} of s8 texels, in 1/256, becomes the 16-bit {@code S + round(2S/255)}, halves up:
+     * exact for every s8 texel fetched alone, {@code probe.2d.s8x1.clamp.linear.ramp}; 152 of the 4276
+     * distinct blends recorded still come out one 16-bit step away, see docs/support.md).
+     */
+    private static int fixedChannel(TextureObject t, int raw) {
+        return switch (t.format()) {
+            case TextureObject.U8 -> raw * 257;
+            default -> raw;
+        };
+    }
+
+    /** The border colour of an 8/16-bit normalized texture in the filter's 16-bit units ({@link #fixedChannel}). */
+    private static int fixedBorder(TextureObject t, int c) {
+        float b = Float.intBitsToFloat(t.border()[c]);
+        return switch (t.format()) {
+            case TextureObject.U8 -> fixedChannel(t, (int) Math.rint(Math.clamp(b, 0f, 1f) * 255.0));
+            case TextureObject.S8 -> fixedChannel(t, (int) Math.rint(Math.clamp(b, -1f, 1f) * 127.0));
+            case TextureObject.U16 -> (int) Math.rint(Math.clamp(b, 0f, 1f) * 65535.0);
+            default -> (int) Math.rint(Math.clamp(b, -1f, 1f) * 32767.0);
+        };
+    }
+
+    /**
+     * The weights of the 2^dims texels of the filter footprint, in 1/256, corner c taking the upper texel
+     * along axis k when bit k of c is set; they sum to 256. From the per-axis weights {@code a[k]} (0..255,
+     * the fraction rounded to 1/256): 1D {@code {256 - a, a}}; 2D (measured on an NVIDIA H200) the corner
+     * of both upper texels gets {@code round(a*b/256)} (halves up) and the others what keeps each axis's sum
+     * exact: {@code a - w11}, {@code b - w11}, {@code 256 - a - b + w11}. 3D splits each 2D weight by the
+     * third axis the same way: this is an approximation, not the H200's rule (its weights for slices with
+     * {@code c = 0} follow the 2D rule, the others differ by 1/256 here and there; recorded in
+     * {@code probe.3d.f32x4.clamp.linear.weights}, listed in docs/support.md). 1D (a 1D CUDA array made
+     * with Height 0) has not been recorded on the H200.
+     */
+    static int[] cornerWeights(int dims, int[] a) {
+        if (dims == 1) return new int[] {256 - a[0], a[0]};
+        int w11 = (a[0] * a[1] + 128) >> 8;
+        int[] w2 = {256 - a[0] - a[1] + w11, a[0] - w11, a[1] - w11, w11};
+        if (dims == 2) return w2;
+        int[] w3 = new int[8];
+        for (int c = 0; c < 4; c++) {
+            int up = (w2[c] * a[2] + 128) >> 8;
+            w3[c] = w2[c] - up;
+            w3[c + 4] = up;
+        }
+        return w3;
+    }
+
+    /** Bits below the largest texel's leading bit that the filter keeps of each texel (H200). */
+    static final int FILTER_FRACTION_BITS = 27;
+
+    /**
+     * The filtered value {@code sum(w[i] * v[i]) / 256} as an NVIDIA H200 computes it (fitted to the
+     * recorded conformance data, {@code texture.bin.gz}): each texel with a nonzero weight is cut (toward
+     * zero) to a multiple of {@code 2^(E - 27)}, E being the exponent of the largest such texel; the
+     * weighted sum is then exact and rounded once, halves away from zero: to f32, or to f16 for half
+     * textures. A NaN or infinite texel makes the sum what f32 arithmetic gives.
+     */
+    static float blend(int[] w, float[] v, boolean half) {
+        int e = Integer.MIN_VALUE;
+        for (int i = 0; i < w.length; i++) {
+            if (w[i] == 0) continue;
+            if (!Float.isFinite(v[i])) {
+                double s = 0;
+                for (int k = 0; k < w.length; k++) if (w[k] != 0) s += w[k] * (double) v[k];
+                return (float) (s / 256);
+            }
+            if (v[i] != 0) e = Math.max(e, exponent(v[i]));
+        }
+        if (e == Integer.MIN_VALUE) return 0f;
+        int g = e - FILTER_FRACTION_BITS;
+        long sum = 0;
+        for (int i = 0; i < w.length; i++) {
+            if (w[i] == 0 || v[i] == 0) continue;
+            int bits = Float.floatToRawIntBits(v[i]);
+            int be = (bits >>> 23) & 0xFF;
+            long m = be == 0 ? bits & 0x7FFFFF : (bits & 0x7FFFFF) | 0x800000;
+            int x = be == 0 ? -149 : be - 150; // v = m * 2^x
+            long q = x >= g ? m << (x - g) : (g - x >= 63 ? 0 : m >> (g - x));
+            sum += w[i] * (bits < 0 ? -q : q);
+        }
+        return half ? roundHalfAway(sum, g - 8, 11, -24) : roundHalfAway(sum, g - 8, 24, -149);
+    }
+
+    /** Exponent of the leading bit of a nonzero finite float (subnormals included). */
+    private static int exponent(float f) {
+        int bits = Float.floatToRawIntBits(f);
+        int be = (bits >>> 23) & 0xFF;
+        return be != 0 ? be - 127 : -149 + 31 - Integer.numberOfLeadingZeros(bits & 0x7FFFFF);
+    }
+
+    /**
+     * {@code s * 2^x} rounded, halves away from zero, to a float format of {@code p} significand bits whose
+     * smallest subnormal is {@code 2^minExp} (f32: 24, -149; f16: 11, -24), returned as a float.
+     */
+    static float roundHalfAway(long s, int x, int p, int minExp) {
+        if (s == 0) return 0f;
+        long mag = Math.abs(s);
+        int msb = 63 - Long.numberOfLeadingZeros(mag);
+        int shift = Math.max(msb - (p - 1), minExp - x);
+        if (shift > 0) {
+            mag = (mag + (1L << (shift - 1))) >> shift;
+            x += shift;
+        }
+        float f = Math.scalb((float) mag, x);
+        if (p == 11 && Math.abs(f) >= 65520f) f = Float.POSITIVE_INFINITY; // beyond f16's largest finite value
+        return s < 0 ? -f : f;
     }
 
     private static long result(float f, int resultType) {

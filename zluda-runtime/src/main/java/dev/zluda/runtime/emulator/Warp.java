@@ -51,9 +51,12 @@ final class Warp {
     long executed;
     /** Scratch values for instructions that read other lanes (shfl). */
     final long[] tmp = new long[32];
+    /** Scratch addresses of a whole-warp memory access (MemOps). */
+    final long[] addr = new long[32];
 
-    // last global allocation hit by this warp: [cacheLo, cacheLo + cacheLen)
-    private long cacheLo, cacheLen;
+    // the last global allocations hit by this warp, the latest first: [cacheLo[i], cacheLo[i] + cacheLen[i])
+    private static final int CACHED = 4;
+    private final long[] cacheLo = new long[CACHED], cacheLen = new long[CACHED];
     private final long[] found = new long[2];
 
     Warp(CtaRunner cta, int id, int valid, long localBase) {
@@ -288,15 +291,43 @@ final class Warp {
     /** Checks a global access and returns its native address (PTX ISA 5.1.4). */
     long global(long a, int size, int lane, int how) {
         if ((a & (size - 1)) != 0) throw misaligned(a, size, lane, how, "global");
-        long off = a - cacheLo;
-        if (off >= 0 && off <= cacheLen - size) return a;
+        final long[] lo = cacheLo, len = cacheLen;
+        long off = a - lo[0];
+        if (off >= 0 && off <= len[0] - size) return a;
+        for (int i = 1; i < CACHED; i++) {
+            off = a - lo[i];
+            if (off >= 0 && off <= len[i] - size) {
+                long l = lo[i], n = len[i];
+                lo[i] = lo[0];
+                len[i] = len[0];
+                lo[0] = l;
+                len[0] = n;
+                return a;
+            }
+        }
         if (!cta.launch.memory.find(a, found)) throw outside(a, size, lane, how, "(global): not inside any allocation");
         if (a - found[0] > found[1] - size) {
             throw outside(a, size, lane, how, "(global): past the end of the allocation at " + Mem.hex(found[0]) + " of " + found[1] + " bytes");
         }
-        cacheLo = found[0];
-        cacheLen = found[1];
+        System.arraycopy(lo, 0, lo, 1, CACHED - 1);
+        System.arraycopy(len, 0, len, 1, CACHED - 1);
+        lo[0] = found[0];
+        len[0] = found[1];
         return a;
+    }
+
+    /**
+     * Whether every {@code size}-byte global access at an address from {@code lo} to {@code hi} (signed
+     * order) is inside one of the allocations this warp hit last, so that it needs no check of its own:
+     * both ends pass the test of {@link #global} for the same allocation (one interval, so every address
+     * between them passes too).
+     */
+    boolean globalCovers(long lo, long hi, int size) {
+        for (int i = 0; i < CACHED; i++) {
+            long a = lo - cacheLo[i], b = hi - cacheLo[i], max = cacheLen[i] - size;
+            if (a >= 0 && a <= max && b >= 0 && b <= max) return true;
+        }
+        return false;
     }
 
     /** Checks a shared-space access (offset in the CTA's shared memory) and returns its native address. */

@@ -36,13 +36,28 @@ public final class Hip {
     }
 
     /**
-     * Loads the HIP runtime.
+     * Names a HIP library to load instead of {@link #LIBRARIES}: the environment variable {@code ZLUDA_HIP_LIBRARY}
+     * (a path or a soname), else this system property (for programs that run the driver in their own JVM, and
+     * tests that point the binding at a stand-in library).
+     */
+    public static final String LIBRARY_PROPERTY = "zluda.hipLibrary";
+
+    /** The library {@code ZLUDA_HIP_LIBRARY} / {@link #LIBRARY_PROPERTY} names, or null. */
+    public static String libraryOverride() {
+        String v = System.getenv("ZLUDA_HIP_LIBRARY");
+        if (v == null || v.isBlank()) v = System.getProperty(LIBRARY_PROPERTY);
+        return v == null || v.isBlank() ? null : v.trim();
+    }
+
+    /**
+     * Loads the HIP runtime: the library {@link #libraryOverride()} names, else the first of {@link #LIBRARIES}.
      *
      * @throws UnsatisfiedLinkError naming every library tried when none loads
      */
     public static Hip load() {
+        String only = libraryOverride();
         StringBuilder why = new StringBuilder();
-        for (String name : LIBRARIES) {
+        for (String name : only != null ? List.of(only) : LIBRARIES) {
             try {
                 return new Hip(name, SymbolLookup.libraryLookup(name, Arena.global()));
             } catch (IllegalArgumentException e) {
@@ -313,6 +328,120 @@ public final class Hip {
         } catch (Throwable t) {
             throw rethrow(t);
         }
+    }
+
+    // ---------------------------------------------------------------- what the hip backend of the driver adds
+
+    private final java.util.concurrent.ConcurrentHashMap<String, MethodHandle> handles = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Calls a HIP function that returns hipError_t, binding it on first use. */
+    private int call(String name, FunctionDescriptor d, Object... args) {
+        try {
+            MethodHandle h = handles.computeIfAbsent(name, n -> fn(n, d));
+            return (int) h.invokeWithArguments(args);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code true} when the library exports {@code name}. */
+    public boolean has(String name) {
+        return lookup.find(name).isPresent();
+    }
+
+    /** {@code hipInit(0)}. */
+    public int init() {
+        return call("hipInit", FunctionDescriptor.of(JAVA_INT, JAVA_INT), 0);
+    }
+
+    /** {@code hipSetDevice(int)}: makes {@code device} the calling thread's device. */
+    public int setDevice(int device) {
+        return call("hipSetDevice", FunctionDescriptor.of(JAVA_INT, JAVA_INT), device);
+    }
+
+    /**
+     * {@code hipGetDeviceProperties}: the raw {@code hipDeviceProp_t} of {@code device} in {@code out} (at least
+     * 4096 bytes). HIP 6 changed the structure (ROCm 6.0: {@code hipDeviceProp_tR0600}, 1472 bytes, filled by
+     * {@code hipGetDevicePropertiesR0600}); HIP 5's is 792 bytes, filled by {@code hipGetDeviceProperties}
+     * (layouts from the public {@code hip_runtime_api.h} of ROCm 5.0–5.7 and 6.0–6.2).
+     *
+     * @param hip6 {@code true} for a HIP 6 runtime ({@code hipRuntimeGetVersion} ≥ 60000000)
+     */
+    public int deviceProperties(MemorySegment out, int device, boolean hip6) {
+        return call(hip6 ? "hipGetDevicePropertiesR0600" : "hipGetDeviceProperties", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), out, device);
+    }
+
+    /** {@code hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t)}. */
+    public int memcpyDtoD(long dst, long src, long bytes) {
+        return call("hipMemcpyDtoD", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), dst, src, bytes);
+    }
+
+    /** {@code hipMemsetD8/D16/D32(hipDeviceptr_t, value, count)}: {@code count} elements of 1, 2 or 4 bytes. */
+    public int memsetD(int elementBytes, long dst, int value, long count) {
+        String name = switch (elementBytes) {
+            case 1 -> "hipMemsetD8";
+            case 2 -> "hipMemsetD16";
+            case 4 -> "hipMemsetD32";
+            default -> throw new IllegalArgumentException("element of " + elementBytes + " bytes");
+        };
+        // the value is unsigned char / unsigned short / int in C; all pass as a 32-bit register
+        return call(name, FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG), dst, value, count);
+    }
+
+    /** {@code hipModuleUnload(hipModule_t)}. */
+    public int moduleUnload(long module) {
+        return call("hipModuleUnload", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), module);
+    }
+
+    /** {@code hipModuleGetGlobal(hipDeviceptr_t*, size_t*, hipModule_t, const char*)}: {error, address, bytes}. */
+    public long[] moduleGetGlobal(long module, String name) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(JAVA_LONG), n = a.allocate(JAVA_LONG);
+            int err = call("hipModuleGetGlobal", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS), p, n, module, a.allocateFrom(name));
+            return new long[] {err, p.get(JAVA_LONG, 0), n.get(JAVA_LONG, 0)};
+        }
+    }
+
+    /** {@code hipFuncGetAttribute(int*, hipFunction_attribute, hipFunction_t)}: {error, value}. */
+    public int[] funcAttribute(int attribute, long function) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(JAVA_INT);
+            int err = call("hipFuncGetAttribute", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG), v, attribute, function);
+            return new int[] {err, v.get(JAVA_INT, 0)};
+        }
+    }
+
+    /** {@code hipStreamCreateWithPriority(hipStream_t*, unsigned flags, int priority)}: {error, stream}. */
+    public long[] streamCreate(int flags, int priority) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = a.allocate(ADDRESS);
+            int err = call("hipStreamCreateWithPriority", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT), s, flags, priority);
+            return new long[] {err, s.get(JAVA_LONG, 0)};
+        }
+    }
+
+    /** {@code hipStreamQuery(hipStream_t)}: hipSuccess, or hipErrorNotReady (600) while work is pending. */
+    public int streamQuery(long stream) {
+        return call("hipStreamQuery", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), stream);
+    }
+
+    /** {@code hipStreamWaitEvent(hipStream_t, hipEvent_t, unsigned flags)}. */
+    public int streamWaitEvent(long stream, long event, int flags) {
+        return call("hipStreamWaitEvent", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT), stream, event, flags);
+    }
+
+    /** {@code hipEventCreateWithFlags(hipEvent_t*, unsigned flags)}: {error, event}. */
+    public long[] eventCreate(int flags) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment e = a.allocate(ADDRESS);
+            int err = call("hipEventCreateWithFlags", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), e, flags);
+            return new long[] {err, e.get(JAVA_LONG, 0)};
+        }
+    }
+
+    /** {@code hipEventQuery(hipEvent_t)}: hipSuccess, or hipErrorNotReady (600) before the event completed. */
+    public int eventQuery(long event) {
+        return call("hipEventQuery", FunctionDescriptor.of(JAVA_INT, JAVA_LONG), event);
     }
 
     private static RuntimeException rethrow(Throwable t) {

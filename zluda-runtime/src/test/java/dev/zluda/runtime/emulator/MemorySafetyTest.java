@@ -62,6 +62,32 @@ class MemorySafetyTest {
         assertEquals(Errors.ILLEGAL_ADDRESS, launch("ld.u32 %r1, [%rd1];", 1, 0, 0).error(), "generic null");
     }
 
+    /** The whole-warp paths of ld/st (one check for 32 lanes) still find the one bad lane and name it. */
+    @Test
+    void wholeWarpAccessesCheckEveryLane() throws Exception {
+        MemorySegment buf = run.buffer(128);
+        String lanes = "ld.global.u32 %r1, [%rd1];\nmul.wide.u32 %rd3, %r0, 4;\nadd.s64 %rd3, %rd1, %rd3;\nsetp.eq.u32 %p1, %r0, ";
+        assertTrue(launch(lanes + "31;\nld.global.u32 %r2, [%rd3];\nst.global.u32 [%rd3], %r2;", 32, buf.address(), 0).ok(), "32 lanes inside");
+        // an address far below every allocation: its distance from the allocation overflows a long
+        LaunchResult r = launch(lanes + "31;\n@%p1 mov.u64 %rd3, 0x8000000000000010;\nld.global.u32 %r2, [%rd3];", 32, buf.address(), 0);
+        assertEquals(Errors.ILLEGAL_ADDRESS, r.error(), r.message());
+        assertTrue(r.message().contains("thread (31,0,0)"), r.message());
+        r = launch(lanes + "31;\n@%p1 add.s64 %rd3, %rd3, 0x10000000000;\nst.global.u32 [%rd3], %r0;", 32, buf.address(), 0);
+        assertEquals(Errors.ILLEGAL_ADDRESS, r.error(), r.message());
+        assertTrue(r.message().contains("thread (31,0,0)") && r.message().contains("st.global.u32"), r.message());
+        r = launch(lanes + "5;\n@%p1 add.s64 %rd3, %rd3, 2;\nld.global.u32 %r2, [%rd3];", 32, buf.address(), 0);
+        assertEquals(Errors.MISALIGNED_ADDRESS, r.error(), r.message());
+        assertTrue(r.message().contains("thread (5,0,0)"), r.message());
+        // 64 bytes of shared memory: lanes 16..31 are outside, the first of them is reported
+        r = launch("mov.u32 %r1, sh;\nshl.b32 %r2, %r0, 2;\nadd.u32 %r1, %r1, %r2;\nld.shared.u32 %r3, [%r1];", 32);
+        assertEquals(Errors.ILLEGAL_ADDRESS, r.error(), r.message());
+        assertTrue(r.message().contains("thread (16,0,0)"), r.message());
+        r = launch("mov.u32 %r1, sh;\nshl.b32 %r2, %r0, 2;\nadd.u32 %r1, %r1, %r2;\nst.shared.u32 [%r1], %r0;", 32);
+        assertEquals(Errors.ILLEGAL_ADDRESS, r.error(), r.message());
+        assertTrue(r.message().contains("thread (16,0,0)"), r.message());
+        assertTrue(launch("mov.u32 %r1, sh;\nand.b32 %r2, %r0, 15;\nshl.b32 %r2, %r2, 2;\nadd.u32 %r1, %r1, %r2;\nst.shared.u32 [%r1], %r0;\nld.shared.u32 %r3, [%r1];", 32).ok());
+    }
+
     @Test
     void misalignedAccesses() throws Exception {
         MemorySegment buf = run.buffer(256);

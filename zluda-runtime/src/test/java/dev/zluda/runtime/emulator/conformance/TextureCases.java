@@ -443,6 +443,7 @@ public final class TextureCases {
             }
         }
         launchState();
+        filterProbes();
     }
 
     /** Special registers, cp.async and mbarrier cases (no texture). */
@@ -661,6 +662,79 @@ public final class TextureCases {
         mb = mb.replace("mbarrier.arrive.expect_tx.shared.b64 %rd15, [%t4+16], 0;\n", "");
         CASES.add(new Case("mbarrier.basics", RES_NONE, 0, 0, 1, 1, FLOAT, 1, OBJ_NONE, new int[3], 0, 0, new int[4],
                 new int[] {1, 1, 1}, new int[] {64, 1, 1}, 0, 24, false, kernel(".shared .align 8 .b64 bars[4];\n", mb, 24), new byte[0], new int[64 * 8]));
+    }
+
+
+    /** Pads a probe's coordinate list to a whole number of 64-thread blocks (repeating its first entry). */
+    private static List<float[]> pad64(List<float[]> l) {
+        while (l.size() % 64 != 0) l.add(l.getFirst());
+        return l;
+    }
+
+    private static void probe(String name, int dims, int w, int h, int d, int format, int ch, int am, int filter, int flags, byte[] texels,
+                              List<float[]> coords) {
+        pad64(coords);
+        int[] b = new int[4];
+        for (int i = 0; i < 4; i++) b[i] = Float.floatToRawIntBits(BORDER_COLOR[i]);
+        int[] args = new int[coords.size() * 8];
+        for (int i = 0; i < coords.size(); i++) for (int k = 0; k < coords.get(i).length; k++) args[8 * i + k] = Float.floatToRawIntBits(coords.get(i)[k]);
+        CASES.add(new Case(name, RES_ARRAY, dims, w, h, d, format, ch, OBJ_TEX, new int[] {am, am, am}, filter, flags, b,
+                new int[] {coords.size() / 64, 1, 1}, new int[] {64, 1, 1}, 0, 4, false, texKernel(dims, "f32", true), texels, args));
+    }
+
+    /**
+     * Fine probes of the filter (recorded after the first 125 cases): where normalized coordinates change
+     * texel and weight (f32 texels 0..12, so a linear fetch returns {@code i + alpha}), the 3D corner weights
+     * (f32x4 texels of 1.0 and 4096.0 at two corners per channel, so each channel returns two weights), and
+     * the s8 to 16-bit conversion of the filter (every s8 value at its centre, blends of neighbours).
+     */
+    private static void filterProbes() {
+        ByteBuffer ramp = ByteBuffer.allocate(13 * 4).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 13; i++) ramp.putFloat(i);
+        // linear, normalized: the coordinates nearest to where alpha changes (x*13 - 0.5 = k + (n + 0.5)/256), 48 f32 steps either side
+        List<float[]> lin = new ArrayList<>();
+        for (int n = 5; n < 3328; n += 69) {
+            float x0 = (float) ((2.0 * n + 257) / 6656);
+            for (int sign = 0; sign < 2; sign++) {
+                float x = x0;
+                for (int j = 0; j < 48; j++) x = Math.nextDown(x);
+                for (int j = 0; j < 97; j++, x = Math.nextUp(x)) lin.add(new float[] {sign == 0 ? x : x - 1f, 0.5f});
+            }
+        }
+        probe("probe.2d.f32x1.wrap.linear.norm.coord", 2, 13, 1, 1, FLOAT, 1, WRAP, 1, NORMALIZED, ramp.array(), lin);
+        // point, normalized: the coordinates nearest to the texel boundaries x = i/13
+        List<float[]> pt = new ArrayList<>();
+        for (int i = 1; i < 13; i++) {
+            for (int sign = 0; sign < 2; sign++) {
+                float x = (float) (i / 13.0);
+                for (int j = 0; j < 48; j++) x = Math.nextDown(x);
+                for (int j = 0; j < 97; j++, x = Math.nextUp(x)) pt.add(new float[] {sign == 0 ? x : x - 1f, 0.5f});
+            }
+        }
+        probe("probe.2d.f32x1.wrap.point.norm.coord", 2, 13, 1, 1, FLOAT, 1, WRAP, 0, NORMALIZED, ramp.array(), pt);
+        // 3D weights: corner c = x + 2y + 4z; channel k holds 1.0 at corner 2k and 4096.0 at corner 2k+1
+        ByteBuffer cube = ByteBuffer.allocate(8 * 16).order(ByteOrder.LITTLE_ENDIAN);
+        for (int c = 0; c < 8; c++) for (int k = 0; k < 4; k++) cube.putFloat(c == 2 * k ? 1f : c == 2 * k + 1 ? 4096f : 0f);
+        int[] fr = {0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 65, 96, 127, 128, 129, 160, 191, 192, 224, 240, 255};
+        List<float[]> w3 = new ArrayList<>();
+        for (int a : fr) for (int b2 : fr) for (int c : fr) w3.add(new float[] {0.5f + (a + 0.25f) / 256, 0.5f + (b2 + 0.25f) / 256, 0.5f + (c + 0.25f) / 256});
+        SplittableRandom r = rng("probe.3d");
+        while (w3.size() < 16384) w3.add(new float[] {0.5f + (r.nextInt(256) + 0.25f) / 256, 0.5f + (r.nextInt(256) + 0.25f) / 256, 0.5f + (r.nextInt(256) + 0.25f) / 256});
+        probe("probe.3d.f32x4.clamp.linear.weights", 3, 2, 2, 2, FLOAT, 4, CLAMP, 1, 0, cube.array(), w3);
+        // s8: texel i holds i - 128; every centre, then neighbours blended with several weights
+        byte[] s8 = new byte[256];
+        for (int i = 0; i < 256; i++) s8[i] = (byte) (i - 128);
+        List<float[]> sc = new ArrayList<>();
+        for (int i = 0; i < 256; i++) sc.add(new float[] {i + 0.5f, 0.5f});
+        for (int a : new int[] {1, 32, 64, 96, 128, 160, 192, 224, 255}) for (int i = 0; i < 255; i++) sc.add(new float[] {i + 0.5f + (a + 0.25f) / 256, 0.5f});
+        probe("probe.2d.s8x1.clamp.linear.ramp", 2, 256, 1, 1, S8, 1, CLAMP, 1, 0, s8, sc);
+        // s8, random texels and positions (blends of values of either sign)
+        SplittableRandom q = rng("probe.s8.mix");
+        byte[] mix = new byte[256];
+        for (int i = 0; i < 256; i++) mix[i] = (byte) q.nextInt(256);
+        List<float[]> mc = new ArrayList<>();
+        for (int i = 0; i < 2048; i++) mc.add(new float[] {0.5f + q.nextInt(255) + (q.nextInt(256) + 0.25f) / 256, 0.5f});
+        probe("probe.2d.s8x1.clamp.linear.mix", 2, 256, 1, 1, S8, 1, CLAMP, 1, 0, mix, mc);
     }
 
     // ------------------------------------------------------------------ export
