@@ -31,6 +31,7 @@ final class CallTable extends BorderPane {
     private int page = 20;
     private int selectedRow = -1;
     private boolean filling;
+    private Node watchedViewport;
 
     /** Wraps {@code table}; {@code onSelectRow} hears the row (of all rows) the user selects, -1 for none. */
     CallTable(TableView<CallRows.Row> table, IntConsumer onSelectRow) {
@@ -205,6 +206,13 @@ final class CallTable extends BorderPane {
     /** Height of the table's viewport (the cells' clipped container), -1 before the table has laid it out. */
     private double viewportHeight() {
         Node c = table.lookup(".clipped-container");
+        if (c != null && c != watchedViewport) {
+            // the viewport also changes after the table's own layout (the flow lays it out later): follow it
+            watchedViewport = c;
+            c.layoutBoundsProperty().addListener((o, a, b) -> {
+                if (a.getHeight() != b.getHeight()) resized();
+            });
+        }
         double h = c == null ? -1 : c.getLayoutBounds().getHeight();
         return h > 0 ? h : -1;
     }
