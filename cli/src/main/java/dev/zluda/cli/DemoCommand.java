@@ -144,10 +144,34 @@ final class DemoCommand implements Callable<Integer> {
                 : "VERDICT: the runs differ: " + r.divergingCalls() + " diverging calls (first divergence above)"));
         out.println("      capture:  " + capture);
         out.println("      report:   " + html);
-        out.println("      look at it:  dist/bin/zluda dump " + capture);
-        out.println("                   dist/bin/zluda diff " + reference + " " + capture);
+        String zluda = launcher(System.getProperty("zluda.home"), System.getenv("PATH"));
+        out.println("      look at it:  " + zluda + " dump " + capture);
+        out.println("                   " + zluda + " diff " + reference + " " + capture);
         out.flush();
         return passed && r.same() ? 0 : 1;
+    }
+
+    /**
+     * How to call this launcher from the current directory: {@code zluda} when {@code PATH} finds
+     * this very launcher ({@code <zluda.home>/bin/zluda}), else its absolute path; plain
+     * {@code zluda} when not started through the launcher.
+     */
+    static String launcher(String home, String path) {
+        if (home == null) return "zluda";
+        Path self = Path.of(home, "bin", "zluda").toAbsolutePath().normalize();
+        if (path != null) {
+            for (String d : path.split(java.io.File.pathSeparator)) {
+                if (d.isEmpty()) continue;
+                Path p = Path.of(d, "zluda");
+                try {
+                    if (Files.isExecutable(p) && Files.isSameFile(p, self)) return "zluda";
+                } catch (IOException | java.nio.file.InvalidPathException e) {
+                    // not this one
+                }
+                if (Files.isExecutable(p)) break; // another zluda comes first on PATH
+            }
+        }
+        return self.toString();
     }
 
     private static List<String> prepend(String first, List<String> rest) {

@@ -25,7 +25,7 @@ import java.util.Properties;
         footer = {"", "Environment: ZLUDA_JAVA_HOME (the Java runtime to use), ZLUDA_JVM_OPTS (extra JVM options).",
                 "Exit codes (every command): 0 success; 1 the command's negative answer (diff: different, replay: diverged, ptx check: errors found, dump: damaged capture); 2 trouble: bad usage, a missing or unreadable input, a write error. zluda run: the program's own code, 125/126/127 for its own failures.",
                 "Documentation: README.md and docs/ in the source tree."})
-public final class Main implements Runnable {
+public final class Main implements java.util.concurrent.Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -85,9 +85,16 @@ public final class Main implements Runnable {
     /** Exit code 2: bad usage, a missing or unreadable input, a write error. */
     static final int TROUBLE = 2;
 
+    /**
+     * {@code zluda} without a command: a usage error (exit 2, as every other usage error), with the
+     * help on stderr so that it does not pass for a command's output. {@code zluda --help} prints
+     * it on stdout and exits 0.
+     */
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        spec.commandLine().getErr().flush();
+        return TROUBLE;
     }
 
     /** The version from the build (resource written by Maven). */

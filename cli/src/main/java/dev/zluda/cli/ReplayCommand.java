@@ -118,7 +118,7 @@ final class ReplayCommand implements Callable<Integer> {
                     }
                 }
                 Locate.Result r = Locate.run(cap, kernel, new Locate.Options(on, ptxText, against, againstText, who, trace.traceLimit,
-                        home == null ? null : Path.of(home)));
+                        home == null ? null : Path.of(home), ptx == null ? null : ptx.toString(), againstPtx == null ? null : againstPtx.toString()));
                 r.print(out);
                 return r.exitCode();
             }

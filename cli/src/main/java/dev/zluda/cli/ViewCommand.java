@@ -49,14 +49,21 @@ final class ViewCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
+        // the inputs first: a wrong path is the more useful message than a missing display
+        for (Path c : new Path[] {capture, other}) {
+            if (c != null && !Files.exists(c)) throw new CommandLine.ParameterException(spec.commandLine(), "no such capture: " + c);
+            if (c != null && Files.isDirectory(c) && !Files.exists(c.resolve(dev.zluda.capture.CaptureFormat.CAPTURE_FILE))) {
+                err.println("zluda: " + c + ": is not a capture directory (no " + dev.zluda.capture.CaptureFormat.CAPTURE_FILE + ")");
+                err.println("  see: zluda view --help");
+                err.flush();
+                return Main.TROUBLE;
+            }
+        }
         String problem = Viewer.displayProblem(env);
         if (problem != null) {
             err.println("zluda view: " + problem);
             err.flush();
             return 2;
-        }
-        for (Path c : new Path[] {capture, other}) {
-            if (c != null && !Files.exists(c)) throw new CommandLine.ParameterException(spec.commandLine(), "no such capture: " + c);
         }
         if (other != null) {
             if (benchmark) throw new CommandLine.ParameterException(spec.commandLine(), "--benchmark takes one capture");

@@ -121,6 +121,9 @@ class CaptureCommandsTest {
         assertTrue(o.matches("(?s).*\\n  cuMemAlloc_v2 +2  errors: CUDA_ERROR_OUT_OF_MEMORY ×1\\n.*"), o);
         assertTrue(o.matches("(?s).*\\n  vecAdd +2\\n.*"), o);
         assertTrue(o.contains("ended cleanly: no: no process end recorded (killed or crashed); 1 call(s) in flight"), o);
+        // recorded on an H200 with one kernel snapshot
+        o = CliRun.run("info", Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200/vectorAdd-kernels").toString()).out();
+        assertTrue(o.contains("\nkernels launched: 1 (1 snapshot)\n"), o);
     }
 
     @Test
@@ -193,6 +196,24 @@ class CaptureCommandsTest {
         assertEquals(redactedSize, Files.size(red));
         assertEquals(0, CliRun.run("pack", dir.toString(), "-o", red.toString(), "--force").code());
         assertEquals(2, CliRun.run("pack", dir.toString(), "-o", red.toString(), "--force", "--redact", "everything").code());
+    }
+
+    /**
+     * Redacting data does not grow a capture: recorded on an H200 by the NVIDIA tracer, whose
+     * function table shares the application thread's chunk (a rewrite that put it in a chunk of its
+     * own doubled vectorAdd's 262,208 bytes).
+     */
+    @Test
+    void redactingAnH200CaptureDoesNotGrowIt() throws IOException {
+        Path h200 = Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200/vectorAdd");
+        Path red = tmp.resolve("h200-red.zip");
+        CliRun.Result r = CliRun.run("pack", h200.toString(), "-o", red.toString(), "--redact", "data,env,paths");
+        assertEquals(0, r.code(), r.err());
+        try (var z = new java.util.zip.ZipFile(red.toFile())) {
+            long whole = Files.size(h200.resolve("capture.zcap")), redacted = z.getEntry("capture.zcap").getSize();
+            assertTrue(redacted <= whole, "redacted " + redacted + " > " + whole + " bytes");
+        }
+        assertEquals(CliRun.run("dump", h200.toString()).lines().length, CliRun.run("dump", red.toString()).lines().length, "every call kept");
     }
 
     @Test

@@ -14,6 +14,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The main job: a sample on the zluda driver, recorded, compared with the H200 recording. */
 class DemoCommandTest {
+    /** The "look at it" lines name the launcher so that they work from any directory: its absolute path, or zluda when PATH finds it. */
+    @Test
+    void theLauncherIsNamedSoThatItRunsFromAnyDirectory(@TempDir Path tmp) throws Exception {
+        Path bin = Files.createDirectories(tmp.resolve("dist/bin"));
+        Path self = Files.createFile(bin.resolve("zluda"));
+        self.toFile().setExecutable(true);
+        Path other = Files.createDirectories(tmp.resolve("other"));
+        Files.createFile(other.resolve("zluda")).toFile().setExecutable(true);
+        String home = tmp.resolve("dist").toString();
+        assertEquals(self.toString(), DemoCommand.launcher(home, "/usr/bin:/bin"));
+        assertEquals("zluda", DemoCommand.launcher(home, "/usr/bin:" + bin));
+        assertEquals(self.toString(), DemoCommand.launcher(home, other + ":" + bin), "another zluda first on PATH");
+        assertEquals("zluda", DemoCommand.launcher(null, "/usr/bin"));
+    }
+
     @Test
     void vectorAddOnZludaLinesUpWithTheH200Capture(@TempDir Path tmp) throws Exception {
         Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath();

@@ -4,7 +4,9 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class HelpTextTest {
     @Test
@@ -13,6 +15,18 @@ class HelpTextTest {
                 HelpText.join(new String[] {"Run a program, with or without", "recording it, or record it.", "", "Exit codes: 0 ok."}));
         assertArrayEquals(new String[] {"Convert:", "  jsonl  one line", "         continued", "Samples: a, b.", "Next sentence."},
                 HelpText.join(new String[] {"Convert:", "  jsonl  one line", "         continued", "Samples: a, b.", "Next sentence."}));
+    }
+
+    /** {@code zluda} alone is a usage error (exit 2) with the help on stderr; {@code zluda --help} is not (exit 0, stdout). */
+    @Test
+    void noCommandIsAUsageErrorWithTheHelpOnStderr() {
+        CliRun.Result none = CliRun.run();
+        assertEquals(2, none.code());
+        assertEquals("", none.out());
+        assertTrue(none.err().contains("Exit codes (every command)"), none.err());
+        CliRun.Result help = CliRun.run("--help");
+        assertEquals(0, help.code());
+        assertTrue(help.out().contains("Exit codes (every command)"), help.out());
     }
 
     @Test

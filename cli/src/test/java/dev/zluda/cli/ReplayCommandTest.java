@@ -29,6 +29,7 @@ class ReplayCommandTest {
         assertTrue(r.err().contains("1 of 1 kernel launches have no snapshot (the first is call 13 cuLaunchKernel)"), r.err());
         // recorded by the NVIDIA tracer: the advice is to record again with it
         assertTrue(r.err().contains("record again with zluda run --nvidia-trace --level replay --capture-kernels ."), r.err());
+        assertTrue(r.err().contains("samples/traces/h200/cudart_demo-replay"), "names captures that replay whole: " + r.err());
         r = CliRun.run("replay", H200.toString(), "--no-capture");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("was recorded at level calls"), r.err());

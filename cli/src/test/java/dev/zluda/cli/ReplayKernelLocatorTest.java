@@ -41,7 +41,7 @@ class ReplayKernelLocatorTest {
         assertTrue(r.instruction().startsWith("sub.f32"), r.instruction());
         assertTrue(r.where().startsWith("%f"), r.where());
         assertEquals("zluda (given PTX)", r.onLabel());
-        assertEquals("zluda", r.againstLabel());
+        assertEquals("zluda (recorded PTX)", r.againstLabel());
         assertNotEquals(r.onValue(), r.againstValue());
         assertTrue(r.onValue().startsWith("0x") && r.againstValue().startsWith("0x"), r.onValue() + " / " + r.againstValue());
         assertEquals("vectorAdd", r.kernel());

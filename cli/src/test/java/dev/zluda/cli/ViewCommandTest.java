@@ -17,7 +17,7 @@ class ViewCommandTest {
     @Test
     void withoutADisplayItSaysSoAndExits2() {
         ViewCommand.env = Map.<String, String>of()::get;
-        CliRun.Result r = CliRun.run("view", "samples/traces/h200/vectorAdd");
+        CliRun.Result r = CliRun.run("view", "../samples/traces/h200/vectorAdd");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().startsWith("zluda view: no display to open a window on: DISPLAY is not set"), r.err());
         assertTrue(r.err().contains("xvfb-run zluda view CAPTURE"), r.err());
@@ -28,7 +28,7 @@ class ViewCommandTest {
     @Test
     void twoCapturesWithoutADisplaySayItToo() {
         ViewCommand.env = Map.<String, String>of()::get;
-        CliRun.Result r = CliRun.run("view", "samples/traces/h200/vectorAdd", "samples/traces/h200/vectorAdd-replay");
+        CliRun.Result r = CliRun.run("view", "../samples/traces/h200/vectorAdd", "../samples/traces/h200/vectorAdd-replay");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().startsWith("zluda view: no display to open a window on"), r.err());
     }
@@ -39,6 +39,20 @@ class ViewCommandTest {
         CliRun.Result r = CliRun.run("view", "../samples/traces/h200/vectorAdd", "../samples/traces/h200/nothing-here");
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("no such capture: ../samples/traces/h200/nothing-here"), r.err());
+    }
+
+    /** A missing path or a directory that is no capture is said before the missing display, exit 2 as dump and info. */
+    @Test
+    void theCaptureIsCheckedBeforeTheDisplay() {
+        ViewCommand.env = Map.<String, String>of()::get;
+        CliRun.Result r = CliRun.run("view", "/nonexistent");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("no such capture: /nonexistent"), r.err());
+        assertFalse(r.err().contains("DISPLAY"), r.err());
+        r = CliRun.run("view", "src", "--screenshot", "x.png");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("zluda: src: is not a capture directory (no capture.zcap)"), r.err());
+        assertTrue(r.err().contains("see: zluda view --help"), r.err());
     }
 
     @Test

@@ -31,6 +31,7 @@ final class CallTable extends BorderPane {
     private int page = 20;
     private int selectedRow = -1;
     private boolean filling;
+    private Node watchedViewport;
 
     /** Wraps {@code table}; {@code onSelectRow} hears the row (of all rows) the user selects, -1 for none. */
     CallTable(TableView<CallRows.Row> table, IntConsumer onSelectRow) {
@@ -64,6 +65,10 @@ final class CallTable extends BorderPane {
             onSelectRow.accept(selectedRow);
         });
         table.heightProperty().addListener(o -> resized());
+        // once the table has laid itself out, its viewport is known: fit the page to it
+        table.needsLayoutProperty().addListener((o, was, now) -> {
+            if (!now) resized();
+        });
     }
 
     /** Shows these rows (a new filter or capture), from the top. */
@@ -166,18 +171,29 @@ final class CallTable extends BorderPane {
         vbar.setDisable(n <= page);
     }
 
+    /**
+     * Sets the page to the rows that fit: the height of the table's viewport (its clipped cell
+     * container, known once the table has laid itself out) over the fixed cell height; before
+     * that, an estimate from the table's height less its header and horizontal scroll bar.
+     * (Judging by whether the table showed its own vertical scroll bar, as this once did, went
+     * wrong: while this pane lays out, before the table does, the bar is that of the previous,
+     * larger page, and the flow leaves it visible a while after the rows fit, so one row came off
+     * on every layout pass: a loaded capture showed 15 rows where 17 fit.)
+     */
     private void resized() {
         double cell = table.getFixedCellSize() > 0 ? table.getFixedCellSize() : 24;
-        double header = 26, hbar = 0;
-        Node h = table.lookup(".column-header-background");
-        if (h != null) header = h.getLayoutBounds().getHeight();
-        for (Node n : table.lookupAll(".scroll-bar")) {
-            if (n instanceof ScrollBar sb && sb.getOrientation() == Orientation.HORIZONTAL && sb.isVisible()) hbar = sb.getHeight();
-        }
-        int p = Math.max(1, (int) Math.floor((table.getHeight() - header - hbar - 2) / cell));
-        // the table must not need its own vertical scroll bar: one row less while it shows one
-        for (Node n : table.lookupAll(".scroll-bar")) {
-            if (n instanceof ScrollBar sb && sb.getOrientation() == Orientation.VERTICAL && sb.isVisible() && window.size() >= page) p = Math.min(p, page - 1);
+        double view = viewportHeight();
+        int p;
+        if (view > 0) {
+            p = (int) Math.floor((view + 0.5) / cell);
+        } else {
+            double header = 26, hbar = 0;
+            Node h = table.lookup(".column-header-background");
+            if (h != null) header = h.getLayoutBounds().getHeight();
+            for (Node n : table.lookupAll(".scroll-bar")) {
+                if (n instanceof ScrollBar sb && sb.getOrientation() == Orientation.HORIZONTAL && sb.isVisible()) hbar = sb.getHeight();
+            }
+            p = (int) Math.floor((table.getHeight() - header - hbar - 2) / cell);
         }
         p = Math.max(1, p);
         if (p != page) {
@@ -185,6 +201,20 @@ final class CallTable extends BorderPane {
             updateBar();
             fill();
         }
+    }
+
+    /** Height of the table's viewport (the cells' clipped container), -1 before the table has laid it out. */
+    private double viewportHeight() {
+        Node c = table.lookup(".clipped-container");
+        if (c != null && c != watchedViewport) {
+            // the viewport also changes after the table's own layout (the flow lays it out later): follow it
+            watchedViewport = c;
+            c.layoutBoundsProperty().addListener((o, a, b) -> {
+                if (a.getHeight() != b.getHeight()) resized();
+            });
+        }
+        double h = c == null ? -1 : c.getLayoutBounds().getHeight();
+        return h > 0 ? h : -1;
     }
 
     /** Puts rows [top, top + page) into the table. */

@@ -103,7 +103,8 @@ public final class Viewer {
 
     /**
      * Opens a window on the capture (null: an empty window, File &gt; Open) and returns when it has
-     * been closed: 0, 1 when the capture cannot be opened, or 2 when no window can be opened.
+     * been closed: 0, or 2 when the capture cannot be opened or no window can be opened (as
+     * {@code zluda dump} and {@code info} answer an unreadable capture).
      * {@code capture} may still be opening: its indexing starts as soon as it is open, while the
      * toolkit starts, so that the first frame already shows calls; the window closes the capture.
      */
@@ -144,9 +145,10 @@ public final class Viewer {
         } catch (java.util.concurrent.ExecutionException e) {
             Throwable c = e.getCause();
             err.println("zluda: " + (c.getMessage() != null ? c.getMessage() : c.toString()));
+            err.println("  see: zluda view --help");
             err.flush();
             Platform.exit();
-            return 1;
+            return 2;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 1;

@@ -116,6 +116,40 @@ class ViewerWindowTest {
         assertEquals(13, w.selectedCallProperty().get() + 1);
     }
 
+    /**
+     * The table fills its viewport: as many calls as fit its height (cells of fixed height), no
+     * blank row while more calls follow. (It once took a row off on each layout pass while
+     * loading, and a loaded vectorAdd showed calls 1-15 above two blank rows.)
+     */
+    @Test
+    void theTableShowsAsManyCallsAsFit(FxRobot robot) throws Exception {
+        open(robot, Fx.sample("vectorAdd"));
+        assertFills(robot, "loaded");
+        // a smaller window, then the first size again: the page follows the viewport both ways
+        double height = w.stage().getHeight();
+        for (double h : new double[] {height - 150, height}) {
+            robot.interact(() -> w.stage().setHeight(h));
+            assertFills(robot, "window " + h + " px high");
+        }
+    }
+
+    /** Within 5 s (a few layout passes), the table shows min(20, the rows its viewport fits) calls from call 1. */
+    private void assertFills(FxRobot robot, String when) throws Exception {
+        Node view = robot.lookup("#calls .clipped-container").query();
+        double cell = robot.lookup("#calls").queryAs(TableView.class).getFixedCellSize();
+        int fit = -1;
+        List<String> shown = List.of();
+        for (long end = System.nanoTime() + 5_000_000_000L; System.nanoTime() < end; Thread.sleep(50)) {
+            WaitForAsyncUtils.waitForFxEvents();
+            fit = (int) Math.floor((view.getLayoutBounds().getHeight() + 0.5) / cell);
+            shown = column(robot, "num");
+            if (fit > 2 && shown.size() == Math.min(20, fit)) break;
+        }
+        assertTrue(fit > 2, "viewport " + view.getLayoutBounds());
+        assertEquals(Math.min(20, fit), shown.size(), when + ": rows shown " + shown + " in a viewport of " + view.getLayoutBounds().getHeight() + " px");
+        assertEquals("1", shown.getFirst());
+    }
+
     @Test
     void aRegexFiltersTheFunctions(FxRobot robot) throws Exception {
         Path capture = Fx.sample("vectorAdd");

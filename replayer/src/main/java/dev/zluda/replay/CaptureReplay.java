@@ -101,16 +101,8 @@ public final class CaptureReplay {
         public void print(PrintWriter out) {
             out.println("replayed on " + driver + ": " + replayed + " of " + calls + " calls issued, " + copies + " device-to-host copies and "
                     + launches + " kernel launches checked");
-            if (!standIns.isEmpty()) {
-                StringBuilder sb = new StringBuilder("  issued in place of:");
-                standIns.forEach((n, c) -> sb.append(' ').append(n).append(" ×").append(c));
-                out.println(sb);
-            }
-            if (!skipped.isEmpty()) {
-                StringBuilder sb = new StringBuilder("  not issued:");
-                skipped.forEach((n, c) -> sb.append(' ').append(n).append(" ×").append(c));
-                out.println(sb);
-            }
+            printCounts(out, "issued in place of", standIns);
+            printCounts(out, "not issued", skipped);
             for (String n : notes) out.println("  note: " + n);
             for (Divergence d : divergences) out.println("  call " + d.call + " " + d.function + ": " + d.kind + ": " + d.what);
             out.println(divergences.isEmpty() ? "VERDICT: the replay did what the recording did (results, copies, kernel buffers)"
@@ -118,6 +110,25 @@ public final class CaptureReplay {
             if (capture != null) out.println("replay capture: " + capture + "   (zluda diff CAPTURE " + capture + ")");
             out.flush();
         }
+    }
+
+    /** Width up to which a list of names with counts stays on one line. */
+    static final int LIST_WIDTH = 100;
+
+    /**
+     * {@code   what: a ×2 b ×1} on one line when it fits {@link #LIST_WIDTH} columns; else the
+     * total first ({@code   what (N calls):}) and one name with its count per line.
+     */
+    static void printCounts(PrintWriter out, String what, Map<String, Integer> counts) {
+        if (counts.isEmpty()) return;
+        StringBuilder sb = new StringBuilder("  " + what + ":");
+        counts.forEach((n, c) -> sb.append(' ').append(n).append(" ×").append(c));
+        if (sb.length() <= LIST_WIDTH) {
+            out.println(sb);
+            return;
+        }
+        out.println("  " + what + " (" + counts.values().stream().mapToLong(Integer::longValue).sum() + " calls):");
+        counts.forEach((n, c) -> out.println("    " + n + " ×" + c));
     }
 
     private final CudaApi api = CudaApi.get();
@@ -205,7 +216,10 @@ public final class CaptureReplay {
         }
         if (bare > 0) {
             throw new ReplayException(cap.source() + ": " + bare + " of " + launches + " kernel launches have no snapshot (the first is call "
-                    + firstBare + " " + firstBareName + "): a whole replay needs their parameters and module; record again with " + again(cap));
+                    + firstBare + " " + firstBareName + "): a whole replay needs their parameters and module; record again with " + again(cap)
+                    + (snapped.isEmpty() ? "" : "; or replay one snapshotted launch: zluda replay CAPTURE --list, then --kernel N")
+                    + ". Captures recorded so, in the source tree: samples/traces/h200/cudart_demo-replay, structs_demo-replay,"
+                    + " cupy_kernels-replay.zip (docs/replay.md, \"Whole-capture replay\")");
         }
         Driver raw;
         List<String> driverNotes = new ArrayList<>();

@@ -50,8 +50,28 @@ public final class Locate {
      * @param againstPtx PTX to load on {@code against}, or null
      * @param thread   ctaid x,y,z and tid x,y,z of the thread to trace, or null (found from the buffers)
      * @param limit    instruction results recorded for the traced thread
+     * @param zludaHome the distribution directory (for a native driver), or null
+     * @param onPtxName what the report calls {@code onPtx} (its file name), or null: "given PTX"
+     * @param againstPtxName what the report calls {@code againstPtx}, or null: "given PTX"
      */
-    public record Options(String on, String onPtx, String against, String againstPtx, int[] thread, int limit, java.nio.file.Path zludaHome) {}
+    public record Options(String on, String onPtx, String against, String againstPtx, int[] thread, int limit, java.nio.file.Path zludaHome,
+                          String onPtxName, String againstPtxName) {
+        /** Options whose given PTX texts are called "given PTX" in the report. */
+        public Options(String on, String onPtx, String against, String againstPtx, int[] thread, int limit, java.nio.file.Path zludaHome) {
+            this(on, onPtx, against, againstPtx, thread, limit, zludaHome, null, null);
+        }
+    }
+
+    /**
+     * How the report names one side: the driver, with the PTX file it ran when it was given one
+     * ({@code zluda (a.ptx)}, or {@code (given PTX)} without a name); on the same driver as the
+     * other side, which was given PTX, {@code (recorded PTX)}: so that two runs on one driver can
+     * be told apart.
+     */
+    static String label(String driver, String ptx, String ptxName, String otherDriver, String otherPtx) {
+        if (ptx != null) return driver + " (" + (ptxName != null ? ptxName : "given PTX") + ")";
+        return otherPtx != null && driver.equals(otherDriver) ? driver + " (recorded PTX)" : driver;
+    }
 
     /** One side's run: result, buffers after, trace bytes, fresh buffer addresses, device. */
     record Run(int result, List<byte[]> buffers, byte[] trace, List<Long> fresh, String driver) {}
@@ -108,7 +128,8 @@ public final class Locate {
         FunctionInfo fi = Semantics.analyze(pr.module(), "module").function(k.name());
         if (fi == null) throw new ReplayException("the PTX has no kernel " + k.name());
         List<PtxInstrumenter.Site> sitesA = PtxInstrumenter.sites(ptxA, k.name()), sitesB = PtxInstrumenter.sites(ptxB, k.name());
-        String la = o.on() + (o.onPtx() != null ? " (given PTX)" : ""), lb = o.against() + (o.againstPtx() != null ? " (given PTX)" : "");
+        String la = label(o.on(), o.onPtx(), o.onPtxName(), o.against(), o.againstPtx()),
+                lb = label(o.against(), o.againstPtx(), o.againstPtxName(), o.on(), o.onPtx());
         List<String> lines = new ArrayList<>();
         lines.add("kernel snapshot " + snap.summary());
         lines.add("  localising: " + la + " against " + lb);

@@ -36,7 +36,7 @@ class LocateFatbinTest {
             String t = r.text();
             assertTrue(r.found(), t);
             assertTrue(t.contains("FIRST DIVERGENCE: line " + line + ": mov.f32"), t);
-            assertTrue(Pattern.compile("\n  zluda: 0x3fc00000 \\(\\d+ / 1\\.5\\)").matcher(t).find(), t);
+            assertTrue(Pattern.compile("\n  zluda \\(recorded PTX\\): 0x3fc00000 \\(\\d+ / 1\\.5\\)").matcher(t).find(), t);
             assertTrue(Pattern.compile("\n  zluda \\(given PTX\\): 0x40000000 \\(\\d+ / 2\\.0\\)").matcher(t).find(), t);
 
             for (String k : new String[]{"1", "2"}) {

@@ -64,6 +64,16 @@ class LocateTest {
         return new Locate.Options("zluda", onPtx, "zluda", null, null, 4096, null);
     }
 
+    /** The two sides are named apart when they run on the same driver: by their PTX file, or as the recorded PTX. */
+    @Test
+    void sidesOnTheSameDriverAreNamedByTheirPtx() {
+        assertEquals("zluda (a.ptx)", Locate.label("zluda", ".version 8.0", "a.ptx", "zluda", ".version 8.0"));
+        assertEquals("zluda (recorded PTX)", Locate.label("zluda", null, null, "zluda", ".version 8.0"));
+        assertEquals("nvidia", Locate.label("nvidia", null, null, "zluda", ".version 8.0"), "another driver tells the sides apart");
+        assertEquals("zluda (given PTX)", Locate.label("zluda", ".version 8.0", null, "zluda", null));
+        assertEquals("nvidia", Locate.label("nvidia", null, null, "nvidia", null));
+    }
+
     @Test
     void vectorAddWithAddChangedToSubIsLocatedAtThatLineInTheRightThreadWithBothValues() throws Exception {
         try (Capture cap = Capture.open(record("vectorAdd", "5000", "128"))) {
@@ -92,7 +102,7 @@ class LocateTest {
             assertTrue(t.contains(String.format(Locale.ROOT, "thread (%d,0,0) of CTA (%d,0,0)", first % 128, first / 128)), t);
             // vectorAdd's PTX loads b into %f1 and a into %f2: add.f32 %f3, %f2, %f1
             assertTrue(t.contains(String.format(Locale.ROOT, "zluda (given PTX): 0x%08x", Float.floatToRawIntBits(a[first] - b[first]))), t);
-            assertTrue(t.contains(String.format(Locale.ROOT, "zluda: 0x%08x", Float.floatToRawIntBits(a[first] + b[first]))), t);
+            assertTrue(t.contains(String.format(Locale.ROOT, "zluda (recorded PTX): 0x%08x", Float.floatToRawIntBits(a[first] + b[first]))), t);
         }
     }
 
@@ -113,7 +123,7 @@ class LocateTest {
             assertTrue(t.contains("), byte 400"), t);
             assertTrue(t.contains("thread (100,0,0) of CTA (0,0,0)"), t);
             assertTrue(t.contains("FIRST DIVERGENCE: line " + line + ": setp.ge.s32"), t);
-            assertTrue(t.contains("zluda (given PTX): true") && t.contains("zluda: false"), t);
+            assertTrue(t.contains("zluda (given PTX): true") && t.contains("zluda (recorded PTX): false"), t);
             // thread 0 computes the same on both: the report must not claim a divergence there
             Locate.Result r0 = Locate.run(cap, "1", new Locate.Options("zluda", bound, "zluda", null, new int[6], 4096, null));
             assertFalse(r0.found(), r0.text());

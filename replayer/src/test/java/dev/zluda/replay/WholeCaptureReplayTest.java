@@ -42,6 +42,22 @@ class WholeCaptureReplayTest {
         return new KernelReplay.Options("zluda", null, false, ptx, null);
     }
 
+    /** A short list of calls not issued stays on one line; a long one gets one name per line, under the total. */
+    @Test
+    void longListsOfCallsNotIssuedAreOneNamePerLine() {
+        StringWriter w = new StringWriter();
+        CaptureReplay.printCounts(new PrintWriter(w, true), "not issued", new java.util.TreeMap<>(java.util.Map.of("cuGetErrorName", 4)));
+        assertEquals("  not issued: cuGetErrorName ×4\n", w.toString());
+        java.util.Map<String, Integer> many = new java.util.TreeMap<>();
+        for (int i = 0; i < 12; i++) many.put("cuGetProcAddress_v" + i, i + 1);
+        w = new StringWriter();
+        CaptureReplay.printCounts(new PrintWriter(w, true), "not issued", many);
+        String[] lines = w.toString().split("\n");
+        assertEquals("  not issued (78 calls):", lines[0]);
+        assertEquals(13, lines.length);
+        assertEquals("    cuGetProcAddress_v0 ×1", lines[1]);
+    }
+
     @Test
     void cudartProgramRecordedOnTheH200ReplaysWholeAndAPlantedBugIsFound() throws Exception {
         try (Capture cap = Capture.open(H200.resolve("cudart_demo-replay"))) {

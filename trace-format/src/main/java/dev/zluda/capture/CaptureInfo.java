@@ -143,7 +143,7 @@ public final class CaptureInfo {
         out.println("capture:   " + cap.source() + " (format " + h.versionMajor() + "." + h.versionMinor() + ", "
                 + cap.reader().fileSize() + " bytes, chunks of " + h.chunkSize() + ")");
         String program = m.path("program").asText("");
-        out.println("process:   " + (program.isEmpty() ? "(no manifest)" : program + " " + String.join(" ", strings(m.path("arguments"))))
+        out.println("process:   " + (program.isEmpty() ? "(no manifest)" : String.join(" ", prepend(program, strings(m.path("arguments")))))
                 + ", pid " + h.pid() + (m.has("host") ? ", host " + m.path("host").asText() : ""));
         out.println("started:   " + Instant.ofEpochSecond(0, h.startRealtimeNs()));
         long dur = records == 0 ? 0 : Math.max(0, lastTs - h.startMonotonicNs());
@@ -168,7 +168,8 @@ public final class CaptureInfo {
         out.println("modules:   " + modules.size());
         List<String> files = moduleDumps(cap);
         for (CaptureRecord.Module mod : modules) out.println("  " + moduleLine(mod, files));
-        out.println("kernels launched: " + kernels.values().stream().mapToLong(Long::longValue).sum() + " (" + kernelSnapshots + " snapshots)");
+        out.println("kernels launched: " + kernels.values().stream().mapToLong(Long::longValue).sum() + " (" + kernelSnapshots
+                + (kernelSnapshots == 1 ? " snapshot)" : " snapshots)"));
         kernels.forEach((k, n) -> out.println(String.format(Locale.ROOT, "  %-40s %10d", k, n)));
         if (kernelSnapshots > 0) {
             out.println("kernel snapshots: " + kernelSnapshots + " (zluda replay CAPTURE --kernel N)");
@@ -190,6 +191,13 @@ public final class CaptureInfo {
             out.println("program exit: " + code + how + " (" + exit.path("recordedBy").asText("recorded") + ")");
         }
         out.flush();
+    }
+
+    private static List<String> prepend(String first, List<String> rest) {
+        List<String> l = new ArrayList<>(rest.size() + 1);
+        l.add(first);
+        l.addAll(rest);
+        return l;
     }
 
     /** The names of the module dump files in the capture directory ({@code module_NNNN_NN.*}), sorted; empty when none. */

@@ -159,6 +159,28 @@ public final class CaptureWriter implements AutoCloseable {
         return w;
     }
 
+    /**
+     * As {@link #create(Path, Options, List)}, but the function table goes to the log of thread
+     * {@code threadId}, which {@link #functionTableLog()} returns for that thread's further records:
+     * rewriting a capture keeps the table in the chunk of the thread that held it, so that the copy
+     * takes no chunk more than the original (a chunk per thread log).
+     */
+    public static CaptureWriter create(Path file, Options options, List<FunctionDef> functions, long threadId) throws IOException {
+        CaptureWriter w = new CaptureWriter(file, options, functions);
+        ThreadLog t = w.thread(threadId);
+        w.functionTableLog = t;
+        if (options.explicitSeq) t.nextSeq(0);
+        t.functionTable(functions, options.startMonotonicNs);
+        return w;
+    }
+
+    private ThreadLog functionTableLog;
+
+    /** The log {@link #create(Path, Options, List, long)} wrote the function table to; null after the other create. */
+    public ThreadLog functionTableLog() {
+        return functionTableLog;
+    }
+
     /** Creates a capture with default options and the spec's function table. */
     public static CaptureWriter create(Path file) throws IOException {
         return create(file, Options.defaults(), FunctionDef.fromSpec(CudaApi.get()));

@@ -158,7 +158,9 @@ public final class Pack {
         CaptureReader r = capture.reader();
         // pass 1: blobs that hold module images are code, not data: keep them
         Set<Long> moduleBlobs = new HashSet<>();
+        long tableThread = -1;
         for (CaptureRecord rec : r) {
+            if (rec instanceof CaptureRecord.FunctionTable && tableThread < 0) tableThread = rec.threadId();
             if (rec instanceof CaptureRecord.Module m && m.imageHash() != 0) moduleBlobs.add(m.imageHash());
             if (rec instanceof CaptureRecord.Kernel k && k.launch() != null && k.launch().moduleHash() != 0) moduleBlobs.add(k.launch().moduleHash());
         }
@@ -166,7 +168,9 @@ public final class Pack {
         Map<Long, ThreadLog> logs = new HashMap<>();
         DataItems items = new DataItems();
         Map<Long, Integer> openCalls = new HashMap<>(); // ENTER seq -> function id of calls not yet returned
-        try (CaptureWriter w = CaptureWriter.create(out, o, r.functions())) {
+        // the function table in the log of the thread that held it: no chunk more than the original
+        try (CaptureWriter w = tableThread < 0 ? CaptureWriter.create(out, o, r.functions()) : CaptureWriter.create(out, o, r.functions(), tableThread)) {
+            if (tableThread >= 0) logs.put(tableThread, w.functionTableLog());
             for (CaptureRecord rec : r) {
                 if (rec instanceof CaptureRecord.FunctionTable) continue;
                 ThreadLog t = logs.computeIfAbsent(rec.threadId(), w::thread);

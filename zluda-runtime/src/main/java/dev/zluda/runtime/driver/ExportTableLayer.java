@@ -290,9 +290,9 @@ abstract class ExportTableLayer extends ModuleLayer {
     private int loadImage(long pmodule, long image, String via) {
         int r = loadImageText(pmodule, image, via);
         ModuleImageObserver o = moduleImages;
-        if (r == SUCCESS && o != null) {
+        if (o != null) {
             try {
-                o.loaded(via, image, Native.getLong(pmodule));
+                o.loaded(via, image, r == SUCCESS ? Native.getLong(pmodule) : 0);
             } catch (RuntimeException e) {
                 if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace();
             }
@@ -301,9 +301,13 @@ abstract class ExportTableLayer extends ModuleLayer {
     }
 
     private int loadImageText(long pmodule, long image, String via) {
+        int number = nextModuleNumber(); // as the trace layer numbers this load's dump files
         MemorySegment text;
+        int entry;
         try {
-            text = ptxFor(image);
+            ModuleImage img = ModuleImage.fromAddress(image);
+            text = ptxFor(image, img);
+            entry = img.entries().indexOf(img.bestPtx(attributes.major(), attributes.minor())) + 1;
         } catch (ModuleImageException e) {
             System.err.println("[ZLUDA] " + via + ": cannot load the module image @0x" + Long.toHexString(image) + ": " + e.getMessage());
             return switch (e.reason()) {
@@ -312,7 +316,12 @@ abstract class ExportTableLayer extends ModuleLayer {
                 case UNSUPPORTED -> NOT_SUPPORTED;
             };
         }
-        return cuModuleLoadData(pmodule, text.address());
+        nextImageName.set(moduleFileName(number, entry));
+        try {
+            return cuModuleLoadData(pmodule, text.address());
+        } finally {
+            nextImageName.remove();
+        }
     }
 
     /**
@@ -324,7 +333,10 @@ abstract class ExportTableLayer extends ModuleLayer {
      *     several fatbins (relocatable device code, which needs linking)
      */
     MemorySegment ptxFor(long image) throws ModuleImageException {
-        ModuleImage img = ModuleImage.fromAddress(image);
+        return ptxFor(image, ModuleImage.fromAddress(image));
+    }
+
+    private MemorySegment ptxFor(long image, ModuleImage img) throws ModuleImageException {
         if (img.fatbinCount() > 1) {
             throw new ModuleImageException("the image holds " + img.fatbinCount()
                     + " fatbins (relocatable device code, nvcc -rdc), which need linking: not supported yet", ModuleImageException.Reason.UNSUPPORTED);

@@ -183,7 +183,14 @@ abstract class ModuleLayer extends StreamLayer {
     final Handles<Library> libraries = new Handles<>(6);
     final Handles<LibKernel> libKernels = new Handles<>(7);
     private final Map<Context, Integer> sticky = new ConcurrentHashMap<>();
+    /**
+     * Counts module loads from 1 as the trace layer numbers its dump files ({@code module_NNNN_NN.ptx},
+     * trace-format/FORMAT.md §6.4): every load call with a non-NULL image or file name, successful
+     * or not, so that an error message names the file a capture holds.
+     */
     private final AtomicInteger moduleNumbers = new AtomicInteger();
+    /** The name the next {@link #fromImage} on this thread gives its PTX (set by the export-table loads), else null. */
+    final ThreadLocal<String> nextImageName = new ThreadLocal<>();
     private final AtomicLong variableBufferIds = new AtomicLong(1L << 40);
     private final CudaRecord launchConfig, launchAttribute;
     private final Map<String, Integer> functionAttribute = new ConcurrentHashMap<>();
@@ -354,15 +361,6 @@ abstract class ModuleLayer extends StreamLayer {
     }
 
     /** The PTX of a module image at an address (PTX text, fatbin, wrapper, ELF with fatbins). */
-    private String ptxOf(long image) throws LoadFailure {
-        try {
-            ModuleImage img = ModuleImage.fromAddress(image);
-            return img.bestPtx(attributes.major(), attributes.minor()).ptx();
-        } catch (ModuleImageException e) {
-            throw imageFailure(e);
-        }
-    }
-
     private String ptxOf(byte[] image) throws LoadFailure {
         try {
             ModuleImage img = ModuleImage.of(image);
@@ -547,12 +545,39 @@ abstract class ModuleLayer extends StreamLayer {
         String name();
     }
 
+    /**
+     * The next module number (see {@link #moduleNumbers}), for a load that names its PTX itself
+     * through {@link #nextImageName}.
+     */
+    final int nextModuleNumber() {
+        return moduleNumbers.incrementAndGet();
+    }
+
+    /**
+     * The dump file name the trace layer gives entry {@code entry} (from 1) of module load
+     * {@code number}: {@code module_NNNN_NN.ptx} (trace-format/FORMAT.md §6.4).
+     */
+    static String moduleFileName(int number, int entry) {
+        return String.format(java.util.Locale.ROOT, "module_%04d_%02d.ptx", number, entry);
+    }
+
     private PtxSource fromImage(long image) {
-        String name = String.format("module_%04d.ptx", moduleNumbers.incrementAndGet());
+        String given = nextImageName.get();
+        nextImageName.remove();
+        int number = given == null ? moduleNumbers.incrementAndGet() : 0;
         return new PtxSource() {
+            private String name = given != null ? given : moduleFileName(number, 1);
+
             @Override
             public String get() throws LoadFailure {
-                return ptxOf(image);
+                try {
+                    ModuleImage img = ModuleImage.fromAddress(image);
+                    ModuleImage.Entry best = img.bestPtx(attributes.major(), attributes.minor());
+                    if (given == null) name = moduleFileName(number, img.entries().indexOf(best) + 1);
+                    return best.ptx();
+                } catch (ModuleImageException e) {
+                    throw imageFailure(e);
+                }
             }
 
             @Override
@@ -564,6 +589,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     private PtxSource fromFile(long fname) {
         String path = at(fname, 4096).getString(0, StandardCharsets.UTF_8);
+        moduleNumbers.incrementAndGet(); // the trace layer dumps the file's content under this number
         return new PtxSource() {
             @Override
             public String get() throws LoadFailure {
@@ -592,9 +618,10 @@ abstract class ModuleLayer extends StreamLayer {
     @Override
     public int cuModuleLoadDataEx(long module, long image, int numOptions, long options, long optionValues) {
         if (module == 0 || image == 0) return initialized ? INVALID_VALUE : NOT_INITIALIZED;
+        PtxSource src = fromImage(image); // numbered before the options are checked, as the trace layer counts the call
         JitLog log = jitOptions(numOptions, options, optionValues);
         if (log == null) return INVALID_VALUE;
-        return loadModule(module, "cuModuleLoadDataEx", log, fromImage(image));
+        return loadModule(module, "cuModuleLoadDataEx", log, src);
     }
 
     @Override

@@ -69,7 +69,7 @@ public final class EmulatorModule {
      * Loads PTX text.
      *
      * @param text   the module (NUL excluded)
-     * @param source the name diagnostics use (a file name, or {@code module_0001.ptx})
+     * @param source the name diagnostics use (a file name, or {@code module_0001_01.ptx})
      * @param alloc  where module variables go
      * @throws PtxLoadException INVALID_PTX or NOT_SUPPORTED, with a log of {@code file:line:col} lines
      */

@@ -59,9 +59,12 @@ import java.util.regex.PatternSyntaxException;
  * (pointers stored inside buffers, module variables).
  *
  * <p>Module images, as the NVIDIA tracer keeps them (nvidia-capture's modules.c): after every
- * successful {@code cuModuleLoadData}, {@code cuModuleLoadDataEx}, {@code cuModuleLoadFatBinary},
- * {@code cuModuleLoad}, {@code cuLibraryLoadData} or {@code cuLibraryLoadFromFile}, and every
- * fatbin the CUDA runtime registers through CUDART_INTERFACE slots 1, 6 and 8, one MODULE record
+ * {@code cuModuleLoadData}, {@code cuModuleLoadDataEx}, {@code cuModuleLoadFatBinary},
+ * {@code cuModuleLoad}, {@code cuLibraryLoadData} or {@code cuLibraryLoadFromFile} with a non-NULL
+ * image, and every fatbin the CUDA runtime registers through CUDART_INTERFACE slots 1, 6 and 8, one
+ * MODULE record. A load that failed is recorded too, with handle 0: its error message names the
+ * dump file ({@code module_0001_01.ptx:16:3: error: ...}; the driver numbers loads the same way),
+ * so the capture keeps the PTX the error points at. The record
  * (FORMAT.md §6.4): {@code library} NNNN counting loads from 1, {@code index} 1, the kind (1 PTX,
  * 2 ELF, 3 fatbin or fatbin wrapper, 4 other), the image as a BLOB (LZ4; {@link ModuleImage#bytes()}:
  * a wrapper's fatbin, PTX without its NUL, a file's whole content) with its size, the CUmodule or
@@ -265,12 +268,12 @@ public final class CallTracer {
     }
 
     /**
-     * Writes the MODULE record of one successful load, its image BLOB and its dump files (class
+     * Writes the MODULE record of one load (successful or not), its image BLOB and its dump files (class
      * comment); as nvidia-capture's {@code zt_module}. An image this driver cannot read, or a file it
      * cannot read again, gets a record of kind 4 without image, and one warning.
      *
      * @param image the image's address, or of the file name's C string when {@code file}
-     * @param handle the CUmodule / CUlibrary the load produced
+     * @param handle the CUmodule / CUlibrary the load produced; 0 when it failed
      */
     private void module(ThreadLog log, long image, long handle, boolean file) {
         if (image == 0) return;
@@ -448,8 +451,8 @@ public final class CallTracer {
         try {
             DataItems out = items.get().clear();
             if (result == 0) data(plan, args, out, log, false);
-            if (result == 0 && plan.image >= 0) {
-                long handle = args[0] == 0 ? 0 : MemorySegment.ofAddress(args[0]).reinterpret(8).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+            if (plan.image >= 0) { // failed loads too: the capture keeps the PTX the error message points at
+                long handle = result != 0 || args[0] == 0 ? 0 : MemorySegment.ofAddress(args[0]).reinterpret(8).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
                 module(log, args[plan.image], handle, plan.file);
             }
             log.leave(enterSeq, System.nanoTime(), result, out);

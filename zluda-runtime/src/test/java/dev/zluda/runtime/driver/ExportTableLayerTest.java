@@ -119,7 +119,7 @@ class ExportTableLayerTest extends DriverTestBase {
         assertEquals(CuResult.INVALID_HANDLE, d.clsGet(addr(value), primary, 11), "reset empties the storage");
     }
 
-    /** The module image observer (the trace layer's MODULE records) sees each successful slot load with its handle, and no failed one. */
+    /** The module image observer (the trace layer's MODULE records) sees each successful slot load with its handle, and a failed one with handle 0. */
     @Test
     void slotLoadsAreReportedToTheModuleImageObserver() throws IOException {
         initWithContext();
@@ -133,7 +133,14 @@ class ExportTableLayerTest extends DriverTestBase {
         assertArrayEquals(new Object[] {"CUDART_INTERFACE slot 8", addr(ptx), i64(module)}, seen.getFirst());
         assertTrue(i64(module) != 0);
         assertEquals(ExportTableLayer.NO_BINARY_FOR_GPU, d.cudartModuleFromWrapper(addr(module), addr(wrapperOf(resource("kernels.sass.fatbin")))));
-        assertEquals(1, seen.size(), "a failed load is not reported");
+        assertEquals(2, seen.size(), "a failed load is reported too");
+        assertEquals(0L, seen.get(1)[2], "a failed load has no module");
+        // the driver names the PTX it compiles as the trace layer dumps it: load 3, the fatbin's entry 4 (sm_86 PTX, best for 8.6)
+        List<String> events = new ArrayList<>();
+        d.driverEvents(events::add);
+        assertEquals(CuResult.SUCCESS, d.cudartModuleFromWrapper(addr(module), addr(wrapperOf(resource("kernels.zstd.fatbin")))));
+        assertTrue(events.getFirst().startsWith("module compiled: module_0003_04.ptx, "), events::toString);
+        assertEquals(3, seen.size());
         d.moduleImageObserver((via, image, handle) -> { throw new IllegalStateException("observer failure"); });
         assertEquals(CuResult.SUCCESS, d.cudartModuleExt(8, addr(module), addr(ptx), 0, 0, 0), "what the observer throws does not fail the load");
     }

@@ -187,7 +187,7 @@ class ModuleLayerTest extends DriverTestBase {
         String invalid = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n  add.s32 %r1, %r2, 1;\n ret;\n}\n";
         assertEquals(INVALID_PTX, d.cuModuleLoadDataEx(addr(mod), cstr(invalid), 5, addr(opts), addr(vals)));
         String log = err.getString(0);
-        assertTrue(log.matches("(?s)module_\\d{4}\\.ptx:6:\\d+: error: .*undefined.*"), log);
+        assertTrue(log.matches("(?s)module_\\d{4}_01\\.ptx:6:\\d+: error: .*undefined.*"), log);
         assertEquals(log.length() + 1, vals.getAtIndex(ValueLayout.JAVA_LONG, 1), "the size option reports what was written");
         String unsupported = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n mov.u32 %r1, 1;\n movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2;\n ret;\n}\n";
         vals.setAtIndex(ValueLayout.JAVA_LONG, 1, 1024);
@@ -216,7 +216,7 @@ class ModuleLayerTest extends DriverTestBase {
         vals.setAtIndex(ValueLayout.JAVA_LONG, 1, 1024);
         String ptx = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .f32 %f<4>;\n\tadd.f32 %f1, %f3, %f2, %f1;\n\tret;\n}\n";
         assertEquals(INVALID_PTX, d.cuModuleLoadDataEx(addr(mod), cstr(ptx), 2, addr(opts), addr(vals)));
-        assertTrue(err.getString(0).matches("module_\\d{4}\\.ptx:7:2: error: add\\.f32 takes 3 operands \\(d, a, b\\), found 4"), err.getString(0));
+        assertTrue(err.getString(0).matches("module_\\d{4}_01\\.ptx:7:2: error: add\\.f32 takes 3 operands \\(d, a, b\\), found 4"), err.getString(0));
     }
 
     @Test

@@ -82,13 +82,14 @@ class CallTracerModulesTest {
             words.setAtIndex(ValueLayout.JAVA_LONG, 0, pmodule.address());
             words.setAtIndex(ValueLayout.JAVA_LONG, 1, arena.allocateFrom(file.toString()).address());
             assertEquals(0, t.call(id, words, () -> { pmodule.set(ValueLayout.JAVA_LONG, 0, 0x6000); return 0; }));
-            // a failed load leaves no record
+            // a failed load is recorded too, with handle 0
             assertEquals(301, t.call(id, words, () -> 301));
             t.close(0);
         }
         try (Capture cap = Capture.open(dir)) {
             List<CaptureRecord.Module> ms = modules(cap);
-            assertEquals(2, ms.size(), ms::toString);
+            assertEquals(3, ms.size(), ms::toString);
+            assertEquals(List.of(3, 0L, "module_0003_01.ptx"), List.of(ms.get(2).library(), ms.get(2).handle(), ms.get(2).fileName()));
             CaptureRecord.Module f = ms.get(0);
             assertEquals(List.of(1, 1, 3, (long) fatbin.length, 0x5000L, ""), List.of(f.library(), f.index(), f.kind(), f.size(), f.handle(), f.fileName()));
             assertArrayEquals(fatbin, KernelSnapshots.read(cap).blob(f.imageHash(), "fatbin"), "the BLOB is the fatbin the wrapper points to");
@@ -150,6 +151,64 @@ class CallTracerModulesTest {
             assertEquals(List.of(3, 4, 0L, ""), List.of(ms.get(2).library(), ms.get(2).kind(), ms.get(2).imageHash(), ms.get(2).fileName()));
             assertEquals(List.of(dir.resolve("module_0002_01.ptx")), cap.moduleFiles());
             assertArrayEquals(ptx, Files.readAllBytes(dir.resolve("module_0002_01.ptx")));
+        }
+    }
+
+    /**
+     * A load that fails keeps its image: the MODULE record (handle 0) and the dump file, under the
+     * name the driver's error log gives it. The driver and the trace layer number loads alike, also
+     * across a failed file load: a good PTX load (0001), a missing file (0002), then PTX whose add.f32
+     * has four operands (0003), which ptxas rejects.
+     */
+    @Test
+    void aFailedLoadKeepsThePtxItsErrorMessageNames(@TempDir Path tmp) throws Exception {
+        String good = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n";
+        String bad = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .f32 %f<4>;\n\tadd.f32 %f1, %f3, %f2, %f1;\n\tret;\n}\n";
+        dev.zluda.runtime.driver.ZludaDriver d = new dev.zluda.runtime.driver.ZludaDriver(API, MemorySegment.NULL);
+        Path dir;
+        String log;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ctx = arena.allocate(8);
+            assertEquals(0, d.cuInit(0));
+            assertEquals(0, d.cuDevicePrimaryCtxRetain(ctx.address(), 0));
+            assertEquals(0, d.cuCtxSetCurrent(ctx.get(ValueLayout.JAVA_LONG, 0)));
+            CallTracer t = CallTracer.open(API, tmp, "app", false, null, CallTracer.ModuleImages.ALL);
+            dir = t.directory();
+            MemorySegment pmodule = arena.allocate(8);
+            MemorySegment words = arena.allocate(8 * 16);
+            words.setAtIndex(ValueLayout.JAVA_LONG, 0, pmodule.address());
+            long goodText = arena.allocateFrom(good).address();
+            words.setAtIndex(ValueLayout.JAVA_LONG, 1, goodText);
+            assertEquals(0, t.call(API.function("cuModuleLoadData").orElseThrow().id(), words, () -> d.cuModuleLoadData(pmodule.address(), goodText)));
+            long missing = arena.allocateFrom(tmp.resolve("missing.ptx").toString()).address();
+            words.setAtIndex(ValueLayout.JAVA_LONG, 1, missing);
+            assertNotEquals(0, t.call(API.function("cuModuleLoad").orElseThrow().id(), words, () -> d.cuModuleLoad(pmodule.address(), missing)));
+            MemorySegment err = arena.allocate(1024), opts = arena.allocate(8), vals = arena.allocate(16);
+            opts.setAtIndex(ValueLayout.JAVA_INT, 0, 5); // CU_JIT_ERROR_LOG_BUFFER
+            vals.setAtIndex(ValueLayout.JAVA_LONG, 0, err.address());
+            opts.setAtIndex(ValueLayout.JAVA_INT, 1, 6); // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+            vals.setAtIndex(ValueLayout.JAVA_LONG, 1, 1024);
+            long badText = arena.allocateFrom(bad).address();
+            words.setAtIndex(ValueLayout.JAVA_LONG, 1, badText);
+            words.setAtIndex(ValueLayout.JAVA_LONG, 2, 2);
+            words.setAtIndex(ValueLayout.JAVA_LONG, 3, opts.address());
+            words.setAtIndex(ValueLayout.JAVA_LONG, 4, vals.address());
+            assertEquals(218, t.call(API.function("cuModuleLoadDataEx").orElseThrow().id(), words, // CUDA_ERROR_INVALID_PTX
+                    () -> d.cuModuleLoadDataEx(pmodule.address(), badText, 2, opts.address(), vals.address())));
+            log = err.getString(0);
+            t.close(0);
+        }
+        assertTrue(log.startsWith("module_0003_01.ptx:7:2: error: add.f32 takes 3 operands"), log);
+        assertEquals(bad, Files.readString(dir.resolve("module_0003_01.ptx")));
+        try (Capture cap = Capture.open(dir)) {
+            List<CaptureRecord.Module> ms = modules(cap);
+            assertEquals(3, ms.size());
+            assertEquals(List.of(1, "module_0001_01.ptx"), List.of(ms.get(0).library(), ms.get(0).fileName()));
+            assertNotEquals(0L, ms.get(0).handle());
+            assertEquals(List.of(2, 4, 0L, ""), List.of(ms.get(1).library(), ms.get(1).kind(), ms.get(1).handle(), ms.get(1).fileName()));
+            assertEquals(List.of(3, 1, (long) bad.length(), 0L, "module_0003_01.ptx"),
+                    List.of(ms.get(2).library(), ms.get(2).kind(), ms.get(2).size(), ms.get(2).handle(), ms.get(2).fileName()));
+            assertEquals(List.of(dir.resolve("module_0001_01.ptx"), dir.resolve("module_0003_01.ptx")), cap.moduleFiles());
         }
     }
 }
