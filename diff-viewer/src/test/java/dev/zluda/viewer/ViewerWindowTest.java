@@ -127,13 +127,17 @@ class ViewerWindowTest {
         assertFills(robot, "loaded");
         // a smaller window, then the first size again: the page follows the viewport both ways
         double height = w.stage().getHeight();
-        for (double h : new double[] {height - 150, height}) {
-            robot.interact(() -> w.stage().setHeight(h));
-            assertFills(robot, "window " + h + " px high");
+        try {
+            for (double h : new double[] {height - 150, height}) {
+                robot.interact(() -> w.stage().setHeight(h));
+                assertFills(robot, "window " + h + " px high");
+            }
+        } finally {
+            robot.interact(() -> w.stage().setHeight(height));   // the stage is shared with the next test
         }
     }
 
-    /** Within 5 s (a few layout passes), the table shows min(20, the rows its viewport fits) calls from call 1. */
+    /** Within 5 s (a few layout passes), the table shows min(20, the rows its viewport fits) calls from call 1, or one more cut by its edge. */
     private void assertFills(FxRobot robot, String when) throws Exception {
         Node view = robot.lookup("#calls .clipped-container").query();
         double cell = robot.lookup("#calls").queryAs(TableView.class).getFixedCellSize();
@@ -143,10 +147,13 @@ class ViewerWindowTest {
             WaitForAsyncUtils.waitForFxEvents();
             fit = (int) Math.floor((view.getLayoutBounds().getHeight() + 0.5) / cell);
             shown = column(robot, "num");
-            if (fit > 2 && shown.size() == Math.min(20, fit)) break;
+            if (fit > 2 && shown.size() >= Math.min(20, fit) && shown.size() <= Math.min(20, fit + 1)) break;
         }
         assertTrue(fit > 2, "viewport " + view.getLayoutBounds());
-        assertEquals(Math.min(20, fit), shown.size(), when + ": rows shown " + shown + " in a viewport of " + view.getLayoutBounds().getHeight() + " px");
+        // every row that fits whole; one more cut by the viewport's edge is allowed (the flow may keep a
+        // page computed a layout pass before a scroll bar took a few pixels)
+        String what = when + ": rows shown " + shown + " in a viewport of " + view.getLayoutBounds().getHeight() + " px, " + fit + " fit whole";
+        assertTrue(shown.size() >= Math.min(20, fit) && shown.size() <= Math.min(20, fit + 1), what);
         assertEquals("1", shown.getFirst());
     }
 
