@@ -30,7 +30,7 @@ import java.util.concurrent.Callable;
                 "checking results, device-to-host copies and kernel buffers; stops at the first divergence unless --keep-going.", ""},
         footer = {"", "Drivers (--on): zluda (the CPU emulator, in this process; the default), nvidia (NVIDIA's libcuda.so.1,",
                 "found as a CUDA program finds it), or the path of any libcuda.so.",
-                "The replay's own capture goes to -o OUT, by default to <capture>-replay[_N] beside the capture;",
+                "The replay's own capture goes to -o OUT, by default to <capture>-replay[_N] in $ZLUDA_LOG_DIR, else ./zluda-logs;",
                 "--no-capture writes none. --ptx FILE loads that PTX instead of the recorded module (an edited copy).",
                 "",
                 "Examples:",

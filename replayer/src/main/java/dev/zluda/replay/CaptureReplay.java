@@ -107,7 +107,7 @@ public final class CaptureReplay {
             for (Divergence d : divergences) out.println("  call " + d.call + " " + d.function + ": " + d.kind + ": " + d.what);
             out.println(divergences.isEmpty() ? "VERDICT: the replay did what the recording did (results, copies, kernel buffers)"
                     : "VERDICT: DIFFERENT: first divergence at call " + divergences.getFirst().call + " " + divergences.getFirst().function);
-            if (capture != null) out.println("replay capture: " + capture + "   (zluda diff CAPTURE " + capture + ")");
+            if (capture != null) out.println("replay capture: " + capture + "   (zluda dump " + capture + ")");
             out.flush();
         }
     }

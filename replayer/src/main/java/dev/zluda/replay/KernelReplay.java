@@ -490,7 +490,10 @@ public final class KernelReplay {
             Path src = cap.source().toAbsolutePath().normalize();
             if (src.getFileName().toString().equals(CaptureFormat.CAPTURE_FILE)) src = src.getParent();
             String base = src.getFileName().toString().replaceFirst("\\.(zip|zpack)$", "") + "-replay";
-            Path parent = src.getParent();
+            // where zluda run puts captures ($ZLUDA_LOG_DIR, else ./zluda-logs), never beside the recording
+            // (which may be a source tree or read-only)
+            String logDir = System.getenv("ZLUDA_LOG_DIR");
+            Path parent = Files.createDirectories(Path.of(logDir != null && !logDir.isEmpty() ? logDir : "zluda-logs").toAbsolutePath());
             for (int n = 0; n < 10_000; n++) {
                 Path d = parent.resolve(n == 0 ? base : base + "_" + n);
                 try {
