@@ -523,7 +523,19 @@ abstract class ModuleLayer extends StreamLayer {
             event("module compile failed with " + errorName(f.error) + ": " + f.getMessage());
             System.err.println("[ZLUDA] " + via + " failed with " + errorName(f.error) + ":");
             for (String line : f.getMessage().split("\n")) System.err.println("[ZLUDA]   " + line);
+            untracedHint(f.getMessage());
             return f.error;
+        }
+    }
+
+    /**
+     * After a load error that names {@code module_NNNN_NN.ptx}: without a capture (no {@code ZLUDA_LOG_DIR},
+     * which {@code zluda run --zluda-trace} sets) no such file is written, so say how to get it.
+     */
+    private static void untracedHint(String message) {
+        String logDir = System.getenv("ZLUDA_LOG_DIR");
+        if ((logDir == null || logDir.isBlank()) && message != null && message.contains("module_")) {
+            System.err.println("[ZLUDA]   (nothing is recorded in this run, so that file is not written: zluda run --zluda-trace keeps it in the capture)");
         }
     }
 
@@ -1201,6 +1213,7 @@ abstract class ModuleLayer extends StreamLayer {
             event("library compile failed with " + errorName(f.error) + ": " + f.getMessage());
             System.err.println("[ZLUDA] cuLibraryLoad failed with " + errorName(f.error) + ":");
             for (String line : f.getMessage().split("\n")) System.err.println("[ZLUDA]   " + line);
+            untracedHint(f.getMessage());
             return f.error;
         }
     }
