@@ -318,8 +318,10 @@ final class RunCommand implements Callable<Integer> {
                 moduleFiles = s.filter(f -> f.getFileName().toString().startsWith("module_")).count();
             }
             err.println("zluda run: capture " + d);
-            err.printf("           %,d calls, %,d returned an error, %,d kernel launch%s%s%n", info.calls, info.errors, launches,
-                    launches == 1 ? "" : "es", kernelList(info.kernels));
+            err.printf("           %,d calls, %,d returned an error, %,d kernel launch%s%s%s%n", info.calls, info.errors, launches,
+                    launches == 1 ? "" : "es", kernelList(info.kernels),
+                    info.kernelSnapshots == 0 ? "" : String.format(", %,d kernel snapshot%s (zluda replay --list)", info.kernelSnapshots,
+                            info.kernelSnapshots == 1 ? "" : "s"));
             err.printf("           %,d bytes (capture.zcap %,d, %d module file%s of %d module load%s)%s%n", bytes, Files.size(d.resolve("capture.zcap")),
                     moduleFiles, moduleFiles == 1 ? "" : "s", info.modules.size(), info.modules.size() == 1 ? "" : "s",
                     info.status.endedCleanly() ? "" : "; the process did not end cleanly (" + info.status + ")");

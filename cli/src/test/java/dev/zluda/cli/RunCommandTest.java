@@ -158,6 +158,18 @@ class RunCommandTest {
      * read record by record here, the exit code passes through, and --pack writes a pack that
      * opens with the same calls.
      */
+    /** The summary says how many kernel snapshots the capture holds (samples/traces/h200/vectorAdd-kernels has one). */
+    @Test
+    void theSummaryCountsKernelSnapshots(@TempDir Path tmp) throws Exception {
+        Path reference = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().resolve("samples/traces/h200/vectorAdd-kernels");
+        Assumptions.assumeTrue(Files.isDirectory(reference), "no reference capture at " + reference);
+        Path home = standInHome(tmp);
+        String script = "cp -r '" + reference + "' \"$ZLUDA_LOG_DIR/vectorAdd\"";
+        CliRun.Result r = withHome(home, () -> CliRun.run("run", "--zluda-trace", "-o", tmp.resolve("logs").toString(), "--", "/bin/sh", "-c", script));
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.err().contains("1 kernel launch (vectorAdd ×1), 1 kernel snapshot (zluda replay --list)"), r.err());
+    }
+
     @Test
     void tracedRunSummarisesThePacksAndPassesTheExitCode(@TempDir Path tmp) throws Exception {
         Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath();
@@ -185,6 +197,7 @@ class RunCommandTest {
         assertTrue(r.err().contains("capture " + made), r.err());
         assertTrue(r.err().contains(String.format("%,d calls, %,d returned an error, %,d kernel launch", enters, errors, launches)), r.err());
         assertTrue(r.err().contains("vectorAdd ×" + launches), r.err());
+        assertFalse(r.err().contains("kernel snapshot"), "recorded without --capture-kernels: " + r.err());
         assertTrue(r.err().contains("zluda dump " + made), r.err());
         Path zip = logs.toAbsolutePath().resolve("vectorAdd.zip");
         assertTrue(r.err().contains("bug-report bundle: " + zip), r.err());

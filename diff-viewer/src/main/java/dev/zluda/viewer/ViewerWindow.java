@@ -587,7 +587,10 @@ public final class ViewerWindow {
         sb.append(String.format(Locale.ROOT, "%s: %,d calls, %d thread%s, %,d error%s", index.capture().source().getFileName(),
                 index.size(), tids.length, tids.length == 1 ? "" : "s", index.errors(), index.errors() == 1 ? "" : "s"));
         if (index.inFlightAtEnd() > 0) sb.append(String.format(Locale.ROOT, ", %d in flight", index.inFlightAtEnd()));
-        sb.append(String.format(Locale.ROOT, ", %d module%s, %d blob%s", modules.count(), modules.count() == 1 ? "" : "s",
+        // loads as zluda info and the run summary count them (a fatbin is one load, its entries files of it)
+        int loads = index.modules().size(), listed = modules.count();
+        sb.append(String.format(Locale.ROOT, ", %d module load%s%s, %d blob%s", loads, loads == 1 ? "" : "s",
+                listed > loads ? String.format(Locale.ROOT, " (%d listed with the dumped files)", listed) : "",
                 index.blobs().size(), index.blobs().size() == 1 ? "" : "s"));
         if (failure != null) {
             loadError = failure.toString();

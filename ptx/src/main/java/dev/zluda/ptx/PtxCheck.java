@@ -65,7 +65,7 @@ public final class PtxCheck {
         Map<String, long[]> counts = new TreeMap<>();
         Map<String, long[]> lowered = new TreeMap<>();   // form -> {uses lowered, uses tried}
         long instructions = 0, chars = 0, nanos = 0;
-        int filesWithErrors = 0, filesCompiled = 0, filesTried = 0;
+        int filesWithErrors = 0, filesCompiled = 0, filesTried = 0, filesRead = 0;
         List<Path> all = new ArrayList<>();
         for (Path f : files) {
             if (java.nio.file.Files.isDirectory(f)) {
@@ -88,6 +88,7 @@ public final class PtxCheck {
                 unreadable = true;
                 continue;
             }
+            filesRead++;
             long t0 = System.nanoTime();
             ParseResult pr = Ptx.parse(text, f.toString());
             nanos += System.nanoTime() - t0;
@@ -117,6 +118,7 @@ public final class PtxCheck {
                 if (lower(pr.module(), model, f.toString(), lowered)) filesCompiled++;
             }
         }
+        if (filesRead == 0 && unreadable) return UNREADABLE;   // nothing was read: no table to show
         List<FormUse> uses = formUses(counts);
         out.println();
         out.printf("%d file(s), %d instruction(s), %d distinct instruction form(s)%n", all.size(), instructions, uses.size());
@@ -145,7 +147,8 @@ public final class PtxCheck {
             out.println(COMPILE_TARGET.cpu() + ":  the AMD back end lowers this form to LLVM IR for " + COMPILE_TARGET.cpu()
                     + " (zluda ptx compile FILE --target " + COMPILE_TARGET.cpu() + ", docs/amd.md):");
             out.println("          yes every use in these files, no none, k/n some, - not tried (the file has errors, or only device functions no kernel calls use it).");
-            out.printf("          %d of %d file(s) checked without errors lower completely; zluda ptx compile names what does not, with line:column.%n",
+            if (filesTried == 0) out.println("          no file was lowered: every file checked has errors (fix them first).");
+            else out.printf("          %d of %d file(s) checked without errors lower completely; zluda ptx compile names what does not, with line:column.%n",
                     filesCompiled, filesTried);
         }
         return unreadable ? UNREADABLE : errors ? ERRORS : OK;
