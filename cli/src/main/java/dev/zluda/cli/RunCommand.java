@@ -39,11 +39,10 @@ import java.util.stream.Stream;
                 "or record it on NVIDIA's driver.", ""},
         footer = {"", "Examples:",
                 "  zluda run -- ./vectorAdd 1024",
-                "  zluda run --zluda-trace -- ./vectorAdd                   (record the run on zluda's driver)",
-                "  zluda run --nvidia-trace -o traces -- ./vectorAdd       (on a machine with an NVIDIA GPU)",
-                "  zluda run --zluda-trace --capture-kernels . -- ./vectorAdd   (with kernel snapshots, for zluda replay)",
-                "",
-                "  zluda run --zluda-trace --pack -- ./vectorAdd            (also write the bug-report bundle)",
+                "  zluda run --zluda-trace -- ./vectorAdd             record it",
+                "  zluda run --nvidia-trace -o traces -- ./vectorAdd  on NVIDIA's driver",
+                "  zluda run --zluda-trace --capture-kernels . -- ./vectorAdd  with snapshots",
+                "  zluda run --zluda-trace --pack -- ./vectorAdd      and a bug-report bundle",
                 "",
                 "Captures go to DIR/<program>[_N]/ (capture.zcap, manifest.json); read them with zluda dump / zluda info / zluda view.",
                 "",
@@ -66,7 +65,7 @@ final class RunCommand implements Callable<Integer> {
     boolean zludaTrace;
 
     @Option(names = {"-o", "--output"}, paramLabel = "DIR",
-            description = "Where captures go (default: $ZLUDA_LOG_DIR, else ./zluda-logs).")
+            description = "Where captures go (default: $ZLUDA_LOG_DIR, else zluda-logs in the current directory).")
     Path output;
 
     @Option(names = "--level", paramLabel = "LEVEL", defaultValue = "calls",
