@@ -1624,13 +1624,24 @@ public final class LlvmEmitter {
 
         /**
          * f16/bf16 add, sub, mul, fma (round to nearest), neg, abs, min, max (and .NaN), scalar or packed x2
-         * (each 16-bit lane on its own, PTX ISA 9.7.4): LLVM's half and bfloat arithmetic.
+         * (each 16-bit lane on its own, PTX ISA 9.0, 9.7.4): LLVM's half and bfloat arithmetic. With
+         * {@code .ftz} (add sub mul fma min max neg abs), {@code .sat} (add sub mul fma), {@code .relu} (fma) or
+         * {@code .xorsign.abs} (min max) see {@link #halfModified}.
          */
         void halfArith(Ins x, PtxType t) {
             String op = x.i.opcode();
-            if (x.has(".ftz") || x.has(".sat") || x.has(".relu") || x.has(".xorsign") || x.has(".approx") || x.has(".oob")
-                    || (x.has(".NaN") && !(op.equals("min") || op.equals("max")))) {
+            boolean arith = op.equals("add") || op.equals("sub") || op.equals("mul") || op.equals("fma");
+            boolean minmax = op.equals("min") || op.equals("max");
+            boolean f16 = t == PtxType.F16 || t == PtxType.F16X2;
+            if (x.has(".approx") || x.has(".oob") || (x.has(".NaN") && !minmax)
+                    || (x.has(".xorsign") != x.has(".abs")) || (x.has(".xorsign") && !minmax)
+                    || (x.has(".relu") && !op.equals("fma")) || (x.has(".sat") && !(arith && f16))
+                    || (x.has(".ftz") && !f16)) {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+            if (x.has(".ftz") || x.has(".sat") || x.has(".relu") || x.has(".xorsign")) {
+                halfModified(x, t);
+                return;
             }
             String rnd = rounding(x);
             if (rnd != null && !rnd.equals(".rn")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
@@ -1668,6 +1679,93 @@ public final class LlvmEmitter {
                     String nan = v("fcmp uno " + ty + " " + r + ", " + r);
                     b = v("select i1 " + nan + ", i16 32767, i16 " + b);
                 }
+                if (!pair) result = b;
+                else {
+                    String w = resize(b, 16, 32, false);
+                    result = l == 0 ? w : v("or i32 " + result + ", " + v("shl i32 " + w + ", 16"));
+                }
+            }
+            write(x.op(0), result, bits, false);
+        }
+
+        /**
+         * f16/bf16 (scalar or x2) add, sub, mul, fma.rn, min, max, neg, abs with the modifiers of PTX ISA 9.0, 9.7.4:
+         * {@code .ftz} flushes subnormal inputs and results to zero of the same sign, a result by its exact value
+         * (before rounding: an exact sum or product below 2^-14 in magnitude that would round to the smallest
+         * normal is flushed too, as an NVIDIA GPU does; checked in double precision, where the sums and products
+         * of two or three halves below 2^-14 are exact); {@code .relu} makes a negative or zero result +0;
+         * {@code .sat} clamps to [0, 1] and a NaN to +0; min/max {@code .xorsign.abs} take the minimum or maximum
+         * of |a| and |b| and give it the sign sign(a) ^ sign(b). NaN results are the canonical NaN 0x7fff.
+         */
+        void halfModified(Ins x, PtxType t) {
+            String op = x.i.opcode();
+            String rnd = rounding(x);
+            if (rnd != null && !rnd.equals(".rn")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            if (op.equals("fma") && rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
+            boolean pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
+            PtxType lane = t == PtxType.F16 || t == PtxType.F16X2 ? PtxType.F16 : PtxType.BF16;
+            boolean bf = lane == PtxType.BF16;
+            String ty = fty(lane), sf = sfx(lane);
+            boolean ftz = x.has(".ftz"), xorsign = x.has(".xorsign");
+            int n = switch (op) { case "abs", "neg" -> 1; case "fma" -> 3; case "add", "sub", "mul", "min", "max" -> 2;
+                default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end"); };
+            String expMask = bf ? "32640" : "31744";                  // 0x7f80, 0x7c00
+            String minNormal = bf ? "0x3810000000000000" : "0x3F10000000000000";   // 2^-126, 2^-14 as double
+            int bits = pair ? 32 : 16;
+            String[] in = new String[n];
+            for (int k = 0; k < n; k++) in[k] = read(x.op(k + 1), bits, false);
+            String result = null;
+            for (int l = 0; l < (pair ? 2 : 1); l++) {
+                String[] h = new String[n], a = new String[n];
+                for (int k = 0; k < n; k++) {
+                    h[k] = pair ? resize(l == 0 ? in[k] : v("lshr i32 " + in[k] + ", 16"), 32, 16, false) : in[k];
+                    if (ftz) {
+                        // a subnormal input (exponent field 0) becomes zero of its sign
+                        String z = v("icmp eq i16 " + v("and i16 " + h[k] + ", " + expMask) + ", 0");
+                        h[k] = v("select i1 " + z + ", i16 " + v("and i16 " + h[k] + ", -32768") + ", i16 " + h[k]);
+                    }
+                    a[k] = v("bitcast i16 " + h[k] + " to " + ty);
+                }
+                String r = switch (op) {
+                    case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
+                    case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
+                    case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
+                    case "fma" -> call(ty, "llvm.fma." + sf, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
+                    case "neg" -> v("fneg " + ty + " " + a[0]);
+                    case "abs" -> call(ty, "llvm.fabs." + sf, ty, ty + " " + a[0]);
+                    default -> {
+                        String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
+                        String p = a[0], q = a[1];
+                        if (xorsign) {
+                            p = call(ty, "llvm.fabs." + sf, ty, ty + " " + p);
+                            q = call(ty, "llvm.fabs." + sf, ty, ty + " " + q);
+                        }
+                        yield call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + p + ", " + ty + " " + q);
+                    }
+                };
+                if (ftz && n >= 2 && !op.equals("min") && !op.equals("max")) {
+                    // the exact result in double (exact for two or three halves near the normal range)
+                    String[] d = new String[n];
+                    for (int k = 0; k < n; k++) d[k] = v("fpext " + ty + " " + a[k] + " to double");
+                    String e = switch (op) {
+                        case "add" -> v("fadd double " + d[0] + ", " + d[1]);
+                        case "sub" -> v("fsub double " + d[0] + ", " + d[1]);
+                        case "mul" -> v("fmul double " + d[0] + ", " + d[1]);
+                        default -> v("fadd double " + v("fmul double " + d[0] + ", " + d[1]) + ", " + d[2]);
+                    };
+                    String tiny = v("fcmp olt double " + call("double", "llvm.fabs.f64", "double", "double " + e) + ", " + minNormal);
+                    String zero = call(ty, "llvm.copysign." + sf, ty + ", " + ty, ty + " 0.0, " + ty + " " + r);
+                    r = v("select i1 " + tiny + ", " + ty + " " + zero + ", " + ty + " " + r);
+                }
+                if (x.has(".relu")) r = v("select i1 " + v("fcmp ole " + ty + " " + r + ", 0.0") + ", " + ty + " 0.0, " + ty + " " + r);
+                if (x.has(".sat")) r = sat(r, lane);
+                String b = v("bitcast " + ty + " " + r + " to i16");
+                if (xorsign) {
+                    String sign = v("and i16 " + v("xor i16 " + h[0] + ", " + h[1]) + ", -32768");
+                    b = v("or i16 " + b + ", " + sign);
+                }
+                String nan = v("fcmp uno " + ty + " " + r + ", " + r);
+                b = v("select i1 " + nan + ", i16 32767, i16 " + b);
                 if (!pair) result = b;
                 else {
                     String w = resize(b, 16, 32, false);

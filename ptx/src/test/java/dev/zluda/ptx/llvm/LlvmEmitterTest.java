@@ -221,11 +221,44 @@ class LlvmEmitterTest {
         {"max_s16x2", "mov.b32 %r1, 0x0001FFFF;\nmov.b32 %r2, 0xFFFF0002;\nmax.s16x2 %r3, %r1, %r2;", Integer.toString(0x00010002)},
     };
 
+    /**
+     * Half-precision forms with .ftz, .sat, .relu and .xorsign.abs (PTX ISA 9.0, 9.7.4), as in {@link #BIT_CASES}:
+     * %h1..%h3 are .b16 registers, %r3 receives the result (zero-extended for scalars).
+     */
+    static final String[][] HALF_CASES = {
+        // 1.0 + 1.0 = 2.0, clamped to 1.0 (0x3c00); a NaN operand gives +0
+        {"add_sat_f16", "mov.b16 %h1, 0x3C00;\nadd.sat.f16 %h3, %h1, %h1;\ncvt.u32.u16 %r3, %h3;", "15360"},
+        {"add_sat_nan", "mov.b16 %h1, 0x7E01;\nmov.b16 %h2, 0x3C00;\nadd.sat.f16 %h3, %h1, %h2;\ncvt.u32.u16 %r3, %h3;", "0"},
+        // (2^-14 + 2^-24) - 2^-14 = 2^-24, a subnormal: flushed to +0
+        {"sub_ftz_f16", "mov.b16 %h1, 0x0401;\nmov.b16 %h2, 0x0400;\nsub.ftz.f16 %h3, %h1, %h2;\ncvt.u32.u16 %r3, %h3;", "0"},
+        // (1 - 2^-11) * 2^-14 = 2^-14 - 2^-25 rounds to the smallest normal 0x0400, but is below it before rounding: +0
+        {"mul_ftz_f16_tiny", "mov.b16 %h1, 0x3BFF;\nmov.b16 %h2, 0x0400;\nmul.ftz.f16 %h3, %h1, %h2;\ncvt.u32.u16 %r3, %h3;", "0"},
+        {"mul_f16_tiny", "mov.b16 %h1, 0x3BFF;\nmov.b16 %h2, 0x0400;\nmul.rn.f16 %h3, %h1, %h2;\ncvt.u32.u16 %r3, %h3;", "1024"},
+        // neg.ftz of the subnormal 2^-24: -0 (0x8000)
+        {"neg_ftz_f16", "mov.b16 %h1, 0x0001;\nneg.ftz.f16 %h3, %h1;\ncvt.u32.u16 %r3, %h3;", "32768"},
+        // fma.relu: 1 * -1 + 0 = -1, clamped to +0; a NaN result is the canonical NaN 0x7fff
+        {"fma_relu_bf16", "mov.b16 %h1, 0x3F80;\nmov.b16 %h2, 0xBF80;\nmov.b16 %h4, 0;\nfma.rn.relu.bf16 %h3, %h1, %h2, %h4;\ncvt.u32.u16 %r3, %h3;", "0"},
+        {"fma_relu_nan", "mov.b16 %h1, 0x7E01;\nmov.b16 %h2, 0x3C00;\nmov.b16 %h4, 0;\nfma.rn.relu.f16 %h3, %h1, %h2, %h4;\ncvt.u32.u16 %r3, %h3;", "32767"},
+        // min.xorsign.abs(-2, 3) = -2 (0xc000); .x2: max(|2|,|-3|) with sign 1 = -3 (low), max(|-2|,|-3|) sign 0 = 3 (high)
+        {"min_xorsign_f16", "mov.b16 %h1, 0xC000;\nmov.b16 %h2, 0x4200;\nmin.xorsign.abs.f16 %h3, %h1, %h2;\ncvt.u32.u16 %r3, %h3;", "49152"},
+        {"max_xorsign_f16x2", "mov.b32 %r1, 0xC0004000;\nmov.b32 %r2, 0xC200C200;\nmax.xorsign.abs.f16x2 %r3, %r1, %r2;", Integer.toString(0x4200C200)},
+    };
+
+    @Test
+    void halfPrecisionModifiersComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
+        foldsTo(HALF_CASES, "zluda-half");
+    }
+
     @Test
     void bitFieldAndByteInstructionsComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
+        foldsTo(BIT_CASES, "zluda-bits");
+    }
+
+    /** Each case in a kernel of its own; the lowering accepts all for gfx1030, gfx1100, sm_90; opt -O2 folds each to c[2]. */
+    static void foldsTo(String[][] cases, String tmp) throws IOException, InterruptedException {
         StringBuilder ptx = new StringBuilder(".version 8.0\n.target sm_80\n.address_size 64\n");
-        for (String[] c : BIT_CASES) {
-            ptx.append(".visible .entry ").append(c[0]).append("(.param .u64 p)\n{\n.reg .b32 %r<8>;\n.reg .b64 %rd<4>;\n")
+        for (String[] c : cases) {
+            ptx.append(".visible .entry ").append(c[0]).append("(.param .u64 p)\n{\n.reg .b32 %r<8>;\n.reg .b16 %h<8>;\n.reg .b64 %rd<4>;\n")
                     .append("ld.param.u64 %rd1, [p];\n").append(c[1]).append("\nst.global.u32 [%rd1], %r3;\nret;\n}\n");
         }
         for (LlvmTarget t : List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
@@ -236,13 +269,13 @@ class LlvmEmitterTest {
         if (tools == null && System.getenv("ZLUDA_REQUIRE_LLVM") != null) throw new AssertionError(LlvmTools.missingMessage());
         org.junit.jupiter.api.Assumptions.assumeTrue(tools != null, LlvmTools.missingMessage());
         for (LlvmTarget t : List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
-            java.nio.file.Path ll = java.nio.file.Files.createTempDirectory("zluda-bits").resolve("in.ll");
+            java.nio.file.Path ll = java.nio.file.Files.createTempDirectory(tmp).resolve("in.ll");
             java.nio.file.Files.writeString(ll, PtxCompiler.lower(ptx.toString(), "b.ptx", t).ir());
             Process p = new ProcessBuilder(tools.path("opt").toString(), "-O2", "-S", "-mtriple=" + t.triple(), "-mcpu=" + t.cpu(), ll.toString())
                     .redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes());
             assertEquals(0, p.waitFor(), out);
-            for (String[] c : BIT_CASES) {
+            for (String[] c : cases) {
                 int at = out.indexOf("@" + c[0] + "(");
                 assertTrue(at >= 0, t + ": no kernel " + c[0] + " in\n" + out);
                 String fn = out.substring(at, out.indexOf("\n}\n", at));
