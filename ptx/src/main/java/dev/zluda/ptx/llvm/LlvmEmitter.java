@@ -1925,6 +1925,14 @@ public final class LlvmEmitter {
             if (d == null || s == null) throw new Unsupported(x.i.form() + " is not supported");
             boolean di = isInt(d), si = isInt(s);
             boolean ftz = x.has(".ftz");
+            if (x.has(".pack")) {
+                cvtPack(x);
+                return;
+            }
+            if (x.has(".rna") || x.has(".relu") || x.has(".satfinite") || d == PtxType.F16X2 || d == PtxType.BF16X2 || d == PtxType.TF32) {
+                cvtRounded16(x, d, s);
+                return;
+            }
             String rnd = null;
             for (String r : new String[] {".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi"}) if (x.has(r)) rnd = r;
             for (String m : x.i.modifiers()) {
@@ -2039,6 +2047,92 @@ public final class LlvmEmitter {
             }
             if (x.has(".sat")) r = sat(r, d);
             writeF(x.op(0), r, d);
+        }
+
+        /**
+         * {@code cvt.pack.sat.T.s32.b32 d, a, b, c} for T = u8, s8 and {@code cvt.pack.sat.T.s32 d, a, b} for T = u16,
+         * s16 (PTX ISA 9.0, 9.7.9.22): a and b (s32) are clamped to T's range; 8-bit T gives
+         * d = c[15:0] << 16 | a << 8 | b, 16-bit T gives d = a << 16 | b. Plain integer IR, the same for every target.
+         */
+        void cvtPack(Ins x) {
+            PtxType t = x.type(0);
+            boolean byte8 = t == PtxType.U8 || t == PtxType.S8;
+            boolean half16 = t == PtxType.U16 || t == PtxType.S16;
+            if (!x.has(".sat") || !(byte8 || half16) || x.type(1) != PtxType.S32 || x.types.size() != (byte8 ? 3 : 2)
+                    || (byte8 && x.type(2) != PtxType.B32) || x.i.modifiers().size() != x.types.size() + 2
+                    || x.i.operands().size() != (byte8 ? 4 : 3)) {
+                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+            int bits = t.size() * 8;
+            boolean signed = t.kind() == PtxType.Kind.SIGNED;
+            long lo = signed ? -(1L << (bits - 1)) : 0, hi = signed ? (1L << (bits - 1)) - 1 : (1L << bits) - 1;
+            String[] v = new String[2];
+            for (int k = 0; k < 2; k++) {
+                String a = read(x.op(k + 1), 32, true);
+                String c1 = call("i32", "llvm.smax.i32", "i32, i32", "i32 " + a + ", i32 " + lo);
+                String c2 = call("i32", "llvm.smin.i32", "i32, i32", "i32 " + c1 + ", i32 " + hi);
+                v[k] = v("and i32 " + c2 + ", " + ((1L << bits) - 1));
+            }
+            String r = v("or i32 " + v("shl i32 " + v[0] + ", " + bits) + ", " + v[1]);
+            if (byte8) {
+                String c = read(x.op(3), 32, false);
+                r = v("or i32 " + r + ", " + v("shl i32 " + c + ", 16"));
+            }
+            write(x.op(0), r, 32, false);
+        }
+
+        /**
+         * The cvt forms with {@code .relu}, {@code .satfinite} or {@code .rna} lowered in plain IR, the same for every
+         * target (PTX ISA 9.0, 9.7.9.21): {@code cvt.rn{.relu}{.satfinite}.{f16,bf16}.f32 d, a} and
+         * {@code cvt.rn{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b} (a to the upper half) round to nearest even;
+         * {@code .relu} makes a negative or zero result +0, {@code .satfinite} makes a result of magnitude beyond the
+         * largest finite value (infinity included) that value with its sign; a NaN result is the canonical NaN
+         * 0x7fff. {@code cvt.rna{.satfinite}.tf32.f32 d, a} rounds the f32 bits half away from zero to 10 mantissa
+         * bits (the low 13 bits of d are zero); as an NVIDIA H200 computes it, a NaN's payload is truncated, and
+         * with {@code .satfinite} a result at or beyond infinity (a NaN included) is lowered by one tf32 ulp (2^13
+         * in the bits). Others (directed rounding, tf32 .rn/.rz, fp8) are refused.
+         */
+        void cvtRounded16(Ins x, PtxType d, PtxType s) {
+            boolean relu = x.has(".relu"), satfinite = x.has(".satfinite");
+            if (d == PtxType.TF32 && s == PtxType.F32 && x.has(".rna") && !relu && x.types.size() == 2
+                    && x.i.modifiers().size() == (satfinite ? 4 : 3) && x.i.operands().size() == 2) {
+                String a = read(x.op(1), 32, false);
+                String nan = v("fcmp uno float " + v("bitcast i32 " + a + " to float") + ", 0.0");
+                String rounded = v("add i32 " + a + ", 4096");
+                String t = v("and i32 " + v("select i1 " + nan + ", i32 " + a + ", i32 " + rounded) + ", -8192");
+                if (satfinite) {
+                    String big = v("icmp uge i32 " + v("and i32 " + t + ", 2147483647") + ", 2139095040");
+                    t = v("select i1 " + big + ", i32 " + v("sub i32 " + t + ", 8192") + ", i32 " + t);
+                }
+                write(x.op(0), t, 32, false);
+                return;
+            }
+            boolean pair = d == PtxType.F16X2 || d == PtxType.BF16X2;
+            PtxType lane = d == PtxType.F16 || d == PtxType.F16X2 ? PtxType.F16 : d == PtxType.BF16 || d == PtxType.BF16X2 ? PtxType.BF16 : null;
+            if (lane == null || s != PtxType.F32 || !x.has(".rn") || x.types.size() != 2
+                    || x.i.modifiers().size() != 3 + (relu ? 1 : 0) + (satfinite ? 1 : 0) || x.i.operands().size() != (pair ? 3 : 2)) {
+                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+            String ty = fty(lane);
+            String inf = lane == PtxType.F16 ? "31744" : "32640";            // 0x7c00, 0x7f80
+            String result = null;
+            for (int k = 1; k <= (pair ? 2 : 1); k++) {
+                String r = v("fptrunc float " + readF(x.op(k), PtxType.F32) + " to " + ty);
+                if (relu) r = v("select i1 " + v("fcmp ole " + ty + " " + r + ", 0.0") + ", " + ty + " 0.0, " + ty + " " + r);
+                String b = v("bitcast " + ty + " " + r + " to i16");
+                if (satfinite) {
+                    // infinity minus one in the bits is the largest finite value of the same sign
+                    String isInf = v("icmp eq i16 " + v("and i16 " + b + ", 32767") + ", " + inf);
+                    b = v("select i1 " + isInf + ", i16 " + v("sub i16 " + b + ", 1") + ", i16 " + b);
+                }
+                b = v("select i1 " + v("fcmp uno " + ty + " " + r + ", 0.0") + ", i16 32767, i16 " + b);
+                if (!pair) result = b;
+                else {
+                    String w = resize(b, 16, 32, false);
+                    result = k == 1 ? v("shl i32 " + w + ", 16") : v("or i32 " + result + ", " + w);
+                }
+            }
+            write(x.op(0), result, pair ? 32 : 16, false);
         }
 
         /** An integer result of cvt: 8-bit destinations are extended to the register by their own signedness. */
