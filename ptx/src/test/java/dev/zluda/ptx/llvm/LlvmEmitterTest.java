@@ -244,6 +244,36 @@ class LlvmEmitterTest {
         {"max_xorsign_f16x2", "mov.b32 %r1, 0xC0004000;\nmov.b32 %r2, 0xC200C200;\nmax.xorsign.abs.f16x2 %r3, %r1, %r2;", Integer.toString(0x4200C200)},
     };
 
+    /**
+     * cvt with .relu, .satfinite, .pack and .rna to tf32 (PTX ISA 9.0, 9.7.9.21 and 9.7.9.22), as in
+     * {@link #BIT_CASES}: %r1 %r2 hold f32 bits or s32 values, %h3 a 16-bit result zero-extended into %r3.
+     */
+    static final String[][] CVT_CASES = {
+        // .relu: -1.5 gives +0; a NaN gives the canonical NaN 0x7fff
+        {"cvt_relu_f16", "mov.b32 %r1, 0xBFC00000;\ncvt.rn.relu.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", "0"},
+        {"cvt_relu_f16_nan", "mov.b32 %r1, 0x7FC00001;\ncvt.rn.relu.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", "32767"},
+        // .satfinite: 1e6 is past f16's largest finite value 65504 (0x7bff); -inf gives -65504 (0xfbff)
+        {"cvt_satfinite_f16", "mov.b32 %r1, 0x49742400;\ncvt.rn.satfinite.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", "31743"},
+        {"cvt_satfinite_f16_ninf", "mov.b32 %r1, 0xFF800000;\ncvt.rn.satfinite.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", "64511"},
+        // bf16's largest finite value is 0x7f7f
+        {"cvt_satfinite_bf16_inf", "mov.b32 %r1, 0x7F800000;\ncvt.rn.satfinite.bf16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", "32639"},
+        // pairs: a (1.0) to the upper half, b (-2.0) to the lower; .relu clamps -1.0 to +0, keeps 3.0 (0x4040)
+        {"cvt_f16x2", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r2, 0xC0000000;\ncvt.rn.f16x2.f32 %r3, %r1, %r2;", Integer.toString(0x3C00C000)},
+        {"cvt_relu_bf16x2", "mov.b32 %r1, 0xBF800000;\nmov.b32 %r2, 0x40400000;\ncvt.rn.relu.bf16x2.f32 %r3, %r1, %r2;", "16448"},
+        // cvt.pack: 300 -> 255, -5 -> 0 (u8), c's low half 0x1234 on top; -40000 -> -32768, 40000 -> 32767 (s16)
+        {"cvt_pack_u8", "mov.b32 %r1, 300;\nmov.b32 %r2, -5;\nmov.b32 %r4, 0xABCD1234;\ncvt.pack.sat.u8.s32.b32 %r3, %r1, %r2, %r4;", Integer.toString(0x1234FF00)},
+        {"cvt_pack_s16", "mov.b32 %r1, -40000;\nmov.b32 %r2, 40000;\ncvt.pack.sat.s16.s32 %r3, %r1, %r2;", Integer.toString(0x80007FFF)},
+        // tf32 .rna: 1 + 2^-11 is half a tf32 ulp above 1.0, rounded away from zero to 1 + 2^-10 (0x3f802000)
+        {"cvt_rna_tf32", "mov.b32 %r1, 0x3F801000;\ncvt.rna.tf32.f32 %r3, %r1;", Integer.toString(0x3F802000)},
+        // .satfinite: a value that rounds past the largest finite tf32 gives it, 0x7f7fe000
+        {"cvt_rna_satfinite_tf32", "mov.b32 %r1, 0x7F7FF000;\ncvt.rna.satfinite.tf32.f32 %r3, %r1;", Integer.toString(0x7F7FE000)},
+    };
+
+    @Test
+    void cvtReluSatfinitePackAndTf32ComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
+        foldsTo(CVT_CASES, "zluda-cvt");
+    }
+
     @Test
     void halfPrecisionModifiersComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
         foldsTo(HALF_CASES, "zluda-half");
