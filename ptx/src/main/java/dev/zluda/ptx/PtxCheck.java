@@ -66,6 +66,7 @@ public final class PtxCheck {
         Map<String, long[]> lowered = new TreeMap<>();   // form -> {uses lowered, uses tried}
         long instructions = 0, chars = 0, nanos = 0;
         int filesWithErrors = 0, filesCompiled = 0, filesTried = 0, filesRead = 0;
+        boolean said = false;   // a diagnostic was printed: a blank line sets the table apart
         List<Path> all = new ArrayList<>();
         for (Path f : files) {
             if (java.nio.file.Files.isDirectory(f)) {
@@ -73,6 +74,7 @@ public final class PtxCheck {
                     walk.filter(p -> p.getFileName().toString().endsWith(".ptx") && java.nio.file.Files.isRegularFile(p)).sorted().forEach(all::add);
                 } catch (IOException | java.io.UncheckedIOException e) {
                     out.println(f + ": error: cannot list directory: " + e.getMessage());
+                    said = true;
                     unreadable = true;
                 }
             } else {
@@ -85,6 +87,7 @@ public final class PtxCheck {
                 text = Ptx.readPtx(f);
             } catch (IOException | RuntimeException e) {
                 out.println(f + ": error: cannot read file: " + e.getMessage());
+                said = true;
                 unreadable = true;
                 continue;
             }
@@ -102,13 +105,18 @@ public final class PtxCheck {
             int fileErrors = 0;
             for (Diagnostic d : diags) {
                 if (d.isError()) fileErrors++;
-                if (!summary) out.println(d.format());
-                else if (d.isError() && fileErrors == 1) out.println(d.format());
+                if (!summary || d.isError() && fileErrors == 1) {
+                    out.println(d.format());
+                    said = true;
+                }
             }
             if (fileErrors > 0) {
                 errors = true;
                 filesWithErrors++;
-                if (summary && fileErrors > 1) out.println(f + ": (" + (fileErrors - 1) + " more error(s))");
+                if (summary && fileErrors > 1) {
+                    out.println(f + ": (" + (fileErrors - 1) + " more error(s))");
+                    said = true;
+                }
             }
             for (Ast.Function fn : pr.module().functions()) {
                 if (fn.body() != null) instructions += count(fn.body(), counts);
@@ -120,7 +128,7 @@ public final class PtxCheck {
         }
         if (filesRead == 0 && unreadable) return UNREADABLE;   // nothing was read: no table to show
         List<FormUse> uses = formUses(counts);
-        out.println();
+        if (said) out.println();
         out.printf("%d file(s), %d instruction(s), %d distinct instruction form(s)%n", all.size(), instructions, uses.size());
         if (summary) {
             out.printf("%d file(s) with errors; %.1f MB parsed in %.2f s (%.1f MB/s, one thread)%n",
