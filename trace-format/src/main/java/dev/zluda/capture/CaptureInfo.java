@@ -216,13 +216,14 @@ public final class CaptureInfo {
      * One module load as {@code zluda info} shows it (FORMAT.md §6.4): a PTX or ELF image by its dump file;
      * a fatbin by what it held, as the entries dumped beside the capture ({@code module_NNNN_NN.ptx} for PTX,
      * {@code .elf} for a cubin (SASS), {@code .ptx.zst}/{@code .ptx.lz4} for PTX the recorder could not
-     * decompress); a record without an image by why it has none.
+     * decompress); a record without an image by why it has none; a load that failed (handle 0) says so.
      *
      * @param files the dump files of the capture ({@link #moduleDumps})
      */
     static String moduleLine(CaptureRecord.Module mod, List<String> files) {
         String kind = mod.kind() >= 1 && mod.kind() < KINDS.length ? KINDS[mod.kind()] : "kind " + mod.kind();
-        String handle = ", handle " + CallFormatter.hex(mod.handle());
+        // handle 0: a load that failed, which zluda's trace layer records with its image (FORMAT.md §6.4)
+        String handle = mod.handle() == 0 ? ", no handle: the load failed" : ", handle " + CallFormatter.hex(mod.handle());
         if (!mod.fileName().isEmpty()) return mod.fileName() + "  " + mod.size() + " bytes" + handle;
         String lib = String.format(Locale.ROOT, "module_%04d", mod.library());
         if (mod.imageHash() == 0) {

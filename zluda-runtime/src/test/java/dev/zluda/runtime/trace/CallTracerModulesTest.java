@@ -209,6 +209,12 @@ class CallTracerModulesTest {
             assertEquals(List.of(3, 1, (long) bad.length(), 0L, "module_0003_01.ptx"),
                     List.of(ms.get(2).library(), ms.get(2).kind(), ms.get(2).size(), ms.get(2).handle(), ms.get(2).fileName()));
             assertEquals(List.of(dir.resolve("module_0001_01.ptx"), dir.resolve("module_0003_01.ptx")), cap.moduleFiles());
+            // zluda info says which loads failed
+            java.io.StringWriter w = new java.io.StringWriter();
+            dev.zluda.capture.CaptureInfo.of(cap).print(cap, new java.io.PrintWriter(w));
+            String info = w.toString();
+            assertTrue(info.contains("module_0003_01.ptx  " + bad.length() + " bytes, no handle: the load failed"), info);
+            assertTrue(info.lines().filter(l -> l.contains("module_0001_01.ptx")).noneMatch(l -> l.contains("load failed")), "the load that worked: " + info);
         }
     }
 }
