@@ -2135,7 +2135,7 @@ public final class LlvmEmitter {
          * 0x7fff. {@code cvt.rna{.satfinite}.tf32.f32 d, a} rounds the f32 bits half away from zero to 10 mantissa
          * bits (the low 13 bits of d are zero); as an NVIDIA H200 computes it, a NaN's payload is truncated, and
          * with {@code .satfinite} a result at or beyond infinity (a NaN included) is lowered by one tf32 ulp (2^13
-         * in the bits). Others (directed rounding, tf32 .rn/.rz, fp8) are refused.
+         * in the bits). Others (directed rounding, tf32 .rn/.rz) are refused; fp8 is {@code cvtFp8}.
          */
         void cvtRounded16(Ins x, PtxType d, PtxType s) {
             boolean relu = x.has(".relu"), satfinite = x.has(".satfinite");
