@@ -1929,6 +1929,10 @@ public final class LlvmEmitter {
                 cvtPack(x);
                 return;
             }
+            if (isFp8(d) || isFp8(s)) {
+                cvtFp8(x, d, s);
+                return;
+            }
             if (x.has(".rna") || x.has(".relu") || x.has(".satfinite") || d == PtxType.F16X2 || d == PtxType.BF16X2 || d == PtxType.TF32) {
                 cvtRounded16(x, d, s);
                 return;
@@ -2004,8 +2008,14 @@ public final class LlvmEmitter {
             }
             if (!si) {
                 // float to integer: round as asked, then saturate; NaN gives 0 (PTX ISA 9.7.9.21)
-                if (!isFloatType(s) || s == PtxType.BF16) throw new Unsupported(x.i.form() + " is not supported");
+                boolean bf64 = s == PtxType.BF16 && dbits == 64 && !ftz && !x.has(".sat");
+                if (!isFloatType(s) || (s == PtxType.BF16 && !bf64)) throw new Unsupported(x.i.form() + " is not supported");
                 String a = readF(x.op(1), s);
+                if (bf64) {
+                    // bf16 to a 64-bit integer: exact in f32, rounded there as asked
+                    a = v("fpext bfloat " + a + " to float");
+                    s = PtxType.F32;
+                }
                 if (ftz && s == PtxType.F32) a = flush(a, s);
                 if (rnd == null) throw new Unsupported(x.i.form() + " needs an integer rounding modifier");
                 String fn = switch (rnd) { case ".rni" -> "roundeven"; case ".rzi" -> "trunc"; case ".rmi" -> "floor"; case ".rpi" -> "ceil";
@@ -2028,6 +2038,10 @@ public final class LlvmEmitter {
                 return;
             }
             // integer to float
+            if (d == PtxType.BF16 && sbits == 64 && rnd != null && !rnd.endsWith("i") && x.i.modifiers().size() == 3) {
+                writeF(x.op(0), i64ToBf16(read(x.op(1), 64, false), ss, rnd), d);
+                return;
+            }
             if (!isFloatType(d) || d == PtxType.BF16) throw new Unsupported(x.i.form() + " is not supported");
             String a = read(x.op(1), sbits, ss);
             String r;
@@ -2047,6 +2061,37 @@ public final class LlvmEmitter {
             }
             if (x.has(".sat")) r = sat(r, d);
             writeF(x.op(0), r, d);
+        }
+
+        /**
+         * {@code cvt.{rn,rz,rm,rp}.bf16.{s64,u64}} (PTX ISA 9.0, 9.7.9.21): the 64-bit integer {@code a} rounded once to
+         * bf16 (8 significant bits) in the given mode, in plain integer IR, the same for every target: the magnitude
+         * normalised with ctlz, its top 8 bits kept and rounded up as the mode says from the next bit and the rest
+         * (a carry out of the 8 bits raises the exponent); 0 gives +0. Returns the result as {@code bfloat}.
+         */
+        String i64ToBf16(String a, boolean signed, String rnd) {
+            String neg = signed ? v("icmp slt i64 " + a + ", 0") : "false";
+            String mag = signed ? v("select i1 " + neg + ", i64 " + v("sub i64 0, " + a) + ", i64 " + a) : a;
+            String lz = call("i64", "llvm.ctlz.i64", "i64, i1", "i64 " + mag + ", i1 false");
+            String n = v("shl i64 " + mag + ", " + lz);
+            String kept = v("lshr i64 " + n + ", 56");
+            String half = v("icmp ne i64 " + v("and i64 " + n + ", 36028797018963968") + ", 0");       // bit 55
+            String sticky = v("icmp ne i64 " + v("and i64 " + n + ", 36028797018963967") + ", 0");     // bits 54..0
+            String inexact = v("or i1 " + half + ", " + sticky);
+            String up = switch (rnd) {
+                case ".rn" -> v("and i1 " + half + ", " + v("or i1 " + sticky + ", " + v("trunc i64 " + kept + " to i1")));
+                case ".rz" -> "false";
+                case ".rm" -> v("and i1 " + inexact + ", " + neg);
+                case ".rp" -> v("and i1 " + inexact + ", " + v("xor i1 " + neg + ", true"));
+                default -> throw new Unsupported("rounding mode " + rnd + " is not supported");
+            };
+            // ((msb + 126) << 7) + kept: the implicit bit of kept completes the exponent; msb = 63 - lz
+            String exp = v("shl i64 " + v("sub i64 189, " + lz) + ", 7");
+            String bits = v("add i64 " + v("add i64 " + exp + ", " + kept) + ", " + v("zext i1 " + up + " to i64"));
+            bits = v("select i1 " + v("icmp eq i64 " + mag + ", 0") + ", i64 0, i64 " + bits);
+            String r = v("trunc i64 " + bits + " to i16");
+            if (signed) r = v("or i16 " + r + ", " + v("select i1 " + neg + ", i16 -32768, i16 0"));
+            return v("bitcast i16 " + r + " to bfloat");
         }
 
         /**
@@ -2090,7 +2135,7 @@ public final class LlvmEmitter {
          * 0x7fff. {@code cvt.rna{.satfinite}.tf32.f32 d, a} rounds the f32 bits half away from zero to 10 mantissa
          * bits (the low 13 bits of d are zero); as an NVIDIA H200 computes it, a NaN's payload is truncated, and
          * with {@code .satfinite} a result at or beyond infinity (a NaN included) is lowered by one tf32 ulp (2^13
-         * in the bits). Others (directed rounding, tf32 .rn/.rz, fp8) are refused.
+         * in the bits). Others (directed rounding, tf32 .rn/.rz) are refused; fp8 is {@code cvtFp8}.
          */
         void cvtRounded16(Ins x, PtxType d, PtxType s) {
             boolean relu = x.has(".relu"), satfinite = x.has(".satfinite");
@@ -2133,6 +2178,95 @@ public final class LlvmEmitter {
                 }
             }
             write(x.op(0), result, pair ? 32 : 16, false);
+        }
+
+        static boolean isFp8(PtxType t) {
+            return t == PtxType.E4M3X2 || t == PtxType.E5M2X2;
+        }
+
+        /**
+         * The fp8 conversions (PTX ISA 9.0, 9.7.9.21) in plain integer and f32 IR, the same for every target:
+         * {@code cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b} (a to the upper byte of the 16-bit d) and
+         * {@code cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a} (a's upper half to the upper byte) round to
+         * nearest even; {@code .satfinite} makes a magnitude beyond the largest finite value (infinity included)
+         * that value with its sign (448 = 0x7e for e4m3, 57344 = 0x7b for e5m2); a NaN gives 0x7f; {@code .relu}
+         * makes a negative value +0. {@code cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a} is exact (the upper byte to the
+         * upper half); a NaN gives 0x7fff and {@code .relu} makes a negative result +0. NaN encodings and signs as an
+         * NVIDIA H200 computes them (recorded data, conformance/h200).
+         */
+        void cvtFp8(Ins x, PtxType d, PtxType s) {
+            boolean relu = x.has(".relu"), satfinite = x.has(".satfinite");
+            boolean toFp8 = isFp8(d) && (s == PtxType.F32 || s == PtxType.F16X2), fromFp8 = d == PtxType.F16X2 && isFp8(s);
+            if (!x.has(".rn") || x.types.size() != 2 || (!toFp8 && !fromFp8) || satfinite != toFp8
+                    || x.i.modifiers().size() != 3 + (relu ? 1 : 0) + (satfinite ? 1 : 0)
+                    || x.i.operands().size() != (toFp8 && s == PtxType.F32 ? 3 : 2)) {
+                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            }
+            boolean e4 = (toFp8 ? d : s) == PtxType.E4M3X2;
+            if (fromFp8) {
+                String a = read(x.op(1), 16, false);
+                String result = null;
+                for (int k = 1; k >= 0; k--) {
+                    String b = k == 1 ? v("lshr i16 " + a + ", 8") : a;
+                    b = v("and i16 " + b + ", 255");
+                    String mag = v("and i16 " + b + ", 127");
+                    String neg = v("icmp uge i16 " + b + ", 128");
+                    String nan, h;
+                    if (e4) {
+                        nan = v("icmp eq i16 " + mag + ", 127");
+                        // normal: the exponent rebiased from 7 to 15; subnormal m * 2^-9 through f32's bits
+                        String normal = v("add i16 " + v("shl i16 " + mag + ", 7") + ", 8192");
+                        String f = v("bitcast float " + v("uitofp i16 " + mag + " to float") + " to i32");
+                        String sub = v("trunc i32 " + v("sub i32 " + v("lshr i32 " + f + ", 13") + ", 123904") + " to i16");
+                        sub = v("select i1 " + v("icmp eq i16 " + mag + ", 0") + ", i16 0, i16 " + sub);
+                        h = v("select i1 " + v("icmp ult i16 " + mag + ", 8") + ", i16 " + sub + ", i16 " + normal);
+                        h = v("or i16 " + h + ", " + v("select i1 " + neg + ", i16 -32768, i16 0"));
+                    } else {
+                        nan = v("icmp ugt i16 " + mag + ", 124");
+                        h = v("shl i16 " + b + ", 8");
+                    }
+                    if (relu) h = v("select i1 " + neg + ", i16 0, i16 " + h);
+                    h = v("select i1 " + nan + ", i16 32767, i16 " + h);
+                    String w = resize(h, 16, 32, false);
+                    result = k == 1 ? v("shl i32 " + w + ", 16") : v("or i32 " + result + ", " + w);
+                }
+                write(x.op(0), result, 32, false);
+                return;
+            }
+            String[] in = new String[2];
+            if (s == PtxType.F32) {
+                in[0] = read(x.op(1), 32, false);
+                in[1] = read(x.op(2), 32, false);
+            } else {
+                String a = read(x.op(1), 32, false);
+                for (int k = 0; k < 2; k++) {
+                    String half = v("trunc i32 " + (k == 0 ? v("lshr i32 " + a + ", 16") : a) + " to i16");
+                    in[k] = v("bitcast float " + v("fpext half " + v("bitcast i16 " + half + " to half") + " to float") + " to i32");
+                }
+            }
+            long minNormal = e4 ? 0x3c800000L : 0x38800000L;         // 2^-6, 2^-14
+            String scale = e4 ? "0x4080000000000000" : "0x40F0000000000000"; // 2^9, 2^16: the subnormal quantum's inverse
+            int shift = e4 ? 20 : 21, rebias = e4 ? (127 - 7) << 3 : (127 - 15) << 2, max = e4 ? 0x7e : 0x7b;
+            String result = null;
+            for (int k = 0; k < 2; k++) {
+                String a = in[k];
+                String mag = v("and i32 " + a + ", 2147483647");
+                String neg = v("icmp slt i32 " + a + ", 0");
+                String nan = v("icmp ugt i32 " + mag + ", 2139095040");
+                // subnormal results: |a| scaled so that the quantum is 1, rounded to an integer (an f32 subnormal gives 0)
+                String scaled = v("fmul float " + v("bitcast i32 " + mag + " to float") + ", " + scale);
+                String sub = v("fptoui float " + call("float", "llvm.roundeven.f32", "float", "float " + scaled) + " to i32");
+                // normal results: the f32 bits rounded to nearest even at the fp8 mantissa, rebiased; past max saturated
+                String odd = v("and i32 " + v("lshr i32 " + mag + ", " + shift) + ", 1");
+                String r = v("lshr i32 " + v("add i32 " + v("add i32 " + mag + ", " + ((1 << (shift - 1)) - 1)) + ", " + odd) + ", " + shift);
+                String normal = call("i32", "llvm.umin.i32", "i32, i32", "i32 " + v("sub i32 " + r + ", " + rebias) + ", i32 " + max);
+                String bits = v("select i1 " + v("icmp ult i32 " + mag + ", " + minNormal) + ", i32 " + sub + ", i32 " + normal);
+                bits = v("or i32 " + bits + ", " + v("select i1 " + neg + ", i32 128, i32 0"));
+                if (relu) bits = v("select i1 " + neg + ", i32 0, i32 " + bits);
+                bits = v("select i1 " + nan + ", i32 127, i32 " + bits);
+                result = k == 0 ? v("shl i32 " + bits + ", 8") : v("or i32 " + result + ", " + bits);
+            }
+            write(x.op(0), resize(result, 32, 16, false), 16, false);
         }
 
         /** An integer result of cvt: 8-bit destinations are extended to the register by their own signedness. */

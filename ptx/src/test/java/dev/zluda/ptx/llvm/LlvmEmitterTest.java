@@ -269,6 +269,44 @@ class LlvmEmitterTest {
         {"cvt_rna_satfinite_tf32", "mov.b32 %r1, 0x7F7FF000;\ncvt.rna.satfinite.tf32.f32 %r3, %r1;", Integer.toString(0x7F7FE000)},
     };
 
+    /**
+     * The fp8 cvt forms and those between bf16 and 64-bit integers (PTX ISA 9.0, 9.7.9.21; e4m3: bias 7, largest finite 448 = 0x7e, no infinities, NaN 0x7f;
+     * e5m2: bias 15, largest finite 57344 = 0x7b), as in {@link #BIT_CASES}; a goes to the upper byte or half.
+     */
+    static final String[][] FP8_CASES = {
+        // 448.0 -> 0x7e, 1.0 -> 0x38; .satfinite: 1e6 -> 0x7e, -inf -> 0xfe
+        {"cvt_e4m3x2", "mov.b32 %r1, 0x43E00000;\nmov.b32 %r2, 0x3F800000;\ncvt.rn.satfinite.e4m3x2.f32 %h3, %r1, %r2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x7E38)},
+        {"cvt_e4m3x2_sat", "mov.b32 %r1, 0x49742400;\nmov.b32 %r2, 0xFF800000;\ncvt.rn.satfinite.e4m3x2.f32 %h3, %r1, %r2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x7EFE)},
+        // subnormals (quantum 2^-9): 1.5 * 2^-9 is a tie, to even 2 * 2^-9 (0x02); 2^-9 -> 0x01
+        {"cvt_e4m3x2_sub", "mov.b32 %r1, 0x3B400000;\nmov.b32 %r2, 0x3B000000;\ncvt.rn.satfinite.e4m3x2.f32 %h3, %r1, %r2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x0201)},
+        // e5m2 .relu: -1.0 -> +0, 1.5 -> 0x3e; a NaN -> 0x7f, 1e6 -> 0x7b
+        {"cvt_relu_e5m2x2", "mov.b32 %r1, 0xBF800000;\nmov.b32 %r2, 0x3FC00000;\ncvt.rn.satfinite.relu.e5m2x2.f32 %h3, %r1, %r2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x003E)},
+        {"cvt_e5m2x2_nan", "mov.b32 %r1, 0x7FC00000;\nmov.b32 %r2, 0x49742400;\ncvt.rn.satfinite.e5m2x2.f32 %h3, %r1, %r2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x7F7B)},
+        // from f16x2: 1.0 -> 0x38, -2.0 -> 0xc0
+        {"cvt_e4m3x2_f16x2", "mov.b32 %r1, 0x3C00C000;\ncvt.rn.satfinite.e4m3x2.f16x2 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x38C0)},
+        // to f16x2: e4m3 0x7f is NaN (0x7fff), 0x01 is 2^-9 (0x1800); e5m2 .relu: 0xbc (-1.0) -> +0, 0x3c -> 0x3c00
+        {"cvt_f16x2_e4m3x2", "mov.b16 %h1, 0x7F01;\ncvt.rn.f16x2.e4m3x2 %r3, %h1;", Integer.toString(0x7FFF1800)},
+        {"cvt_relu_f16x2_e5m2x2", "mov.b16 %h1, 0xBC3C;\ncvt.rn.relu.f16x2.e5m2x2 %r3, %h1;", Integer.toString(0x3C00)},
+        // 64-bit integers to bf16 (8 significant bits): 385 is a tie between 384 (0x43c0) and 386 (0x43c1), to even
+        // with .rn; 387 a tie to 388 (0x43c2); .rp 385 -> 386, .rm -385 -> -386 (0xc3c1); 2^64 - 1 rounds to 2^64 (0x5f80)
+        {"cvt_rn_bf16_s64", "mov.b64 %rd2, 385;\ncvt.rn.bf16.s64 %h3, %rd2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x43C0)},
+        {"cvt_rn_bf16_s64_odd", "mov.b64 %rd2, 387;\ncvt.rn.bf16.s64 %h3, %rd2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x43C2)},
+        {"cvt_rp_bf16_u64", "mov.b64 %rd2, 385;\ncvt.rp.bf16.u64 %h3, %rd2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x43C1)},
+        {"cvt_rm_bf16_s64", "mov.b64 %rd2, -385;\ncvt.rm.bf16.s64 %h3, %rd2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0xC3C1)},
+        {"cvt_rz_bf16_s64", "mov.b64 %rd2, -385;\ncvt.rz.bf16.s64 %h3, %rd2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0xC3C0)},
+        {"cvt_rn_bf16_u64_max", "mov.b64 %rd2, -1;\ncvt.rn.bf16.u64 %h3, %rd2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x5F80)},
+        // bf16 to 64-bit integers: -2.5 (0xc020) -> -2 (.rzi), -3 (.rmi); 2.5 (0x4020) -> 3 (.rpi), 2 (.rni)
+        {"cvt_rzi_s64_bf16", "mov.b16 %h1, 0xC020;\ncvt.rzi.s64.bf16 %rd2, %h1;\ncvt.u32.u64 %r3, %rd2;", "-2"},
+        {"cvt_rmi_s64_bf16", "mov.b16 %h1, 0xC020;\ncvt.rmi.s64.bf16 %rd2, %h1;\ncvt.u32.u64 %r3, %rd2;", "-3"},
+        {"cvt_rpi_u64_bf16", "mov.b16 %h1, 0x4020;\ncvt.rpi.u64.bf16 %rd2, %h1;\ncvt.u32.u64 %r3, %rd2;", "3"},
+        {"cvt_rni_u64_bf16", "mov.b16 %h1, 0x4020;\ncvt.rni.u64.bf16 %rd2, %h1;\ncvt.u32.u64 %r3, %rd2;", "2"},
+    };
+
+    @Test
+    void cvtFp8AndBf16Int64ComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
+        foldsTo(FP8_CASES, "zluda-fp8");
+    }
+
     @Test
     void cvtReluSatfinitePackAndTf32ComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
         foldsTo(CVT_CASES, "zluda-cvt");
