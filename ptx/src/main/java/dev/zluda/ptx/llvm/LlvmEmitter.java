@@ -1679,11 +1679,7 @@ public final class LlvmEmitter {
                     String nan = v("fcmp uno " + ty + " " + r + ", " + r);
                     b = v("select i1 " + nan + ", i16 32767, i16 " + b);
                 }
-                if (!pair) result = b;
-                else {
-                    String w = resize(b, 16, 32, false);
-                    result = l == 0 ? w : v("or i32 " + result + ", " + v("shl i32 " + w + ", 16"));
-                }
+                result = withLane(result, b, pair, l);
             }
             write(x.op(0), result, bits, false);
         }
@@ -1766,13 +1762,19 @@ public final class LlvmEmitter {
                 }
                 String nan = v("fcmp uno " + ty + " " + r + ", " + r);
                 b = v("select i1 " + nan + ", i16 32767, i16 " + b);
-                if (!pair) result = b;
-                else {
-                    String w = resize(b, 16, 32, false);
-                    result = l == 0 ? w : v("or i32 " + result + ", " + v("shl i32 " + w + ", 16"));
-                }
+                result = withLane(result, b, pair, l);
             }
             write(x.op(0), result, bits, false);
+        }
+
+        /**
+         * The result so far with lane {@code l}'s 16 bits {@code b} added: {@code b} itself for a scalar; for an x2
+         * pair, lane 0 in bits 15..0 and lane 1 in bits 31..16 (PTX ISA 9.0, 5.2.5 packed data).
+         */
+        private String withLane(String result, String b, boolean pair, int l) {
+            if (!pair) return b;
+            String w = resize(b, 16, 32, false);
+            return l == 0 ? w : v("or i32 " + result + ", " + v("shl i32 " + w + ", 16"));
         }
 
         /** set.cmp.dtype.stype (PTX ISA 9.7.7.1): 0xffffffff or 1.0f when the comparison holds, else 0. */
