@@ -28,7 +28,14 @@ public enum LlvmTarget {
     /** AMD CDNA 3 (Instinct MI300, wave64 only). */
     GFX942("gfx942", 64),
     /** NVIDIA Hopper through LLVM's NVPTX back end (used to check the lowering against a real GPU). */
-    SM_90("sm_90", 32);
+    SM_90("sm_90", 32),
+    /**
+     * NVIDIA Hopper through NVPTX, but lowered as for AMD wherever the two sides differ ({@link #nvvmMath()} is
+     * {@code false}: directed rounding and {@code .approx} functions in target-neutral IR instead of
+     * {@code llvm.nvvm.*} intrinsics). Not a device: it exists so that the sequences AMD targets run can be run,
+     * and compared bit for bit, on an NVIDIA GPU (docs/amd.md, check (b)).
+     */
+    SM_90_AS_AMD("sm_90", 32);
 
     private final String cpu;
     private final int waveSize;
@@ -45,7 +52,14 @@ public enum LlvmTarget {
     public int waveSize() { return waveSize; }
 
     /** {@code true} for the AMDGPU targets (code objects), {@code false} for NVPTX. */
-    public boolean amd() { return this != SM_90; }
+    public boolean amd() { return this != SM_90 && this != SM_90_AS_AMD; }
+
+    /**
+     * {@code true} where the lowering may use NVPTX's math intrinsics ({@code llvm.nvvm.*.r[zmp]*} directed
+     * rounding, {@code .approx} functions): only {@link #SM_90}. Elsewhere such forms are lowered in
+     * target-neutral IR or refused.
+     */
+    public boolean nvvmMath() { return this == SM_90; }
 
     /** The target with this {@code -mcpu} name (case-insensitive), or {@code null}. */
     public static LlvmTarget byName(String name) {
