@@ -17,7 +17,7 @@ package dev.zluda.runtime.emulator;
  * for a texel outside, wrap (index mod N) and mirror. Channels a format lacks read as 0. 8- and 16-bit
  * integer formats read as normalized floats map to [0, 1] ({@code v / (2^n - 1)}) or [-1, 1]
  * ({@code max(v / (2^(n-1) - 1), -1)}); sRGB textures convert r, g and b with the sRGB curve.
- * Known differences from the H200 (3D weights, sRGB, some s8 blends, tld4 at a mirror seam)
+ * Known differences from the H200 (sRGB, some s8 blends)
  * are listed in docs/support.md.
  */
 final class TexOps {
@@ -216,6 +216,17 @@ final class TexOps {
             fetch(t, i0, resultType, out);
             return;
         }
+        // clamp to the edge: a footprint that reaches past an edge reads the edge texel alone (weight 0 on the
+        // other), as if the position were clamped to [0.5, N - 0.5] (H200: the same result in 1D and 2D, where
+        // weights split exactly per axis; in 3D the corner weights depend on it, tex.3d.f32x2.clamp.linear)
+        for (int k = 0; k < dims; k++) {
+            if (t.linearMemory() || effectiveMode(t, k) != TextureObject.CLAMP) continue;
+            int n = size(t, k);
+            if (i0[k] < 0 || i0[k] >= n - 1) {
+                i0[k] = i0[k] < 0 ? 0 : n - 1;
+                a[k] = 0;
+            }
+        }
         int[] w = cornerWeights(dims, a);
         boolean fixed = !t.srgb() && switch (t.format()) {
             case TextureObject.U8, TextureObject.U16, TextureObject.S8, TextureObject.S16 -> true;
@@ -279,24 +290,35 @@ final class TexOps {
     /**
      * The weights of the 2^dims texels of the filter footprint, in 1/256, corner c taking the upper texel
      * along axis k when bit k of c is set; they sum to 256. From the per-axis weights {@code a[k]} (0..255,
-     * the fraction rounded to 1/256): 1D {@code {256 - a, a}}; 2D (measured on an NVIDIA H200) the corner
-     * of both upper texels gets {@code round(a*b/256)} (halves up) and the others what keeps each axis's sum
-     * exact: {@code a - w11}, {@code b - w11}, {@code 256 - a - b + w11}. 3D splits each 2D weight by the
-     * third axis the same way: this is an approximation, not the H200's rule (its weights for slices with
-     * {@code c = 0} follow the 2D rule, the others differ by 1/256 here and there; recorded in
-     * {@code probe.3d.f32x4.clamp.linear.weights}, listed in docs/support.md). 1D (a 1D CUDA array made
-     * with Height 0) has not been recorded on the H200.
+     * the fraction rounded to 1/256), as an NVIDIA H200 computes them (fitted to and checked on all 16381
+     * weight triples of {@code probe.3d.f32x4.clamp.linear.weights} and the 2D cases):
+     * <ul>
+     * <li>1D: {@code {256 - a, a}};
+     * <li>2D: the corner of both upper texels gets {@code round(a*b/256)} (halves up) and the others what keeps
+     *     each axis's sum exact: {@code a - w11}, {@code b - w11}, {@code 256 - a - b + w11};
+     * <li>3D: each z slice, of weight {@code Z = 256 - c} or {@code c}, is split along x into
+     *     {@code X1 = round(a*Z/256)} (halves up) and {@code X0 = Z - X1}; each of these along y:
+     *     {@code X1}'s upper texel gets {@code round(X1*b/256)} rounded halves up, {@code X0}'s upper texel
+     *     {@code round(X0*b/256)} rounded halves down, the lower texels the rest (so the x and y sums may
+     *     be 1/256 off a and b; with c = 0 this is the 2D rule).
+     * </ul>
+     * 1D (a 1D CUDA array made with Height 0) has not been recorded on the H200.
      */
     static int[] cornerWeights(int dims, int[] a) {
         if (dims == 1) return new int[] {256 - a[0], a[0]};
-        int w11 = (a[0] * a[1] + 128) >> 8;
-        int[] w2 = {256 - a[0] - a[1] + w11, a[0] - w11, a[1] - w11, w11};
-        if (dims == 2) return w2;
+        if (dims == 2) {
+            int w11 = (a[0] * a[1] + 128) >> 8;
+            return new int[] {256 - a[0] - a[1] + w11, a[0] - w11, a[1] - w11, w11};
+        }
         int[] w3 = new int[8];
-        for (int c = 0; c < 4; c++) {
-            int up = (w2[c] * a[2] + 128) >> 8;
-            w3[c] = w2[c] - up;
-            w3[c + 4] = up;
+        for (int k = 0; k < 2; k++) {
+            int z = k == 0 ? 256 - a[2] : a[2];
+            int x1 = (a[0] * z + 128) >> 8, x0 = z - x1;
+            int w11 = (x1 * a[1] + 128) >> 8, w01 = (x0 * a[1] + 127) >> 8;
+            w3[4 * k] = x0 - w01;
+            w3[4 * k + 1] = x1 - w11;
+            w3[4 * k + 2] = w01;
+            w3[4 * k + 3] = w11;
         }
         return w3;
     }
@@ -306,35 +328,66 @@ final class TexOps {
 
     /**
      * The filtered value {@code sum(w[i] * v[i]) / 256} as an NVIDIA H200 computes it (fitted to the
-     * recorded conformance data, {@code texture.bin.gz}): each texel with a nonzero weight is cut (toward
-     * zero) to a multiple of {@code 2^(E - 27)}, E being the exponent of the largest such texel; the
-     * weighted sum is then exact and rounded once, halves away from zero: to f32, or to f16 for half
-     * textures. A NaN or infinite texel makes the sum what f32 arithmetic gives.
+     * recorded conformance data, {@code texture.bin.gz}): the texels are taken in groups of four (a 2D
+     * footprint; a 3D footprint is two groups, its z slices): each texel with a nonzero weight is cut (toward
+     * zero) to a multiple of {@code 2^(E - 27)}, E being the exponent of the largest such texel of its group;
+     * the weighted sum of all groups is then exact and rounded once, halves away from zero: to f32, or to
+     * f16 for half textures. A NaN or infinite texel makes the sum what f32 arithmetic gives.
      */
     static float blend(int[] w, float[] v, boolean half) {
-        int e = Integer.MIN_VALUE;
         for (int i = 0; i < w.length; i++) {
-            if (w[i] == 0) continue;
-            if (!Float.isFinite(v[i])) {
+            if (w[i] != 0 && !Float.isFinite(v[i])) {
                 double s = 0;
                 for (int k = 0; k < w.length; k++) if (w[k] != 0) s += w[k] * (double) v[k];
                 return (float) (s / 256);
             }
-            if (v[i] != 0) e = Math.max(e, exponent(v[i]));
         }
-        if (e == Integer.MIN_VALUE) return 0f;
-        int g = e - FILTER_FRACTION_BITS;
-        long sum = 0;
-        for (int i = 0; i < w.length; i++) {
-            if (w[i] == 0 || v[i] == 0) continue;
-            int bits = Float.floatToRawIntBits(v[i]);
-            int be = (bits >>> 23) & 0xFF;
-            long m = be == 0 ? bits & 0x7FFFFF : (bits & 0x7FFFFF) | 0x800000;
-            int x = be == 0 ? -149 : be - 150; // v = m * 2^x
-            long q = x >= g ? m << (x - g) : (g - x >= 63 ? 0 : m >> (g - x));
-            sum += w[i] * (bits < 0 ? -q : q);
+        long total = 0;
+        int scale = Integer.MAX_VALUE; // total * 2^scale is the weighted sum (in 1/256)
+        java.math.BigInteger big = null; // when the groups' scales are too far apart for a long
+        for (int from = 0; from < w.length; from += 4) {
+            int to = Math.min(w.length, from + 4);
+            int e = Integer.MIN_VALUE;
+            for (int i = from; i < to; i++) if (w[i] != 0 && v[i] != 0) e = Math.max(e, exponent(v[i]));
+            if (e == Integer.MIN_VALUE) continue;
+            int g = e - FILTER_FRACTION_BITS;
+            long sum = 0;
+            for (int i = from; i < to; i++) {
+                if (w[i] == 0 || v[i] == 0) continue;
+                int bits = Float.floatToRawIntBits(v[i]);
+                int be = (bits >>> 23) & 0xFF;
+                long m = be == 0 ? bits & 0x7FFFFF : (bits & 0x7FFFFF) | 0x800000;
+                int x = be == 0 ? -149 : be - 150; // v = m * 2^x
+                long q = x >= g ? m << (x - g) : (g - x >= 63 ? 0 : m >> (g - x));
+                sum += w[i] * (bits < 0 ? -q : q);
+            }
+            if (sum == 0) continue;
+            if (scale == Integer.MAX_VALUE) {
+                total = sum;
+                scale = g;
+                continue;
+            }
+            // align the two sums exactly
+            java.math.BigInteger t = big != null ? big : java.math.BigInteger.valueOf(total);
+            java.math.BigInteger u = java.math.BigInteger.valueOf(sum);
+            int lo = Math.min(scale, g);
+            t = t.shiftLeft(scale - lo);
+            u = u.shiftLeft(g - lo);
+            big = t.add(u);
+            scale = lo;
         }
-        return half ? roundHalfAway(sum, g - 8, 11, -24) : roundHalfAway(sum, g - 8, 24, -149);
+        if (scale == Integer.MAX_VALUE) return 0f;
+        if (big != null) {
+            if (big.signum() == 0) return 0f;
+            // keep 62 bits; the bits shifted out only matter as a sticky bit for the rounding below
+            int drop = Math.max(0, big.bitLength() - 62);
+            java.math.BigInteger mag = big.abs();
+            long kept = mag.shiftRight(drop).longValue();
+            if (drop > 0 && mag.getLowestSetBit() < drop) kept |= 1;
+            total = big.signum() < 0 ? -kept : kept;
+            scale += drop;
+        }
+        return half ? roundHalfAway(total, scale - 8, 11, -24) : roundHalfAway(total, scale - 8, 24, -149);
     }
 
     /** Exponent of the leading bit of a nonzero finite float (subnormals included). */
@@ -395,12 +448,18 @@ final class TexOps {
         fetch(t, idx, resultType, out);
     }
 
-    /** tld4: component comp of the four texels of the bilinear footprint, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j). */
+    /**
+     * tld4: component comp of the four texels of the bilinear footprint, in the order (i, j+1), (i+1, j+1),
+     * (i+1, j), (i, j). The footprint is that of linear filtering, the position rounded to 1/256 texel first
+     * (halves up), with one difference the H200 shows: with mirror addressing the coordinate is not mirrored
+     * first; the footprint is taken in the unmirrored coordinate and each texel index is then mirrored (so in
+     * an odd period the texel called i+1 lies left of i; {@code tld4.r.2d.f32x1.mirror.norm.f32} and
+     * {@code probe.tld4.r.2d.f32x1.mirror.norm.seam}).
+     */
     static void gather(TextureObject t, float[] coord, int comp, int resultType, long[] out) {
         int[] i0 = new int[2];
         for (int k = 0; k < 2; k++) {
-            // the footprint of linear filtering: the position is rounded to 1/256 texel first (halves up)
-            double xb = unnormalized(t, coord[k], k) - 0.5;
+            double xb = (effectiveMode(t, k) == TextureObject.MIRROR && !t.linearMemory() ? unmirrored(t, coord[k], k) : unnormalized(t, coord[k], k)) - 0.5;
             i0[k] = Double.isFinite(xb) ? floorIndex(Math.floor(xb * 256 + 0.5) / 256) : floorIndex(xb);
         }
         int[][] order = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
@@ -409,6 +468,18 @@ final class TexOps {
             fetch(t, new int[] {i0[0] + order[q][0], i0[1] + order[q][1], 0}, resultType, one);
             out[q] = one[comp];
         }
+    }
+
+    /**
+     * A normalized coordinate along a mirror-addressed axis in texel units, not mirrored: truncated to
+     * {@link #COORD_FRACTION_BITS} fraction bits and scaled by the size; NaN and ±inf read as 0 (as
+     * {@link #unnormalized} has them after mirroring).
+     */
+    private static double unmirrored(TextureObject t, float x, int axis) {
+        double v = x;
+        if (!Double.isFinite(v)) return 0;
+        v = Math.floor(v * (1 << COORD_FRACTION_BITS)) / (1 << COORD_FRACTION_BITS);
+        return v * size(t, axis);
     }
 
     // ------------------------------------------------------------------ ops
