@@ -169,9 +169,9 @@ final class TexOps {
 
     /**
      * The coordinate along an axis in texel units. Unnormalized coordinates are used as they are; a
-     * normalized one is truncated to {@link #COORD_FRACTION_BITS} fraction bits, wrapped or mirrored into
-     * [0, 1] when the address mode says so (CUDA Programming Guide, Texture Fetching), and scaled by the
-     * size exactly.
+     * normalized one is truncated to {@link #COORD_FRACTION_BITS} fraction bits, wrapped into [0, 1) (wrap)
+     * or reduced to the mirror period [0, 2) (mirror; the texel indices are mirrored afterwards) when the
+     * address mode says so, and scaled by the size exactly.
      */
     private static double unnormalized(TextureObject t, float x, int axis) {
         if (!t.normalizedCoords() || t.linearMemory()) return x;
@@ -181,10 +181,10 @@ final class TexOps {
         // ±inf wraps and mirrors to 0 (H200)
         if (Double.isInfinite(v) && (mode == TextureObject.WRAP || mode == TextureObject.MIRROR)) v = 0;
         if (Double.isFinite(v) && mode == TextureObject.WRAP) v -= Math.floor(v);
-        if (Double.isFinite(v) && mode == TextureObject.MIRROR) {
-            double f = Math.floor(v), fr = v - f;
-            v = (((long) f) & 1) == 0 ? fr : 1 - fr;
-        }
+        // mirror: the coordinate is reduced to one period [0, 2) but not reflected; the texel indices are
+        // mirrored ({@link #address}), so in the reflected half the texel called i+1 lies left of i (H200:
+        // tld4 gathers and 3D linear filtering at the seams, probe.*.mirror.*)
+        if (Double.isFinite(v) && mode == TextureObject.MIRROR) v -= 2 * Math.floor(v / 2);
         return v * size(t, axis);
     }
 
@@ -450,16 +450,15 @@ final class TexOps {
 
     /**
      * tld4: component comp of the four texels of the bilinear footprint, in the order (i, j+1), (i+1, j+1),
-     * (i+1, j), (i, j). The footprint is that of linear filtering, the position rounded to 1/256 texel first
-     * (halves up), with one difference the H200 shows: with mirror addressing the coordinate is not mirrored
-     * first; the footprint is taken in the unmirrored coordinate and each texel index is then mirrored (so in
-     * an odd period the texel called i+1 lies left of i; {@code tld4.r.2d.f32x1.mirror.norm.f32} and
+     * (i+1, j), (i, j). The footprint is that of linear filtering: the position rounded to 1/256 texel first
+     * (halves up); with mirror addressing i+1 is the texel after i in the unreflected coordinate, so in the
+     * reflected half of the period it lies left of i ({@code tld4.r.2d.f32x1.mirror.norm.f32},
      * {@code probe.tld4.r.2d.f32x1.mirror.norm.seam}).
      */
     static void gather(TextureObject t, float[] coord, int comp, int resultType, long[] out) {
         int[] i0 = new int[2];
         for (int k = 0; k < 2; k++) {
-            double xb = (effectiveMode(t, k) == TextureObject.MIRROR && !t.linearMemory() ? unmirrored(t, coord[k], k) : unnormalized(t, coord[k], k)) - 0.5;
+            double xb = unnormalized(t, coord[k], k) - 0.5;
             i0[k] = Double.isFinite(xb) ? floorIndex(Math.floor(xb * 256 + 0.5) / 256) : floorIndex(xb);
         }
         int[][] order = {{0, 1}, {1, 1}, {1, 0}, {0, 0}};
@@ -468,18 +467,6 @@ final class TexOps {
             fetch(t, new int[] {i0[0] + order[q][0], i0[1] + order[q][1], 0}, resultType, one);
             out[q] = one[comp];
         }
-    }
-
-    /**
-     * A normalized coordinate along a mirror-addressed axis in texel units, not mirrored: truncated to
-     * {@link #COORD_FRACTION_BITS} fraction bits and scaled by the size; NaN and ±inf read as 0 (as
-     * {@link #unnormalized} has them after mirroring).
-     */
-    private static double unmirrored(TextureObject t, float x, int axis) {
-        double v = x;
-        if (!Double.isFinite(v)) return 0;
-        v = Math.floor(v * (1 << COORD_FRACTION_BITS)) / (1 << COORD_FRACTION_BITS);
-        return v * size(t, axis);
     }
 
     // ------------------------------------------------------------------ ops
