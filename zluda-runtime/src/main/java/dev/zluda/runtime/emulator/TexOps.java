@@ -17,7 +17,7 @@ package dev.zluda.runtime.emulator;
  * for a texel outside, wrap (index mod N) and mirror. Channels a format lacks read as 0. 8- and 16-bit
  * integer formats read as normalized floats map to [0, 1] ({@code v / (2^n - 1)}) or [-1, 1]
  * ({@code max(v / (2^(n-1) - 1), -1)}); sRGB textures convert r, g and b with the sRGB curve.
- * Known differences from the H200 (sRGB, some s8 blends)
+ * Known differences from the H200 (sRGB)
  * are listed in docs/support.md.
  */
 final class TexOps {
@@ -250,8 +250,9 @@ final class TexOps {
             if (fixed) {
                 long sum = 0;
                 for (int c = 0; c < w.length; c++) sum += (long) w[c] * q[c][ch];
-                // to 16 bits, halves up; s8 blends are of the raw values, scaled by 257/255 to 16 bits here
-                long r = t.format() == TextureObject.S8 ? sum + Math.floorDiv(4 * sum + 255, 510) : Math.floorDiv(sum + 128, 256);
+                // to 16 bits, halves up; s8 blends are of the raw values, scaled to 16 bits by about 32767/32512 =
+                // 1 + 257/32768 with the correction taken from the blend's upper 12 bits (H200, every blend recorded)
+                long r = t.format() == TextureObject.S8 ? sum + (((sum >> 4) * 257 + 1024) >> 11) : Math.floorDiv(sum + 128, 256);
                 boolean signed = t.format() == TextureObject.S8 || t.format() == TextureObject.S16;
                 f = signed ? (float) Math.max(r / 32767.0, -1) : (float) (r / 65535.0);
             } else {
@@ -264,10 +265,10 @@ final class TexOps {
 
     /**
      * An 8/16-bit normalized texel as the filter takes it (fitted to the H200's results): u8 as a 16-bit
-     * fraction of 65535 ({@code v * 257}, its bits replicated), u16 and s16 as they are, s8 as its raw value
-     * (the blend {@code S} of s8 texels, in 1/256, becomes the 16-bit {@code S + round(2S/255)}, halves up:
-     * exact for every s8 texel fetched alone, {@code probe.2d.s8x1.clamp.linear.ramp}; 152 of the 4276
-     * distinct blends recorded still come out one 16-bit step away, see docs/support.md).
+     * fraction of 65535 ({@code v * 257}, its bits replicated), u16 and s16 as they are, s8 as its raw value:
+     * the blend {@code S} of s8 texels (in 1/256) becomes the 16-bit {@code S + floor(((S >> 4) * 257 + 1024)
+     * / 2048)} (S shifted arithmetically, i.e. floor), a fraction of 32767 (clamped to -1): every one of the
+     * 65280 blends of {@code probe.2d.s8x1.clamp.linear.all}, which are every S from -32768 to 32511.
      */
     private static int fixedChannel(TextureObject t, int raw) {
         return switch (t.format()) {
