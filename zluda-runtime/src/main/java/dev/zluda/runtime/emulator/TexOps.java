@@ -71,12 +71,46 @@ final class TexOps {
             default -> Float.intBitsToFloat(v);
         };
         d = (float) d;
-        if (t.srgb() && c < 3) d = (float) srgbToLinear(d);
+        if (t.srgb() && c < 3) d = t.format() == TextureObject.U8 ? srgbU8ToLinear(v & 0xFF) : (float) srgbToLinear(d);
         return d;
     }
 
+    /** The sRGB curve (IEC 61966-2-1), for sRGB textures of formats other than u8 (not recorded on the H200). */
     private static double srgbToLinear(double c) {
         return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    }
+
+    /**
+     * What an NVIDIA H200 returns for a u8 value of an sRGB texture's r, g or b channel, point-sampled: the
+     * upper 16 bits of the f32 (a bfloat16, 8 significant bits), measured for every value 0..255
+     * ({@code probe.2d.u8x4.clamp.point.srgb.table}, each value in three channels, identical). The H200
+     * converts with a table of this precision, not the sRGB curve: values 1..10 are {@code v * 5/16384} (the
+     * curve's linear segment is {@code v / (255 * 12.92)}), the others lie within one bfloat16 step of the
+     * curve but 19 of them are not its nearest bfloat16; no formula is known, so the measured table is the
+     * ground truth here.
+     */
+    private static final short[] SRGB_U8_BF16 = {
+            0x0000, 0x39a0, 0x3a20, 0x3a70, 0x3aa0, 0x3ac8, 0x3af0, 0x3b0c, 0x3b20, 0x3b34, 0x3b48, 0x3b5c, 0x3b70, 0x3b84, 0x3b90, 0x3b9c,
+            0x3baa, 0x3bb8, 0x3bc6, 0x3bd6, 0x3be6, 0x3bf6, 0x3c03, 0x3c0c, 0x3c16, 0x3c1f, 0x3c29, 0x3c34, 0x3c3e, 0x3c49, 0x3c55, 0x3c60,
+            0x3c6c, 0x3c7a, 0x3c83, 0x3c8a, 0x3c91, 0x3c98, 0x3c9f, 0x3ca6, 0x3cae, 0x3cb6, 0x3cbe, 0x3cc6, 0x3cce, 0x3cd7, 0x3ce0, 0x3ce9,
+            0x3cf2, 0x3cfc, 0x3d03, 0x3d08, 0x3d0d, 0x3d12, 0x3d17, 0x3d1c, 0x3d22, 0x3d28, 0x3d2d, 0x3d33, 0x3d39, 0x3d3f, 0x3d45, 0x3d4c,
+            0x3d52, 0x3d58, 0x3d60, 0x3d66, 0x3d6c, 0x3d74, 0x3d7a, 0x3d81, 0x3d85, 0x3d88, 0x3d8c, 0x3d90, 0x3d94, 0x3d98, 0x3d9c, 0x3da0,
+            0x3da4, 0x3da9, 0x3dad, 0x3db1, 0x3db6, 0x3dba, 0x3dbf, 0x3dc3, 0x3dc8, 0x3dcd, 0x3dd1, 0x3dd6, 0x3ddb, 0x3de0, 0x3de5, 0x3dea,
+            0x3df0, 0x3df4, 0x3dfa, 0x3e00, 0x3e02, 0x3e05, 0x3e08, 0x3e0b, 0x3e0e, 0x3e11, 0x3e14, 0x3e17, 0x3e1a, 0x3e1d, 0x3e20, 0x3e23,
+            0x3e26, 0x3e29, 0x3e2c, 0x3e30, 0x3e33, 0x3e36, 0x3e3a, 0x3e3d, 0x3e40, 0x3e44, 0x3e47, 0x3e4b, 0x3e4e, 0x3e52, 0x3e56, 0x3e59,
+            0x3e5d, 0x3e61, 0x3e65, 0x3e68, 0x3e6c, 0x3e70, 0x3e74, 0x3e78, 0x3e7c, 0x3e80, 0x3e82, 0x3e84, 0x3e86, 0x3e88, 0x3e8a, 0x3e8d,
+            0x3e8f, 0x3e91, 0x3e93, 0x3e95, 0x3e98, 0x3e9a, 0x3e9c, 0x3e9e, 0x3ea1, 0x3ea3, 0x3ea5, 0x3ea8, 0x3eaa, 0x3ead, 0x3eaf, 0x3eb2,
+            0x3eb4, 0x3eb6, 0x3eb9, 0x3ebc, 0x3ebe, 0x3ec1, 0x3ec3, 0x3ec6, 0x3ec8, 0x3ecb, 0x3ece, 0x3ed1, 0x3ed3, 0x3ed6, 0x3ed9, 0x3edb,
+            0x3ede, 0x3ee1, 0x3ee4, 0x3ee7, 0x3eea, 0x3eed, 0x3ef0, 0x3ef2, 0x3ef6, 0x3ef8, 0x3efc, 0x3efe, 0x3f01, 0x3f02, 0x3f04, 0x3f05,
+            0x3f07, 0x3f09, 0x3f0a, 0x3f0c, 0x3f0d, 0x3f0f, 0x3f11, 0x3f12, 0x3f14, 0x3f16, 0x3f17, 0x3f19, 0x3f1b, 0x3f1c, 0x3f1e, 0x3f20,
+            0x3f21, 0x3f23, 0x3f25, 0x3f27, 0x3f29, 0x3f2a, 0x3f2c, 0x3f2e, 0x3f30, 0x3f32, 0x3f33, 0x3f35, 0x3f37, 0x3f39, 0x3f3b, 0x3f3d,
+            0x3f3f, 0x3f41, 0x3f43, 0x3f45, 0x3f47, 0x3f49, 0x3f4b, 0x3f4d, 0x3f4f, 0x3f51, 0x3f53, 0x3f55, 0x3f57, 0x3f59, 0x3f5b, 0x3f5d,
+            0x3f5f, 0x3f61, 0x3f63, 0x3f65, 0x3f68, 0x3f6a, 0x3f6c, 0x3f6e, 0x3f70, 0x3f72, 0x3f74, 0x3f76, 0x3f7a, 0x3f7c, 0x3f7e, 0x3f80
+    };
+
+    /** A u8 value of an sRGB texture converted to linear as the H200 does ({@link #SRGB_U8_BF16}). */
+    static float srgbU8ToLinear(int u8) {
+        return Float.intBitsToFloat((SRGB_U8_BF16[u8] & 0xFFFF) << 16);
     }
 
     /**
@@ -228,7 +262,7 @@ final class TexOps {
             }
         }
         int[] w = cornerWeights(dims, a);
-        boolean fixed = !t.srgb() && switch (t.format()) {
+        boolean fixedFormat = switch (t.format()) {
             case TextureObject.U8, TextureObject.U16, TextureObject.S8, TextureObject.S16 -> true;
             default -> false;
         };
@@ -240,6 +274,8 @@ final class TexOps {
             for (int k = 0; k < dims; k++) idx[k] = i0[k] + ((c >> k) & 1);
             long addr = texel(t, idx);
             for (int ch = 0; ch < 4; ch++) {
+                // sRGB: r, g and b are converted to linear and blended as floats, alpha as the format is
+                boolean fixed = fixedFormat && !(t.srgb() && ch < 3);
                 if (fixed) q[c][ch] = ch >= t.channels() ? 0 : addr < 0 ? fixedBorder(t, ch) : fixedChannel(t, rawChannel(t, addr, ch));
                 else v[c][ch] = (float) (addr < 0 ? borderChannel(t, ch) : floatChannel(t, addr, ch));
             }
@@ -247,7 +283,7 @@ final class TexOps {
         float[] col = new float[w.length];
         for (int ch = 0; ch < 4; ch++) {
             float f;
-            if (fixed) {
+            if (fixedFormat && !(t.srgb() && ch < 3)) {
                 long sum = 0;
                 for (int c = 0; c < w.length; c++) sum += (long) w[c] * q[c][ch];
                 // to 16 bits, halves up; s8 blends are of the raw values, scaled to 16 bits by about 32767/32512 =
@@ -257,7 +293,7 @@ final class TexOps {
                 f = signed ? (float) Math.max(r / 32767.0, -1) : (float) (r / 65535.0);
             } else {
                 for (int c = 0; c < w.length; c++) col[c] = v[c][ch];
-                f = blend(w, col, t.format() == TextureObject.HALF);
+                f = t.srgb() && ch < 3 ? blend(w, col, SRGB_FILTER_FRACTION_BITS, 11, -149) : blend(w, col, t.format() == TextureObject.HALF);
             }
             out[ch] = result(f, resultType);
         }
@@ -336,6 +372,23 @@ final class TexOps {
      * f16 for half textures. A NaN or infinite texel makes the sum what f32 arithmetic gives.
      */
     static float blend(int[] w, float[] v, boolean half) {
+        return half ? blend(w, v, FILTER_FRACTION_BITS, 11, -24) : blend(w, v, FILTER_FRACTION_BITS, 24, -149);
+    }
+
+    /**
+     * Bits below the largest texel's leading bit that the filter keeps of the r, g, b channels of an sRGB
+     * texture after conversion, whose blend it rounds to 11 significant bits: an approximation fitted to the
+     * H200's linear sRGB results ({@code probe.2d.u8x4.clamp.linear.srgb.mix}), which gives most of them but
+     * not all (docs/support.md).
+     */
+    static final int SRGB_FILTER_FRACTION_BITS = 7;
+
+    /**
+     * {@link #blend(int[], float[], boolean)} with the texel cut to {@code fractionBits} bits below the
+     * group's largest leading bit and the sum rounded (halves away from zero) to {@code p} significant bits,
+     * the smallest subnormal being {@code 2^minExp}.
+     */
+    static float blend(int[] w, float[] v, int fractionBits, int p, int minExp) {
         for (int i = 0; i < w.length; i++) {
             if (w[i] != 0 && !Float.isFinite(v[i])) {
                 double s = 0;
@@ -351,7 +404,7 @@ final class TexOps {
             int e = Integer.MIN_VALUE;
             for (int i = from; i < to; i++) if (w[i] != 0 && v[i] != 0) e = Math.max(e, exponent(v[i]));
             if (e == Integer.MIN_VALUE) continue;
-            int g = e - FILTER_FRACTION_BITS;
+            int g = e - fractionBits;
             long sum = 0;
             for (int i = from; i < to; i++) {
                 if (w[i] == 0 || v[i] == 0) continue;
@@ -388,7 +441,7 @@ final class TexOps {
             total = big.signum() < 0 ? -kept : kept;
             scale += drop;
         }
-        return half ? roundHalfAway(total, scale - 8, 11, -24) : roundHalfAway(total, scale - 8, 24, -149);
+        return roundHalfAway(total, scale - 8, p, minExp);
     }
 
     /** Exponent of the leading bit of a nonzero finite float (subnormals included). */
@@ -412,7 +465,7 @@ final class TexOps {
             x += shift;
         }
         float f = Math.scalb((float) mag, x);
-        if (p == 11 && Math.abs(f) >= 65520f) f = Float.POSITIVE_INFINITY; // beyond f16's largest finite value
+        if (minExp == -24 && Math.abs(f) >= 65520f) f = Float.POSITIVE_INFINITY; // beyond f16's largest finite value
         return s < 0 ? -f : f;
     }
 
