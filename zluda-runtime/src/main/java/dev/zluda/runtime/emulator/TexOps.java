@@ -11,14 +11,14 @@ package dev.zluda.runtime.emulator;
  * in 9-bit fixed point with 8 fraction bits. The arithmetic an NVIDIA H200 does, fitted to its recorded
  * results (conformance data {@code texture.bin.gz}, the {@code probe.*} sweeps included): a normalized
  * coordinate is first truncated to 21 fraction bits ({@link #COORD_FRACTION_BITS}); alpha is rounded to
- * the nearest 1/256, halves up; the 2D corner weights are integers in 1/256 ({@link #cornerWeights});
+ * the nearest 1/256, halves up; the 2D and 3D corner weights are integers in 1/256 ({@link #cornerWeights});
  * f32 and half texels are summed as {@link #blend} says, 8/16-bit normalized ones in 16-bit fixed point
  * ({@link #fixedChannel}). Address modes act on texel indices: clamp to the edge, border colour
  * for a texel outside, wrap (index mod N) and mirror. Channels a format lacks read as 0. 8- and 16-bit
  * integer formats read as normalized floats map to [0, 1] ({@code v / (2^n - 1)}) or [-1, 1]
- * ({@code max(v / (2^(n-1) - 1), -1)}); sRGB textures convert r, g and b with the sRGB curve.
- * Known differences from the H200 (sRGB)
- * are listed in docs/support.md.
+ * ({@code max(v / (2^(n-1) - 1), -1)}); sRGB textures convert r, g and b with the table the H200 uses
+ * ({@link #SRGB_U8_BF16}). Mirror addressing mirrors texel indices, not coordinates. The known difference
+ * from the H200 (some linear blends of sRGB textures) is listed in docs/support.md.
  */
 final class TexOps {
     private TexOps() {}
