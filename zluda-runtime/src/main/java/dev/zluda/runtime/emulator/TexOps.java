@@ -11,14 +11,14 @@ package dev.zluda.runtime.emulator;
  * in 9-bit fixed point with 8 fraction bits. The arithmetic an NVIDIA H200 does, fitted to its recorded
  * results (conformance data {@code texture.bin.gz}, the {@code probe.*} sweeps included): a normalized
  * coordinate is first truncated to 21 fraction bits ({@link #COORD_FRACTION_BITS}); alpha is rounded to
- * the nearest 1/256, halves up; the 2D corner weights are integers in 1/256 ({@link #cornerWeights});
+ * the nearest 1/256, halves up; the 2D and 3D corner weights are integers in 1/256 ({@link #cornerWeights});
  * f32 and half texels are summed as {@link #blend} says, 8/16-bit normalized ones in 16-bit fixed point
  * ({@link #fixedChannel}). Address modes act on texel indices: clamp to the edge, border colour
  * for a texel outside, wrap (index mod N) and mirror. Channels a format lacks read as 0. 8- and 16-bit
  * integer formats read as normalized floats map to [0, 1] ({@code v / (2^n - 1)}) or [-1, 1]
- * ({@code max(v / (2^(n-1) - 1), -1)}); sRGB textures convert r, g and b with the sRGB curve.
- * Known differences from the H200 (3D weights, sRGB, some s8 blends, tld4 at a mirror seam)
- * are listed in docs/support.md.
+ * ({@code max(v / (2^(n-1) - 1), -1)}); sRGB textures convert r, g and b with the table the H200 uses
+ * ({@link #SRGB_U8_BF16}). Mirror addressing mirrors texel indices, not coordinates. The known difference
+ * from the H200 (some linear blends of sRGB textures) is listed in docs/support.md.
  */
 final class TexOps {
     private TexOps() {}
@@ -71,12 +71,46 @@ final class TexOps {
             default -> Float.intBitsToFloat(v);
         };
         d = (float) d;
-        if (t.srgb() && c < 3) d = (float) srgbToLinear(d);
+        if (t.srgb() && c < 3) d = t.format() == TextureObject.U8 ? srgbU8ToLinear(v & 0xFF) : (float) srgbToLinear(d);
         return d;
     }
 
+    /** The sRGB curve (IEC 61966-2-1), for sRGB textures of formats other than u8 (not recorded on the H200). */
     private static double srgbToLinear(double c) {
         return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    }
+
+    /**
+     * What an NVIDIA H200 returns for a u8 value of an sRGB texture's r, g or b channel, point-sampled: the
+     * upper 16 bits of the f32 (a bfloat16, 8 significant bits), measured for every value 0..255
+     * ({@code probe.2d.u8x4.clamp.point.srgb.table}, each value in three channels, identical). The H200
+     * converts with a table of this precision, not the sRGB curve: values 1..10 are {@code v * 5/16384} (the
+     * curve's linear segment is {@code v / (255 * 12.92)}), the others lie within one bfloat16 step of the
+     * curve but 19 of them are not its nearest bfloat16; no formula is known, so the measured table is the
+     * ground truth here.
+     */
+    private static final short[] SRGB_U8_BF16 = {
+            0x0000, 0x39a0, 0x3a20, 0x3a70, 0x3aa0, 0x3ac8, 0x3af0, 0x3b0c, 0x3b20, 0x3b34, 0x3b48, 0x3b5c, 0x3b70, 0x3b84, 0x3b90, 0x3b9c,
+            0x3baa, 0x3bb8, 0x3bc6, 0x3bd6, 0x3be6, 0x3bf6, 0x3c03, 0x3c0c, 0x3c16, 0x3c1f, 0x3c29, 0x3c34, 0x3c3e, 0x3c49, 0x3c55, 0x3c60,
+            0x3c6c, 0x3c7a, 0x3c83, 0x3c8a, 0x3c91, 0x3c98, 0x3c9f, 0x3ca6, 0x3cae, 0x3cb6, 0x3cbe, 0x3cc6, 0x3cce, 0x3cd7, 0x3ce0, 0x3ce9,
+            0x3cf2, 0x3cfc, 0x3d03, 0x3d08, 0x3d0d, 0x3d12, 0x3d17, 0x3d1c, 0x3d22, 0x3d28, 0x3d2d, 0x3d33, 0x3d39, 0x3d3f, 0x3d45, 0x3d4c,
+            0x3d52, 0x3d58, 0x3d60, 0x3d66, 0x3d6c, 0x3d74, 0x3d7a, 0x3d81, 0x3d85, 0x3d88, 0x3d8c, 0x3d90, 0x3d94, 0x3d98, 0x3d9c, 0x3da0,
+            0x3da4, 0x3da9, 0x3dad, 0x3db1, 0x3db6, 0x3dba, 0x3dbf, 0x3dc3, 0x3dc8, 0x3dcd, 0x3dd1, 0x3dd6, 0x3ddb, 0x3de0, 0x3de5, 0x3dea,
+            0x3df0, 0x3df4, 0x3dfa, 0x3e00, 0x3e02, 0x3e05, 0x3e08, 0x3e0b, 0x3e0e, 0x3e11, 0x3e14, 0x3e17, 0x3e1a, 0x3e1d, 0x3e20, 0x3e23,
+            0x3e26, 0x3e29, 0x3e2c, 0x3e30, 0x3e33, 0x3e36, 0x3e3a, 0x3e3d, 0x3e40, 0x3e44, 0x3e47, 0x3e4b, 0x3e4e, 0x3e52, 0x3e56, 0x3e59,
+            0x3e5d, 0x3e61, 0x3e65, 0x3e68, 0x3e6c, 0x3e70, 0x3e74, 0x3e78, 0x3e7c, 0x3e80, 0x3e82, 0x3e84, 0x3e86, 0x3e88, 0x3e8a, 0x3e8d,
+            0x3e8f, 0x3e91, 0x3e93, 0x3e95, 0x3e98, 0x3e9a, 0x3e9c, 0x3e9e, 0x3ea1, 0x3ea3, 0x3ea5, 0x3ea8, 0x3eaa, 0x3ead, 0x3eaf, 0x3eb2,
+            0x3eb4, 0x3eb6, 0x3eb9, 0x3ebc, 0x3ebe, 0x3ec1, 0x3ec3, 0x3ec6, 0x3ec8, 0x3ecb, 0x3ece, 0x3ed1, 0x3ed3, 0x3ed6, 0x3ed9, 0x3edb,
+            0x3ede, 0x3ee1, 0x3ee4, 0x3ee7, 0x3eea, 0x3eed, 0x3ef0, 0x3ef2, 0x3ef6, 0x3ef8, 0x3efc, 0x3efe, 0x3f01, 0x3f02, 0x3f04, 0x3f05,
+            0x3f07, 0x3f09, 0x3f0a, 0x3f0c, 0x3f0d, 0x3f0f, 0x3f11, 0x3f12, 0x3f14, 0x3f16, 0x3f17, 0x3f19, 0x3f1b, 0x3f1c, 0x3f1e, 0x3f20,
+            0x3f21, 0x3f23, 0x3f25, 0x3f27, 0x3f29, 0x3f2a, 0x3f2c, 0x3f2e, 0x3f30, 0x3f32, 0x3f33, 0x3f35, 0x3f37, 0x3f39, 0x3f3b, 0x3f3d,
+            0x3f3f, 0x3f41, 0x3f43, 0x3f45, 0x3f47, 0x3f49, 0x3f4b, 0x3f4d, 0x3f4f, 0x3f51, 0x3f53, 0x3f55, 0x3f57, 0x3f59, 0x3f5b, 0x3f5d,
+            0x3f5f, 0x3f61, 0x3f63, 0x3f65, 0x3f68, 0x3f6a, 0x3f6c, 0x3f6e, 0x3f70, 0x3f72, 0x3f74, 0x3f76, 0x3f7a, 0x3f7c, 0x3f7e, 0x3f80
+    };
+
+    /** A u8 value of an sRGB texture converted to linear as the H200 does ({@link #SRGB_U8_BF16}). */
+    static float srgbU8ToLinear(int u8) {
+        return Float.intBitsToFloat((SRGB_U8_BF16[u8] & 0xFFFF) << 16);
     }
 
     /**
@@ -169,9 +203,9 @@ final class TexOps {
 
     /**
      * The coordinate along an axis in texel units. Unnormalized coordinates are used as they are; a
-     * normalized one is truncated to {@link #COORD_FRACTION_BITS} fraction bits, wrapped or mirrored into
-     * [0, 1] when the address mode says so (CUDA Programming Guide, Texture Fetching), and scaled by the
-     * size exactly.
+     * normalized one is truncated to {@link #COORD_FRACTION_BITS} fraction bits, wrapped into [0, 1) (wrap)
+     * or reduced to the mirror period [0, 2) (mirror; the texel indices are mirrored afterwards) when the
+     * address mode says so, and scaled by the size exactly.
      */
     private static double unnormalized(TextureObject t, float x, int axis) {
         if (!t.normalizedCoords() || t.linearMemory()) return x;
@@ -181,10 +215,10 @@ final class TexOps {
         // ±inf wraps and mirrors to 0 (H200)
         if (Double.isInfinite(v) && (mode == TextureObject.WRAP || mode == TextureObject.MIRROR)) v = 0;
         if (Double.isFinite(v) && mode == TextureObject.WRAP) v -= Math.floor(v);
-        if (Double.isFinite(v) && mode == TextureObject.MIRROR) {
-            double f = Math.floor(v), fr = v - f;
-            v = (((long) f) & 1) == 0 ? fr : 1 - fr;
-        }
+        // mirror: the coordinate is reduced to one period [0, 2) but not reflected; the texel indices are
+        // mirrored ({@link #address}), so in the reflected half the texel called i+1 lies left of i (H200:
+        // tld4 gathers and 3D linear filtering at the seams, probe.*.mirror.*)
+        if (Double.isFinite(v) && mode == TextureObject.MIRROR) v -= 2 * Math.floor(v / 2);
         return v * size(t, axis);
     }
 
@@ -216,8 +250,19 @@ final class TexOps {
             fetch(t, i0, resultType, out);
             return;
         }
+        // clamp to the edge: a footprint that reaches past an edge reads the edge texel alone (weight 0 on the
+        // other), as if the position were clamped to [0.5, N - 0.5] (H200: the same result in 1D and 2D, where
+        // weights split exactly per axis; in 3D the corner weights depend on it, tex.3d.f32x2.clamp.linear)
+        for (int k = 0; k < dims; k++) {
+            if (t.linearMemory() || effectiveMode(t, k) != TextureObject.CLAMP) continue;
+            int n = size(t, k);
+            if (i0[k] < 0 || i0[k] >= n - 1) {
+                i0[k] = i0[k] < 0 ? 0 : n - 1;
+                a[k] = 0;
+            }
+        }
         int[] w = cornerWeights(dims, a);
-        boolean fixed = !t.srgb() && switch (t.format()) {
+        boolean fixedFormat = switch (t.format()) {
             case TextureObject.U8, TextureObject.U16, TextureObject.S8, TextureObject.S16 -> true;
             default -> false;
         };
@@ -229,6 +274,8 @@ final class TexOps {
             for (int k = 0; k < dims; k++) idx[k] = i0[k] + ((c >> k) & 1);
             long addr = texel(t, idx);
             for (int ch = 0; ch < 4; ch++) {
+                // sRGB: r, g and b are converted to linear and blended as floats, alpha as the format is
+                boolean fixed = fixedFormat && !(t.srgb() && ch < 3);
                 if (fixed) q[c][ch] = ch >= t.channels() ? 0 : addr < 0 ? fixedBorder(t, ch) : fixedChannel(t, rawChannel(t, addr, ch));
                 else v[c][ch] = (float) (addr < 0 ? borderChannel(t, ch) : floatChannel(t, addr, ch));
             }
@@ -236,16 +283,17 @@ final class TexOps {
         float[] col = new float[w.length];
         for (int ch = 0; ch < 4; ch++) {
             float f;
-            if (fixed) {
+            if (fixedFormat && !(t.srgb() && ch < 3)) {
                 long sum = 0;
                 for (int c = 0; c < w.length; c++) sum += (long) w[c] * q[c][ch];
-                // to 16 bits, halves up; s8 blends are of the raw values, scaled by 257/255 to 16 bits here
-                long r = t.format() == TextureObject.S8 ? sum + Math.floorDiv(4 * sum + 255, 510) : Math.floorDiv(sum + 128, 256);
+                // to 16 bits, halves up; s8 blends are of the raw values, scaled to 16 bits by about 32767/32512 =
+                // 1 + 257/32768 with the correction taken from the blend's upper 12 bits (H200, every blend recorded)
+                long r = t.format() == TextureObject.S8 ? sum + (((sum >> 4) * 257 + 1024) >> 11) : Math.floorDiv(sum + 128, 256);
                 boolean signed = t.format() == TextureObject.S8 || t.format() == TextureObject.S16;
                 f = signed ? (float) Math.max(r / 32767.0, -1) : (float) (r / 65535.0);
             } else {
                 for (int c = 0; c < w.length; c++) col[c] = v[c][ch];
-                f = blend(w, col, t.format() == TextureObject.HALF);
+                f = t.srgb() && ch < 3 ? blend(w, col, SRGB_FILTER_FRACTION_BITS, 11, -149) : blend(w, col, t.format() == TextureObject.HALF);
             }
             out[ch] = result(f, resultType);
         }
@@ -253,10 +301,10 @@ final class TexOps {
 
     /**
      * An 8/16-bit normalized texel as the filter takes it (fitted to the H200's results): u8 as a 16-bit
-     * fraction of 65535 ({@code v * 257}, its bits replicated), u16 and s16 as they are, s8 as its raw value
-     * (the blend {@code S} of s8 texels, in 1/256, becomes the 16-bit {@code S + round(2S/255)}, halves up:
-     * exact for every s8 texel fetched alone, {@code probe.2d.s8x1.clamp.linear.ramp}; 152 of the 4276
-     * distinct blends recorded still come out one 16-bit step away, see docs/support.md).
+     * fraction of 65535 ({@code v * 257}, its bits replicated), u16 and s16 as they are, s8 as its raw value:
+     * the blend {@code S} of s8 texels (in 1/256) becomes the 16-bit {@code S + floor(((S >> 4) * 257 + 1024)
+     * / 2048)} (S shifted arithmetically, i.e. floor), a fraction of 32767 (clamped to -1): every one of the
+     * 65280 blends of {@code probe.2d.s8x1.clamp.linear.all}, which are every S from -32768 to 32511.
      */
     private static int fixedChannel(TextureObject t, int raw) {
         return switch (t.format()) {
@@ -279,24 +327,35 @@ final class TexOps {
     /**
      * The weights of the 2^dims texels of the filter footprint, in 1/256, corner c taking the upper texel
      * along axis k when bit k of c is set; they sum to 256. From the per-axis weights {@code a[k]} (0..255,
-     * the fraction rounded to 1/256): 1D {@code {256 - a, a}}; 2D (measured on an NVIDIA H200) the corner
-     * of both upper texels gets {@code round(a*b/256)} (halves up) and the others what keeps each axis's sum
-     * exact: {@code a - w11}, {@code b - w11}, {@code 256 - a - b + w11}. 3D splits each 2D weight by the
-     * third axis the same way: this is an approximation, not the H200's rule (its weights for slices with
-     * {@code c = 0} follow the 2D rule, the others differ by 1/256 here and there; recorded in
-     * {@code probe.3d.f32x4.clamp.linear.weights}, listed in docs/support.md). 1D (a 1D CUDA array made
-     * with Height 0) has not been recorded on the H200.
+     * the fraction rounded to 1/256), as an NVIDIA H200 computes them (fitted to and checked on all 16381
+     * weight triples of {@code probe.3d.f32x4.clamp.linear.weights} and the 2D cases):
+     * <ul>
+     * <li>1D: {@code {256 - a, a}};
+     * <li>2D: the corner of both upper texels gets {@code round(a*b/256)} (halves up) and the others what keeps
+     *     each axis's sum exact: {@code a - w11}, {@code b - w11}, {@code 256 - a - b + w11};
+     * <li>3D: each z slice, of weight {@code Z = 256 - c} or {@code c}, is split along x into
+     *     {@code X1 = round(a*Z/256)} (halves up) and {@code X0 = Z - X1}; each of these along y:
+     *     {@code X1}'s upper texel gets {@code round(X1*b/256)} rounded halves up, {@code X0}'s upper texel
+     *     {@code round(X0*b/256)} rounded halves down, the lower texels the rest (so the x and y sums may
+     *     be 1/256 off a and b; with c = 0 this is the 2D rule).
+     * </ul>
+     * 1D (a 1D CUDA array made with Height 0) has not been recorded on the H200.
      */
     static int[] cornerWeights(int dims, int[] a) {
         if (dims == 1) return new int[] {256 - a[0], a[0]};
-        int w11 = (a[0] * a[1] + 128) >> 8;
-        int[] w2 = {256 - a[0] - a[1] + w11, a[0] - w11, a[1] - w11, w11};
-        if (dims == 2) return w2;
+        if (dims == 2) {
+            int w11 = (a[0] * a[1] + 128) >> 8;
+            return new int[] {256 - a[0] - a[1] + w11, a[0] - w11, a[1] - w11, w11};
+        }
         int[] w3 = new int[8];
-        for (int c = 0; c < 4; c++) {
-            int up = (w2[c] * a[2] + 128) >> 8;
-            w3[c] = w2[c] - up;
-            w3[c + 4] = up;
+        for (int k = 0; k < 2; k++) {
+            int z = k == 0 ? 256 - a[2] : a[2];
+            int x1 = (a[0] * z + 128) >> 8, x0 = z - x1;
+            int w11 = (x1 * a[1] + 128) >> 8, w01 = (x0 * a[1] + 127) >> 8;
+            w3[4 * k] = x0 - w01;
+            w3[4 * k + 1] = x1 - w11;
+            w3[4 * k + 2] = w01;
+            w3[4 * k + 3] = w11;
         }
         return w3;
     }
@@ -306,35 +365,83 @@ final class TexOps {
 
     /**
      * The filtered value {@code sum(w[i] * v[i]) / 256} as an NVIDIA H200 computes it (fitted to the
-     * recorded conformance data, {@code texture.bin.gz}): each texel with a nonzero weight is cut (toward
-     * zero) to a multiple of {@code 2^(E - 27)}, E being the exponent of the largest such texel; the
-     * weighted sum is then exact and rounded once, halves away from zero: to f32, or to f16 for half
-     * textures. A NaN or infinite texel makes the sum what f32 arithmetic gives.
+     * recorded conformance data, {@code texture.bin.gz}): the texels are taken in groups of four (a 2D
+     * footprint; a 3D footprint is two groups, its z slices): each texel with a nonzero weight is cut (toward
+     * zero) to a multiple of {@code 2^(E - 27)}, E being the exponent of the largest such texel of its group;
+     * the weighted sum of all groups is then exact and rounded once, halves away from zero: to f32, or to
+     * f16 for half textures. A NaN or infinite texel makes the sum what f32 arithmetic gives.
      */
     static float blend(int[] w, float[] v, boolean half) {
-        int e = Integer.MIN_VALUE;
+        return half ? blend(w, v, FILTER_FRACTION_BITS, 11, -24) : blend(w, v, FILTER_FRACTION_BITS, 24, -149);
+    }
+
+    /**
+     * Bits below the largest texel's leading bit that the filter keeps of the r, g, b channels of an sRGB
+     * texture after conversion, whose blend it rounds to 11 significant bits: an approximation fitted to the
+     * H200's linear sRGB results ({@code probe.2d.u8x4.clamp.linear.srgb.mix}), which gives most of them but
+     * not all (docs/support.md).
+     */
+    static final int SRGB_FILTER_FRACTION_BITS = 7;
+
+    /**
+     * {@link #blend(int[], float[], boolean)} with the texel cut to {@code fractionBits} bits below the
+     * group's largest leading bit and the sum rounded (halves away from zero) to {@code p} significant bits,
+     * the smallest subnormal being {@code 2^minExp}.
+     */
+    static float blend(int[] w, float[] v, int fractionBits, int p, int minExp) {
         for (int i = 0; i < w.length; i++) {
-            if (w[i] == 0) continue;
-            if (!Float.isFinite(v[i])) {
+            if (w[i] != 0 && !Float.isFinite(v[i])) {
                 double s = 0;
                 for (int k = 0; k < w.length; k++) if (w[k] != 0) s += w[k] * (double) v[k];
                 return (float) (s / 256);
             }
-            if (v[i] != 0) e = Math.max(e, exponent(v[i]));
         }
-        if (e == Integer.MIN_VALUE) return 0f;
-        int g = e - FILTER_FRACTION_BITS;
-        long sum = 0;
-        for (int i = 0; i < w.length; i++) {
-            if (w[i] == 0 || v[i] == 0) continue;
-            int bits = Float.floatToRawIntBits(v[i]);
-            int be = (bits >>> 23) & 0xFF;
-            long m = be == 0 ? bits & 0x7FFFFF : (bits & 0x7FFFFF) | 0x800000;
-            int x = be == 0 ? -149 : be - 150; // v = m * 2^x
-            long q = x >= g ? m << (x - g) : (g - x >= 63 ? 0 : m >> (g - x));
-            sum += w[i] * (bits < 0 ? -q : q);
+        long total = 0;
+        int scale = Integer.MAX_VALUE; // total * 2^scale is the weighted sum (in 1/256)
+        java.math.BigInteger big = null; // when the groups' scales are too far apart for a long
+        for (int from = 0; from < w.length; from += 4) {
+            int to = Math.min(w.length, from + 4);
+            int e = Integer.MIN_VALUE;
+            for (int i = from; i < to; i++) if (w[i] != 0 && v[i] != 0) e = Math.max(e, exponent(v[i]));
+            if (e == Integer.MIN_VALUE) continue;
+            int g = e - fractionBits;
+            long sum = 0;
+            for (int i = from; i < to; i++) {
+                if (w[i] == 0 || v[i] == 0) continue;
+                int bits = Float.floatToRawIntBits(v[i]);
+                int be = (bits >>> 23) & 0xFF;
+                long m = be == 0 ? bits & 0x7FFFFF : (bits & 0x7FFFFF) | 0x800000;
+                int x = be == 0 ? -149 : be - 150; // v = m * 2^x
+                long q = x >= g ? m << (x - g) : (g - x >= 63 ? 0 : m >> (g - x));
+                sum += w[i] * (bits < 0 ? -q : q);
+            }
+            if (sum == 0) continue;
+            if (scale == Integer.MAX_VALUE) {
+                total = sum;
+                scale = g;
+                continue;
+            }
+            // align the two sums exactly
+            java.math.BigInteger t = big != null ? big : java.math.BigInteger.valueOf(total);
+            java.math.BigInteger u = java.math.BigInteger.valueOf(sum);
+            int lo = Math.min(scale, g);
+            t = t.shiftLeft(scale - lo);
+            u = u.shiftLeft(g - lo);
+            big = t.add(u);
+            scale = lo;
         }
-        return half ? roundHalfAway(sum, g - 8, 11, -24) : roundHalfAway(sum, g - 8, 24, -149);
+        if (scale == Integer.MAX_VALUE) return 0f;
+        if (big != null) {
+            if (big.signum() == 0) return 0f;
+            // keep 62 bits; the bits shifted out only matter as a sticky bit for the rounding below
+            int drop = Math.max(0, big.bitLength() - 62);
+            java.math.BigInteger mag = big.abs();
+            long kept = mag.shiftRight(drop).longValue();
+            if (drop > 0 && mag.getLowestSetBit() < drop) kept |= 1;
+            total = big.signum() < 0 ? -kept : kept;
+            scale += drop;
+        }
+        return roundHalfAway(total, scale - 8, p, minExp);
     }
 
     /** Exponent of the leading bit of a nonzero finite float (subnormals included). */
@@ -358,7 +465,7 @@ final class TexOps {
             x += shift;
         }
         float f = Math.scalb((float) mag, x);
-        if (p == 11 && Math.abs(f) >= 65520f) f = Float.POSITIVE_INFINITY; // beyond f16's largest finite value
+        if (minExp == -24 && Math.abs(f) >= 65520f) f = Float.POSITIVE_INFINITY; // beyond f16's largest finite value
         return s < 0 ? -f : f;
     }
 
@@ -395,11 +502,16 @@ final class TexOps {
         fetch(t, idx, resultType, out);
     }
 
-    /** tld4: component comp of the four texels of the bilinear footprint, in the order (i, j+1), (i+1, j+1), (i+1, j), (i, j). */
+    /**
+     * tld4: component comp of the four texels of the bilinear footprint, in the order (i, j+1), (i+1, j+1),
+     * (i+1, j), (i, j). The footprint is that of linear filtering: the position rounded to 1/256 texel first
+     * (halves up); with mirror addressing i+1 is the texel after i in the unreflected coordinate, so in the
+     * reflected half of the period it lies left of i ({@code tld4.r.2d.f32x1.mirror.norm.f32},
+     * {@code probe.tld4.r.2d.f32x1.mirror.norm.seam}).
+     */
     static void gather(TextureObject t, float[] coord, int comp, int resultType, long[] out) {
         int[] i0 = new int[2];
         for (int k = 0; k < 2; k++) {
-            // the footprint of linear filtering: the position is rounded to 1/256 texel first (halves up)
             double xb = unnormalized(t, coord[k], k) - 0.5;
             i0[k] = Double.isFinite(xb) ? floorIndex(Math.floor(xb * 256 + 0.5) / 256) : floorIndex(xb);
         }

@@ -444,6 +444,7 @@ public final class TextureCases {
         }
         launchState();
         filterProbes();
+        secondProbes();
     }
 
     /** Special registers, cp.async and mbarrier cases (no texture). */
@@ -673,13 +674,18 @@ public final class TextureCases {
 
     private static void probe(String name, int dims, int w, int h, int d, int format, int ch, int am, int filter, int flags, byte[] texels,
                               List<float[]> coords) {
+        probe(name, dims, w, h, d, format, ch, am, filter, flags, texels, coords, texKernel(dims, "f32", true));
+    }
+
+    private static void probe(String name, int dims, int w, int h, int d, int format, int ch, int am, int filter, int flags, byte[] texels,
+                              List<float[]> coords, String ptx) {
         pad64(coords);
         int[] b = new int[4];
         for (int i = 0; i < 4; i++) b[i] = Float.floatToRawIntBits(BORDER_COLOR[i]);
         int[] args = new int[coords.size() * 8];
         for (int i = 0; i < coords.size(); i++) for (int k = 0; k < coords.get(i).length; k++) args[8 * i + k] = Float.floatToRawIntBits(coords.get(i)[k]);
         CASES.add(new Case(name, RES_ARRAY, dims, w, h, d, format, ch, OBJ_TEX, new int[] {am, am, am}, filter, flags, b,
-                new int[] {coords.size() / 64, 1, 1}, new int[] {64, 1, 1}, 0, 4, false, texKernel(dims, "f32", true), texels, args));
+                new int[] {coords.size() / 64, 1, 1}, new int[] {64, 1, 1}, 0, 4, false, ptx, texels, args));
     }
 
     /**
@@ -735,6 +741,70 @@ public final class TextureCases {
         List<float[]> mc = new ArrayList<>();
         for (int i = 0; i < 2048; i++) mc.add(new float[] {0.5f + q.nextInt(255) + (q.nextInt(256) + 0.25f) / 256, 0.5f});
         probe("probe.2d.s8x1.clamp.linear.mix", 2, 256, 1, 1, S8, 1, CLAMP, 1, 0, mix, mc);
+    }
+
+    /**
+     * The second set of probes (recorded after the first 130 cases): every s8 blend {@code S} (texel i holds
+     * i - 128, each pair of neighbours with every weight 0..255), the sRGB conversion of every u8 value
+     * (point-sampled; r = i, g = 255 - i, b = i + 128 mod 256, a = i) and 2D linear blends of random sRGB
+     * texels, and {@code tld4} and point/linear fetches with mirror addressing at and around the mirror seams
+     * (normalized coordinates at multiples of 1/8 texel from -2 to 3, and the f32 steps next to each texel
+     * boundary and seam), and 3D linear filtering with mirror addressing.
+     */
+    private static void secondProbes() {
+        byte[] s8 = new byte[256];
+        for (int i = 0; i < 256; i++) s8[i] = (byte) (i - 128);
+        List<float[]> all = new ArrayList<>();
+        for (int i = 0; i < 255; i++) for (int a = 0; a < 256; a++) all.add(new float[] {i + 0.5f + (a + 0.25f) / 256, 0.5f});
+        probe("probe.2d.s8x1.clamp.linear.all", 2, 256, 1, 1, S8, 1, CLAMP, 1, 0, s8, all);
+        byte[] srgb = new byte[256 * 4];
+        for (int i = 0; i < 256; i++) {
+            srgb[4 * i] = (byte) i;
+            srgb[4 * i + 1] = (byte) (255 - i);
+            srgb[4 * i + 2] = (byte) (i + 128);
+            srgb[4 * i + 3] = (byte) i;
+        }
+        List<float[]> centres = new ArrayList<>();
+        for (int i = 0; i < 256; i++) centres.add(new float[] {i + 0.5f, 0.5f});
+        probe("probe.2d.u8x4.clamp.point.srgb.table", 2, 256, 1, 1, U8, 4, CLAMP, 0, SRGB, srgb, centres);
+        SplittableRandom q = rng("probe.srgb.mix");
+        byte[] mix = new byte[16 * 16 * 4];
+        for (int i = 0; i < mix.length; i++) mix[i] = (byte) q.nextInt(256);
+        List<float[]> mc = new ArrayList<>();
+        for (int i = 0; i < 2048; i++) {
+            mc.add(new float[] {0.5f + q.nextInt(15) + (q.nextInt(256) + 0.25f) / 256, 0.5f + q.nextInt(15) + (q.nextInt(256) + 0.25f) / 256});
+        }
+        probe("probe.2d.u8x4.clamp.linear.srgb.mix", 2, 16, 16, 1, U8, 4, CLAMP, 1, SRGB, mix, mc);
+        // mirror seams: a 7 x 5 f32x1 texture holding its texel index (x + 7y), coordinates along x and y around the seams
+        ByteBuffer idx = ByteBuffer.allocate(35 * 4).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 35; i++) idx.putFloat(i);
+        List<float[]> seam = new ArrayList<>();
+        SplittableRandom sr = rng("probe.mirror.seam");
+        for (int k = -16; k <= 24; k++) {
+            for (int j = -3; j <= 3; j++) {
+                float x = k / 8f;
+                for (int s = 0; s < Math.abs(j); s++) x = j < 0 ? Math.nextDown(x) : Math.nextUp(x);
+                seam.add(new float[] {x, (sr.nextInt(40) - 10) / 8f + 1 / 64f});
+                seam.add(new float[] {(sr.nextInt(40) - 10) / 8f + 1 / 64f, x});
+            }
+        }
+        for (int k = -14; k <= 21; k++) { // texel boundaries x = k / 7 (in every period)
+            for (int j = -3; j <= 3; j++) {
+                float x = (float) (k / 7.0);
+                for (int s = 0; s < Math.abs(j); s++) x = j < 0 ? Math.nextDown(x) : Math.nextUp(x);
+                seam.add(new float[] {x, (sr.nextInt(40) - 10) / 8f + 1 / 64f});
+            }
+        }
+        for (int i = 0; i < 512; i++) seam.add(new float[] {(float) (sr.nextDouble() * 5 - 2), (float) (sr.nextDouble() * 5 - 2)});
+        List<float[]> seam2 = new ArrayList<>();
+        for (float[] c : seam) seam2.add(c.clone());
+        List<float[]> seam3 = new ArrayList<>();
+        for (float[] c : seam) seam3.add(c.clone());
+        probe("probe.tld4.r.2d.f32x1.mirror.norm.seam", 2, 7, 5, 1, FLOAT, 1, MIRROR, 0, NORMALIZED, idx.array(), seam, tld4Kernel('r', "f32"));
+        probe("probe.2d.f32x1.mirror.point.norm.seam", 2, 7, 5, 1, FLOAT, 1, MIRROR, 0, NORMALIZED, idx.array(), seam2);
+        probe("probe.2d.f32x1.mirror.linear.norm.seam", 2, 7, 5, 1, FLOAT, 1, MIRROR, 1, NORMALIZED, idx.array(), seam3);
+        // 3D linear filtering with mirror addressing (the texels at a seam coincide)
+        tex(3, 5, 4, 3, FLOAT, 2, MIRROR, 1, NORMALIZED, "f32", 256);
     }
 
     // ------------------------------------------------------------------ export
