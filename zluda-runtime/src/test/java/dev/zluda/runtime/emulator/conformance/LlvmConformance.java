@@ -24,21 +24,38 @@ import java.util.zip.CRC32;
  * compiled by LLVM 22 for NVPTX ({@code sm_90}) and run on an NVIDIA H200, must compute what the original PTX
  * computed on the same GPU (the recorded data of {@code conformance/h200}).
  *
- * <p>Usage: {@code LlvmConformance prepare DIR} writes the input of {@code conformance_harness.c} (forms.txt,
- * in.bin, ptx/NNNN.ptx — the LLVM-compiled PTX, or a comment that fails to load for a form the lowering refuses)
- * and DIR/lowered.txt; after the harness ran, {@code LlvmConformance record DIR FILE} writes the results file
- * (one line per form: name, SHA-256 prefix of the lowered IR, outcome, CRC-32 of the 256 output records),
- * which {@code LlvmConformanceTest} compares with the H200's recorded outputs.
+ * <p>Usage: {@code LlvmConformance prepare [--target T] DIR} writes the input of {@code conformance_harness.c}
+ * (forms.txt, in.bin, ptx/NNNN.ptx — the LLVM-compiled PTX, or a comment that fails to load for a form the lowering
+ * refuses) and DIR/lowered.txt; after the harness ran, {@code LlvmConformance record [--target T] DIR FILE} writes
+ * the results file (one line per form: name, SHA-256 prefix of the lowered IR, outcome, CRC-32 of the 256 output
+ * records), which {@code LlvmConformanceTest} compares with the H200's recorded outputs.
+ *
+ * <p>The target {@code T} is {@code sm_90} (the default, results in {@link #RESULTS}) or {@code sm_90_as_amd}
+ * ({@link LlvmTarget#SM_90_AS_AMD}: NVPTX lowered as for AMD, results in {@link #RESULTS_AS_AMD}). For
+ * {@code sm_90_as_amd} only the forms whose IR differs from their {@code sm_90} IR are prepared, run and recorded
+ * (the target-neutral sequences AMD targets run in place of NVPTX intrinsics); the others are the {@code sm_90}
+ * run's.
  */
 public final class LlvmConformance {
     private LlvmConformance() {}
 
-    /** The resource holding the recorded results of the LLVM path. */
+    /** The resource holding the recorded results of the LLVM path ({@code sm_90}). */
     public static final String RESULTS = "/conformance/nvptx-llvm.txt";
 
-    /** SHA-256 (first 16 hex digits) of a form's lowered IR, or null with the reason in {@code why[0]}. */
+    /**
+     * The resource holding the recorded results of the LLVM path lowered as for AMD ({@link LlvmTarget#SM_90_AS_AMD}),
+     * for the forms whose IR differs from their {@code sm_90} IR.
+     */
+    public static final String RESULTS_AS_AMD = "/conformance/nvptx-llvm-as-amd.txt";
+
+    /** SHA-256 (first 16 hex digits) of a form's IR lowered for {@code sm_90}, or null with the reason in {@code why[0]}. */
     static String irHash(Conformance.Form f, String[] why) {
-        PtxCompiler.Lowered l = PtxCompiler.lower(Conformance.ptx(f), f.name(), LlvmTarget.SM_90);
+        return irHash(f, LlvmTarget.SM_90, why);
+    }
+
+    /** SHA-256 (first 16 hex digits) of a form's IR lowered for {@code target}, or null with the reason in {@code why[0]}. */
+    static String irHash(Conformance.Form f, LlvmTarget target, String[] why) {
+        PtxCompiler.Lowered l = PtxCompiler.lower(Conformance.ptx(f), f.name(), target);
         if (!l.ok()) {
             why[0] = l.errors().isEmpty() ? "not lowered" : l.errors().get(0).message();
             return null;
@@ -75,22 +92,39 @@ public final class LlvmConformance {
         return m;
     }
 
+    /** The check (b) targets: {@code sm_90} and {@code sm_90_as_amd}; null for any other name. */
+    static LlvmTarget target(String name) {
+        LlvmTarget t = LlvmTarget.byName(name);
+        return t == LlvmTarget.SM_90 || t == LlvmTarget.SM_90_AS_AMD ? t : null;
+    }
+
     public static void main(String[] args) throws Exception {
-        if ((args.length == 2 || args.length == 3) && args[0].equals("prepare")) {
-            prepare(Path.of(args[1]), args.length == 3 ? Path.of(args[2]) : null);
-        } else if (args.length == 3 && args[0].equals("record")) {
-            record(Path.of(args[1]), Path.of(args[2]));
+        List<String> a = new ArrayList<>(List.of(args));
+        LlvmTarget target = LlvmTarget.SM_90;
+        int at = a.indexOf("--target");
+        if (at >= 0 && at + 1 < a.size()) {
+            target = target(a.get(at + 1));
+            a.remove(at + 1);
+            a.remove(at);
+        }
+        if (target != null && (a.size() == 2 || a.size() == 3) && a.get(0).equals("prepare")) {
+            prepare(Path.of(a.get(1)), a.size() == 3 ? Path.of(a.get(2)) : null, target);
+        } else if (target != null && a.size() == 3 && a.get(0).equals("record")) {
+            record(Path.of(a.get(1)), Path.of(a.get(2)), target);
         } else {
-            System.err.println("usage: LlvmConformance prepare DIR [EARLIER_DIR] | record DIR RESULTS_FILE");
+            System.err.println("usage: LlvmConformance prepare [--target sm_90|sm_90_as_amd] DIR [EARLIER_DIR]"
+                    + " | record [--target sm_90|sm_90_as_amd] DIR RESULTS_FILE");
             System.exit(2);
         }
     }
 
     /**
      * Writes the harness input for the LLVM path; a form whose IR is unchanged since {@code earlier} (a directory
-     * an earlier prepare wrote, or null) takes its compiled PTX from there instead of running LLVM again.
+     * an earlier prepare wrote, or null) takes its compiled PTX from there instead of running LLVM again. For
+     * {@link LlvmTarget#SM_90_AS_AMD} only the forms whose IR differs from their {@code sm_90} IR go to the harness
+     * (forms.txt, in.bin); lowered.txt marks the others {@code same as sm_90}.
      */
-    static void prepare(Path dir, Path earlier) throws Exception {
+    static void prepare(Path dir, Path earlier, LlvmTarget target) throws Exception {
         Map<String, String> earlierIr = new LinkedHashMap<>();
         if (earlier != null) {
             for (String line : Files.readAllLines(earlier.resolve("lowered.txt"))) {
@@ -103,40 +137,46 @@ public final class LlvmConformance {
         Files.createDirectories(dir.resolve("ptx"));
         List<Conformance.Form> forms = Conformance.forms();
         StringBuilder list = new StringBuilder();
-        try (OutputStream in = Files.newOutputStream(dir.resolve("in.bin"))) {
-            for (int i = 0; i < forms.size(); i++) {
-                in.write(Conformance.inputs(forms.get(i)));
-                list.append(i).append(' ').append(Conformance.N).append(' ').append(forms.get(i).name()).append('\n');
-            }
-        }
-        Files.writeString(dir.resolve("forms.txt"), list);
         // lower every form; compile the lowered ones in batches (one opt and one llc run per batch, the kernels
         // renamed kfNNNN there), then cut the PTX back into one module per form with its kernel named k again
         String[] line = new String[forms.size()];
         List<Integer> todo = new ArrayList<>();
         Map<Integer, String> irs = new LinkedHashMap<>();
-        for (int k = 0; k < forms.size(); k++) {
-            Conformance.Form f = forms.get(k);
-            PtxCompiler.Lowered l = PtxCompiler.lower(Conformance.ptx(f), f.name(), LlvmTarget.SM_90);
-            Path out = dir.resolve("ptx").resolve(String.format("%04d.ptx", k));
-            if (!l.ok()) {
-                String why = l.errors().isEmpty() ? "not lowered" : l.errors().get(0).message();
-                Files.writeString(out, "// not lowered: " + why + "\n");
-                line[k] = k + "\t" + f.name() + "\t-\tunsupported: " + why.replace('\t', ' ');
-                continue;
-            }
-            String hash = sha(l.ir());
-            String prev = earlierIr.get(f.name());
-            if (prev != null && prev.endsWith("\t" + hash)) {
-                Path from = earlier.resolve("ptx").resolve(String.format("%04d.ptx", Integer.parseInt(prev.substring(0, prev.indexOf('\t')))));
-                Files.copy(from, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        try (OutputStream in = Files.newOutputStream(dir.resolve("in.bin"))) {
+            for (int k = 0; k < forms.size(); k++) {
+                Conformance.Form f = forms.get(k);
+                PtxCompiler.Lowered l = PtxCompiler.lower(Conformance.ptx(f), f.name(), target);
+                Path out = dir.resolve("ptx").resolve(String.format("%04d.ptx", k));
+                if (target != LlvmTarget.SM_90) {
+                    PtxCompiler.Lowered base = PtxCompiler.lower(Conformance.ptx(f), f.name(), LlvmTarget.SM_90);
+                    if (!l.ok() || base.ok() && base.ir().equals(l.ir())) {
+                        line[k] = k + "\t" + f.name() + "\t" + (l.ok() ? sha(l.ir()) : "-") + "\t"
+                                + (l.ok() ? "same as sm_90" : "unsupported: " + (l.errors().isEmpty() ? "not lowered" : l.errors().get(0).message()).replace('\t', ' '));
+                        continue;
+                    }
+                }
+                in.write(Conformance.inputs(f));
+                list.append(k).append(' ').append(Conformance.N).append(' ').append(f.name()).append('\n');
+                if (!l.ok()) {
+                    String why = l.errors().isEmpty() ? "not lowered" : l.errors().get(0).message();
+                    Files.writeString(out, "// not lowered: " + why + "\n");
+                    line[k] = k + "\t" + f.name() + "\t-\tunsupported: " + why.replace('\t', ' ');
+                    continue;
+                }
+                String hash = sha(l.ir());
+                String prev = earlierIr.get(f.name());
+                if (prev != null && prev.endsWith("\t" + hash)) {
+                    Path from = earlier.resolve("ptx").resolve(String.format("%04d.ptx", Integer.parseInt(prev.substring(0, prev.indexOf('\t')))));
+                    Files.copy(from, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                    line[k] = k + "\t" + f.name() + "\t" + hash + "\tcompiled";
+                    continue;
+                }
+                irs.put(k, l.ir());
                 line[k] = k + "\t" + f.name() + "\t" + hash + "\tcompiled";
-                continue;
+                todo.add(k);
             }
-            irs.put(k, l.ir());
-            line[k] = k + "\t" + f.name() + "\t" + hash + "\tcompiled";
-            todo.add(k);
         }
+        Files.writeString(dir.resolve("forms.txt"), list);
         for (int from = 0; from < todo.size(); from += 150) {
             List<Integer> batch = todo.subList(from, Math.min(todo.size(), from + 150));
             StringBuilder globals = new StringBuilder(), fns = new StringBuilder(), ann = new StringBuilder();
@@ -172,7 +212,7 @@ public final class LlvmConformance {
             for (int i = 0; i < batch.size(); i++) {
                 mod.append('!').append(i).append(" = !{ptr @\"").append(String.format("kf%04d", batch.get(i))).append("\", !\"kernel\", i32 1}\n");
             }
-            String ptx = new String(tools.compile(mod.toString(), LlvmTarget.SM_90), StandardCharsets.UTF_8);
+            String ptx = new String(tools.compile(mod.toString(), target), StandardCharsets.UTF_8);
             int firstFn = ptx.indexOf("\t// .globl");
             String header = ptx.substring(0, firstFn);
             for (int k : batch) {
@@ -193,12 +233,22 @@ public final class LlvmConformance {
         }
         Files.writeString(dir.resolve("lowered.txt"), sb);
         Files.writeString(dir.resolve("llvm-version.txt"), tools.version() + "\n");
-        System.out.println(forms.size() + " forms, " + ok + " compiled to NVPTX, into " + dir);
+        System.out.println(forms.size() + " forms, " + ok + " compiled to NVPTX for " + target.name().toLowerCase(java.util.Locale.ROOT)
+                + (target != LlvmTarget.SM_90 ? " (those whose IR differs from sm_90's)" : "") + ", into " + dir);
     }
 
-    static void record(Path dir, Path results) throws IOException {
+    /**
+     * Writes the results file from a harness run over a prepared directory: every form for {@code sm_90}; for
+     * {@link LlvmTarget#SM_90_AS_AMD} the forms that went to the harness (IR different from {@code sm_90}'s).
+     */
+    static void record(Path dir, Path results, LlvmTarget target) throws IOException {
         List<Conformance.Form> forms = Conformance.forms();
         byte[] out = Files.readAllBytes(dir.resolve("out.bin"));
+        // out.bin holds the forms in forms.txt's order, N records each
+        Map<Integer, Integer> slot = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(dir.resolve("forms.txt"))) {
+            if (!line.isBlank()) slot.put(Integer.parseInt(line.substring(0, line.indexOf(' '))), slot.size());
+        }
         Map<Integer, String> status = new LinkedHashMap<>();
         for (String line : Files.readAllLines(dir.resolve("status.txt"))) {
             String[] p = line.split(" ", 2);
@@ -211,13 +261,19 @@ public final class LlvmConformance {
         }
         int per = Conformance.N * Conformance.OUT_BYTES;
         StringBuilder sb = new StringBuilder();
-        sb.append("# Conformance forms lowered to LLVM IR (dev.zluda.ptx.llvm), compiled by LLVM llc for sm_90 and run\n");
+        if (target == LlvmTarget.SM_90) {
+            sb.append("# Conformance forms lowered to LLVM IR (dev.zluda.ptx.llvm), compiled by LLVM llc for sm_90 and run\n");
+        } else {
+            sb.append("# Conformance forms lowered to LLVM IR (dev.zluda.ptx.llvm) for sm_90_as_amd (NVPTX lowered as for AMD:\n");
+            sb.append("# only the forms whose IR differs from their sm_90 IR), compiled by LLVM llc for sm_90 and run\n");
+        }
         sb.append("# on an NVIDIA H200 with conformance_harness.c (docs/amd.md says how).\n");
         sb.append("# LLVM: ").append(Files.readString(dir.resolve("llvm-version.txt")).strip()).append("; GPU: ")
                 .append(Files.readString(dir.resolve("info.txt")).replace('\n', ' ').strip()).append('\n');
         sb.append("# name<TAB>SHA-256 prefix of the IR<TAB>outcome<TAB>CRC-32 of the 256 x 16 output bytes (hex)\n");
         for (int i = 0; i < forms.size(); i++) {
             String[] low = lowered.get(i);
+            if (target != LlvmTarget.SM_90 && !slot.containsKey(i)) continue;
             String st = status.get(i);
             String outcome;
             long c = 0;
@@ -226,7 +282,8 @@ public final class LlvmConformance {
             else if (!st.startsWith("0")) outcome = "gpu error: " + st;
             else {
                 outcome = "ran";
-                c = crc(java.util.Arrays.copyOfRange(out, i * per, (i + 1) * per));
+                int s = slot.get(i);
+                c = crc(java.util.Arrays.copyOfRange(out, s * per, (s + 1) * per));
             }
             sb.append(forms.get(i).name()).append('\t').append(low[2]).append('\t').append(outcome.replace('\t', ' '))
                     .append('\t').append(Long.toHexString(c)).append('\n');

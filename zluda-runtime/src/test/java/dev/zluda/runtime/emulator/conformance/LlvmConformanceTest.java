@@ -1,5 +1,6 @@
 package dev.zluda.runtime.emulator.conformance;
 
+import dev.zluda.ptx.llvm.LlvmTarget;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -19,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Check (b) of the AMD back end, over recorded data: each conformance form's PTX, lowered to LLVM IR by
  * {@code dev.zluda.ptx.llvm} and compiled by LLVM 22 for NVPTX, ran on an NVIDIA H200
- * ({@link LlvmConformance#RESULTS}); its outputs must equal what the original PTX computed on the H200
+ * ({@link LlvmConformance#RESULTS}, and {@link LlvmConformance#RESULTS_AS_AMD} for the forms lowered differently
+ * as for AMD); its outputs must equal what the original PTX computed on the H200
  * ({@code conformance/h200}), bit for bit for the exact forms. The test first checks that the lowering still
  * produces the IR that ran (a SHA-256 per form) and still refuses the forms it refused, so the recorded run stays
  * evidence for the current code; when the lowering changes, docs/amd.md says how to record again.
@@ -30,9 +32,27 @@ class LlvmConformanceTest {
 
     @Test
     void llvmLoweringComputesOnTheH200WhatTheOriginalPtxComputed() throws IOException {
+        check(LlvmTarget.SM_90, LlvmConformance.RESULTS, null);
+    }
+
+    /**
+     * The same for the IR lowered as for AMD ({@link LlvmTarget#SM_90_AS_AMD}, {@link LlvmConformance#RESULTS_AS_AMD}):
+     * every form whose IR for it differs from its {@code sm_90} IR must have been run and recorded there.
+     */
+    @Test
+    void loweringAsForAmdComputesOnTheH200WhatTheOriginalPtxComputed() throws IOException {
+        check(LlvmTarget.SM_90_AS_AMD, LlvmConformance.RESULTS_AS_AMD, LlvmTarget.SM_90);
+    }
+
+    /**
+     * Checks one results file against the current lowering for {@code target} and the H200 reference. With
+     * {@code base} non-null the file holds only the forms whose IR differs from their IR for {@code base}; a form
+     * not in the file must then be refused for {@code target} or lowered exactly as for {@code base}.
+     */
+    private void check(LlvmTarget target, String resource, LlvmTarget base) throws IOException {
         Map<String, LlvmConformance.Outcome> results;
-        try (InputStream in = getClass().getResourceAsStream(LlvmConformance.RESULTS)) {
-            assertNotNull(in, LlvmConformance.RESULTS);
+        try (InputStream in = getClass().getResourceAsStream(resource)) {
+            assertNotNull(in, resource);
             results = LlvmConformance.readResults(in);
         }
         Map<String, ConformanceData.Recorded> h200 = new HashMap<>();
@@ -49,14 +69,17 @@ class LlvmConformanceTest {
         Map<String, int[]> table = new LinkedHashMap<>();   // family -> forms, lowered, bit-exact, differ, approx-exact
         for (Conformance.Form f : Conformance.forms()) {
             LlvmConformance.Outcome o = results.get(f.name());
+            String[] why = new String[1];
+            String hash = LlvmConformance.irHash(f, target, why);
             if (o == null) {
-                stale.add(f.name() + ": not in the recorded run");
+                if (base == null) stale.add(f.name() + ": not in the recorded run");
+                else if (hash != null && !hash.equals(LlvmConformance.irHash(f, base, new String[1]))) {
+                    stale.add(f.name() + ": lowered for " + target + " differently from " + base + " (IR " + hash + "), not in the recorded run");
+                }
                 continue;
             }
             int[] row = table.computeIfAbsent(f.family(), k -> new int[5]);
             row[0]++;
-            String[] why = new String[1];
-            String hash = LlvmConformance.irHash(f, why);
             if (o.status().startsWith("unsupported")) {
                 if (hash != null) stale.add(f.name() + ": lowered now, refused in the recorded run");
                 continue;
@@ -73,7 +96,8 @@ class LlvmConformanceTest {
             else if (changed) changedAfterDiffering.add(f.name() + (hash == null ? " (refused now)" : " (fixed)"));
             else if (!same) differ.add(f.name());
         }
-        StringBuilder sb = new StringBuilder("| family | forms | lowered and run | bit-exact | approx. forms bit-exact | differ |\n");
+        StringBuilder sb = new StringBuilder(target + ": forms recorded in " + resource + "\n");
+        sb.append("| family | forms | lowered and run | bit-exact | approx. forms bit-exact | differ |\n");
         int[] tot = new int[5];
         for (var e : table.entrySet()) {
             int[] r = e.getValue();
@@ -83,7 +107,7 @@ class LlvmConformanceTest {
         sb.append(String.format("| all | %d | %d | %d | %d | %d |%n", tot[0], tot[1], tot[2], tot[4], tot[3]));
         System.out.print(sb);
         System.out.println("changed since the H200 run showed them wrong (" + changedAfterDiffering.size() + "): " + changedAfterDiffering);
-        assertTrue(stale.isEmpty(), "the lowering changed since the H200 run (docs/amd.md: record again): " + stale.size()
+        assertTrue(stale.isEmpty(), "the lowering for " + target + " changed since the H200 run (docs/amd.md: record again): " + stale.size()
                 + " forms, e.g. " + stale.subList(0, Math.min(10, stale.size())));
         assertEquals(KNOWN_DIFFERENCES, differ, "forms whose LLVM path computes differently on the H200");
     }
