@@ -90,6 +90,10 @@ final class FloatFormLowering {
             divFull(f, x);
             return true;
         }
+        if (op.equals("div") && x.has(".approx") && !f.target().nvvmMath()) {
+            divApprox(f, x);
+            return true;
+        }
         String rnd = f.rounding(x);
         if (op.equals("mul") && x.has(".ftz") && (rnd == null || rnd.equals(".rn"))) {
             mulFtz(f, x);
@@ -171,12 +175,97 @@ final class FloatFormLowering {
         f.writeF(x.op(0), r, PtxType.F32);
     }
 
+    /** f32 NaN results as NVIDIA GPUs give them: the canonical NaN 0x7fffffff. */
+    private static String canonicalF32(Fn f, String r) {
+        String bits = f.v("bitcast float " + r + " to i32");
+        String nan = f.v("fcmp uno float " + r + ", " + r);
+        return f.v("bitcast i32 " + f.sel(nan, "i32", "2147483647", bits) + " to float");
+    }
+
     /**
-     * The {@code .approx} forms NVPTX has only as intrinsics or as PTX (PTX ISA 9.0, tanh, ex2, rcp, rsqrt), lowered
-     * where {@link LlvmTarget#nvvmMath()} holds (elsewhere the half-precision ones are refused here, the others by
-     * the emitter); {@code false} (the emitter's lowering or refusal) for any other form: {@code tanh.approx.{f32,f16,f16x2,bf16,bf16x2}}, {@code ex2.approx.{f16,f16x2}},
+     * {@code div.approx{.ftz}.f32 d, a, b} where {@link LlvmTarget#nvvmMath()} does not hold (AMD GPUs): the
+     * correctly rounded quotient, except that for 2^126 < |b| < 2^128 the result is a times zero of b's sign (0, or
+     * NaN for an infinite a), as the PTX ISA 9.0 (div) says {@code div.approx} gives; {@code .ftz} flushes operands
+     * and result. Within the PTX ISA's 2 ulp of the quotient elsewhere.
+     */
+    private static void divApprox(Fn f, Ins x) {
+        only(x, Set.of(".approx", ".ftz", ".f32"));
+        boolean ftz = x.has(".ftz");
+        String a = f.readF(x.op(1), PtxType.F32), b = f.readF(x.op(2), PtxType.F32);
+        if (ftz) {
+            a = f.flush(a, PtxType.F32);
+            b = f.flush(b, PtxType.F32);
+        }
+        String ab = f.call("float", "llvm.fabs.f32", "float", "float " + b);
+        String big = f.v("and i1 " + f.v("fcmp ogt float " + ab + ", 0x47D0000000000000") + ", "
+                + f.v("fcmp olt float " + ab + ", 0x7FF0000000000000"));
+        String zero = f.v("fmul float " + a + ", " + f.call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + b));
+        String r = f.sel(big, "float", zero, f.v("fdiv float " + a + ", " + b));
+        if (ftz) r = f.flush(r, PtxType.F32);
+        f.writeF(x.op(0), canonicalF32(f, r), PtxType.F32);
+    }
+
+    /**
+     * {@code rcp sqrt rsqrt .approx{.ftz}.f32}, {@code rsqrt.approx.f64} and {@code rcp/rsqrt.approx.ftz.f64} where
+     * {@link LlvmTarget#nvvmMath()} does not hold (AMD GPUs), in IEEE operations, so the same on every target and
+     * within the PTX ISA 9.0's bounds (rcp, sqrt, rsqrt): f32 {@code rcp} and {@code sqrt} correctly rounded,
+     * {@code rsqrt} 1/sqrt(a) in double precision rounded to f32, {@code .ftz} flushing operand and result, NaN
+     * results 0x7fffffff; {@code rsqrt.approx.f64} 1/sqrt(a) (sqrt and division each correctly rounded); the
+     * {@code .ftz.f64} forms as an NVIDIA GPU computes them (PTX ISA: "from the upper 32 bits"): the operand's low
+     * word cleared, subnormal operand and result flushed, the result rounded to its upper word (low word zero), a
+     * NaN result 0xfff8000000000000. {@code false} for other forms.
+     */
+    private static boolean reciprocalApprox(Fn f, Ins x, PtxType t, String op, boolean ftz) {
+        boolean rcp = op.equals("rcp"), sqrt = op.equals("sqrt"), rsqrt = op.equals("rsqrt");
+        if (!(rcp || sqrt || rsqrt) || x.mods.size() != 2 + (ftz ? 1 : 0)) return false;
+        if (t == PtxType.F32) {
+            String a = f.readF(x.op(1), t);
+            if (ftz) a = f.flush(a, t);
+            String r;
+            if (rcp) r = f.v("fdiv float 1.0, " + a);
+            else if (sqrt) r = f.call("float", "llvm.sqrt.f32", "float", "float " + a);
+            else {
+                String d = f.call("double", "llvm.sqrt.f64", "double", "double " + f.v("fpext float " + a + " to double"));
+                r = f.v("fptrunc double " + f.v("fdiv double 1.0, " + d) + " to float");
+            }
+            if (ftz) r = f.flush(r, t);
+            f.writeF(x.op(0), canonicalF32(f, r), t);
+            return true;
+        }
+        if (t != PtxType.F64 || sqrt || (rcp && !ftz)) return false;
+        if (!ftz) {
+            String a = f.readF(x.op(1), t);
+            f.writeF(x.op(0), f.v("fdiv double 1.0, " + f.call("double", "llvm.sqrt.f64", "double", "double " + a)), t);
+            return true;
+        }
+        String hi = f.v("and i64 " + f.read(x.op(1), 64, false) + ", -4294967296");
+        String a = flushF64(f, f.v("bitcast i64 " + hi + " to double"));
+        String d = rsqrt ? f.call("double", "llvm.sqrt.f64", "double", "double " + a) : a;
+        String v = flushF64(f, f.v("fdiv double 1.0, " + d));
+        String bits = f.v("bitcast double " + v + " to i64");
+        String rounded = f.v("and i64 " + f.v("add i64 " + bits + ", 2147483648") + ", -4294967296");
+        String inf = f.v("fcmp oeq double " + f.call("double", "llvm.fabs.f64", "double", "double " + v) + ", 0x7FF0000000000000");
+        String r = f.sel(inf, "i64", bits, rounded);
+        r = f.sel(f.v("fcmp uno double " + v + ", " + v), "i64", Long.toString(0xFFF8_0000_0000_0000L), r);
+        f.write(x.op(0), r, 64, false);
+        return true;
+    }
+
+    /** A subnormal double to zero of its sign. */
+    private static String flushF64(Fn f, String a) {
+        String tiny = f.v("fcmp olt double " + f.call("double", "llvm.fabs.f64", "double", "double " + a) + ", 0x0010000000000000");
+        return f.sel(tiny, "double", f.call("double", "llvm.copysign.f64", "double, double", "double 0.0, double " + a), a);
+    }
+
+    /**
+     * {@code .approx} functions lowered here, or {@code false} for the emitter's lowering or refusal. Where
+     * {@link LlvmTarget#nvvmMath()} holds, the forms NVPTX has only as intrinsics or as PTX (PTX ISA 9.0, tanh, ex2,
+     * rcp, rsqrt): {@code tanh.approx.{f32,f16,f16x2,bf16,bf16x2}}, {@code ex2.approx.{f16,f16x2}},
      * {@code ex2.approx.ftz.{bf16,bf16x2}}, {@code rcp.approx.f32}, {@code rcp.approx.ftz.f64},
-     * {@code rsqrt.approx.ftz.f64}.
+     * {@code rsqrt.approx.ftz.f64}. Elsewhere (AMD GPUs) {@code rcp sqrt rsqrt} in IEEE operations
+     * ({@link #reciprocalApprox}); the half-precision forms are refused here, the others by the emitter.
+     *
+     * @throws Unsupported for a half-precision {@code .approx} form on a target without NVPTX's math
      */
     static boolean approx(Fn f, Ins x) {
         if (!x.has(".approx")) return false;
@@ -185,7 +274,7 @@ final class FloatFormLowering {
             if (t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2) {
                 throw new Unsupported(x.i.form() + " (.approx) is not supported on AMD GPUs yet");
             }
-            return false;
+            return t != null && reciprocalApprox(f, x, t, x.i.opcode(), x.has(".ftz"));
         }
         String op = x.i.opcode();
         boolean ftz = x.has(".ftz");

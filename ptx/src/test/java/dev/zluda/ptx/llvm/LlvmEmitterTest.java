@@ -411,6 +411,33 @@ class LlvmEmitterTest {
         assertTrue(hamd.errors().get(0).message().contains("tanh.approx.bf16 (.approx) is not supported on AMD GPUs"), hamd.errors().toString());
     }
 
+    /**
+     * The .approx forms AMD targets lower in IEEE operations (rcp, sqrt, rsqrt, div.approx; PTX ISA 9.0), as in
+     * {@link #BIT_CASES}, folded for gfx1100 and for NVPTX lowered as for AMD (sm_90 runs NVIDIA's own instructions).
+     */
+    static final String[][] AMD_APPROX_CASES = {
+        // 1/4 = 0.25, sqrt(2.25) = 1.5, 1/sqrt(4) = 0.5
+        {"rcp_approx", "mov.b32 %r1, 0x40800000;\nrcp.approx.f32 %r3, %r1;", Integer.toString(0x3E800000)},
+        {"sqrt_approx", "mov.b32 %r1, 0x40100000;\nsqrt.approx.ftz.f32 %r3, %r1;", Integer.toString(0x3FC00000)},
+        {"rsqrt_approx", "mov.b32 %r1, 0x40800000;\nrsqrt.approx.f32 %r3, %r1;", Integer.toString(0x3F000000)},
+        // .ftz: the subnormal 2^-149 is flushed to -0: 1/-0 = -inf, 1/sqrt(-0) = -inf; without .ftz 1/2^-149 overflows
+        {"rcp_approx_ftz", "mov.b32 %r1, 0x80000001;\nrcp.approx.ftz.f32 %r3, %r1;", Integer.toString(0xFF800000)},
+        {"rsqrt_approx_ftz", "mov.b32 %r1, 0x80000001;\nrsqrt.approx.ftz.f32 %r3, %r1;", Integer.toString(0xFF800000)},
+        {"rcp_approx_sub", "mov.b32 %r1, 1;\nrcp.approx.f32 %r3, %r1;", Integer.toString(0x7F800000)},
+        // div.approx: 6 / 3 = 2; for 2^126 < |b| < 2^128 the quotient is 0 with the sign of a * b
+        {"div_approx", "mov.b32 %r1, 0x40C00000;\nmov.b32 %r2, 0x40400000;\ndiv.approx.f32 %r3, %r1, %r2;", Integer.toString(0x40000000)},
+        {"div_approx_big", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r2, 0xFF000000;\ndiv.approx.f32 %r3, %r1, %r2;", Integer.toString(0x80000000)},
+        // rcp.approx.ftz.f64 of 3: 1/3 = 0x3fd5555555555555 rounded to its upper word, 0x3fd55555 (low word 0)
+        {"rcp_approx_ftz_f64", "mov.b64 %rd2, 0x4008000000000000;\nrcp.approx.ftz.f64 %rd3, %rd2;\nmov.b64 {%r4, %r3}, %rd3;", Integer.toString(0x3FD55555)},
+        {"rcp_approx_ftz_f64_lo", "mov.b64 %rd2, 0x4008000000000000;\nrcp.approx.ftz.f64 %rd3, %rd2;\nmov.b64 {%r3, %r4}, %rd3;", "0"},
+    };
+
+    @Test
+    void approxFormsOnAmdComputeIeeeResults() throws IOException, InterruptedException {
+        foldsTo(AMD_APPROX_CASES, "zluda-approx", List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90_AS_AMD),
+                List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90_AS_AMD));
+    }
+
     @Test
     void cvtFp8AndBf16Int64ComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
         foldsTo(FP8_CASES, "zluda-fp8");
@@ -433,19 +460,24 @@ class LlvmEmitterTest {
 
     /** Each case in a kernel of its own; the lowering accepts all for gfx1030, gfx1100, sm_90; opt -O2 folds each to c[2]. */
     static void foldsTo(String[][] cases, String tmp) throws IOException, InterruptedException {
+        foldsTo(cases, tmp, List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90), List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90));
+    }
+
+    /** {@link #foldsTo(String[][], String)} for the targets given: lowered for {@code lowered}, folded for {@code folded}. */
+    static void foldsTo(String[][] cases, String tmp, List<LlvmTarget> lowered, List<LlvmTarget> folded) throws IOException, InterruptedException {
         StringBuilder ptx = new StringBuilder(".version 8.0\n.target sm_80\n.address_size 64\n");
         for (String[] c : cases) {
             ptx.append(".visible .entry ").append(c[0]).append("(.param .u64 p)\n{\n.reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .b16 %h<8>;\n.reg .b64 %rd<4>;\n")
                     .append("ld.param.u64 %rd1, [p];\n").append(c[1]).append("\nst.global.u32 [%rd1], %r3;\nret;\n}\n");
         }
-        for (LlvmTarget t : List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
+        for (LlvmTarget t : lowered) {
             PtxCompiler.Lowered l = PtxCompiler.lower(ptx.toString(), "b.ptx", t);
             assertTrue(l.ok(), t + ": " + l.errors());
         }
         LlvmTools tools = LlvmTools.find();
         if (tools == null && System.getenv("ZLUDA_REQUIRE_LLVM") != null) throw new AssertionError(LlvmTools.missingMessage());
         org.junit.jupiter.api.Assumptions.assumeTrue(tools != null, LlvmTools.missingMessage());
-        for (LlvmTarget t : List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
+        for (LlvmTarget t : folded) {
             java.nio.file.Path ll = java.nio.file.Files.createTempDirectory(tmp).resolve("in.ll");
             java.nio.file.Files.writeString(ll, PtxCompiler.lower(ptx.toString(), "b.ptx", t).ir());
             Process p = new ProcessBuilder(tools.path("opt").toString(), "-O2", "-S", "-mtriple=" + t.triple(), "-mcpu=" + t.cpu(), ll.toString())
