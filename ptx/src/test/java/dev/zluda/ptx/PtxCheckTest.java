@@ -43,7 +43,7 @@ class PtxCheckTest {
 
     /**
      * The gfx1100 column is the AMD back end's own verdict on these files: bfe is refused (docs/amd.md, "Refused"),
-     * add and mov are lowered, redux.sync is not; a device function with .param parameters is lowered where it is
+     * add, mov and redux.sync are lowered, bar.sync with a barrier other than 0 is not; a device function with .param parameters is lowered where it is
      * called, the call of one with .reg parameters is refused and its instructions are not tried; a file with
      * errors is not tried.
      */
@@ -74,6 +74,7 @@ class PtxCheckTest {
                 	ld.param.u64 %rd1, [p];
                 	mov.u32 %r1, 7;
                 	redux.sync.add.u32 %r2, %r1, -1;
+                	bar.sync 1;
                 	{
                 	.param .b32 a;
                 	.param .b32 b;
@@ -95,7 +96,8 @@ class PtxCheckTest {
         Files.writeString(bad, ".version 9.0\n.target sm_90\n.address_size 64\n.entry b()\n{\n\tmov.u32 %r1, 1;\n\tret;\n}\n");
         Run r = check(List.of(k));
         assertEquals(PtxCheck.OK, r.exit(), r.out());
-        assertTrue(line(r, "redux.sync.add.u32").matches("redux\\.sync\\.add\\.u32\\s+1\\s+\\S+\\s+\\S+\\s+\\S+\\s+no\\s*"), r.out());
+        assertTrue(line(r, "redux.sync.add.u32").matches("redux\\.sync\\.add\\.u32\\s+1\\s+\\S+\\s+\\S+\\s+\\S+\\s+yes\\s*"), r.out());
+        assertTrue(line(r, "bar.sync").matches("bar\\.sync\\s+1\\s+\\S+\\s+\\S+\\s+\\S+\\s+no\\s*"), r.out());
         assertTrue(line(r, "add.s32").matches("add\\.s32\\s+2\\s+\\S+\\s+\\S+\\s+\\S+\\s+yes\\s*"), r.out());
         // twice has .reg parameters: its call is refused, so nothing of it is lowered (not tried)
         assertTrue(line(r, "call").endsWith(" 1/2"), r.out());

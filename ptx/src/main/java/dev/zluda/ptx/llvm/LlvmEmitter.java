@@ -268,8 +268,8 @@ public final class LlvmEmitter {
 
     // ------------------------------------------------------------------ functions
 
-    /** One kernel being lowered. */
-    private final class Fn {
+    /** One kernel being lowered (package-private: {@link WarpAtomicLowering} and {@link FloatFormLowering} lower through it). */
+    final class Fn {
         final FunctionInfo info;
         final StringBuilder entry = new StringBuilder();
         final StringBuilder body = new StringBuilder();
@@ -285,6 +285,11 @@ public final class LlvmEmitter {
 
         Fn(FunctionInfo info) {
             this.info = info;
+        }
+
+        /** The target being emitted for. */
+        LlvmTarget target() {
+            return target;
         }
 
         /** A register: its alloca, LLVM storage type and bits (1 for predicates). */
@@ -725,6 +730,8 @@ public final class LlvmEmitter {
                 case "ld" -> ld(x);
                 case "st" -> st(x);
                 case "atom", "red" -> atom(x);
+                case "match" -> WarpAtomicLowering.match(this, x);
+                case "redux" -> WarpAtomicLowering.redux(this, x);
                 case "bar", "barrier" -> bar(x);
                 case "membar", "fence" -> fence(x);
                 case "shfl" -> shfl(x);
@@ -1492,6 +1499,10 @@ public final class LlvmEmitter {
             String cmp = x.i.modifiers().get(0);
             PtxType t = x.type(0);
             String bool = x.has(".and") ? "and" : x.has(".or") ? "or" : x.has(".xor") ? "xor" : null;
+            if (t == PtxType.F16X2 || t == PtxType.BF16X2) {
+                FloatFormLowering.setpX2(this, x, t);
+                return;
+            }
             String r;
             if (t.kind() == PtxType.Kind.FLOAT) {
                 if (t != PtxType.F32 && t != PtxType.F64 && t != PtxType.F16 && t != PtxType.BF16) {
@@ -1567,6 +1578,7 @@ public final class LlvmEmitter {
                 return;
             }
             if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            if (FloatFormLowering.f32Form(this, x, t)) return;
             String op = x.i.opcode();
             String ty = fty(t);
             boolean ftz = x.has(".ftz") && t == PtxType.F32;
@@ -1605,12 +1617,6 @@ public final class LlvmEmitter {
                     case "neg" -> v("fneg " + ty + " " + a[0]);
                     default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
                 };
-            }
-            if (ftz && !directed(rnd) && op.equals("mul")) {
-                // recorded on the H200 (docs/amd.md): products that round to the smallest normal from
-                // below differ even when the product is corrected for tininess before rounding; refused until that is understood
-                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end yet (round-to-nearest .ftz products"
-                        + " at the smallest normal differ from an NVIDIA GPU's)");
             }
             if (ftz && !directed(rnd)) r = flush(r, t);
             if (ftz && (op.equals("abs") || op.equals("neg"))) {
@@ -1771,7 +1777,7 @@ public final class LlvmEmitter {
          * The result so far with lane {@code l}'s 16 bits {@code b} added: {@code b} itself for a scalar; for an x2
          * pair, lane 0 in bits 15..0 and lane 1 in bits 31..16 (PTX ISA 9.0, 5.2.5 packed data).
          */
-        private String withLane(String result, String b, boolean pair, int l) {
+        String withLane(String result, String b, boolean pair, int l) {
             if (!pair) return b;
             String w = resize(b, 16, 32, false);
             return l == 0 ? w : v("or i32 " + result + ", " + v("shl i32 " + w + ", 16"));
@@ -1850,6 +1856,7 @@ public final class LlvmEmitter {
         }
 
         void unaryFloat(Ins x) {
+            if (FloatFormLowering.approx(this, x)) return;
             PtxType t = x.type(0);
             if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             String op = x.i.opcode();
@@ -2406,6 +2413,10 @@ public final class LlvmEmitter {
             String order = x.has(".acquire") ? "acquire" : x.has(".release") ? "release" : x.has(".acq_rel") ? "acq_rel" : "monotonic";
             String op = null;
             for (String m : new String[] {".add", ".min", ".max", ".exch", ".cas", ".and", ".or", ".xor", ".inc", ".dec"}) if (x.has(m)) op = m;
+            if (".add".equals(op) && WarpAtomicLowering.halfType(t)) {
+                WarpAtomicLowering.halfAdd(this, x, as, scope, order);
+                return;
+            }
             if (op == null || t == null || x.has(".noftz") && t != PtxType.F32 || t.size() > 8 || x.has(".v2") || x.has(".v4")) {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
@@ -2531,7 +2542,7 @@ public final class LlvmEmitter {
     // ------------------------------------------------------------------ helpers
 
     /** An instruction with its modifiers indexed. */
-    private static final class Ins {
+    static final class Ins {
         final Instruction i;
         final Set<String> mods;
         final List<PtxType> types = new ArrayList<>();
@@ -2556,7 +2567,7 @@ public final class LlvmEmitter {
     }
 
     /** Thrown inside the lowering of one instruction; becomes an error diagnostic at the instruction. */
-    private static final class Unsupported extends RuntimeException {
+    static final class Unsupported extends RuntimeException {
         Unsupported(String m) { super(m, null, false, false); }
     }
 

@@ -369,6 +369,142 @@ class LlvmEmitterTest {
         foldsTo(AMD_ROUNDING_CASES, "zluda-amd-rounding", List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90_AS_AMD));
     }
 
+    /**
+     * setp on f16x2/bf16x2, f32 min/max .xorsign.abs, mul.ftz.f32 and div.full.f32 (PTX ISA 9.0: setp, min, max,
+     * mul, div), as in {@link #BIT_CASES}: %r1 %r2 hold the operands' bits, %p1 %p2 the two predicates of setp.
+     */
+    static final String[][] FLOAT_CASES = {
+        // lower halves -2.0 < 0 (p), upper halves 1.0 < 0 not (q): 1 + 0
+        {"setp_lt_f16x2", "mov.b32 %r1, 0x3C00C000;\nmov.b32 %r2, 0;\nsetp.lt.f16x2 %p1|%p2, %r1, %r2;\nselp.u32 %r4, 1, 0, %p1;\n"
+                + "selp.u32 %r5, 2, 0, %p2;\nor.b32 %r3, %r4, %r5;", "1"},
+        // upper half NaN, lower 1.0 against 1.0: .nan holds for the upper only: 0 + 2
+        {"setp_nan_bf16x2", "mov.b32 %r1, 0x7FC13F80;\nmov.b32 %r2, 0x3F803F80;\nsetp.nan.bf16x2 %p1|%p2, %r1, %r2;\nselp.u32 %r4, 1, 0, %p1;\n"
+                + "selp.u32 %r5, 2, 0, %p2;\nor.b32 %r3, %r4, %r5;", "2"},
+        // .ftz: the subnormals 2^-24 and -2^-24 compare equal to -0 and +0
+        {"setp_eq_ftz_f16x2", "mov.b32 %r1, 0x80010001;\nmov.b32 %r2, 0x00008000;\nsetp.eq.ftz.f16x2 %p1|%p2, %r1, %r2;\nselp.u32 %r4, 1, 0, %p1;\n"
+                + "selp.u32 %r5, 2, 0, %p2;\nor.b32 %r3, %r4, %r5;", "3"},
+        // .and with a false c: both false
+        {"setp_gtu_and_f16x2", "mov.b32 %r1, 0x7E004000;\nmov.b32 %r2, 0;\nsetp.eq.u32 %p3, %r2, 1;\nsetp.gtu.and.f16x2 %p1|%p2, %r1, %r2, %p3;\n"
+                + "selp.u32 %r4, 1, 0, %p1;\nselp.u32 %r5, 2, 0, %p2;\nor.b32 %r3, %r4, %r5;", "0"},
+        // min(|-2|, |3|) = 2 with sign 1 ^ 0: -2.0
+        {"min_xorsign_f32", "mov.b32 %r1, 0xC0000000;\nmov.b32 %r2, 0x40400000;\nmin.xorsign.abs.f32 %r3, %r1, %r2;", Integer.toString(0xC0000000)},
+        // a NaN operand: ignored without .NaN (|-3| with sign 1 ^ 1: +3.0), the canonical NaN with it
+        {"max_xorsign_nan_f32", "mov.b32 %r1, 0xFFC00000;\nmov.b32 %r2, 0xC0400000;\nmax.xorsign.abs.f32 %r3, %r1, %r2;", Integer.toString(0x40400000)},
+        {"max_NaN_xorsign_f32", "mov.b32 %r1, 0x7FC00001;\nmov.b32 %r2, 0x3F800000;\nmax.NaN.xorsign.abs.f32 %r3, %r1, %r2;", Integer.toString(0x7FFFFFFF)},
+        // .ftz: the subnormal 2^-149 is 0, so min(|2^-149|, |-1|) = 0 with sign 0 ^ 1: -0
+        {"min_ftz_xorsign_f32", "mov.b32 %r1, 1;\nmov.b32 %r2, 0xBF800000;\nmin.ftz.NaN.xorsign.abs.f32 %r3, %r1, %r2;", Integer.toString(0x80000000)},
+        // (1 - 2^-24) * -2^-126 rounds to -2^-126 but is below it in magnitude before rounding: .ftz gives -0
+        {"mul_ftz_f32_tiny", "mov.b32 %r1, 0x3F7FFFFF;\nmov.b32 %r2, 0x80800000;\nmul.ftz.f32 %r3, %r1, %r2;", Integer.toString(0x80000000)},
+        {"mul_rn_f32_tiny", "mov.b32 %r1, 0x3F7FFFFF;\nmov.b32 %r2, 0x80800000;\nmul.rn.f32 %r3, %r1, %r2;", Integer.toString(0x80800000)},
+        // exactly 2^-126 stays; .sat clamps 0.5 * 4 to 1.0
+        {"mul_ftz_f32_min", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r2, 0x00800000;\nmul.rn.ftz.f32 %r3, %r1, %r2;", Integer.toString(0x00800000)},
+        {"mul_ftz_sat_f32", "mov.b32 %r1, 0x3F000000;\nmov.b32 %r2, 0x40800000;\nmul.rn.ftz.sat.f32 %r3, %r1, %r2;", Integer.toString(0x3F800000)},
+    };
+
+    @Test
+    void halfPairSetpXorsignAndMulFtzComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
+        foldsTo(FLOAT_CASES, "zluda-float");
+    }
+
+    /** match.sync, redux.sync and half-precision atomic adds (PTX ISA 9.0: match.sync, redux.sync, atom, red). */
+    static final String WARP_ATOMICS = """
+            .version 8.0
+            .target sm_90
+            .address_size 64
+            .visible .entry k(.param .u64 p)
+            {
+            .reg .pred %p<2>;
+            .reg .b16 %h<4>;
+            .reg .b32 %r<8>;
+            .reg .b64 %rd<2>;
+            .shared .align 4 .b8 s[64];
+            ld.param.u64 %rd1, [p];
+            mov.u32 %r1, %tid.x;
+            match.any.sync.b32 %r2, %r1, -1;
+            match.all.sync.b32 %r3|%p1, %r1, 0xffff;
+            redux.sync.min.s32 %r4, %r1, -1;
+            redux.sync.xor.b32 %r5, %r1, 0x0f0f0f0f;
+            atom.global.add.noftz.f16x2 %r6, [%rd1], %r2;
+            mov.b16 %h1, 0x3C00;
+            atom.shared.add.noftz.bf16 %h2, [s], %h1;
+            red.global.add.noftz.f16 [%rd1+4], %h1;
+            st.global.u32 [%rd1+8], %r3;
+            st.global.u32 [%rd1+12], %r4;
+            st.global.u32 [%rd1+16], %r5;
+            st.global.u32 [%rd1+20], %r6;
+            st.global.u16 [%rd1+24], %h2;
+            ret;
+            }
+            """;
+
+    @Test
+    void warpMatchReduxAndHalfAtomicsLowerForWave32AndNvptx() throws IOException, InterruptedException {
+        for (LlvmTarget t : List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
+            PtxCompiler.Lowered l = PtxCompiler.lower(WARP_ATOMICS, "w.ptx", t);
+            assertTrue(l.ok(), t + ": " + l.errors());
+            String ir = l.ir();
+            assertTrue(ir.contains(t.amd() ? "@llvm.amdgcn.ballot.i32(" : "@llvm.nvvm.vote.ballot.sync("), ir);
+            assertTrue(ir.contains(t.amd() ? "@llvm.amdgcn.ds.bpermute(" : "@llvm.nvvm.shfl.sync.idx.i32("), ir);
+            assertTrue(ir.contains("atomicrmw fadd ptr addrspace(1) ") && ir.contains(", <2 x half> "), ir);
+            assertTrue(ir.contains("atomicrmw fadd ptr addrspace(3) ") && ir.contains(", bfloat "), ir);
+        }
+        PtxCompiler.Lowered wave64 = PtxCompiler.lower(WARP_ATOMICS, "w.ptx", LlvmTarget.GFX942);
+        assertFalse(wave64.ok());
+        assertEquals(13, wave64.errors().get(0).line(), wave64.errors().toString());     // the match.any
+        assertTrue(wave64.errors().get(0).message().contains("64-lane"), wave64.errors().toString());
+        LlvmTools tools = LlvmTools.find();
+        if (tools == null && System.getenv("ZLUDA_REQUIRE_LLVM") != null) throw new AssertionError(LlvmTools.missingMessage());
+        org.junit.jupiter.api.Assumptions.assumeTrue(tools != null, LlvmTools.missingMessage());
+        for (LlvmTarget t : List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
+            assertTrue(PtxCompiler.codegen(PtxCompiler.lower(WARP_ATOMICS, "w.ptx", t), t, tools).length > 0, t.cpu());
+        }
+    }
+
+    @Test
+    void divFullAndNvptxOnlyApproxFormsFollowTheTarget() {
+        String ptx = kernel("mov.b32 %f1, 0f40C00000;\ndiv.full.ftz.f32 %f2, %f1, %f1;\nmov.b32 %r1, %f2;\nst.global.u32 [%rd1], %r1;\n");
+        PtxCompiler.Lowered nv = PtxCompiler.lower(ptx, "d.ptx", LlvmTarget.SM_90);
+        assertTrue(nv.ok() && nv.ir().contains("@llvm.nvvm.div.full.ftz("), nv.toString());
+        PtxCompiler.Lowered amd = PtxCompiler.lower(ptx, "d.ptx", LlvmTarget.GFX1100);
+        assertTrue(amd.ok() && amd.ir().contains("fdiv float") && !amd.ir().contains("nvvm"), amd.toString());
+        String half = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n.reg .b16 %h<4>;\n"
+                + ".reg .b64 %rd<2>;\nld.param.u64 %rd1, [p];\nmov.b16 %h1, 0x3C00;\ntanh.approx.bf16 %h2, %h1;\n"
+                + "st.global.u16 [%rd1], %h2;\nret;\n}\n";
+        PtxCompiler.Lowered hnv = PtxCompiler.lower(half, "h.ptx", LlvmTarget.SM_90);
+        assertTrue(hnv.ok() && hnv.ir().contains("asm \"tanh.approx.bf16 $0, $1;\""), hnv.toString());
+        PtxCompiler.Lowered hamd = PtxCompiler.lower(half, "h.ptx", LlvmTarget.GFX1030);
+        assertFalse(hamd.ok());
+        assertEquals(10, hamd.errors().get(0).line(), hamd.errors().toString());
+        assertTrue(hamd.errors().get(0).message().contains("tanh.approx.bf16 (.approx) is not supported on AMD GPUs"), hamd.errors().toString());
+    }
+
+    /**
+     * The .approx forms AMD targets lower in IEEE operations (rcp, sqrt, rsqrt, div.approx; PTX ISA 9.0), as in
+     * {@link #BIT_CASES}, folded for gfx1100 and for NVPTX lowered as for AMD (sm_90 runs NVIDIA's own instructions).
+     */
+    static final String[][] AMD_APPROX_CASES = {
+        // 1/4 = 0.25, sqrt(2.25) = 1.5, 1/sqrt(4) = 0.5
+        {"rcp_approx", "mov.b32 %r1, 0x40800000;\nrcp.approx.f32 %r3, %r1;", Integer.toString(0x3E800000)},
+        {"sqrt_approx", "mov.b32 %r1, 0x40100000;\nsqrt.approx.ftz.f32 %r3, %r1;", Integer.toString(0x3FC00000)},
+        {"rsqrt_approx", "mov.b32 %r1, 0x40800000;\nrsqrt.approx.f32 %r3, %r1;", Integer.toString(0x3F000000)},
+        // .ftz: the subnormal 2^-149 is flushed to -0: 1/-0 = -inf, 1/sqrt(-0) = -inf; without .ftz 1/2^-149 overflows
+        {"rcp_approx_ftz", "mov.b32 %r1, 0x80000001;\nrcp.approx.ftz.f32 %r3, %r1;", Integer.toString(0xFF800000)},
+        {"rsqrt_approx_ftz", "mov.b32 %r1, 0x80000001;\nrsqrt.approx.ftz.f32 %r3, %r1;", Integer.toString(0xFF800000)},
+        {"rcp_approx_sub", "mov.b32 %r1, 1;\nrcp.approx.f32 %r3, %r1;", Integer.toString(0x7F800000)},
+        // div.approx: 6 / 3 = 2; for 2^126 < |b| < 2^128 the quotient is 0 with the sign of a * b
+        {"div_approx", "mov.b32 %r1, 0x40C00000;\nmov.b32 %r2, 0x40400000;\ndiv.approx.f32 %r3, %r1, %r2;", Integer.toString(0x40000000)},
+        {"div_approx_big", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r2, 0xFF000000;\ndiv.approx.f32 %r3, %r1, %r2;", Integer.toString(0x80000000)},
+        // rcp.approx.ftz.f64 of 3: 1/3 = 0x3fd5555555555555 rounded to its upper word, 0x3fd55555 (low word 0)
+        {"rcp_approx_ftz_f64", "mov.b64 %rd2, 0x4008000000000000;\nrcp.approx.ftz.f64 %rd3, %rd2;\nmov.b64 {%r4, %r3}, %rd3;", Integer.toString(0x3FD55555)},
+        {"rcp_approx_ftz_f64_lo", "mov.b64 %rd2, 0x4008000000000000;\nrcp.approx.ftz.f64 %rd3, %rd2;\nmov.b64 {%r3, %r4}, %rd3;", "0"},
+    };
+
+    @Test
+    void approxFormsOnAmdComputeIeeeResults() throws IOException, InterruptedException {
+        foldsTo(AMD_APPROX_CASES, "zluda-approx", List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90_AS_AMD),
+                List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90_AS_AMD));
+    }
+
     @Test
     void cvtFp8AndBf16Int64ComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
         foldsTo(FP8_CASES, "zluda-fp8");
@@ -391,24 +527,31 @@ class LlvmEmitterTest {
 
     /** Each case in a kernel of its own; the lowering accepts all for gfx1030, gfx1100, sm_90; opt -O2 folds each to c[2]. */
     static void foldsTo(String[][] cases, String tmp) throws IOException, InterruptedException {
-        foldsTo(cases, tmp, List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90));
+        foldsTo(cases, tmp, List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90), List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90));
     }
 
-    /** As {@link #foldsTo(String[][], String)}, folded by opt -O2 for {@code foldTargets}. */
-    static void foldsTo(String[][] cases, String tmp, List<LlvmTarget> foldTargets) throws IOException, InterruptedException {
+    /** As {@link #foldsTo(String[][], String)}, lowered for gfx1030, gfx1100, sm_90 and {@code folded}, folded by opt -O2 for {@code folded}. */
+    static void foldsTo(String[][] cases, String tmp, List<LlvmTarget> folded) throws IOException, InterruptedException {
+        List<LlvmTarget> lowered = new java.util.ArrayList<>(List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90));
+        for (LlvmTarget t : folded) if (!lowered.contains(t)) lowered.add(t);
+        foldsTo(cases, tmp, lowered, folded);
+    }
+
+    /** {@link #foldsTo(String[][], String)} for the targets given: lowered for {@code lowered}, folded for {@code folded}. */
+    static void foldsTo(String[][] cases, String tmp, List<LlvmTarget> lowered, List<LlvmTarget> folded) throws IOException, InterruptedException {
         StringBuilder ptx = new StringBuilder(".version 8.0\n.target sm_80\n.address_size 64\n");
         for (String[] c : cases) {
-            ptx.append(".visible .entry ").append(c[0]).append("(.param .u64 p)\n{\n.reg .b32 %r<8>;\n.reg .b16 %h<8>;\n.reg .b64 %rd<4>;\n")
+            ptx.append(".visible .entry ").append(c[0]).append("(.param .u64 p)\n{\n.reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .b16 %h<8>;\n.reg .b64 %rd<4>;\n")
                     .append("ld.param.u64 %rd1, [p];\n").append(c[1]).append("\nst.global.u32 [%rd1], %r3;\nret;\n}\n");
         }
-        for (LlvmTarget t : List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
+        for (LlvmTarget t : lowered) {
             PtxCompiler.Lowered l = PtxCompiler.lower(ptx.toString(), "b.ptx", t);
             assertTrue(l.ok(), t + ": " + l.errors());
         }
         LlvmTools tools = LlvmTools.find();
         if (tools == null && System.getenv("ZLUDA_REQUIRE_LLVM") != null) throw new AssertionError(LlvmTools.missingMessage());
         org.junit.jupiter.api.Assumptions.assumeTrue(tools != null, LlvmTools.missingMessage());
-        for (LlvmTarget t : foldTargets) {
+        for (LlvmTarget t : folded) {
             java.nio.file.Path ll = java.nio.file.Files.createTempDirectory(tmp).resolve("in.ll");
             java.nio.file.Files.writeString(ll, PtxCompiler.lower(ptx.toString(), "b.ptx", t).ir());
             Process p = new ProcessBuilder(tools.path("opt").toString(), "-O2", "-S", "-mtriple=" + t.triple(), "-mcpu=" + t.cpu(), ll.toString())

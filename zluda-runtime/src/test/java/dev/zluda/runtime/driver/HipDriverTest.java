@@ -305,7 +305,7 @@ class HipDriverTest {
     @Test
     void whatTheLoweringRefusesNeverReachesHip() throws Throwable {
         initWithContext();                                  // refused before LLVM runs: no LLVM needed
-        String refused = PTX.replace("st.global.u32 [%rd2], %r1;", "redux.sync.add.u32 %r2, %r1, 0xffffffff;\n    st.global.u32 [%rd2], %r2;");
+        String refused = PTX.replace("st.global.u32 [%rd2], %r1;", "bar.sync 1;\n    st.global.u32 [%rd2], %r1;");   // barrier 1: refused
         assertEquals(CuResult.NOT_SUPPORTED, d.cuModuleLoadData(mem(8).address(), arena.allocateFrom(refused).address()));
         assertEquals(218, d.cuModuleLoadData(mem(8).address(), arena.allocateFrom(PTX.replace("ret;", "ret")).address()), "CUDA_ERROR_INVALID_PTX");
         assertEquals(0, counters()[10], "no module reached hipModuleLoadData");

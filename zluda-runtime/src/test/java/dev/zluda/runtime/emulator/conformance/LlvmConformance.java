@@ -238,6 +238,63 @@ public final class LlvmConformance {
     }
 
     /**
+     * For an approximate form whose outputs differ from the H200's: {@code "; within N ulp of the H200 (K of 256
+     * results differ)"}, N the largest distance ({@link #ulps}), a differing second slot counting as infinitely far;
+     * "" when the outputs are the H200's.
+     */
+    static String approxDistance(Conformance.Form f, byte[] got) throws IOException {
+        byte[] ref;
+        try (InputStream in = LlvmConformance.class.getResourceAsStream("/conformance/h200/" + f.family() + ".bin.gz")) {
+            ref = ConformanceData.read(in).get(f.name()).out();
+        }
+        java.nio.ByteBuffer g = java.nio.ByteBuffer.wrap(got).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        java.nio.ByteBuffer e = java.nio.ByteBuffer.wrap(ref).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        long max = 0;
+        int differ = 0;
+        for (int t = 0; t < Conformance.N; t++) {
+            long u = g.getLong(16 * t + 8) != e.getLong(16 * t + 8) ? Long.MAX_VALUE : ulps(f.approx(), g.getLong(16 * t), e.getLong(16 * t));
+            if (u != 0) differ++;
+            max = Math.max(max, u);
+        }
+        return differ == 0 ? "" : "; within " + (max == Long.MAX_VALUE ? "inf" : Long.toString(max)) + " ulp of the H200 (" + differ + " of "
+                + Conformance.N + " results differ)";
+    }
+
+    /** The largest distance recorded by {@link #approxDistance} in an outcome, or -1 when it records none. */
+    static long recordedUlp(String outcome) {
+        int at = outcome.indexOf("; within ");
+        if (at < 0) return -1;
+        String n = outcome.substring(at + 9, outcome.indexOf(' ', at + 9));
+        return n.equals("inf") ? Long.MAX_VALUE : Long.parseLong(n);
+    }
+
+    /**
+     * Distance in units in the last place between two results of an approximate form, as ConformanceTest measures
+     * it: {@link Long#MAX_VALUE} when exactly one is NaN, 0 when both are; the x2 formats take the larger lane.
+     */
+    static long ulps(Conformance.Ulp u, long a, long b) {
+        return switch (u) {
+            case F32 -> ulp(a & 0xFFFF_FFFFL, b & 0xFFFF_FFFFL, 32, 8);
+            case F64 -> ulp(a, b, 64, 11);
+            case F16 -> ulp(a & 0xFFFF, b & 0xFFFF, 16, 5);
+            case BF16 -> ulp(a & 0xFFFF, b & 0xFFFF, 16, 8);
+            case F16X2 -> Math.max(ulp(a & 0xFFFF, b & 0xFFFF, 16, 5), ulp(a >>> 16 & 0xFFFF, b >>> 16 & 0xFFFF, 16, 5));
+            case BF16X2 -> Math.max(ulp(a & 0xFFFF, b & 0xFFFF, 16, 8), ulp(a >>> 16 & 0xFFFF, b >>> 16 & 0xFFFF, 16, 8));
+        };
+    }
+
+    private static long ulp(long a, long b, int bits, int expBits) {
+        long sign = 1L << (bits - 1);
+        long mag = bits == 64 ? Long.MAX_VALUE : sign - 1;
+        long expMask = ((1L << expBits) - 1) << (bits - 1 - expBits);
+        boolean an = (a & mag & expMask) == expMask && (a & mag & ~expMask) != 0;
+        boolean bn = (b & mag & expMask) == expMask && (b & mag & ~expMask) != 0;
+        if (an || bn) return an && bn ? 0 : Long.MAX_VALUE;
+        long ia = (a & sign) != 0 ? -(a & mag) : (a & mag), ib = (b & sign) != 0 ? -(b & mag) : (b & mag);
+        return Math.abs(ia - ib);
+    }
+
+    /**
      * Writes the results file from a harness run over a prepared directory: every form for {@code sm_90}; for
      * {@link LlvmTarget#SM_90_AS_AMD} the forms that went to the harness (IR different from {@code sm_90}'s).
      */
@@ -283,7 +340,10 @@ public final class LlvmConformance {
             else {
                 outcome = "ran";
                 int s = slot.get(i);
-                c = crc(java.util.Arrays.copyOfRange(out, s * per, (s + 1) * per));
+                byte[] got = java.util.Arrays.copyOfRange(out, s * per, (s + 1) * per);
+                c = crc(got);
+                Conformance.Form f = forms.get(i);
+                if (f.approx() != null) outcome += approxDistance(f, got);
             }
             sb.append(forms.get(i).name()).append('\t').append(low[2]).append('\t').append(outcome.replace('\t', ' '))
                     .append('\t').append(Long.toHexString(c)).append('\n');

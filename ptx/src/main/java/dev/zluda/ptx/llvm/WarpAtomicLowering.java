@@ -1,0 +1,143 @@
+package dev.zluda.ptx.llvm;
+
+import dev.zluda.ptx.Ast.Operand;
+import dev.zluda.ptx.Ast.PredPair;
+import dev.zluda.ptx.Ast.Sym;
+import dev.zluda.ptx.PtxType;
+import dev.zluda.ptx.llvm.LlvmEmitter.Fn;
+import dev.zluda.ptx.llvm.LlvmEmitter.Ins;
+import dev.zluda.ptx.llvm.LlvmEmitter.Unsupported;
+
+/**
+ * The lowering of {@code match.sync}, {@code redux.sync} and the half-precision atomic adds for {@link LlvmEmitter}.
+ *
+ * <p>The warp instructions are target-neutral: built from the emitter's two warp hooks, reading another lane's
+ * value ({@link Fn#readLane}: {@code ds.bpermute} on AMDGPU, {@code shfl.sync.idx} on NVPTX) and the ballot
+ * ({@link Fn#ballot}: {@code llvm.amdgcn.ballot.i32}, {@code vote.ballot.sync}). They honour the member mask as
+ * PTX ISA 9.0 defines it for {@code match.sync} and {@code redux.sync}: only the non-exited lanes of
+ * {@code membermask} are compared or reduced (the mask ANDed with the ballot of the lanes executing); a lane's
+ * value is read from every lane and the members selected afterwards, so the code has no branch on the mask.
+ * They need 32-lane waves (refused for CDNA's wave64, like {@code shfl} and {@code vote}).
+ *
+ * <p>{@code atom/red .add.noftz} on {@code .f16 .bf16 .f16x2 .bf16x2} (PTX ISA 9.0, atom and red: round to nearest
+ * even, subnormals kept) become {@code atomicrmw fadd} on {@code half}, {@code bfloat} or their two-lane vectors;
+ * LLVM expands it to a compare-and-swap loop where a target has no such instruction.
+ */
+final class WarpAtomicLowering {
+    private WarpAtomicLowering() {}
+
+    /**
+     * {@code match.any.sync.b32 d, a, membermask} — d = the lanes of membermask whose {@code a} equals this lane's —
+     * and {@code match.all.sync.b32 d[|p], a, membermask} — d = membermask when every lane of it has the same
+     * {@code a}, else 0, p = whether they do (PTX ISA 9.0, match.sync). {@code .b64} is refused.
+     *
+     * @throws Unsupported for other types, a missing {@code .sync}, or 64-lane waves
+     */
+    static void match(Fn f, Ins x) {
+        boolean any = x.has(".any"), all = x.has(".all");
+        if (!x.has(".sync") || !x.has(".b32") || any == all || x.mods.size() != 3) {
+            throw new Unsupported(x.i.form() + " is not supported by the LLVM back end (only match.{any,all}.sync.b32)");
+        }
+        f.requireWave32(x.i.form());
+        String a = f.read(x.op(1), 32, false), mask = members(f, f.read(x.op(2), 32, false));
+        if (all) {
+            // every member equals the lowest member's value exactly when the ballot of "equal to it" is the mask
+            String lead = f.call("i32", "llvm.cttz.i32", "i32, i1", "i32 " + mask + ", i1 false");
+            String first = f.readLane(a, f.v("and i32 " + lead + ", 31"), mask);
+            String eq = f.v("icmp eq i32 " + a + ", " + first);
+            String same = f.v("icmp eq i32 " + f.v("and i32 " + f.ballot(eq, mask) + ", " + mask) + ", " + mask);
+            Operand d = x.op(0);
+            if (d instanceof PredPair pp) {
+                f.write(new Sym(pp.first(), null), f.sel(same, "i32", mask, "0"), 32, false);
+                f.writePred(new Sym(pp.second(), null), same);
+            } else {
+                f.write(d, f.sel(same, "i32", mask, "0"), 32, false);
+            }
+            return;
+        }
+        String acc = "0";
+        for (int lane = 0; lane < 32; lane++) {
+            String other = f.readLane(a, Integer.toString(lane), mask);
+            String eq = f.v("icmp eq i32 " + a + ", " + other);
+            acc = f.v("or i32 " + acc + ", " + f.sel(eq, "i32", Integer.toString(1 << lane), "0"));
+        }
+        f.write(x.op(0), f.v("and i32 " + acc + ", " + mask), 32, false);
+    }
+
+    /**
+     * {@code redux.sync.op.type d, a, membermask} (PTX ISA 9.0, redux.sync): d = the reduction of {@code a} over the
+     * lanes of membermask, the same in every member; {@code .add .min .max} on {@code .u32 .s32} (add modulo
+     * 2^32), {@code .and .or .xor} on {@code .b32}. The {@code .f32} forms (sm_100a) are refused.
+     *
+     * @throws Unsupported for other operations or types, or 64-lane waves
+     */
+    static void redux(Fn f, Ins x) {
+        String op = null;
+        for (String m : new String[] {".add", ".min", ".max", ".and", ".or", ".xor"}) if (x.has(m)) op = m.substring(1);
+        PtxType t = x.type(0);
+        boolean arith = "add".equals(op) || "min".equals(op) || "max".equals(op);
+        boolean ok = op != null && x.has(".sync") && x.mods.size() == 3
+                && (arith ? t == PtxType.U32 || t == PtxType.S32 : t == PtxType.B32);
+        if (!ok) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+        f.requireWave32(x.i.form());
+        boolean s = t == PtxType.S32;
+        String identity = switch (op) {
+            case "and" -> "-1";
+            case "min" -> s ? Integer.toString(Integer.MAX_VALUE) : "-1";
+            case "max" -> s ? Integer.toString(Integer.MIN_VALUE) : "0";
+            default -> "0";
+        };
+        String a = f.read(x.op(1), 32, false), mask = members(f, f.read(x.op(2), 32, false));
+        String acc = identity;
+        for (int lane = 0; lane < 32; lane++) {
+            String other = f.readLane(a, Integer.toString(lane), mask);
+            String member = f.v("icmp ne i32 " + f.v("and i32 " + mask + ", " + (1 << lane)) + ", 0");
+            String val = f.sel(member, "i32", other, identity);
+            acc = switch (op) {
+                case "min", "max" -> f.call("i32", "llvm." + (s ? "s" : "u") + op + ".i32", "i32, i32", "i32 " + acc + ", i32 " + val);
+                default -> f.v(op + " i32 " + acc + ", " + val);
+            };
+        }
+        f.write(x.op(0), acc, 32, false);
+    }
+
+    /** The lanes of {@code mask} that execute the instruction (exited lanes take no part). */
+    private static String members(Fn f, String mask) {
+        return f.v("and i32 " + mask + ", " + f.ballot("true", mask));
+    }
+
+    /** {@code true} for the types of {@code atom/red .add.noftz} lowered here: f16, bf16, f16x2, bf16x2. */
+    static boolean halfType(PtxType t) {
+        return t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2;
+    }
+
+    /**
+     * {@code atom{.sem}{.scope}{.space}.add.noftz.type d, [a], b} and {@code red...} for the half types (PTX ISA 9.0
+     * atom and red): the location becomes [a] + b, rounded to nearest even with subnormals kept, each
+     * 16-bit lane on its own for the x2 types; {@code atom} returns the old value.
+     *
+     * @param as    the LLVM address space of the instruction's state space (0 generic, 1 global, 3 shared)
+     * @param scope {@code .cta}, {@code .gpu} or {@code .sys}
+     * @param order the LLVM ordering of the instruction's semantics
+     * @throws Unsupported without {@code .noftz}, or with a vector ({@code .v2 .v4 .v8}) form
+     */
+    static void halfAdd(Fn f, Ins x, int as, String scope, String order) {
+        PtxType t = x.type(0);
+        if (!x.has(".noftz") || x.has(".v2") || x.has(".v4") || x.has(".v8")) {
+            throw new Unsupported(x.i.form() + " is not supported by the LLVM back end (16-bit atomics: only .add.noftz)");
+        }
+        boolean red = x.i.opcode().equals("red");
+        boolean pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
+        String lane = t == PtxType.F16 || t == PtxType.F16X2 ? "half" : "bfloat";
+        String ty = pair ? "<2 x " + lane + ">" : lane;
+        int bits = pair ? 32 : 16;
+        int base = red ? 0 : 1;
+        String ap = f.address(x.op(base), as);
+        int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
+        String p = ap.substring(ap.indexOf(':') + 1);
+        String val = f.v("bitcast " + LlvmEmitter.ity(bits) + " " + f.read(x.op(base + 1), bits, false) + " to " + ty);
+        String old = f.v("atomicrmw fadd " + f.as(pas) + " " + p + ", " + ty + " " + val + f.target().syncScope(scope) + " " + order
+                + ", align " + bits / 8);
+        if (!red) f.write(x.op(0), f.v("bitcast " + ty + " " + old + " to " + LlvmEmitter.ity(bits)), bits, false);
+    }
+}
