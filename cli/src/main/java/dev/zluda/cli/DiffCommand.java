@@ -158,11 +158,11 @@ final class DiffCommand implements Callable<Integer> {
         try {
             r = DiffEngine.diff(a, b, options);
         } catch (CaptureException e) {
-            cl.getErr().println("zluda diff: " + e.getMessage());
+            cl.getErr().println("zluda diff: error: " + e.getMessage());
             cl.getErr().flush();
             return 2;
         } catch (RuntimeException e) {
-            cl.getErr().println("zluda diff: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            cl.getErr().println("zluda diff: error: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace(cl.getErr());
             cl.getErr().flush();
             return 2;
@@ -178,7 +178,7 @@ final class DiffCommand implements Callable<Integer> {
                 cl.getOut().flush();
             }
         } catch (IOException e) {
-            cl.getErr().println("zluda diff: cannot write " + (output != null ? output : "the report") + ": " + e.getMessage());
+            cl.getErr().println("zluda diff: error: cannot write " + (output != null ? output : "the report") + ": " + e.getMessage());
             cl.getErr().flush();
             return 2;
         }
@@ -265,7 +265,7 @@ final class DiffCommand implements Callable<Integer> {
         } catch (CaptureException | ReplayException e) {
             return fail(err, e.getMessage());
         } catch (RuntimeException e) {
-            err.println("zluda diff: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            err.println("zluda diff: error: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace(err);
             err.flush();
             return 2;
@@ -279,7 +279,7 @@ final class DiffCommand implements Callable<Integer> {
     }
 
     private static int fail(PrintWriter err, String message) {
-        err.println("zluda diff: " + message);
+        err.println("zluda diff: error: " + message);
         err.flush();
         return 2;
     }
