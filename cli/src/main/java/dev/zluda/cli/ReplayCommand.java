@@ -124,7 +124,7 @@ final class ReplayCommand implements Callable<Integer> {
             }
             if (kernel == null && !list) {
                 KernelReplay.Options o = new KernelReplay.Options(on, output, !noCapture, ptxText, home == null ? null : Path.of(home));
-                CaptureReplay.Result r = CaptureReplay.run(cap, o, keepGoing);
+                CaptureReplay.Result r = CaptureReplay.run(cap, o, keepGoing, dev.zluda.diff.ReplayBuffers.INSTANCE);
                 r.print(out);
                 return r.exitCode();
             }

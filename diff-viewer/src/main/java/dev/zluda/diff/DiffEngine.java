@@ -995,19 +995,39 @@ public final class DiffEngine {
 
     /** Element-wise comparison of two buffers; null when they are equal within the tolerance. */
     DiffResult.DataDiff compareBuffers(String buffer, byte[] ba, byte[] bb, ElementType t, boolean heat) {
+        return compareBuffers(buffer, ba, bb, t, options.tolerance(), false, heat);
+    }
+
+    /**
+     * Element-wise comparison of two buffers, A the reference: the count of differing elements, the
+     * first with both values, the largest |a − b|, relative error and distance in ULPs — what every
+     * report of {@code zluda diff} (and {@code zluda replay}'s, {@link ReplayBuffers}) shows of a buffer.
+     *
+     * @param tol     elements within it are equal (unless {@code bitwise})
+     * @param bitwise an element differs exactly when its bits differ ({@code +0} against {@code −0}, two
+     *                NaNs with other payloads included), whatever {@code tol} says
+     * @param heat    whether to build a heatmap
+     * @return null when no element differs and the trailing bytes are equal
+     */
+    static DiffResult.DataDiff compareBuffers(String buffer, byte[] ba, byte[] bb, ElementType t, Tolerance tol, boolean bitwise, boolean heat) {
         int common = Math.min(ba.length, bb.length);
         int es = t.size();
         int elements = common / es;
         ByteBuffer x = ByteBuffer.wrap(ba).order(ByteOrder.LITTLE_ENDIAN), y = ByteBuffer.wrap(bb).order(ByteOrder.LITTLE_ENDIAN);
         ElementType.Delta delta = new ElementType.Delta();
-        Tolerance tol = options.tolerance();
         long differing = 0, first = -1;
         double maxAbs = Double.NaN;
         long maxUlps = -1;
         double maxRel = Double.NaN;
         Heatmap.Builder hm = heat ? new Heatmap.Builder(Math.max(1, (Math.max(ba.length, bb.length) + es - 1) / es)) : null;
         for (int k = 0; k < elements; k++) {
-            if (!t.differs(x, y, k, tol, delta)) continue;
+            if (bitwise) {
+                if (Arrays.equals(ba, k * es, k * es + es, bb, k * es, k * es + es)) continue;
+                delta.set(Double.NaN, -1, 1);        // left so when both are NaN
+                t.differs(x, y, k, Tolerance.EXACT, delta);
+            } else if (!t.differs(x, y, k, tol, delta)) {
+                continue;
+            }
             differing++;
             if (first < 0) first = k;
             if (!Double.isNaN(delta.abs) && (Double.isNaN(maxAbs) || delta.abs > maxAbs)) maxAbs = delta.abs;
