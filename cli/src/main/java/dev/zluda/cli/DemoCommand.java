@@ -113,8 +113,9 @@ final class DemoCommand implements Callable<Integer> {
             capture = s.filter(d -> !before.contains(d) && Files.isRegularFile(d.resolve("capture.zcap"))).findFirst().orElse(null);
         }
         if (capture == null) {
-            out.println("zluda demo: the program made no capture in " + logs);
+            spec.commandLine().getErr().println("zluda demo: error: the program made no capture in " + logs);
             out.flush();
+            spec.commandLine().getErr().flush();
             return Main.TROUBLE;
         }
         Trim.trim(capture.resolve("capture.zcap"));
@@ -124,8 +125,9 @@ final class DemoCommand implements Callable<Integer> {
         try {
             r = DiffEngine.diff(reference, capture, new DiffOptions(false, new Tolerance(0, 0, 0), ElementTypes.get("f32").orElseThrow(), 1000, 50));
         } catch (Exception e) {
-            out.println("zluda demo: the comparison failed: " + e.getMessage());
+            spec.commandLine().getErr().println("zluda demo: error: the comparison failed: " + e.getMessage());
             out.flush();
+            spec.commandLine().getErr().flush();
             return Main.TROUBLE;
         }
         StringWriter text = new StringWriter();

@@ -57,7 +57,8 @@ import java.util.concurrent.Callable;
                 "Kinds: missing (only in A), extra (only in B), result, argument, output, data,",
                 "kernel (a kernel snapshot's after-image).",
                 "Ignored unless --strict, and listed: device name, driver version, UUIDs, device properties, host",
-                "addresses, timings, integrity-check values, export-table pointers.",
+                "addresses, timings, integrity-check values, export-table pointers, and host data that one capture holds",
+                "only because it was recorded at level replay and the other at level calls (a note in the header says so).",
                 "Buffers whose element type the spec does not give are compared as --type (f32 by default).",
                 "Kernel snapshots (captures recorded with --capture-kernels REGEX): for each pair",
                 "of aligned launches with a snapshot on both sides, every buffer's after-image is",
@@ -158,11 +159,11 @@ final class DiffCommand implements Callable<Integer> {
         try {
             r = DiffEngine.diff(a, b, options);
         } catch (CaptureException e) {
-            cl.getErr().println("zluda diff: " + e.getMessage());
+            cl.getErr().println("zluda diff: error: " + e.getMessage());
             cl.getErr().flush();
             return 2;
         } catch (RuntimeException e) {
-            cl.getErr().println("zluda diff: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            cl.getErr().println("zluda diff: error: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace(cl.getErr());
             cl.getErr().flush();
             return 2;
@@ -178,7 +179,7 @@ final class DiffCommand implements Callable<Integer> {
                 cl.getOut().flush();
             }
         } catch (IOException e) {
-            cl.getErr().println("zluda diff: cannot write " + (output != null ? output : "the report") + ": " + e.getMessage());
+            cl.getErr().println("zluda diff: error: cannot write " + (output != null ? output : "the report") + ": " + e.getMessage());
             cl.getErr().flush();
             return 2;
         }
@@ -265,7 +266,7 @@ final class DiffCommand implements Callable<Integer> {
         } catch (CaptureException | ReplayException e) {
             return fail(err, e.getMessage());
         } catch (RuntimeException e) {
-            err.println("zluda diff: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            err.println("zluda diff: error: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
             if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace(err);
             err.flush();
             return 2;
@@ -279,7 +280,7 @@ final class DiffCommand implements Callable<Integer> {
     }
 
     private static int fail(PrintWriter err, String message) {
-        err.println("zluda diff: " + message);
+        err.println("zluda diff: error: " + message);
         err.flush();
         return 2;
     }

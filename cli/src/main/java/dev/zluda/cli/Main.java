@@ -5,6 +5,8 @@ import picocli.CommandLine.Command;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -44,14 +46,15 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
      * The configured picocli command line: usage errors and failures (a missing or unreadable input,
      * a write error) exit 2 with a one-line message, except in {@code zluda run}, where 2 could be
      * the program's own code and its own failures exit 125 (as {@code env} and {@code timeout} do).
-     * Help text is wrapped to the terminal's width.
+     * Every error line starts with {@link #errorPrefix}. Help text is wrapped to the terminal's width.
      */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.setExitCodeExceptionMapper(t -> t instanceof CommandLine.ParameterException ? 2 : TROUBLE);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            cmd.getErr().println("zluda: " + (ex.getMessage() != null ? ex.getMessage() : ex.toString()));
+            cmd.getErr().println(errorPrefix(cmd) + (ex.getMessage() != null ? ex.getMessage() : ex.toString()));
             if (System.getenv("ZLUDA_DEBUG") != null) ex.printStackTrace(cmd.getErr());
+            cmd.getErr().flush();
             return "run".equals(cmd.getCommandName()) ? RunCommand.OWN_FAILURE : TROUBLE;
         });
         cl.setParameterExceptionHandler(Main::usageError);
@@ -61,25 +64,97 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     }
 
     /**
-     * A usage error in a few lines: the message, the closest names for an unknown subcommand or
-     * option, and where the help is — not the whole help text, which would bury the one line that
-     * matters. Exit code 2.
+     * The start of every error line the zluda command prints on stderr: {@code zluda diff: error: },
+     * {@code zluda ptx check: error: }, {@code zluda: error: } without a command. (Messages of
+     * zluda's driver inside a traced program start with {@code [ZLUDA]}: another channel.)
+     */
+    static String errorPrefix(CommandLine cmd) {
+        return cmd.getCommandSpec().qualifiedName() + ": error: ";
+    }
+
+    /** Prints {@code message} as an error of {@code cmd} (see {@link #errorPrefix}) and returns {@link #TROUBLE}. */
+    static int error(CommandLine cmd, String message) {
+        cmd.getErr().println(errorPrefix(cmd) + message);
+        cmd.getErr().flush();
+        return TROUBLE;
+    }
+
+    /**
+     * A usage error in a few lines: what was wrong (an unknown option, a missing argument, an
+     * argument too many, a bad value; the closest names for an unknown subcommand or option), the
+     * command's usage line and where the help is — not the whole help text, which would bury the
+     * one line that matters. An argument that looks like an option but is none is named, with how
+     * to pass a file whose name starts with {@code -}. Exit code 2.
      */
     private static int usageError(CommandLine.ParameterException ex, String[] args) {
         CommandLine cmd = ex.getCommandLine();
         java.io.PrintWriter err = cmd.getErr();
-        String msg = ex.getMessage();
+        String msg = describe(ex);
         if (ex instanceof CommandLine.UnmatchedArgumentException u && cmd.getParent() == null && !cmd.getSubcommands().isEmpty()
                 && u.getUnmatched().size() > 0 && args.length > 0 && u.getUnmatched().getFirst().equals(args[0])) {
             msg = "unknown command '" + args[0] + "'; commands: " + String.join(", ", cmd.getSubcommands().keySet());
         }
-        err.println("zluda: " + msg);
+        err.println(errorPrefix(cmd) + msg);
         if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getSuggestions().isEmpty()) {
             err.println("  did you mean: " + String.join(", ", u.getSuggestions()) + "?");
         }
+        String lookalike = unknownOptionLike(cmd, args);
+        if (lookalike != null && cmd.getCommandSpec().positionalParameters().stream().anyMatch(p -> !p.hidden())
+                && (ex instanceof CommandLine.MissingParameterException || lookalike.contains(".") || lookalike.contains("/"))) {
+            err.println("  '" + lookalike + "' is not an option of " + cmd.getCommandSpec().qualifiedName()
+                    + "; if it is a file name, write ./" + lookalike + " (or put -- before the file names)");
+        }
+        String usage = cmd.getHelp().synopsis(0).strip();
+        if (!usage.isEmpty()) err.println("  usage: " + usage.replaceAll("\\s*\\n\\s*", " "));
         err.println("  see: " + cmd.getCommandSpec().qualifiedName() + " --help");
         err.flush();
         return TROUBLE;
+    }
+
+    /** picocli's message in the words of the other errors: which option, which argument, what was expected. */
+    static String describe(CommandLine.ParameterException ex) {
+        String m = ex.getMessage() == null ? "" : ex.getMessage();
+        if (ex instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            List<String> un = u.getUnmatched();
+            String first = un.getFirst();
+            if (looksLikeOption(first)) return "unknown option '" + first + "'";
+            return (un.size() == 1 ? "unexpected argument '" : "unexpected arguments '") + String.join("', '", un) + "'";
+        }
+        if (ex instanceof CommandLine.MissingParameterException mp && !mp.getMissing().isEmpty()) {
+            if (m.startsWith("Missing required parameter for option")) {
+                CommandLine.Model.ArgSpec a = mp.getMissing().getFirst();
+                String name = a instanceof CommandLine.Model.OptionSpec o ? o.longestName() : a.paramLabel();
+                return "option " + name + " needs a value (" + a.paramLabel() + ")";
+            }
+            List<String> what = new ArrayList<>();
+            for (CommandLine.Model.ArgSpec a : mp.getMissing()) {
+                what.add(a instanceof CommandLine.Model.OptionSpec o ? "option " + o.longestName() : "argument " + a.paramLabel());
+            }
+            return "missing " + String.join(" and ", what);
+        }
+        if (m.startsWith("Unknown option: ")) return "unknown option " + m.substring("Unknown option: ".length());
+        return m;
+    }
+
+    /** The first argument that looks like an option but names none of {@code cmd}'s (before a {@code --}), or null. */
+    private static String unknownOptionLike(CommandLine cmd, String[] args) {
+        CommandLine.Model.CommandSpec spec = cmd.getCommandSpec();
+        for (String a : args) {
+            if (a.equals("--")) return null;
+            if (!looksLikeOption(a)) continue;
+            String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+            if (spec.findOption(name) != null) continue;
+            // a cluster of short options (-hV) or a short option with its value attached (-k1)
+            if (!a.startsWith("--") && a.length() > 2 && spec.findOption(a.substring(0, 2)) != null) continue;
+            if (cmd.getParent() != null && cmd.getParent().getCommandSpec().findOption(name) != null) continue;
+            return a;
+        }
+        return null;
+    }
+
+    /** {@code -x}, {@code --x}, not {@code -} alone, not a negative number. */
+    private static boolean looksLikeOption(String a) {
+        return a.length() > 1 && a.charAt(0) == '-' && !a.matches("-[0-9.][0-9.eE+-]*");
     }
 
     /** Exit code 2: bad usage, a missing or unreadable input, a write error. */

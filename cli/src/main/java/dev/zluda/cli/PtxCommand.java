@@ -87,20 +87,20 @@ final class PtxCommand implements Runnable {
             java.io.PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
             dev.zluda.ptx.llvm.LlvmTarget t = dev.zluda.ptx.llvm.LlvmTarget.byName(target);
             if (t == null) {
-                err.println("zluda ptx compile: unknown target " + target + " (gfx1030, gfx1100, gfx90a, gfx942, sm_90)");
+                err.println("zluda ptx compile: error: unknown target " + target + " (gfx1030, gfx1100, gfx90a, gfx942, sm_90)");
                 return 2;
             }
             String text;
             try {
                 text = dev.zluda.ptx.Ptx.readPtx(file);
             } catch (java.io.IOException e) {
-                err.println("zluda ptx compile: cannot read " + file + ": " + e.getMessage());
+                err.println("zluda ptx compile: error: cannot read " + file + ": " + e.getMessage());
                 return 2;
             }
             dev.zluda.ptx.llvm.PtxCompiler.Lowered l = dev.zluda.ptx.llvm.PtxCompiler.lower(text, file.toString(), t);
             if (!l.ok()) {
                 for (dev.zluda.ptx.Diagnostic d : l.errors()) err.println(d.format());
-                err.println(l.errors().size() + " error(s); nothing written");
+                err.println("zluda ptx compile: error: " + l.errors().size() + " error(s) in " + file + "; nothing written");
                 return 1;
             }
             try {
@@ -109,13 +109,13 @@ final class PtxCommand implements Runnable {
                 } else {
                     dev.zluda.ptx.llvm.LlvmTools tools = dev.zluda.ptx.llvm.LlvmTools.find();
                     if (tools == null) {
-                        err.println("zluda ptx compile: " + dev.zluda.ptx.llvm.LlvmTools.missingMessage());
+                        err.println("zluda ptx compile: error: " + dev.zluda.ptx.llvm.LlvmTools.missingMessage());
                         return 2;
                     }
                     java.nio.file.Files.write(output, dev.zluda.ptx.llvm.PtxCompiler.codegen(l, t, tools));
                 }
             } catch (java.io.IOException e) {
-                err.println("zluda ptx compile: " + e.getMessage());
+                err.println("zluda ptx compile: error: " + e.getMessage());
                 return 2;
             }
             out.println(file + " -> " + output + " (" + (emitLlvm ? "LLVM IR" : t.amd() ? "code object " + t.cpu() : "PTX " + t.cpu()) + ")");

@@ -101,7 +101,7 @@ final class ReplayCommand implements Callable<Integer> {
                 try {
                     ptxText = Files.readString(ptx);
                 } catch (IOException e) {
-                    err.println("zluda replay: cannot read " + ptx + ": " + e.getMessage());
+                    err.println("zluda replay: error: cannot read " + ptx + ": " + e.getMessage());
                     err.flush();
                     return 2;
                 }
@@ -112,7 +112,7 @@ final class ReplayCommand implements Callable<Integer> {
                     try {
                         againstText = Files.readString(againstPtx);
                     } catch (IOException e) {
-                        err.println("zluda replay: cannot read " + againstPtx + ": " + e.getMessage());
+                        err.println("zluda replay: error: cannot read " + againstPtx + ": " + e.getMessage());
                         err.flush();
                         return 2;
                     }
@@ -124,14 +124,14 @@ final class ReplayCommand implements Callable<Integer> {
             }
             if (kernel == null && !list) {
                 KernelReplay.Options o = new KernelReplay.Options(on, output, !noCapture, ptxText, home == null ? null : Path.of(home));
-                CaptureReplay.Result r = CaptureReplay.run(cap, o, keepGoing);
+                CaptureReplay.Result r = CaptureReplay.run(cap, o, keepGoing, dev.zluda.diff.ReplayBuffers.INSTANCE);
                 r.print(out);
                 return r.exitCode();
             }
             if (list) {
                 KernelSnapshots ks = KernelSnapshots.read(cap);
                 if (ks.list().isEmpty()) {
-                    err.println("zluda replay: " + KernelSnapshots.noSnapshots(cap));
+                    err.println("zluda replay: error: " + KernelSnapshots.noSnapshots(cap));
                     err.flush();
                     return 2;
                 }
@@ -144,11 +144,11 @@ final class ReplayCommand implements Callable<Integer> {
             r.print(out);
             return r.exitCode();
         } catch (CaptureException | ReplayException e) {
-            err.println("zluda replay: " + e.getMessage());
+            err.println("zluda replay: error: " + e.getMessage());
             err.flush();
             return 2;
         } catch (RuntimeException e) {
-            err.println("zluda replay: internal error: " + e);
+            err.println("zluda replay: error: internal error: " + e);
             if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace(err);
             err.flush();
             return 2;

@@ -102,7 +102,7 @@ final class RunCommand implements Callable<Integer> {
         Path lib = libDir().toAbsolutePath().normalize();
         if (nvidiaTrace) lib = lib.resolve("trace");
         if (!Files.isRegularFile(lib.resolve("libcuda.so.1"))) {
-            err.println("zluda run: no " + (nvidiaTrace ? "tracer" : "zluda driver") + " at " + lib.resolve("libcuda.so.1")
+            err.println("zluda run: error: no " + (nvidiaTrace ? "tracer" : "zluda driver") + " at " + lib.resolve("libcuda.so.1")
                     + " (build dist/ with mvn package)");
             err.flush();
             return OWN_FAILURE;
@@ -110,14 +110,14 @@ final class RunCommand implements Callable<Integer> {
         if (nvidiaTrace) {
             String noDriver = nvidiaDriverProblem(environment, lib.getParent());
             if (noDriver != null) {
-                err.println("zluda run --nvidia-trace: " + noDriver);
+                err.println("zluda run: error: --nvidia-trace: " + noDriver);
                 err.flush();
                 return OWN_FAILURE;
             }
         }
         String problem = findProgram(command.getFirst());
         if (problem != null) {
-            err.println("zluda run: " + problem);
+            err.println("zluda run: error: " + problem);
             err.flush();
             return problem.contains("not executable") || problem.contains("is a directory") ? 126 : 127;
         }
@@ -140,7 +140,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             p = pb.start();
         } catch (IOException e) {
-            err.println("zluda run: cannot start " + command.getFirst() + ": " + e.getMessage());
+            err.println("zluda run: error: cannot start " + command.getFirst() + ": " + e.getMessage());
             err.flush();
             return 127;
         }
@@ -278,7 +278,7 @@ final class RunCommand implements Callable<Integer> {
             Files.write(tmp, om.writerWithDefaultPrettyPrinter().writeValueAsBytes(m));
             Files.move(tmp, mf, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException | ClassCastException e) {
-            err.println("zluda run: could not record the exit status in " + mf + ": " + e.getMessage());
+            err.println("zluda run: warning: could not record the exit status in " + mf + ": " + e.getMessage());
         }
     }
 
@@ -290,7 +290,7 @@ final class RunCommand implements Callable<Integer> {
         err.println("zluda run: " + command.getFirst() + " exited with " + exitCode
                 + (exitCode > 128 ? " (signal " + (exitCode - 128) + ")" : ""));
         if (made.isEmpty()) {
-            err.println("zluda run: the program made no capture in " + logDir + " (did it load libcuda.so.1? "
+            err.println("zluda run: warning: the program made no capture in " + logDir + " (did it load libcuda.so.1? "
                     + "see docs/troubleshooting.md)");
         }
         for (Path d : made) {
@@ -298,13 +298,13 @@ final class RunCommand implements Callable<Integer> {
             try {
                 dev.zluda.capture.Trim.trim(d.resolve("capture.zcap")); // the writer grew it in large steps
             } catch (IOException e) {
-                err.println("zluda run: could not trim " + d.resolve("capture.zcap") + ": " + e.getMessage());
+                err.println("zluda run: warning: could not trim " + d.resolve("capture.zcap") + ": " + e.getMessage());
             }
             CaptureInfo info;
             try (Capture c = Capture.open(d)) {
                 info = CaptureInfo.of(c);
             } catch (Exception e) {
-                err.println("zluda run: capture " + d + " cannot be read: " + e.getMessage());
+                err.println("zluda run: warning: capture " + d + " cannot be read: " + e.getMessage());
                 continue;
             }
             long launches = info.kernels.values().stream().mapToLong(Long::longValue).sum();
@@ -331,7 +331,7 @@ final class RunCommand implements Callable<Integer> {
                     err.printf("           bug-report bundle: %s (%,d bytes; zluda pack --redact data,env,paths makes a redacted one)%n",
                             zip, Files.size(zip));
                 } catch (Exception e) {
-                    err.println("zluda run: could not pack " + d + ": " + e.getMessage());
+                    err.println("zluda run: warning: could not pack " + d + ": " + e.getMessage());
                 }
             }
             err.println("           look at it: zluda dump " + d + "   (zluda info, zluda view with a display)");

@@ -132,7 +132,7 @@ final class SpecCommand implements Callable<Integer> {
                 .sorted(Comparator.comparingInt((Map.Entry<String, Integer> e) -> e.getValue()).thenComparing(Map.Entry::getKey))
                 .limit(5).map(Map.Entry::getKey).toList();
         PrintWriter err = spec.commandLine().getErr();
-        err.println("zluda spec: no CUDA driver function named '" + what + "'. Closest: " + String.join(", ", close));
+        err.println("zluda spec: error: no CUDA driver function named '" + what + "'. Closest: " + String.join(", ", close));
         err.flush();
         return 2;
     }

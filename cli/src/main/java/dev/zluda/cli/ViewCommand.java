@@ -53,7 +53,7 @@ final class ViewCommand implements Callable<Integer> {
         for (Path c : new Path[] {capture, other}) {
             if (c != null && !Files.exists(c)) throw new CommandLine.ParameterException(spec.commandLine(), "no such capture: " + c);
             if (c != null && Files.isDirectory(c) && !Files.exists(c.resolve(dev.zluda.capture.CaptureFormat.CAPTURE_FILE))) {
-                err.println("zluda: " + c + ": is not a capture directory (no " + dev.zluda.capture.CaptureFormat.CAPTURE_FILE + ")");
+                err.println("zluda view: error: " + c + ": is not a capture directory (no " + dev.zluda.capture.CaptureFormat.CAPTURE_FILE + ")");
                 err.println("  see: zluda view --help");
                 err.flush();
                 return Main.TROUBLE;
@@ -61,7 +61,7 @@ final class ViewCommand implements Callable<Integer> {
         }
         String problem = Viewer.displayProblem(env);
         if (problem != null) {
-            err.println("zluda view: " + problem);
+            err.println("zluda view: error: " + problem);
             err.flush();
             return 2;
         }

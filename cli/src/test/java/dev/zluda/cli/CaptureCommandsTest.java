@@ -256,7 +256,7 @@ class CaptureCommandsTest {
         Path empty = Files.write(tmp.resolve("empty.zcap"), new byte[0]);
         CliRun.Result r = CliRun.run("dump", empty.toString());
         assertEquals(2, r.code());
-        assertEquals("zluda: " + empty + ": byte 0: empty file (0 bytes): not a zluda capture", r.err().strip());
+        assertEquals("zluda dump: error: " + empty + ": byte 0: empty file (0 bytes): not a zluda capture", r.err().strip());
         r = CliRun.run("info", tmp.resolve("nope").toString());
         assertEquals(2, r.code());
         assertTrue(r.err().contains("no such file or directory"), r.err());

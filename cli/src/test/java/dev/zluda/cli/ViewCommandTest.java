@@ -19,7 +19,7 @@ class ViewCommandTest {
         ViewCommand.env = Map.<String, String>of()::get;
         CliRun.Result r = CliRun.run("view", "../samples/traces/h200/vectorAdd");
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().startsWith("zluda view: no display to open a window on: DISPLAY is not set"), r.err());
+        assertTrue(r.err().startsWith("zluda view: error: no display to open a window on: DISPLAY is not set"), r.err());
         assertTrue(r.err().contains("xvfb-run zluda view CAPTURE"), r.err());
         assertFalse(r.err().contains("Exception"), r.err());
         assertEquals("", r.out());
@@ -30,7 +30,7 @@ class ViewCommandTest {
         ViewCommand.env = Map.<String, String>of()::get;
         CliRun.Result r = CliRun.run("view", "../samples/traces/h200/vectorAdd", "../samples/traces/h200/vectorAdd-replay");
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().startsWith("zluda view: no display to open a window on"), r.err());
+        assertTrue(r.err().startsWith("zluda view: error: no display to open a window on"), r.err());
     }
 
     @Test
@@ -51,7 +51,7 @@ class ViewCommandTest {
         assertFalse(r.err().contains("DISPLAY"), r.err());
         r = CliRun.run("view", "src", "--screenshot", "x.png");
         assertEquals(2, r.code(), r.err());
-        assertTrue(r.err().startsWith("zluda: src: is not a capture directory (no capture.zcap)"), r.err());
+        assertTrue(r.err().startsWith("zluda view: error: src: is not a capture directory (no capture.zcap)"), r.err());
         assertTrue(r.err().contains("see: zluda view --help"), r.err());
     }
 

@@ -39,7 +39,12 @@ final class Describe {
 
     /** A data difference: where and how much. */
     static String data(DiffResult.DataDiff dd) {
-        StringBuilder sb = new StringBuilder(dd.buffer()).append(": ");
+        return dd.buffer() + ": " + dataBody(dd);
+    }
+
+    /** {@link #data} without the buffer's name: {@code f32 element 5 (byte offset 0x14): 1.0 vs 2.0; 3 of 5000 elements differ, ...}. */
+    static String dataBody(DiffResult.DataDiff dd) {
+        StringBuilder sb = new StringBuilder();
         if (dd.elementType().equals("hash")) {
             sb.append(dd.bytes()).append(" bytes differ (").append(dd.a()).append(" vs ").append(dd.b()).append(')');
             if (dd.note() != null) sb.append("; ").append(dd.note());

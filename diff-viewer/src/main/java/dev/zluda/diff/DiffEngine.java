@@ -145,6 +145,8 @@ public final class DiffEngine {
         checkCancelled();
         ra = new Render(sa);
         rb = new Render(sb);
+        levelA = level(ca);
+        levelB = level(cb);
 
         // 1. threads, alignment, comparison. Fast path: align on the keys with the side-local symbol
         // numbers; when the comparison then tied every symbol to the one with the same number, the
@@ -213,7 +215,48 @@ public final class DiffEngine {
         Map<Expected, Long> ic = new LinkedHashMap<>();
         ignoredCounts.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).forEach(e -> ic.put(e.getKey(), e.getValue()));
         return new DiffResult(side(ca, sa), side(cb, sb), list.isEmpty() ? null : list.getFirst(), counts, divs.size(), List.copyOf(list),
-                ic, List.copyOf(ignored), tolerated, List.copyOf(tps), List.copyOf(warnings), matched, options, kernels);
+                ic, List.copyOf(ignored), tolerated, List.copyOf(tps), List.copyOf(warnings), notes(kernels), matched, options, kernels);
+    }
+
+    /** The capture levels of A and B (the manifest's {@code capture.data}: {@code calls}, {@code replay}; "" when it does not say). */
+    private String levelA = "", levelB = "";
+    /** One-sided host data left out because of the capture levels (counted under {@link Expected#CAPTURE_LEVEL}, or, strict, as divergences). */
+    private long levelOnly;
+
+    /** A capture's level: {@code calls} (no host data kept), {@code replay} (host data kept), or "" when its manifest does not say. */
+    static String level(Capture c) {
+        return c.manifest().path("capture").path("data").asText("");
+    }
+
+    /**
+     * Whether one-sided host data at {@code inA}'s side is there only because that side was
+     * recorded at level {@code replay} and the other at level {@code calls}.
+     */
+    private boolean levelGap(boolean inA) {
+        String mine = inA ? levelA : levelB, other = inA ? levelB : levelA;
+        return mine.equals("replay") && other.equals("calls");
+    }
+
+    /** What the captures hold differently (capture levels, kernel snapshots), said in the report's header. */
+    private List<String> notes(DiffResult.Kernels k) {
+        List<String> notes = new ArrayList<>();
+        if (!levelA.isEmpty() && !levelB.isEmpty() && !levelA.equals(levelB)) {
+            StringBuilder sb = new StringBuilder("A was recorded at level " + levelA + ", B at level " + levelB
+                    + ": host data (the bytes of host buffers the calls passed or got back) is compared only where both have it");
+            if (levelOnly > 0) {
+                sb.append("; ").append(levelOnly).append(levelOnly == 1 ? " buffer" : " buffers").append(" kept by ")
+                        .append(levelA.equals("replay") ? "A" : "B").append(" only ")
+                        .append(options.strict() ? "counted as divergences (--strict)" : "left out (ignored: capture level; --strict counts them)");
+            }
+            notes.add(sb.toString());
+        }
+        if (k.snapshotsA() > 0 && k.snapshotsB() == 0 || k.snapshotsA() == 0 && k.snapshotsB() > 0) {
+            boolean inA = k.snapshotsA() > 0;
+            notes.add((inA ? "A" : "B") + " was recorded with kernel snapshots (--capture-kernels), " + (inA ? "B" : "A")
+                    + " without: the kernels' buffers are compared only where both have a snapshot (here nowhere); record both with"
+                    + " --capture-kernels REGEX to compare them");
+        }
+        return List.copyOf(notes);
     }
 
     /**
@@ -413,6 +456,7 @@ public final class DiffEngine {
     private List<Div> compareAll(List<int[]> threadPairs, int[] partnerA, int[] partnerB) {
         links = new Links();
         ignoredCounts.clear();
+        levelOnly = 0;
         ignored.clear();
         ignoredExamples.clear();
         long[] bPos = positionsOfB(partnerB);
@@ -525,6 +569,11 @@ public final class DiffEngine {
     private int oneSided(int x, int y, boolean inA, int i, Detail detail) {
         Facts f = inA ? fa : fb;
         int cat = f.cat[i];
+        if (cat == 0 && f.type[i] == Facts.T_DATA && levelGap(inA)) {
+            // host data the other side's capture level does not keep: not a difference of the runs
+            if (detail == null) levelOnly++;
+            cat = Expected.CAPTURE_LEVEL.ordinal() + 1;
+        }
         if (cat != 0 && !options.strict()) {
             if (detail == null) ignore(cat, x, y, inA ? i : -1, inA ? -1 : i);
             return 0;
@@ -946,19 +995,39 @@ public final class DiffEngine {
 
     /** Element-wise comparison of two buffers; null when they are equal within the tolerance. */
     DiffResult.DataDiff compareBuffers(String buffer, byte[] ba, byte[] bb, ElementType t, boolean heat) {
+        return compareBuffers(buffer, ba, bb, t, options.tolerance(), false, heat);
+    }
+
+    /**
+     * Element-wise comparison of two buffers, A the reference: the count of differing elements, the
+     * first with both values, the largest |a − b|, relative error and distance in ULPs — what every
+     * report of {@code zluda diff} (and {@code zluda replay}'s, {@link ReplayBuffers}) shows of a buffer.
+     *
+     * @param tol     elements within it are equal (unless {@code bitwise})
+     * @param bitwise an element differs exactly when its bits differ ({@code +0} against {@code −0}, two
+     *                NaNs with other payloads included), whatever {@code tol} says
+     * @param heat    whether to build a heatmap
+     * @return null when no element differs and the trailing bytes are equal
+     */
+    static DiffResult.DataDiff compareBuffers(String buffer, byte[] ba, byte[] bb, ElementType t, Tolerance tol, boolean bitwise, boolean heat) {
         int common = Math.min(ba.length, bb.length);
         int es = t.size();
         int elements = common / es;
         ByteBuffer x = ByteBuffer.wrap(ba).order(ByteOrder.LITTLE_ENDIAN), y = ByteBuffer.wrap(bb).order(ByteOrder.LITTLE_ENDIAN);
         ElementType.Delta delta = new ElementType.Delta();
-        Tolerance tol = options.tolerance();
         long differing = 0, first = -1;
         double maxAbs = Double.NaN;
         long maxUlps = -1;
         double maxRel = Double.NaN;
         Heatmap.Builder hm = heat ? new Heatmap.Builder(Math.max(1, (Math.max(ba.length, bb.length) + es - 1) / es)) : null;
         for (int k = 0; k < elements; k++) {
-            if (!t.differs(x, y, k, tol, delta)) continue;
+            if (bitwise) {
+                if (Arrays.equals(ba, k * es, k * es + es, bb, k * es, k * es + es)) continue;
+                delta.set(Double.NaN, -1, 1);        // left so when both are NaN
+                t.differs(x, y, k, Tolerance.EXACT, delta);
+            } else if (!t.differs(x, y, k, tol, delta)) {
+                continue;
+            }
             differing++;
             if (first < 0) first = k;
             if (!Double.isNaN(delta.abs) && (Double.isNaN(maxAbs) || delta.abs > maxAbs)) maxAbs = delta.abs;

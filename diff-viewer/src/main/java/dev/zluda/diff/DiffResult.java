@@ -20,13 +20,15 @@ import java.util.Map;
  * @param toleratedBuffers data buffers whose bytes differ but whose elements are all within the tolerance
  * @param threads how the threads of A and B were paired
  * @param warnings damaged or cut captures, calls in flight, captures of different programs
+ * @param notes what the two captures hold differently and the comparison therefore left out: other
+ *     capture levels (host data kept on one side only), kernel snapshots on one side only
  * @param matchedCalls calls of A paired with a call of B
  * @param options the options used
  * @param kernels the kernel snapshots compared (after-images of aligned launches) and those that diverge
  */
 public record DiffResult(Side a, Side b, Divergence first, Map<DiffKind, Long> counts, long divergingCalls,
                          List<Divergence> divergences, Map<Expected, Long> ignoredCounts, List<Ignored> ignored,
-                         long toleratedBuffers, List<ThreadPair> threads, List<String> warnings, long matchedCalls,
+                         long toleratedBuffers, List<ThreadPair> threads, List<String> warnings, List<String> notes, long matchedCalls,
                          DiffOptions options, Kernels kernels) {
 
     /** Whether nothing but expected differences was found. */

@@ -244,6 +244,11 @@ public final class ElementTypes {
     static String number(double v) {
         if (Double.isNaN(v)) return "NaN";
         if (v == Math.rint(v) && Math.abs(v) < 1e15) return Long.toString((long) v);
-        return String.format(Locale.ROOT, "%.9g", v).replaceFirst("0+(e|$)", "$1").replaceFirst("\\.(e|$)", "$1");
+        String s = String.format(Locale.ROOT, "%.9g", v);
+        int e = s.indexOf('e');
+        String mantissa = e < 0 ? s : s.substring(0, e), exponent = e < 0 ? "" : s.substring(e);
+        // trailing zeros of the mantissa only (those of the exponent, as in e-10, are digits)
+        if (mantissa.contains(".")) mantissa = mantissa.replaceFirst("0+$", "").replaceFirst("\\.$", "");
+        return mantissa + exponent;
     }
 }

@@ -29,7 +29,13 @@ public enum Expected {
      */
     EXPORT_TABLE("export table"),
     /** Arguments of functions the API spec does not know, whose meaning is therefore unknown. */
-    UNTYPED("untyped argument");
+    UNTYPED("untyped argument"),
+    /**
+     * Host data (the bytes behind a {@code void *} a call passed or got back) that only one capture
+     * holds because the two were recorded at different capture levels: level {@code calls} keeps
+     * none, level {@code replay} keeps them (the manifest's {@code capture.data}).
+     */
+    CAPTURE_LEVEL("capture level");
 
     private final String label;
 

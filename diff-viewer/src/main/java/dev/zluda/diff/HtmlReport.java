@@ -73,6 +73,7 @@ public final class HtmlReport {
         side(out, "A", r.a());
         side(out, "B", r.b());
         out.println("</table>");
+        for (String n : r.notes()) out.println("<p class=\"note\">Note: " + esc(n) + "</p>");
         out.println("<p class=\"chips\">Diverging calls per kind: ");
         for (Map.Entry<DiffKind, Long> e : r.counts().entrySet()) {
             out.print("<span><span class=\"kind k-" + e.getKey().label() + "\">" + e.getKey().label() + "</span> " + e.getValue() + "</span>");

@@ -13,7 +13,7 @@ import java.util.Map;
  * The report for scripts, one JSON object: {@code same}, {@code a}, {@code b}, {@code counts}
  * (per kind), {@code divergingCalls}, {@code firstDivergence}, {@code divergences} (each with
  * {@code kind}, {@code a}/{@code b} call refs and {@code differences}), {@code ignoredCounts},
- * {@code ignored}, {@code toleratedBuffers}, {@code threads}, {@code warnings}, {@code options},
+ * {@code ignored}, {@code toleratedBuffers}, {@code threads}, {@code warnings}, {@code notes}, {@code options},
  * {@code kernels} (snapshot counts and the diverging kernels: {@code number} — what {@code --kernel N}
  * names —, {@code kernel}, {@code module}, {@code shape}, launch calls {@code aCall}/{@code bCall},
  * results, {@code buffers} with {@code index}, {@code buffer} (dptr#N), {@code params}, {@code data},
@@ -65,6 +65,8 @@ public final class JsonReport {
         }
         ArrayNode w = o.putArray("warnings");
         r.warnings().forEach(w::add);
+        ArrayNode nt = o.putArray("notes");
+        r.notes().forEach(nt::add);
         o.set("kernels", kernels(r.kernels()));
         ObjectNode opt = o.putObject("options");
         opt.put("strict", r.options().strict());

@@ -11,6 +11,7 @@ public final class TextReport {
     public static void write(DiffResult r, PrintWriter out) {
         out.println("A: " + Describe.side(r.a()));
         out.println("B: " + Describe.side(r.b()));
+        for (String n : r.notes()) out.println("Note: " + n);
         out.println(Describe.verdict(r));
         out.println("Ignored (expected differences" + (r.options().strict() ? "" : "; --strict compares them") + "): " + Describe.ignored(r));
         if (r.toleratedBuffers() > 0) out.println("Within tolerance: " + r.toleratedBuffers() + " buffers (" + Describe.tolerance(r.options()) + ")");

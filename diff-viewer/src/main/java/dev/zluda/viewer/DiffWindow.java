@@ -398,7 +398,8 @@ public final class DiffWindow {
         long ignored = r.ignoredCounts().values().stream().mapToLong(Long::longValue).sum();
         if (ignored > 0) sb.append(String.format(Locale.ROOT, "; %,d expected difference%s ignored (device name, addresses, …)", ignored, ignored == 1 ? "" : "s"));
         summary.setText(sb.toString());
-        status.setText(r.a().path() + "  vs  " + r.b().path() + (r.warnings().isEmpty() ? "" : "  — " + String.join("; ", r.warnings())));
+        status.setText(r.a().path() + "  vs  " + r.b().path() + (r.warnings().isEmpty() ? "" : "  — " + String.join("; ", r.warnings()))
+                + (r.notes().isEmpty() ? "" : "  — note: " + String.join("; ", r.notes())));
         loaded = true;
         setNavigation();
         drawMinimap();

@@ -236,7 +236,7 @@ final class TimelineView extends BorderPane {
             try {
                 sl = StreamLanes.build(idx, dec, STREAM_OPS_LIMIT);
             } catch (RuntimeException e) {
-                System.err.println("zluda view: the stream lanes could not be built: " + e);
+                System.err.println("zluda view: warning: the stream lanes could not be built: " + e);
             }
             StreamLanes built = sl;
             javafx.application.Platform.runLater(() -> {

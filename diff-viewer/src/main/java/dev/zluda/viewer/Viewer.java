@@ -127,7 +127,7 @@ public final class Viewer {
         }
         String problem = startToolkit();
         if (problem != null) {
-            err.println("zluda view: " + problem);
+            err.println("zluda view: error: " + problem);
             err.flush();
             if (capture != null) {
                 loading.thenAccept(l -> {
@@ -144,7 +144,7 @@ public final class Viewer {
             cap = capture == null ? null : loading.get();
         } catch (java.util.concurrent.ExecutionException e) {
             Throwable c = e.getCause();
-            err.println("zluda: " + (c.getMessage() != null ? c.getMessage() : c.toString()));
+            err.println("zluda view: error: " + (c.getMessage() != null ? c.getMessage() : c.toString()));
             err.println("  see: zluda view --help");
             err.flush();
             Platform.exit();
@@ -183,7 +183,7 @@ public final class Viewer {
     public static int runDiff(Path a, Path b, Options o, PrintWriter out, PrintWriter err) {
         String problem = startToolkit();
         if (problem != null) {
-            err.println("zluda view: " + problem);
+            err.println("zluda view: error: " + problem);
             err.flush();
             return 2;
         }
@@ -207,14 +207,14 @@ public final class Viewer {
      */
     private static void screenshotAndClose(Stage stage, String loadError, Options o, PrintWriter out, PrintWriter err, AtomicInteger code) {
         if (loadError != null) {
-            err.println("zluda view: " + loadError);
+            err.println("zluda view: error: " + loadError);
             code.set(1);
         } else {
             try {
                 writePng(stage.getScene(), o.screenshot());
                 out.println("wrote " + o.screenshot());
             } catch (IOException e) {
-                err.println("zluda view: cannot write " + o.screenshot() + ": " + e.getMessage());
+                err.println("zluda view: error: cannot write " + o.screenshot() + ": " + e.getMessage());
                 code.set(1);
             }
         }

@@ -82,6 +82,63 @@ class DiffEngineTest {
         assertFalse(strict.same());
     }
 
+    /**
+     * The vectorAdd capture recorded at level replay against a copy without the host buffers of its
+     * three copies (what level calls keeps): with the copy's manifest saying level calls, the buffers
+     * kept by one side only are not differences of the runs (ignored: capture level, and said in a note);
+     * with --strict they count; and with both manifests saying replay, a missing buffer stays a divergence.
+     */
+    @Test
+    void hostDataKeptByOneCaptureLevelOnlyIsSaidAndNotCounted() throws Exception {
+        long[] dropped = {0};
+        Rewrite.Editor noHostData = new Rewrite.Editor() {
+            @Override
+            public void enter(Rewrite.Call c) {
+                if (c.function.startsWith("cuMemcpyHtoD")) { dropped[0] += c.in.size(); c.in.clear(); }
+            }
+
+            @Override
+            public void leave(Rewrite.Call c) {
+                if (c.function.startsWith("cuMemcpyDtoH")) { dropped[0] += c.out.size(); c.out.clear(); }
+            }
+        };
+        Path lean = Rewrite.copy(remapped, tmp.resolve("lean"), noHostData);
+        assertEquals(3, dropped[0], "two copies to the device, one back");
+        DiffResult replayReplay = diff(lean, VECTOR_ADD);
+        assertFalse(replayReplay.same(), "both say level replay: the missing buffers are divergences");
+        assertEquals(3, replayReplay.counts().get(DiffKind.DATA));
+        assertTrue(replayReplay.notes().isEmpty(), replayReplay.notes()::toString);
+
+        Path manifest = lean.resolve("manifest.json");
+        String m = Files.readString(manifest);
+        assertTrue(m.contains("\"data\" : \"replay\"") || m.contains("\"data\": \"replay\""), m);
+        Files.writeString(manifest, m.replaceFirst("\"data\"(\\s*):(\\s*)\"replay\"", "\"data\"$1:$2\"calls\""));
+        DiffResult r = diff(lean, VECTOR_ADD);
+        assertTrue(r.same(), () -> r.divergences().toString());
+        assertEquals(3L, r.ignoredCounts().get(Expected.CAPTURE_LEVEL));
+        assertEquals(List.of("A was recorded at level calls, B at level replay: host data (the bytes of host buffers the calls passed or got back)"
+                + " is compared only where both have it; 3 buffers kept by B only left out (ignored: capture level; --strict counts them)"), r.notes());
+        java.io.StringWriter text = new java.io.StringWriter();
+        TextReport.write(r, new java.io.PrintWriter(text));
+        assertTrue(text.toString().lines().toList().get(2).startsWith("Note: A was recorded at level calls, B at level replay"), text.toString());
+        DiffResult strict = DiffEngine.diff(lean, VECTOR_ADD, DiffOptions.defaults().withStrict(true));
+        assertEquals(3, strict.counts().get(DiffKind.DATA));
+        assertTrue(strict.notes().getFirst().endsWith("3 buffers kept by B only counted as divergences (--strict)"), strict.notes()::toString);
+        // the other way round: B is the side that lacks them
+        DiffResult reverse = diff(VECTOR_ADD, lean);
+        assertTrue(reverse.same(), () -> reverse.divergences().toString());
+        assertTrue(reverse.notes().getFirst().startsWith("A was recorded at level replay, B at level calls"), reverse.notes()::toString);
+    }
+
+    /** vectorAdd 4096 on the H200 with and without a kernel snapshot: the report says so in its header. */
+    @Test
+    void kernelSnapshotsOnOneSideOnlyAreSaid() throws Exception {
+        DiffResult r = diff(H200.resolve("vectorAdd-kernels"), H200.resolve("vectorAdd"));
+        assertEquals(List.of("A was recorded with kernel snapshots (--capture-kernels), B without: the kernels' buffers are compared only where both"
+                + " have a snapshot (here nowhere); record both with --capture-kernels REGEX to compare them"), r.notes());
+        assertTrue(diff(H200.resolve("vectorAdd"), H200.resolve("vectorAdd")).notes().isEmpty());
+    }
+
     @Test
     void aComparisonStopsWhenCancelled() throws Exception {
         int[] asked = {0};

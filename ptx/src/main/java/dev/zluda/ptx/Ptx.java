@@ -257,9 +257,19 @@ public final class Ptx {
 
     // ------------------------------------------------------------------ ANTLR
 
+    /**
+     * Turns ANTLR's syntax errors into diagnostics, one per statement: after an error, the parser's
+     * recovery (a token deleted or conjured, tokens skipped) often makes the rest of the same
+     * statement fail again; those follow-on errors, up to the statement's {@code ;}, are not
+     * reported, and the next statement is checked afresh. A missing token is reported where it is
+     * missing, after the token before it ({@code missing ';' after '%tid.x'}), not at the next line's
+     * first token.
+     */
     private static final class Collector extends BaseErrorListener {
         final String source;
         final List<Diagnostic> out;
+        /** Index of the last token of the statement an error was reported in; errors up to it are follow-on errors. */
+        private int suppressUntil = -1;
 
         Collector(String source, List<Diagnostic> out) {
             this.source = source;
@@ -276,9 +286,72 @@ public final class Ptx {
                 } else if (t.getType() == Token.EOF && m.contains("<EOF>")) {
                     m = m.replace("<EOF>", "end of input");
                 }
+                if (recognizer instanceof org.antlr.v4.runtime.Parser p && p.getInputStream() instanceof org.antlr.v4.runtime.BufferedTokenStream ts
+                        && t.getTokenIndex() >= 0) {
+                    int at = t.getTokenIndex();
+                    if (at <= suppressUntil) return;
+                    Token prev = at > 0 ? ts.get(at - 1) : null;
+                    boolean missing = m.startsWith("missing ") && m.contains(" at ") && prev != null && prev.getType() != Token.EOF;
+                    if (!missing && prev != null && prev.getType() != Token.EOF && prev.getType() != PtxLexer.SEMI
+                            && t.getLine() > prev.getLine() && expects(p, PtxLexer.SEMI)) {
+                        // a statement that ends with its line but has no ';': the error is there, not at the next line's token
+                        m = "missing ';' at " + t.getText();
+                        missing = true;
+                    }
+                    if (missing) {
+                        // the parser conjured the token and goes on at t: say where it is missing, after the word before it
+                        int from = at - 1;
+                        while (from > 0 && ts.get(from - 1).getStopIndex() + 1 == ts.get(from).getStartIndex()
+                                && ts.get(from - 1).getLine() == prev.getLine() && ts.get(from - 1).getType() != PtxLexer.SEMI
+                                && ts.get(from - 1).getType() != PtxLexer.COMMA) from--;
+                        StringBuilder word = new StringBuilder();
+                        for (int i = from; i < at; i++) word.append(ts.get(i).getText());
+                        m = m.substring(0, m.indexOf(" at ")) + " after '" + word + "'";
+                        line = prev.getLine();
+                        col = prev.getCharPositionInLine() + prev.getText().length();
+                    }
+                    // a token missing at the end of a line ends the statement there; any other error leaves the
+                    // rest of its statement unreliable
+                    if (!missing || t.getLine() == prev.getLine()) {
+                        // the rest of this statement: up to its ';' (never dropped by the recovery, StatementRecovery),
+                        // or up to a '}' that ends the block
+                        ts.fill();
+                        int end = at;
+                        for (int i = at; i < ts.size(); i++) {
+                            int type = ts.get(i).getType();
+                            end = i;
+                            if (type == PtxLexer.SEMI || type == Token.EOF) break;
+                            if (type == PtxLexer.RBRACE) { end = i - 1; break; }
+                        }
+                        suppressUntil = end;
+                    }
+                }
             }
             m = shortenExpecting(m);
             out.add(new Diagnostic(source, line, col + 1, Diagnostic.Severity.ERROR, m));
+        }
+    }
+
+    /**
+     * ANTLR's recovery, except that it never drops a {@code ;} or {@code }} as an extraneous token: a
+     * statement with an error then ends at its own {@code ;} and the next one is parsed afresh,
+     * instead of the two being read as one (and the next one's errors lost or garbled).
+     */
+    private static final class StatementRecovery extends DefaultErrorStrategy {
+        @Override
+        protected Token singleTokenDeletion(org.antlr.v4.runtime.Parser recognizer) {
+            int la = recognizer.getInputStream().LA(1);
+            if (la == PtxLexer.SEMI || la == PtxLexer.RBRACE) return null;
+            return super.singleTokenDeletion(recognizer);
+        }
+    }
+
+    /** Whether the parser, where it stopped, could have gone on with a token of this type. */
+    private static boolean expects(org.antlr.v4.runtime.Parser p, int type) {
+        try {
+            return p.getExpectedTokens().contains(type);
+        } catch (RuntimeException e) {
+            return false;
         }
     }
 
@@ -289,15 +362,34 @@ public final class Ptx {
         return String.format("0x%02X", (int) c);
     }
 
-    /** ANTLR lists every expected token; keep the message to one readable line. */
+    /**
+     * ANTLR's wording in plain words, on one readable line: {@code unexpected '%r1'; expecting ';'} for
+     * "extraneous/mismatched input", token kinds as words (a name, a number), at most six of the
+     * expected tokens.
+     */
     private static String shortenExpecting(String m) {
-        int k = m.indexOf("expecting {");
+        m = m.replaceFirst("^(extraneous|mismatched) input (.*) expecting ", "unexpected $2; expecting ");
+        int k = m.indexOf("expecting ");
         if (k < 0) return m;
-        int close = m.indexOf('}', k);
-        if (close < 0) return m;
-        String[] items = m.substring(k + "expecting {".length(), close).split(", ");
-        if (items.length <= 6) return m;
-        return m.substring(0, k) + "expecting one of " + String.join(", ", java.util.Arrays.copyOf(items, 6)) + ", ...";
+        String list = m.substring(k + "expecting ".length());
+        boolean set = list.startsWith("{") && list.endsWith("}");
+        if (set) list = list.substring(1, list.length() - 1);
+        java.util.LinkedHashSet<String> items = new java.util.LinkedHashSet<>();
+        for (String item : list.split(", ")) {
+            items.add(switch (item) {
+                case "ID" -> "a name";
+                case "INT_LIT", "FLOAT_LIT", "HEXFLOAT_LIT" -> "a number";
+                case "STRING" -> "a string";
+                case "DOTID" -> "a .modifier";
+                default -> item;
+            });
+        }
+        if (items.contains("a name") && items.contains("a number")) return m.substring(0, k) + "expecting an operand";
+        List<String> all = new ArrayList<>(items);
+        String head = m.substring(0, k);
+        if (all.size() == 1) return head + "expecting " + all.getFirst();
+        if (all.size() <= 6) return head + "expecting one of " + String.join(", ", all);
+        return head + "expecting one of " + String.join(", ", all.subList(0, 6)) + ", ...";
     }
 
     private static void parseChunk(String text, int line, int column, String source,
@@ -322,7 +414,7 @@ public final class Ptx {
                 tokens.seek(0);
                 parser.reset();
                 parser.addErrorListener(collector);
-                parser.setErrorHandler(new DefaultErrorStrategy());
+                parser.setErrorHandler(new StatementRecovery());
                 parser.getInterpreter().setPredictionMode(PredictionMode.LL);
                 tree = parser.module();
             }

@@ -174,6 +174,29 @@ class ParserTest {
         assertTrue(d.format().startsWith("bad.ptx:6:14: error: "), d.format());
     }
 
+    /**
+     * Every statement with a syntax error is reported once, at the error, and the next statement is
+     * parsed afresh: a ';' missing at the end of a line is reported there (not at the next line's first
+     * token), a ';' where an operand is missing is not dropped (which would read the next statement as part
+     * of this one), and the follow-on errors of a statement are not listed.
+     */
+    @Test
+    void everyBadStatementIsReportedOnceAndTheNextIsParsedAfresh() {
+        ParseResult r = Ptx.parse(HEADER + ".entry k()\n{\n"
+                + "\tmov.u32 %r1, %tid.x\n"              // line 6: no ';'
+                + "\tadd.u32 %r2, %r1, ;\n"              // line 7: no third operand
+                + "\tmul.lo.u32 %r3, %r2 %r1;\n"         // line 8: no ','
+                + "\tsub.u32 %r4, %r3, %r1;\n"           // line 9: fine
+                + "\tst.global.u32 [%rd1] %r3;\n"        // line 10: no ','
+                + "\tret;\n}\n", "bad.ptx");
+        List<String> where = r.diagnostics().stream().map(d -> d.line() + ":" + d.column() + " " + d.message()).toList();
+        assertEquals(4, where.size(), where.toString());
+        assertEquals("6:21 missing ';' after '%tid.x'", where.get(0));
+        assertTrue(where.get(1).startsWith("7:20 unexpected ';'; expecting an operand"), where.toString());
+        assertTrue(where.get(2).startsWith("8:22 unexpected '%r1'"), where.toString());
+        assertTrue(where.get(3).startsWith("10:23 unexpected '%r3'"), where.toString());
+    }
+
     @Test
     void oneBadFunctionDoesNotHideTheOthers() {
         String src = HEADER + """

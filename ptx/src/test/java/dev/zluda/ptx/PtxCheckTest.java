@@ -122,7 +122,7 @@ class PtxCheckTest {
         Run r = check(List.of(bad, syntax));
         assertEquals(PtxCheck.ERRORS, r.exit());
         assertTrue(r.out().contains(bad + ":6:10: error: undefined symbol '%r1'"), r.out());
-        assertTrue(r.out().contains(syntax + ":5:1: error: "), r.out());
+        assertTrue(r.out().contains(syntax + ":4:6: error: missing ';' after 'ret'"), "at the end of the line that lacks it: " + r.out());
     }
 
     @Test

@@ -142,6 +142,10 @@ public final class CaptureReplay {
     /** recorded base → {size, replayed base}. */
     private final TreeMap<Long, long[]> allocations = new TreeMap<>(Long::compareUnsigned);
     private final Map<Long, ElementType> allocationTypes = new HashMap<>();
+    /** recorded base → the kernel parameters that pointed into it (the first launch that typed it). */
+    private final Map<Long, List<String>> allocationParams = new HashMap<>();
+    /** How a differing buffer is described in a divergence. */
+    private BufferDescriber describer = BufferDescriber.PLAIN;
     private final Map<Long, CaptureRecord.Kernel> snapshotByLaunch = new HashMap<>();
     private final Map<Long, Long> moduleImage = new HashMap<>();
     private final Map<Long, FunctionInfo> kernelInfo = new HashMap<>();
@@ -180,6 +184,16 @@ public final class CaptureReplay {
      * @throws ReplayException when the capture was not recorded for replay or the driver cannot be loaded
      */
     public static Result run(Capture cap, KernelReplay.Options o, boolean keepGoing) throws ReplayException {
+        return run(cap, o, keepGoing, BufferDescriber.PLAIN);
+    }
+
+    /**
+     * Replays a whole capture, describing differing buffers (device-to-host copies, kernels'
+     * buffers) with {@code describer}; whether a buffer differs is decided bit for bit either way.
+     *
+     * @throws ReplayException when the capture was not recorded for replay or the driver cannot be loaded
+     */
+    public static Result run(Capture cap, KernelReplay.Options o, boolean keepGoing, BufferDescriber describer) throws ReplayException {
         String level = cap.manifest().path("capture").path("data").asText("");
         if (!level.equals("replay")) {
             throw new ReplayException(cap.source() + " was recorded at level " + (level.isEmpty() ? "calls" : level)
@@ -238,6 +252,7 @@ public final class CaptureReplay {
         CaptureReplay r = new CaptureReplay(cap, ks, raw, rec, asm.strings());
         r.ptx = o.ptx();
         r.keepGoing = keepGoing;
+        r.describer = describer;
         r.notes.addAll(driverNotes);
         r.index(calls);
         // calls made after the process's first PROCESS_END (atexit handlers, cudart's teardown) met a driver shutting down
@@ -618,12 +633,15 @@ public final class CaptureReplay {
                 long src = e.args()[1];
                 byte[] have = got.asSlice(0, want.length).toArray(ValueLayout.JAVA_BYTE);
                 ElementType t = typeOf(src);
+                List<String> params = paramsOf(src);
                 long call = currentCall;
                 String name = fn;
                 Runnable check = () -> {
                     copies++;
-                    BufferVerdict v = BufferVerdict.compare(want, fn.contains("Async") ? got.asSlice(0, want.length).toArray(ValueLayout.JAVA_BYTE) : have, t);
-                    if (!v.identical()) divergences.add(new Divergence(call, name, "data", want.length + " bytes copied to the host: " + v.text()));
+                    byte[] now = fn.contains("Async") ? got.asSlice(0, want.length).toArray(ValueLayout.JAVA_BYTE) : have;
+                    if (!java.util.Arrays.equals(want, now)) {
+                        divergences.add(new Divergence(call, name, "data", describer.describe(want.length + " bytes copied to the host", want, now, t, params)));
+                    }
                 };
                 if (fn.contains("Async")) pendingCopies.add(check);
                 else check.run();
@@ -652,6 +670,12 @@ public final class CaptureReplay {
         return e == null ? ElementType.BYTES : allocationTypes.getOrDefault(e.getKey(), ElementType.BYTES);
     }
 
+    /** The kernel parameters that pointed into the allocation holding a recorded device pointer (empty when none typed it). */
+    private List<String> paramsOf(long recordedDevicePointer) {
+        var e = allocations.floorEntry(recordedDevicePointer);
+        return e == null ? List.of() : allocationParams.getOrDefault(e.getKey(), List.of());
+    }
+
     private void flushCopies() {
         for (Runnable r : pendingCopies) r.run();
         pendingCopies.clear();
@@ -676,12 +700,16 @@ public final class CaptureReplay {
         MemorySegment ps = MemorySegment.ofArray(params);
         for (int off = 0; off + 8 <= params.length; off += 8) ps.set(ValueLayout.JAVA_LONG_UNALIGNED, off, relocate(ps.get(ValueLayout.JAVA_LONG_UNALIGNED, off)));
         Map<Integer, ElementType> types = fi == null ? Map.of() : PtxTypes.infer(fi.ast(), fi.params());
-        if (fi != null) {
-            for (ParamInfo p : fi.params()) {
-                if (p.size() != 8 || !types.containsKey(p.index())) continue;
-                var a = allocations.floorEntry(MemorySegment.ofArray(k.params()).get(ValueLayout.JAVA_LONG_UNALIGNED, p.offset()));
-                if (a != null) allocationTypes.putIfAbsent(a.getKey(), types.get(p.index()));
-            }
+        List<KernelReplay.BufferTyping> typing = fi == null ? List.of() : KernelReplay.bufferTypes(k, fi, types);
+        // the element type of every allocation a parameter word points into (also a pointer inside a struct
+        // parameter, e.g. CuPy's CArray), from the PTX's accesses: a later copy back from it is compared as that
+        // type (the last kernel that typed it wins: memory pools hand the same allocation to other kernels)
+        for (int i = 0; i < typing.size() && i < k.buffers().size(); i++) {
+            if (typing.get(i).type() == ElementType.BYTES) continue;
+            var a = allocations.floorEntry(k.buffers().get(i).devicePointer());
+            if (a == null) continue;
+            allocationTypes.put(a.getKey(), typing.get(i).type());
+            allocationParams.put(a.getKey(), typing.get(i).params());
         }
         long[] args = e.args().clone();
         Map<Integer, byte[]> inData = new LinkedHashMap<>();
@@ -706,7 +734,7 @@ public final class CaptureReplay {
         }
         // the state the replay reached must be what the recording had before the kernel; going on
         // (--keep-going), the kernel starts from the recorded state, so that each launch is judged on its own
-        if (!compareBuffers(k, true, arena) && (!keepGoing || !restore(k, arena))) return;
+        if (!compareBuffers(k, typing, true, arena) && (!keepGoing || !restore(k, arena))) return;
         MemorySegment pbuf = arena.allocate(Math.max(8, params.length), 16);
         MemorySegment.copy(params, 0, pbuf, ValueLayout.JAVA_BYTE, 0, params.length);
         int kp = f.param("kernelParams").map(CudaParam::index).orElse(-1), ex = f.param("extra").map(CudaParam::index).orElse(-1);
@@ -736,7 +764,7 @@ public final class CaptureReplay {
             diverge("kernel", k.name() + ": the kernel ended with " + KernelReplay.errorName(raw, sync) + ", recorded " + KernelReplay.errorName(raw, k.launch().result()));
             return;
         }
-        if (sync == 0) compareBuffers(k, false, arena);
+        if (sync == 0) compareBuffers(k, typing, false, arena);
     }
 
     private FunctionInfo info(CaptureRecord.Kernel k) {
@@ -775,8 +803,11 @@ public final class CaptureReplay {
         return true;
     }
 
-    /** Compares the replay's memory of every snapshot buffer with the before- or after-image; false on a difference. */
-    private boolean compareBuffers(CaptureRecord.Kernel k, boolean before, Arena arena) {
+    /**
+     * Compares the replay's memory of every snapshot buffer with the before- or after-image (typed by
+     * this kernel's PTX where it types the buffer, else as the allocation was last typed); false on a difference.
+     */
+    private boolean compareBuffers(CaptureRecord.Kernel k, List<KernelReplay.BufferTyping> typing, boolean before, Arena arena) {
         boolean same = true;
         for (int i = 0; i < k.buffers().size(); i++) {
             CaptureRecord.KernelBuffer b = k.buffers().get(i);
@@ -796,10 +827,12 @@ public final class CaptureReplay {
             MemorySegment host = arena.allocate(Math.max(1, b.size()), 16);
             int r = raw.cuMemcpyDtoH_v2(host.address(), at, b.size());
             if (r != 0) { diverge("kernel", k.name() + ": buffer " + (i + 1) + " cannot be read: " + KernelReplay.errorName(raw, r)); return false; }
-            BufferVerdict v = BufferVerdict.compare(want, host.asSlice(0, b.size()).toArray(ValueLayout.JAVA_BYTE), typeOf(b.devicePointer()));
-            if (!v.identical()) {
-                diverge(before ? "state" : "kernel", k.name() + ": buffer " + (i + 1) + " (" + b.size() + " bytes) "
-                        + (before ? "before the kernel (the replay reached another state)" : "after the kernel") + ": " + v.text());
+            byte[] got = host.asSlice(0, b.size()).toArray(ValueLayout.JAVA_BYTE);
+            if (!java.util.Arrays.equals(want, got)) {
+                KernelReplay.BufferTyping own = i < typing.size() && typing.get(i).type() != ElementType.BYTES ? typing.get(i) : null;
+                diverge(before ? "state" : "kernel", describer.describe(k.name() + ": buffer " + (i + 1) + " (" + b.size() + " bytes) "
+                        + (before ? "before the kernel (the replay reached another state)" : "after the kernel"), want, got,
+                        own != null ? own.type() : typeOf(b.devicePointer()), own != null ? own.params() : paramsOf(b.devicePointer())));
                 same = false;
             }
         }

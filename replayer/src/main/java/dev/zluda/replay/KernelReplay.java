@@ -389,7 +389,7 @@ public final class KernelReplay {
     }
 
     /** {@link #bufferTypes(CaptureRecord.Kernel, byte[])} with the kernel's PTX already analysed ({@code fi} null: not known). */
-    private static List<BufferTyping> bufferTypes(CaptureRecord.Kernel k, FunctionInfo fi, Map<Integer, ElementType> types) {
+    static List<BufferTyping> bufferTypes(CaptureRecord.Kernel k, FunctionInfo fi, Map<Integer, ElementType> types) {
         List<CaptureRecord.KernelBuffer> bufs = k.buffers();
         List<List<String>> names = new ArrayList<>();
         List<TreeSet<ElementType>> seen = new ArrayList<>();

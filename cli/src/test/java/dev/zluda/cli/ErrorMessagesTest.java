@@ -1,0 +1,82 @@
+package dev.zluda.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * One convention for the errors of every command: the first line on stderr is
+ * {@code zluda <command>: error: <what>}, exit code 2; usage errors add the command's usage line
+ * and where its help is, never picocli's raw message or a stack trace.
+ */
+class ErrorMessagesTest {
+    private static final Pattern ERROR_LINE = Pattern.compile("zluda( [a-z]+)*: error: \\S.*");
+
+    private static CliRun.Result failing(String command, String... args) {
+        CliRun.Result r = CliRun.run(args);
+        assertEquals(2, r.code(), String.join(" ", args) + ": " + r.out() + r.err());
+        String first = r.err().lines().findFirst().orElse("");
+        assertTrue(ERROR_LINE.matcher(first).matches(), "first line: " + first);
+        assertTrue(first.startsWith(command + ": error: "), "first line: " + first);
+        assertFalse(r.err().contains("Exception") || r.err().contains("\tat "), r.err());
+        return r;
+    }
+
+    @Test
+    void everyCommandSaysErrorsTheSameWay(@TempDir Path tmp) throws IOException {
+        Path empty = Files.write(tmp.resolve("empty.zcap"), new byte[0]);
+        Path h200 = Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200/vectorAdd");
+        failing("zluda dump", "dump", empty.toString());
+        failing("zluda info", "info", tmp.resolve("nope").toString());
+        failing("zluda convert", "convert", tmp.resolve("nope").toString(), tmp.resolve("out.jsonl").toString(), "--to", "jsonl");
+        failing("zluda pack", "pack", tmp.resolve("nope").toString(), "-o", tmp.resolve("p.zip").toString());
+        failing("zluda diff", "diff", h200.toString(), tmp.resolve("nope").toString());
+        failing("zluda replay", "replay", tmp.resolve("nope").toString(), "--kernel", "1");
+        failing("zluda spec", "spec", "cuNoSuchFunction");
+        failing("zluda ptx compile", "ptx", "compile", tmp.resolve("nope.ptx").toString(), "--target", "gfx1100", "-o", tmp.resolve("x").toString());
+        ViewCommand.env = Map.<String, String>of()::get;
+        try {
+            failing("zluda view", "view", tmp.toString());
+        } finally {
+            ViewCommand.env = System::getenv;
+        }
+        failing("zluda", "dfif");
+    }
+
+    /** A file name that starts with '-' is taken for an option: the error says so and how to pass it. */
+    @Test
+    void anArgumentThatLooksLikeAnOptionIsNamed() {
+        CliRun.Result r = failing("zluda diff", "diff", "-x.zcap", "b.zcap");
+        assertTrue(r.err().contains("zluda diff: error: missing argument B"), r.err());
+        assertTrue(r.err().contains("'-x.zcap' is not an option of zluda diff; if it is a file name, write ./-x.zcap"), r.err());
+        assertTrue(r.err().contains("  usage: zluda diff [-hV]") && r.err().contains(" A B\n"), r.err());
+        assertTrue(r.err().contains("  see: zluda diff --help"), r.err());
+        assertFalse(r.err().contains("Missing required parameter"), "picocli's own words: " + r.err());
+    }
+
+    @Test
+    void unknownOptionsMissingValuesAndExtraArgumentsAreSaidInOneLine() {
+        CliRun.Result r = failing("zluda diff", "diff", "--bogus", "a", "b");
+        assertTrue(r.err().startsWith("zluda diff: error: unknown option '--bogus'\n"), r.err());
+        assertTrue(r.err().contains("  usage: zluda diff "), r.err());
+        r = failing("zluda diff", "diff", "a", "b", "c");
+        assertTrue(r.err().startsWith("zluda diff: error: unexpected argument 'c'\n"), r.err());
+        r = failing("zluda diff", "diff", "a", "b", "--format");
+        assertTrue(r.err().startsWith("zluda diff: error: option --format needs a value (FORMAT)\n"), r.err());
+        r = failing("zluda ptx check", "ptx", "check");
+        assertTrue(r.err().startsWith("zluda ptx check: error: missing argument FILE\n"), r.err());
+        assertTrue(r.err().contains("  usage: zluda ptx check [-hV] [--summary] FILE..."), r.err());
+        assertTrue(r.err().contains("  see: zluda ptx check --help"), r.err());
+        r = failing("zluda replay", "replay", "x", "--kernel", "1", "-o", "out", "--no-capture");
+        assertTrue(r.err().startsWith("zluda replay: error: -o and --no-capture exclude each other\n"), r.err());
+    }
+}
