@@ -220,6 +220,7 @@ public final class EmulatorModule {
         if (base instanceof Ast.Sym s) {
             Long a = mc.globalAddress(s.name());
             if (a != null) return a + off;
+            if (mc.function(s.name()) != null) return mc.functionAddress(s.name()) + off;
         }
         return null;
     }
