@@ -34,6 +34,9 @@ final class Program {
      */
     int spSlot = -1, fpSlot = -1;
 
+    /** The out-of-line functions and the stack bytes each call of them takes ("f 24, g 32"), empty when none. */
+    String callFrames = "";
+
     /** Whether threads of this kernel need a stack after their static frame. */
     boolean usesStack() {
         return spSlot >= 0;

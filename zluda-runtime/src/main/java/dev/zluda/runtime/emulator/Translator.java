@@ -289,6 +289,9 @@ final class Translator {
                 staticShared, dynamicOffset, frameBytes, kernel.paramSize());
         prog.spSlot = spSlot;
         prog.fpSlot = fpSlot;
+        StringBuilder frames = new StringBuilder();
+        for (OutFn o : outFns.values()) frames.append(frames.isEmpty() ? "" : ", ").append(o.name).append(' ').append(o.frame);
+        prog.callFrames = frames.toString();
         int maxThreads = 1024;
         int[] req = null;
         List<Long> r = kernel.directives().get(".reqntid");
@@ -443,7 +446,9 @@ final class Translator {
             }
             case ".param" -> {
                 for (Declarator dc : d.declarators()) {
-                    scope.names.put(dc.name(), new Sym_(SymKind.FPARAM, -1, allocFrame(Math.max(sizeOf(d, dc), 8), Math.max(alignOf(d), 8)), t, vec, rel));
+                    // out-of-line functions: natural size and alignment, so that a frame takes no more stack than it needs
+                    long off = rel ? allocFrame(sizeOf(d, dc), alignOf(d)) : allocFrame(Math.max(sizeOf(d, dc), 8), Math.max(alignOf(d), 8));
+                    scope.names.put(dc.name(), new Sym_(SymKind.FPARAM, -1, off, t, vec, rel));
                 }
             }
             case ".global", ".const" -> {
