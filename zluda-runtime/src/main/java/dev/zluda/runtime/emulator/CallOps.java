@@ -94,6 +94,9 @@ final class CallOps {
         final int d, sp;
         /** Set when every possible callee is translated: their largest alignment (at least 8). */
         long align = 8;
+        /** Set likewise: the smallest frame of the possible callees (at least the arguments), checked before they are copied in. */
+        long need;
+        String callee = "";
 
         NextFrame(int d, int sp) {
             super(NORMAL);
@@ -107,7 +110,13 @@ final class CallOps {
             final long a = align;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                r[d + l] = (r[sp + l] + a - 1) & -a;
+                long f = (r[sp + l] + a - 1) & -a;
+                if (f + need > w.stackEnd) {
+                    throw new Fault(Errors.HARDWARE_STACK_ERROR, l, "stack overflow: the call of " + callee + " at call depth " + w.depth(l)
+                            + " needs stack bytes up to offset " + (f + need - w.stackBase) + " of the thread's " + (w.stackEnd - w.stackBase)
+                            + "-byte stack (CU_LIMIT_STACK_SIZE)");
+                }
+                r[d + l] = f;
             }
         }
     }

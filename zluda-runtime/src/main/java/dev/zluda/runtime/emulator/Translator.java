@@ -1831,7 +1831,7 @@ final class Translator {
             c.entry = new int[n];
             c.frame = new long[n];
             c.names = new String[n];
-            long align = 8;
+            long align = 8, need = Long.MAX_VALUE;
             for (int k = 0; k < n; k++) {
                 OutFn t = targets.get(k);
                 c.addr[k] = mc.functionAddress(t.name);
@@ -1839,8 +1839,11 @@ final class Translator {
                 c.frame[k] = t.frame;
                 c.names[k] = t.name;
                 align = Math.max(align, t.align);
+                need = Math.min(need, t.frame);
             }
             nf.align = align;
+            nf.need = n == 0 ? 0 : need;
+            nf.callee = n == 1 ? c.names[0] : String.join(" or ", c.names);
             if (caller != null) {
                 c.saveLo = caller.slotLo * 32;
                 c.saveHi = caller.slotHi * 32;

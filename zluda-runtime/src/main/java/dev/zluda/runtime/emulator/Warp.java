@@ -303,7 +303,8 @@ final class Warp {
 
     private static final int HEADER = 5;
 
-    private int depth(int l) {
+    /** Lane {@code l}'s number of out-of-line calls not yet returned. */
+    int depth(int l) {
         int d = 0;
         for (int t = callTop[l]; t > 0; d++) t = (int) calls[l][t - 1];
         return d;

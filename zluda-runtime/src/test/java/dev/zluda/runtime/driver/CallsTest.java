@@ -280,4 +280,60 @@ class CallsTest extends DriverTestBase {
         if (r == 0) r = d.cuCtxSynchronize();
         assertTrue(r == 715, "CUDA_ERROR_ILLEGAL_INSTRUCTION, got " + r);
     }
+
+    /**
+     * Recursion through {@code .reg} parameters and results, and an indirect call through a
+     * {@code .calltargets} list with a different target in each half of the warp (PTX ISA 9.0,
+     * 9.7.12.3 and 11.3.6): tri(n) = n + tri(n - 1), tri(0) = 0; dbl(n) = 2n.
+     */
+    @Test
+    void regParametersAndCallTargets() {
+        initWithContext();
+        String ptx = """
+                .version 9.0
+                .target sm_90
+                .address_size 64
+                .func (.reg .u32 r) tri(.reg .u32 n)
+                {
+                    .reg .pred %p; .reg .u32 %t;
+                    setp.eq.u32 %p, n, 0;
+                    @%p bra Z;
+                    sub.u32 %t, n, 1;
+                    call (%t), tri, (%t);
+                    add.u32 r, %t, n;
+                    ret;
+                Z:
+                    mov.u32 r, 0;
+                    ret;
+                }
+                .func (.reg .u32 r) dbl(.reg .u32 n)
+                {
+                    add.u32 r, n, n;
+                    ret;
+                }
+                .visible .entry k(.param .u64 out)
+                {
+                    .reg .u64 %rd<5>; .reg .u32 %r<3>; .reg .pred %p;
+                    mov.u32 %r1, %laneid;
+                    setp.lt.u32 %p, %r1, 16;
+                    mov.u64 %rd1, tri;
+                    mov.u64 %rd2, dbl;
+                    selp.b64 %rd3, %rd1, %rd2, %p;
+                T: .calltargets tri, dbl;
+                    call (%r2), %rd3, (%r1), T;
+                    ld.param.u64 %rd4, [out];
+                    cvta.to.global.u64 %rd4, %rd4;
+                    mul.wide.u32 %rd1, %r1, 4;
+                    add.u64 %rd4, %rd4, %rd1;
+                    st.global.u32 [%rd4], %r2;
+                    ret;
+                }
+                """;
+        long f = function(load(ptx), "k");
+        long out = alloc(4L * 32);
+        assertEquals(0, d.cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, 0, params(u64(out)), 0));
+        assertEquals(0, d.cuCtxSynchronize());
+        int[] got = readInts(out, 32);
+        for (int l = 0; l < 32; l++) assertEquals(l < 16 ? l * (l + 1) / 2 : 2 * l, got[l], "lane " + l);
+    }
 }
