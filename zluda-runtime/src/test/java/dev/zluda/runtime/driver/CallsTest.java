@@ -229,10 +229,10 @@ class CallsTest extends DriverTestBase {
     @Test
     void nvccCorpusIndirectCallRuns() throws IOException {
         initWithContext();
-        String ptx = Files.readString(Path.of("../ptx/src/test/resources/corpus/device_call.sm_90.ptx"));
-        long m = load(ptx);
-        long f = function(m, "call_kernel");
+        for (String arch : new String[] {"sm_75", "sm_86", "sm_90"})
         for (int op : new int[] {0, 1}) {
+            String ptx = Files.readString(Path.of("../ptx/src/test/resources/corpus/device_call." + arch + ".ptx"));
+            long f = function(load(ptx), "call_kernel");
             long out = alloc(4L * 32);
             MemorySegment p1 = mem(16), p2 = mem(24);
             p1.set(ValueLayout.JAVA_DOUBLE, 8, 1.5);
@@ -252,7 +252,7 @@ class CallsTest extends DriverTestBase {
                 double acc = fd4 + poly + ints[t % 5] + (-3) + 7 + (double) (float) 1000L;
                 int tab = new int[] {1, 2, 3}[t % 3];
                 acc += op == 0 ? t * tab : t + tab;
-                assertEquals(Float.floatToRawIntBits((float) acc), got[t], "op " + op + " thread " + t);
+                assertEquals(Float.floatToRawIntBits((float) acc), got[t], arch + " op " + op + " thread " + t);
             }
         }
     }
