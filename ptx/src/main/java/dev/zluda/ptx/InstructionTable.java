@@ -119,7 +119,10 @@ public final class InstructionTable {
                 {"suld sust", "the .b forms (.b8/.b16/.b32/.b64, .v2/.v4, .trap/.clamp/.zero) on surface objects; not sust.p"},
                 {"mbarrier.init mbarrier.inval mbarrier.arrive mbarrier.arrive_drop mbarrier.test_wait mbarrier.try_wait mbarrier.pending_count", "shared memory, no transaction counts (.expect_tx), .noComplete or cluster scope; try_wait answers at once"},
                 {"bra ret exit", ""},
-                {"call", "direct calls, inlined (no recursion, no indirect calls); vprintf and __assertfail are provided"},
+                {"call", "direct calls of non-recursive functions are inlined; recursive and address-taken functions run as real calls "
+                        + "(registers and a .param/.local frame per activation on the thread's stack of CU_LIMIT_STACK_SIZE bytes), "
+                        + "also indirect through a .callprototype or .calltargets label with per-lane targets; vprintf and __assertfail are provided"},
+                {"alloca stacksave stackrestore", "on the thread's stack of CU_LIMIT_STACK_SIZE bytes; overflow stops the kernel with CUDA_ERROR_HARDWARE_STACK_ERROR"},
                 {"bar barrier", "not barrier.cluster"},
                 {"bar.warp.sync membar fence activemask vote match elect", ""},
                 {"redux", "not on .f32"},

@@ -351,6 +351,12 @@ abstract class ModuleLayer extends StreamLayer {
     }
 
     /** Thrown inside the loader with the CUresult and the log lines. */
+    /** Each thread's stack for the emulator: the current context's CU_LIMIT_STACK_SIZE (limit 0). */
+    private long stackLimit() {
+        Context c = current();
+        return c == null ? dev.zluda.runtime.emulator.Emulator.DEFAULT_STACK_BYTES : c.limit(0);
+    }
+
     private static final class LoadFailure extends Exception {
         final int error;
 
@@ -946,7 +952,8 @@ abstract class ModuleLayer extends StreamLayer {
         LaunchResult res;
         try {
             res = Emulator.get().launch(fn.kernel, new int[] {(int) gx, (int) gy, (int) gz},
-                    new int[] {(int) bx, (int) by, (int) bz}, (int) shared, params, memoryMap, attributes.byName().get("MULTIPROCESSOR_COUNT"));
+                    new int[] {(int) bx, (int) by, (int) bz}, (int) shared, params, memoryMap, attributes.byName().get("MULTIPROCESSOR_COUNT"),
+                    stackLimit());
         } catch (OutOfMemoryError e) {
             return ERROR_LAUNCH_OUT_OF_RESOURCES;
         } catch (RuntimeException e) {

@@ -31,7 +31,7 @@ final class CtaRunner {
         this.sharedBytes = launch.sharedBytes;
         this.sharedBase = sharedBytes == 0 ? 0 : arena.allocate(sharedBytes, 16).address();
         this.warps = new Warp[launch.warps];
-        long frame = launch.prog.frameBytes;
+        long frame = launch.localStride;
         for (int w = 0; w < warps.length; w++) {
             int n = Math.min(32, launch.threads - 32 * w);
             int valid = n == 32 ? -1 : (1 << n) - 1;

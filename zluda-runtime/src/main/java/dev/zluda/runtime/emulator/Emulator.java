@@ -82,6 +82,23 @@ public final class Emulator {
      */
     public LaunchResult launch(Kernel kernel, int[] grid, int[] block, int dynamicShared, MemorySegment params,
                                MemoryMap memory, int multiprocessors) {
+        return launch(kernel, grid, block, dynamicShared, params, memory, multiprocessors, DEFAULT_STACK_BYTES);
+    }
+
+    /**
+     * CU_LIMIT_STACK_SIZE's default: bytes of stack per thread, as an NVIDIA H200 (driver 580.159.04)
+     * reports it with {@code cuCtxGetLimit}.
+     */
+    public static final long DEFAULT_STACK_BYTES = 1024;
+
+    /**
+     * {@link #launch(Kernel, int[], int[], int, MemorySegment, MemoryMap, int)} with each thread's stack
+     * size: {@code stackBytes} (the context's CU_LIMIT_STACK_SIZE) bytes for the frames of out-of-line
+     * calls and {@code alloca} ({@link CallOps}); a kernel that passes its end stops with
+     * CUDA_ERROR_HARDWARE_STACK_ERROR. Kernels without such calls take no stack.
+     */
+    public LaunchResult launch(Kernel kernel, int[] grid, int[] block, int dynamicShared, MemorySegment params,
+                               MemoryMap memory, int multiprocessors, long stackBytes) {
         Program prog = kernel.program();
         try (Arena arena = Arena.ofShared()) {
             long paramBase = 0;
@@ -91,7 +108,7 @@ public final class Emulator {
                 paramBase = p.address();
             }
             Launch launch = new Launch(prog, grid[0], grid[1], grid[2], block[0], block[1], block[2], dynamicShared,
-                    paramBase, memory, multiprocessors, GRID_IDS.incrementAndGet());
+                    paramBase, memory, multiprocessors, GRID_IDS.incrementAndGet(), stackBytes);
             int workers = (int) Math.min(threads, launch.ctas);
             List<Future<?>> futures = new ArrayList<>();
             for (int i = 1; i < workers; i++) {

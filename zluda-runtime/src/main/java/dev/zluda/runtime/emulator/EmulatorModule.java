@@ -95,7 +95,8 @@ public final class EmulatorModule {
                     kernels.put(f.name(), k);
                     info.append(source).append(": kernel ").append(f.name()).append(": ").append(k.instructions())
                             .append(" instructions, ").append(k.program().slots).append(" register slots, ")
-                            .append(k.staticShared()).append(" bytes shared, ").append(k.localBytes()).append(" bytes local\n");
+                            .append(k.staticShared()).append(" bytes shared, ").append(k.localBytes()).append(" bytes local")
+                            .append(k.program().callFrames.isEmpty() ? "" : ", stack bytes per call: " + k.program().callFrames).append('\n');
                 }
             }
             if (mc.errorCount() > 0) throw new PtxLoadException(Errors.NOT_SUPPORTED, mc.errors());
@@ -220,6 +221,7 @@ public final class EmulatorModule {
         if (base instanceof Ast.Sym s) {
             Long a = mc.globalAddress(s.name());
             if (a != null) return a + off;
+            if (mc.function(s.name()) != null) return mc.functionAddress(s.name()) + off;
         }
         return null;
     }

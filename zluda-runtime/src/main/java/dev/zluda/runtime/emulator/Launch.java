@@ -16,13 +16,17 @@ final class Launch {
     final MemoryMap memory;
     final int nsm;
     final long gridId;
+    /** Bytes of one thread's stack (CU_LIMIT_STACK_SIZE), 0 when the kernel needs none. */
+    final long stackBytes;
+    /** Bytes of one thread's local memory: the static frame, then the stack. */
+    final long localStride;
     final AtomicLong nextCta = new AtomicLong();
     final AtomicReference<LaunchResult> fault = new AtomicReference<>();
     final AtomicLong executed = new AtomicLong();
     volatile boolean cancelled;
 
     Launch(Program prog, int gx, int gy, int gz, int bx, int by, int bz, int dynamicShared, long paramBase,
-           MemoryMap memory, int nsm, long gridId) {
+           MemoryMap memory, int nsm, long gridId, long stackBytes) {
         this.prog = prog;
         this.gx = gx;
         this.gy = gy;
@@ -40,6 +44,8 @@ final class Launch {
         this.memory = memory;
         this.nsm = nsm;
         this.gridId = gridId;
+        this.stackBytes = prog.usesStack() ? (Math.max(0, stackBytes) + 15) / 16 * 16 : 0;
+        this.localStride = prog.frameBytes + this.stackBytes;
     }
 
     /** Records the first fault of the launch and stops the others. */

@@ -460,18 +460,27 @@ final class MemOps {
     /** Copies {@code bytes} of local memory per lane (call arguments and results of inlined functions). */
     static final class LocalCopy extends Op {
         final long dst, src, bytes;
+        /** Slots whose per-lane value is added to {@code dst} / {@code src} (a frame pointer, {@link CallOps}), or -1. */
+        final int dstBase, srcBase;
 
         LocalCopy(long dst, long src, long bytes) {
+            this(dst, src, bytes, -1, -1);
+        }
+
+        LocalCopy(long dst, long src, long bytes, int dstBase, int srcBase) {
             super(NORMAL);
             this.dst = dst;
             this.src = src;
             this.bytes = bytes;
+            this.dstBase = dstBase;
+            this.srcBase = srcBase;
         }
 
         @Override
         void exec(Warp w, int m) {
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
+                long src = this.src + (srcBase < 0 ? 0 : w.r[srcBase + l]), dst = this.dst + (dstBase < 0 ? 0 : w.r[dstBase + l]);
                 long s = w.local(src, 1, l, Warp.READ), d = w.local(dst, 1, l, Warp.WRITE);
                 w.local(src + bytes - 1, 1, l, Warp.READ);
                 w.local(dst + bytes - 1, 1, l, Warp.WRITE);

@@ -18,6 +18,10 @@ abstract class Op {
     static final int EXIT = 2;
     /** {@code bar}/{@code barrier}: see {@link Ops.Bar}. */
     static final int BAR = 3;
+    /** {@code call} of an out-of-line function: see {@link CallOps.Call}. */
+    static final int CALL = 4;
+    /** {@code ret} from an out-of-line function: see {@link CallOps.Ret}. */
+    static final int RET = 5;
 
     final int kind;
     /** Guard predicate index, or -1 for none. */

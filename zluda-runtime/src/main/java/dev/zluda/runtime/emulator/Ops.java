@@ -257,6 +257,8 @@ final class Ops {
      */
     static final class Printf extends Op {
         final long fmt, args, ret;
+        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function, {@link CallOps}), or -1. */
+        int frameBase = -1;
 
         Printf(long fmt, long args, long ret) {
             super(NORMAL);
@@ -270,12 +272,13 @@ final class Ops {
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long f = Mem.load(w.local(fmt, 8, l, Warp.READ), 8, false);
-                long a = Mem.load(w.local(args, 8, l, Warp.READ), 8, false);
+                long fb = frameBase < 0 ? 0 : w.r[frameBase + l];
+                long f = Mem.load(w.local(fmt + fb, 8, l, Warp.READ), 8, false);
+                long a = Mem.load(w.local(args + fb, 8, l, Warp.READ), 8, false);
                 int[] n = {0};
                 byte[] format = DevicePrintf.cBytes(w, f, l);
                 out.writeBytes(DevicePrintf.format(w, l, format == null ? "(null)".getBytes(StandardCharsets.ISO_8859_1) : format, a, n));
-                if (ret >= 0) Mem.store(w.local(ret, 4, l, Warp.WRITE), 4, n[0]);
+                if (ret >= 0) Mem.store(w.local(ret + fb, 4, l, Warp.WRITE), 4, n[0]);
             }
             DevicePrintf.emit(out.toByteArray());
         }
@@ -290,6 +293,8 @@ final class Ops {
      */
     static final class AssertFail extends Op {
         final long message, file, lineArg, function;
+        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function, {@link CallOps}), or -1. */
+        int frameBase = -1;
 
         AssertFail(long message, long file, long lineArg, long function) {
             super(NORMAL);
@@ -305,10 +310,11 @@ final class Ops {
             String first = null;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                String msg = cString(w, Mem.load(w.local(message, 8, l, Warp.READ), 8, false), l);
-                String f = cString(w, Mem.load(w.local(file, 8, l, Warp.READ), 8, false), l);
-                long ln = Mem.load(w.local(lineArg, 4, l, Warp.READ), 4, false);
-                String fn = cString(w, Mem.load(w.local(function, 8, l, Warp.READ), 8, false), l);
+                long fb = frameBase < 0 ? 0 : w.r[frameBase + l];
+                String msg = cString(w, Mem.load(w.local(message + fb, 8, l, Warp.READ), 8, false), l);
+                String f = cString(w, Mem.load(w.local(file + fb, 8, l, Warp.READ), 8, false), l);
+                long ln = Mem.load(w.local(lineArg + fb, 4, l, Warp.READ), 4, false);
+                String fn = cString(w, Mem.load(w.local(function + fb, 8, l, Warp.READ), 8, false), l);
                 CtaRunner c = w.cta;
                 all.append(f).append(':').append(ln).append(": ").append(fn).append(": block: ")
                         .append(c.ctaString()).append(", thread: ").append(w.thread(l).replace('(', '[').replace(')', ']'))

@@ -28,6 +28,19 @@ final class Program {
     final long frameBytes;
     /** Bytes of the kernel parameter buffer. */
     final long paramBytes;
+    /**
+     * Slots of the per-lane stack pointer and frame pointer ({@link CallOps}), or -1 when the kernel
+     * makes no out-of-line call and no {@code alloca}/{@code stacksave}: then it has no stack.
+     */
+    int spSlot = -1, fpSlot = -1;
+
+    /** The out-of-line functions and the stack bytes each call of them takes ("f 24, g 32"), empty when none. */
+    String callFrames = "";
+
+    /** Whether threads of this kernel need a stack after their static frame. */
+    boolean usesStack() {
+        return spSlot >= 0;
+    }
 
     Program(String name, String source, Op[] code, int slots, int preds, int[] constSlots, long[] constValues,
             int[] specialSlots, int[] specialKinds, int truePred, long staticShared, long dynamicSharedOffset,

@@ -43,6 +43,34 @@ final class Translator {
     private final Deque<String> callStack = new ArrayDeque<>();
     private int regs32;
     private Scope moduleScope;
+    /** Whether .local/.param variables being declared live in the frame of an out-of-line function (FP-relative). */
+    private boolean rel;
+    /** Largest alignment of the out-of-line function's frame being laid out. */
+    private long frameAlign = 8;
+    /** High-water mark of {@link #frame} in an out-of-line function (whose nested blocks reuse their space). */
+    private long frameHigh;
+    private int spSlot = -1, fpSlot = -1;
+    /** Out-of-line functions of this kernel ({@link CallOps}), by name; those still to translate. */
+    private final Map<String, OutFn> outFns = new LinkedHashMap<>();
+    private final Deque<OutFn> pendingFns = new ArrayDeque<>();
+    /** The out-of-line function being translated, null for the kernel. */
+    private OutFn current;
+    /** Calls to resolve once every function is translated: {Call, NextFrame, List<OutFn> targets, OutFn caller}. */
+    private final List<Object[]> callFixups = new ArrayList<>();
+
+    /** An out-of-line function: where its code starts, its frame, its registers. */
+    private static final class OutFn {
+        final String name;
+        final Function ast;
+        int entry = -1;
+        long frame, align = 8;
+        int slotLo, slotHi, predLo, predHi;
+
+        OutFn(String name, Function ast) {
+            this.name = name;
+            this.ast = ast;
+        }
+    }
 
     Translator(ModuleContext mc, FunctionInfo kernel) {
         this.mc = mc;
@@ -54,7 +82,11 @@ final class Translator {
     private enum SymKind { REG, PRED, SHARED, LOCAL, GLOBAL, KPARAM, FPARAM }
 
     /** A resolved name: a register (slot or predicate index) or a variable with its address. */
-    private record Sym_(SymKind kind, int slot, long address, PtxType type, int vector) {}
+    private record Sym_(SymKind kind, int slot, long address, PtxType type, int vector, boolean rel) {
+        Sym_(SymKind kind, int slot, long address, PtxType type, int vector) {
+            this(kind, slot, address, type, vector, false);
+        }
+    }
 
     /** A register declaration whose slots are assigned on first use. */
     private final class RegDecl {
@@ -82,6 +114,7 @@ final class Translator {
         final Scope parent;
         final Map<String, Object> names = new HashMap<>();   // Sym_ or RegDecl
         final Map<String, Object[]> ranges = new HashMap<>(); // prefix -> {RegDecl, count}
+        final Map<String, Statement> protos = new HashMap<>(); // label -> CallPrototype or CallTargets
 
         Scope(Scope parent) {
             this.parent = parent;
@@ -178,6 +211,19 @@ final class Translator {
         return sinkPred;
     }
 
+    private int spSlot() {
+        if (spSlot < 0) {
+            spSlot = tempSlot();
+            fpSlot = tempSlot();
+        }
+        return spSlot;
+    }
+
+    private int fpSlot() {
+        spSlot();
+        return fpSlot;
+    }
+
     private int cc() {
         if (ccSlot < 0) ccSlot = tempSlot();
         return ccSlot;
@@ -185,9 +231,11 @@ final class Translator {
 
     private long allocFrame(long size, long align) {
         align = Math.max(1, align);
+        if (rel) frameAlign = Math.max(frameAlign, align);
         frame = (frame + align - 1) / align * align;
         long off = frame;
         frame += Math.max(size, 1);
+        frameHigh = Math.max(frameHigh, frame);
         return off;
     }
 
@@ -216,6 +264,8 @@ final class Translator {
             body(f.body(), top, inst);
             code.add(withLoc(new Ops.Exit(), f.loc(), "ret (end of kernel)"));
             finish(inst);
+            while (!pendingFns.isEmpty()) translateOutOfLine(pendingFns.pop());
+            resolveCalls();
         } catch (Unsupported u) {
             report(u.loc, u.getMessage());
         }
@@ -237,6 +287,11 @@ final class Translator {
         long frameBytes = (frame + 15) / 16 * 16;
         Program prog = new Program(kernel.name(), mc.source, code.toArray(new Op[0]), slots, preds, cs, cv, ss, sk, truePred,
                 staticShared, dynamicOffset, frameBytes, kernel.paramSize());
+        prog.spSlot = spSlot;
+        prog.fpSlot = fpSlot;
+        StringBuilder frames = new StringBuilder();
+        for (OutFn o : outFns.values()) frames.append(frames.isEmpty() ? "" : ", ").append(o.name).append(' ').append(o.frame);
+        prog.callFrames = frames.toString();
         int maxThreads = 1024;
         int[] req = null;
         List<Long> r = kernel.directives().get(".reqntid");
@@ -280,7 +335,9 @@ final class Translator {
             }
         }
         List<Decl> fnShared = new ArrayList<>();
-        collectShared(f, fnShared, new java.util.HashSet<>());
+        java.util.Set<String> seenFns = new java.util.HashSet<>();
+        collectShared(f, fnShared, seenFns);
+        for (String t : mc.addressTaken()) collectShared(mc.function(t), fnShared, seenFns);
         for (Decl d : fnShared) {
             long align = alignOf(d);
             for (Declarator dc : d.declarators()) {
@@ -384,12 +441,14 @@ final class Translator {
             case ".local" -> {
                 for (Declarator dc : d.declarators()) {
                     if (dc.init() != null) throw unsupported(dc.loc(), "initialized .local variables are not supported");
-                    scope.names.put(dc.name(), new Sym_(SymKind.LOCAL, -1, allocFrame(sizeOf(d, dc), alignOf(d)), t, vec));
+                    scope.names.put(dc.name(), new Sym_(SymKind.LOCAL, -1, allocFrame(sizeOf(d, dc), alignOf(d)), t, vec, rel));
                 }
             }
             case ".param" -> {
                 for (Declarator dc : d.declarators()) {
-                    scope.names.put(dc.name(), new Sym_(SymKind.FPARAM, -1, allocFrame(Math.max(sizeOf(d, dc), 8), Math.max(alignOf(d), 8)), t, vec));
+                    // out-of-line functions: natural size and alignment, so that a frame takes no more stack than it needs
+                    long off = rel ? allocFrame(sizeOf(d, dc), alignOf(d)) : allocFrame(Math.max(sizeOf(d, dc), 8), Math.max(alignOf(d), 8));
+                    scope.names.put(dc.name(), new Sym_(SymKind.FPARAM, -1, off, t, vec, rel));
                 }
             }
             case ".global", ".const" -> {
@@ -407,11 +466,21 @@ final class Translator {
 
     private void body(Block b, Scope parent, Instance inst) {
         Scope scope = new Scope(parent);
-        for (Statement s : b.statements()) if (s instanceof Decl d) declare(d, scope, inst);
+        Statement prev = null;
+        for (Statement s : b.statements()) {
+            if (s instanceof Decl d) declare(d, scope, inst);
+            if ((s instanceof CallPrototype || s instanceof CallTargets) && prev instanceof Label l) scope.protos.put(l.name(), s);
+            prev = s;
+        }
         for (Statement s : b.statements()) {
             switch (s) {
                 case Label l -> inst.labels.put(l.name(), code.size());
-                case Block inner -> body(inner, scope, inst);
+                case Block inner -> {
+                    // in an out-of-line function, a block's .param/.local space (a call sequence's) is free again after it
+                    long before = frame;
+                    body(inner, scope, inst);
+                    if (rel) frame = before;
+                }
                 case Instruction ins -> {
                     try {
                         instruction(ins, scope, inst);
@@ -525,21 +594,44 @@ final class Translator {
             Sym_ v = lookup(scope, s.name());
             if (v == null) {
                 if (s.name().equals("WARP_SZ")) return constSlot(32);
-                if (mc.function(s.name()) != null) throw unsupported(loc, "function addresses (indirect calls) are not supported by the emulator");
+                if (mc.function(s.name()) != null) return constSlot(mc.functionAddress(s.name()));
                 throw unsupported(loc, "undefined symbol '" + s.name() + "'");
             }
             return switch (v.kind) {
                 case REG -> s.component() != null ? v.slot + 32 * component(s.component(), loc) : v.slot;
                 case PRED -> throw unsupported(loc, "predicate '" + s.name() + "' used as a value");
-                default -> constSlot(symbolValue(v, loc));
+                default -> v.rel ? frameAddress(v.address, ins) : constSlot(symbolValue(v, loc));
             };
         }
         if (o instanceof Expr e) {
+            Object[] relSym = relSymbolExpr(e, scope, loc);
+            if (relSym != null) return frameAddress(((Sym_) relSym[0]).address + (Long) relSym[1], ins);
             Long sym = symbolExpr(e, scope, loc);
             if (sym != null) return constSlot(sym);
             return constSlot(immediate(e, t, loc));
         }
         throw unsupported(loc, "unsupported operand in " + ins.form());
+    }
+
+    /** A temporary slot holding FP + {@code offset}: an address in the running out-of-line function's frame. */
+    private int frameAddress(long offset, Instruction ins) {
+        int t = tempSlot();
+        addOp(new CallOps.FrameAddress(t, fpSlot(), offset), ins);
+        return t;
+    }
+
+    /** {@code sym + c} for a variable of an out-of-line function's frame: {Sym_, offset}, else null. */
+    private Object[] relSymbolExpr(Expr e, Scope scope, Loc loc) {
+        if (!(e instanceof Binary) && !(e instanceof Paren) && !(e instanceof Call)) return null;
+        if (e instanceof Call c && c.function().equals("generic")) e = c.arg();
+        try {
+            Object[] acc = {null, 0L};
+            term(e, 1, scope, acc, loc);
+            if (acc[0] instanceof Sym_ s && s.rel) return acc;
+        } catch (Unsupported u) {
+            return null;
+        }
+        return null;
     }
 
     /** {@code sym + c} as a constant address, or null when {@code e} names no variable. */
@@ -793,6 +885,25 @@ final class Translator {
                 }
             }
             case "exit" -> op = new Ops.Exit();
+            case "alloca" -> {
+                // alloca.type ptr, size{, immAlign} (PTX ISA 9.0, 9.7.17.3): immAlign defaults to 8
+                need(ins, 2);
+                long align = 8;
+                if (ops.size() > 2) {
+                    Long al = ops.get(2) instanceof Expr e ? ModuleContext.constant(e) : null;
+                    if (al == null || al <= 0 || Long.bitCount(al) != 1) throw unsupported(ins.loc(), "alloca alignment must be a constant power of two");
+                    align = al;
+                }
+                op = new CallOps.Alloca(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), align, spSlot(), t == PtxType.U32);
+            }
+            case "stacksave" -> {
+                need(ins, 1);
+                op = new CallOps.StackSave(dst(ops.get(0), scope, ins), spSlot());
+            }
+            case "stackrestore" -> {
+                need(ins, 1);
+                op = new CallOps.StackRestore(src(ops.get(0), t, scope, ins), spSlot(), fpSlot(), t == PtxType.U32);
+            }
             case "trap" -> op = new Ops.Trap(Errors.LAUNCH_FAILED, "trap instruction executed");
             case "brkpt" -> op = new Ops.Trap(Errors.ILLEGAL_INSTRUCTION, "brkpt instruction executed (no debugger attached)");
             case "call" -> {
@@ -889,6 +1000,13 @@ final class Translator {
         }
         Sym_ s = a.symbol;
         long addr = s.address + a.offset;
+        if (s.rel) {
+            if (space == MemOps.GENERIC) return new MemRef(MemOps.GENERIC, frameAddress(Mem.LOCAL_WINDOW + addr, ins), false, 0);
+            if (space != MemOps.LOCAL && space != MemOps.PARAM) {
+                throw unsupported(ins.loc(), "'" + ins.form() + "' names a variable of another state space (local)");
+            }
+            return new MemRef(MemOps.LOCAL, fpSlot(), false, addr);
+        }
         int symSpace = switch (s.kind) {
             case SHARED -> MemOps.SHARED;
             case LOCAL, FPARAM -> MemOps.LOCAL;
@@ -1482,19 +1600,25 @@ final class Translator {
             rets = t.elements();
             i++;
         }
-        if (i >= ops.size() || !(ops.get(i) instanceof Ast.Sym fn)) throw unsupported(ins.loc(), "indirect calls are not supported by the emulator");
+        if (i >= ops.size() || !(ops.get(i) instanceof Ast.Sym fn)) throw unsupported(ins.loc(), "call needs a function or a register holding its address");
         i++;
         if (i < ops.size() && ops.get(i) instanceof TupleOperand t) {
             args = t.elements();
             i++;
         }
-        if (i < ops.size()) throw unsupported(ins.loc(), "indirect calls are not supported by the emulator");
         Sym_ local = lookup(scope, fn.name());
-        if (local != null && local.kind == SymKind.REG) throw unsupported(ins.loc(), "indirect calls are not supported by the emulator");
-        Function callee = mc.function(fn.name());
+        boolean indirect = local != null && local.kind == SymKind.REG;
+        Statement proto = null;
+        if (i < ops.size()) {
+            if (!indirect || !(ops.get(i) instanceof Ast.Sym ps) || i + 1 != ops.size()) throw unsupported(ins.loc(), "unsupported call operands");
+            for (Scope sc = scope; sc != null && proto == null; sc = sc.parent) proto = sc.protos.get(ps.name());
+            if (proto == null) throw unsupported(ins.loc(), "'" + ps.name() + "' is not a .callprototype or .calltargets label");
+        }
+        if (indirect && proto == null) throw unsupported(ins.loc(), "an indirect call needs a .callprototype or .calltargets label (PTX ISA 9.0, 9.7.12.3)");
+        Function callee = indirect ? null : mc.function(fn.name());
         Ops.Bra skip = null;
         if (guard >= 0) {
-            // @p call f  ==>  @!p bra after; <inlined f>; after:
+            // @p call f  ==>  @!p bra after; <inlined f or the call sequence>; after:
             skip = new Ops.Bra();
             skip.guard = guard;
             skip.guardNeg = !gNeg;
@@ -1502,12 +1626,253 @@ final class Translator {
             skip.form = ins.form();
             code.add(skip);
         }
-        if (callee == null || callee.body() == null) {
+        if (indirect) {
+            callIndirect(ins, local.slot + (fn.component() != null ? 32 * component(fn.component(), ins.loc()) : 0), proto, rets, args, scope);
+        } else if (callee == null || callee.body() == null) {
             builtin(ins, fn.name(), rets, args, scope);
+        } else if (mc.outOfLine(callee.name())) {
+            FunctionInfo fi = mc.info(callee.name());
+            checkArity(ins, callee.name(), fi, rets, args);
+            callOutOfLine(ins, -1, List.of(outFn(callee)), abi(fi), rets, args, scope);
         } else {
             inline(ins, callee, rets, args, scope);
         }
         if (skip != null) skip.target = code.size();
+    }
+
+    private void checkArity(Instruction ins, String name, FunctionInfo fi, List<Operand> rets, List<Operand> args) {
+        if (fi.params().size() != args.size() || fi.returnParams().size() != rets.size()) {
+            throw unsupported(ins.loc(), "call of '" + name + "' with " + args.size() + " arguments and " + rets.size()
+                    + " results, the function has " + fi.params().size() + " and " + fi.returnParams().size());
+        }
+    }
+
+    // ------------------------------------------------------------------ calls (out of line, CallOps)
+
+    /** The out-of-line function of this name, queued for translation on first use. */
+    private OutFn outFn(Function f) {
+        OutFn o = outFns.get(f.name());
+        if (o == null) {
+            o = new OutFn(f.name(), f);
+            outFns.put(f.name(), o);
+            pendingFns.add(o);
+        }
+        return o;
+    }
+
+    /**
+     * A call's parameter layout in the callee's frame: return parameters, then parameters, each at the
+     * next multiple of its alignment. Rows: {offset, size, type (PtxType or null)}, results first.
+     */
+    private record Abi(long[] offset, long[] size, PtxType[] type, int results, long end) {}
+
+    private static Abi abi(List<long[]> sizeAlign, List<PtxType> types, int results) {
+        int n = sizeAlign.size();
+        long[] off = new long[n], size = new long[n];
+        long cur = 0;
+        for (int k = 0; k < n; k++) {
+            long sz = Math.max(1, sizeAlign.get(k)[0]), al = Math.max(1, sizeAlign.get(k)[1]);
+            cur = (cur + al - 1) / al * al;
+            off[k] = cur;
+            size[k] = sz;
+            cur += sz;
+        }
+        return new Abi(off, size, types.toArray(new PtxType[0]), results, cur);
+    }
+
+    private static Abi abi(FunctionInfo fi) {
+        List<long[]> sa = new ArrayList<>();
+        List<PtxType> ts = new ArrayList<>();
+        for (ParamInfo p : fi.returnParams()) {
+            sa.add(new long[] {p.size(), p.alignment()});
+            ts.add(p.variable().type());
+        }
+        for (ParamInfo p : fi.params()) {
+            sa.add(new long[] {p.size(), p.alignment()});
+            ts.add(p.variable().type());
+        }
+        return abi(sa, ts, fi.returnParams().size());
+    }
+
+    private static Abi abi(CallPrototype cp) {
+        List<long[]> sa = new ArrayList<>();
+        List<PtxType> ts = new ArrayList<>();
+        int results = 0;
+        for (List<Decl> list : java.util.Arrays.asList(cp.returnParams() == null ? List.<Decl>of() : cp.returnParams(), cp.params())) {
+            for (Decl d : list) {
+                for (Declarator dc : d.declarators()) {
+                    long size = sizeOf(d, dc);
+                    sa.add(new long[] {size, d.space().equals(".reg") ? Math.max(1, size) : alignOf(d)});
+                    ts.add(typeOf(d));
+                }
+            }
+            if (results == 0 && list != cp.params()) results = sa.size();
+        }
+        return abi(sa, ts, results);
+    }
+
+    /** {@code call (rets), %rd, (args), proto;}: targets are the listed functions or every address-taken one. */
+    private void callIndirect(Instruction ins, int targetSlot, Statement proto, List<Operand> rets, List<Operand> args, Scope scope) {
+        List<OutFn> targets = new ArrayList<>();
+        Abi abi;
+        if (proto instanceof CallTargets ct) {
+            for (String n : ct.functions()) {
+                Function f = mc.function(n);
+                if (f == null || f.body() == null) throw unsupported(ins.loc(), ".calltargets names '" + n + "', which this module does not define");
+                targets.add(outFn(f));
+            }
+            FunctionInfo fi = mc.info(ct.functions().getFirst());
+            checkArity(ins, ct.functions().getFirst(), fi, rets, args);
+            abi = abi(fi);
+        } else {
+            CallPrototype cp = (CallPrototype) proto;
+            for (String n : mc.addressTaken()) targets.add(outFn(mc.function(n)));
+            abi = abi(cp);
+            if (abi.results != rets.size() || abi.offset.length - abi.results != args.size()) {
+                throw unsupported(ins.loc(), "call with " + args.size() + " arguments and " + rets.size() + " results through a prototype of "
+                        + (abi.offset.length - abi.results) + " and " + abi.results);
+            }
+        }
+        callOutOfLine(ins, targetSlot, targets, abi, rets, args, scope);
+    }
+
+    /**
+     * The call sequence of an out-of-line call: the new frame's address, the arguments copied into it,
+     * the {@link CallOps.Call}, the results copied out of it (PTX ISA 9.0, 9.7.12.3: arguments are passed
+     * by value, results copied back at the return).
+     */
+    private void callOutOfLine(Instruction ins, int targetSlot, List<OutFn> targets, Abi abi, List<Operand> rets, List<Operand> args, Scope scope) {
+        int nfp = tempSlot();
+        CallOps.NextFrame nf = new CallOps.NextFrame(nfp, spSlot());
+        addOp(nf, ins);
+        int fp = rel ? fpSlot() : -1;
+        for (int k = 0; k < args.size(); k++) {
+            int row = abi.results + k;
+            Operand actual = args.get(k);
+            Sym_ a = actual instanceof Ast.Sym s ? lookup(scope, s.name()) : null;
+            if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
+                addOp(new MemOps.LocalCopy(abi.offset[row], a.address, abi.size[row], nfp, a.rel ? fp : -1), ins);
+            } else {
+                PtxType t = abi.type[row];
+                if (t == null || t == PtxType.PRED || abi.size[row] > 8) throw unsupported(ins.loc(), "call argument " + (k + 1) + " must be a .param variable");
+                addOp(new MemOps.St(MemOps.LOCAL, nfp, false, abi.offset[row], (int) abi.size[row], new int[] {src(actual, t, scope, ins)}, false), ins);
+            }
+        }
+        CallOps.Call c = new CallOps.Call(targetSlot, nfp);
+        addOp(c, ins);
+        callFixups.add(new Object[] {c, nf, targets, current});
+        for (int k = 0; k < rets.size(); k++) {
+            Operand actual = rets.get(k);
+            Sym_ a = actual instanceof Ast.Sym s ? lookup(scope, s.name()) : null;
+            if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
+                addOp(new MemOps.LocalCopy(a.address, abi.offset[k], abi.size[k], a.rel ? fp : -1, nfp), ins);
+            } else {
+                PtxType t = abi.type[k];
+                if (t == null || t == PtxType.PRED || abi.size[k] > 8) throw unsupported(ins.loc(), "call result " + (k + 1) + " must be a .param variable");
+                addOp(new MemOps.Ld(MemOps.LOCAL, nfp, false, abi.offset[k], (int) abi.size[k], false, new int[] {dst(actual, scope, ins)}, false), ins);
+            }
+        }
+    }
+
+    /**
+     * Translates an out-of-line function once for this kernel: its parameters and locals in its own
+     * frame (FP-relative), its registers in slots of its own, {@code .reg} parameters loaded from the
+     * frame at entry and {@code .reg} results stored there before {@link CallOps.Ret}.
+     */
+    private void translateOutOfLine(OutFn f) {
+        FunctionInfo fi = mc.info(f.name);
+        Function fn = f.ast;
+        long savedFrame = frame;
+        boolean savedRel = rel;
+        frame = 0;
+        rel = true;
+        frameAlign = 8;
+        current = f;
+        f.slotLo = slots;
+        f.predLo = preds;
+        f.entry = code.size();
+        int fp = fpSlot();
+        Abi abi = abi(fi);
+        frame = abi.end;
+        frameHigh = frame;
+        Scope cs = new Scope(moduleScope);
+        List<int[]> regResults = new ArrayList<>(); // {slot, row}
+        int nres = fi.returnParams().size();
+        for (int row = 0; row < abi.offset.length; row++) {
+            ParamInfo p = row < nres ? fi.returnParams().get(row) : fi.params().get(row - nres);
+            String space = declSpace(row < nres ? fn.returnParamsOrEmpty() : fn.paramsOrEmpty(), p.name());
+            PtxType t = p.variable().type();
+            if (space.equals(".reg")) {
+                if (t == PtxType.PRED || abi.size[row] > 8) throw unsupported(fn.loc(), "predicate or wide .reg parameters of a recursive or address-taken function are not supported by the emulator");
+                int slot = tempSlot();
+                cs.names.put(p.name(), new Sym_(SymKind.REG, slot, 0, t, 1));
+                if (row < nres) {
+                    regResults.add(new int[] {slot, row});
+                } else {
+                    code.add(withLoc(new MemOps.Ld(MemOps.LOCAL, fp, false, abi.offset[row], (int) abi.size[row], false, new int[] {slot}, false),
+                            fn.loc(), "(parameter " + p.name() + " of " + f.name + ")"));
+                }
+            } else {
+                cs.names.put(p.name(), new Sym_(SymKind.FPARAM, -1, abi.offset[row], t, 1, true));
+            }
+        }
+        Instance ci = new Instance(f.name, false);
+        callStack.push(f.name);
+        try {
+            body(fn.body(), cs, ci);
+        } finally {
+            callStack.pop();
+        }
+        int epilogue = code.size();
+        for (int[] rr : regResults) {
+            code.add(withLoc(new MemOps.St(MemOps.LOCAL, fp, false, abi.offset[rr[1]], (int) abi.size[rr[1]], new int[] {rr[0]}, false),
+                    fn.loc(), "(result of " + f.name + ")"));
+        }
+        code.add(withLoc(new CallOps.Ret(), fn.loc(), "ret (end of " + f.name + ")"));
+        for (Op r : ci.returns) r.target = epilogue;
+        finish(ci);
+        f.frame = (frameHigh + 7) / 8 * 8 + CallOps.CALL_OVERHEAD;
+        f.align = frameAlign;
+        f.slotHi = slots;
+        f.predHi = preds;
+        frame = savedFrame;
+        rel = savedRel;
+        current = null;
+    }
+
+    /** Fills in every call's targets and the caller's registers to save, now that all functions are laid out. */
+    @SuppressWarnings("unchecked")
+    private void resolveCalls() {
+        for (Object[] fx : callFixups) {
+            CallOps.Call c = (CallOps.Call) fx[0];
+            CallOps.NextFrame nf = (CallOps.NextFrame) fx[1];
+            List<OutFn> targets = (List<OutFn>) fx[2];
+            OutFn caller = (OutFn) fx[3];
+            int n = targets.size();
+            c.addr = new long[n];
+            c.entry = new int[n];
+            c.frame = new long[n];
+            c.names = new String[n];
+            long align = 8, need = Long.MAX_VALUE;
+            for (int k = 0; k < n; k++) {
+                OutFn t = targets.get(k);
+                c.addr[k] = mc.functionAddress(t.name);
+                c.entry[k] = t.entry;
+                c.frame[k] = t.frame;
+                c.names[k] = t.name;
+                align = Math.max(align, t.align);
+                need = Math.min(need, t.frame);
+            }
+            nf.align = align;
+            nf.need = n == 0 ? 0 : need;
+            nf.callee = n == 1 ? c.names[0] : String.join(" or ", c.names);
+            if (caller != null) {
+                c.saveLo = caller.slotLo * 32;
+                c.saveHi = caller.slotHi * 32;
+                c.predLo = caller.predLo;
+                c.predHi = caller.predHi;
+            }
+        }
     }
 
     private long frameOf(Operand o, Scope scope, Instruction ins) {
@@ -1523,15 +1888,17 @@ final class Translator {
             case "vprintf" -> {
                 if (args.size() != 2) throw unsupported(ins.loc(), "vprintf takes two arguments");
                 long ret = rets.isEmpty() ? -1 : frameOf(rets.getFirst(), scope, ins);
-                Op op = new Ops.Printf(frameOf(args.get(0), scope, ins), frameOf(args.get(1), scope, ins), ret);
+                Ops.Printf op = new Ops.Printf(frameOf(args.get(0), scope, ins), frameOf(args.get(1), scope, ins), ret);
+                if (rel) op.frameBase = fpSlot();
                 op.line = ins.loc().line();
                 op.form = ins.form();
                 code.add(op);
             }
             case "__assertfail" -> {
                 if (args.size() < 4) throw unsupported(ins.loc(), "__assertfail takes five arguments");
-                Op op = new Ops.AssertFail(frameOf(args.get(0), scope, ins), frameOf(args.get(1), scope, ins),
+                Ops.AssertFail op = new Ops.AssertFail(frameOf(args.get(0), scope, ins), frameOf(args.get(1), scope, ins),
                         frameOf(args.get(2), scope, ins), frameOf(args.get(3), scope, ins));
+                if (rel) op.frameBase = fpSlot();
                 op.line = ins.loc().line();
                 op.form = ins.form();
                 code.add(op);
@@ -1598,20 +1965,21 @@ final class Translator {
         }
         long size = Math.max(p.size(), 1);
         long off = allocFrame(Math.max(size, 8), Math.max(p.alignment(), 8));
-        callee.names.put(p.name(), new Sym_(SymKind.FPARAM, -1, off, t, 1));
+        callee.names.put(p.name(), new Sym_(SymKind.FPARAM, -1, off, t, 1, rel));
         Sym_ a = actual instanceof Ast.Sym s ? lookup(caller, s.name()) : null;
+        int fp = rel ? fpSlot() : -1;
         if (in) {
             if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
-                addOp(new MemOps.LocalCopy(off, a.address, size), ins);
+                addOp(new MemOps.LocalCopy(off, a.address, size, fp, a.rel ? fp : -1), ins);
             } else {
                 if (t == null || size > 8) throw unsupported(ins.loc(), "call argument must be a .param variable");
-                addOp(new MemOps.St(MemOps.LOCAL, -1, false, off, (int) size, new int[] {src(actual, t, caller, ins)}, false), ins);
+                addOp(new MemOps.St(MemOps.LOCAL, fp, false, off, (int) size, new int[] {src(actual, t, caller, ins)}, false), ins);
             }
             return null;
         }
-        if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) return new Object[] {"mem", off, a.address, size};
+        if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) return new Object[] {"mem", off, a.address, size, fp, a.rel ? fp : -1};
         if (t == null || size > 8) throw unsupported(ins.loc(), "call result must be a .param variable");
-        return new Object[] {"ld", off, dst(actual, caller, ins), size};
+        return new Object[] {"ld", off, dst(actual, caller, ins), size, fp};
     }
 
     private void copyBack(Instruction ins, Object[] r) {
@@ -1619,8 +1987,8 @@ final class Translator {
         switch ((String) r[0]) {
             case "pred" -> addOp(new Ops.PredLogic(Ops.PredLogic.MOV, (Integer) r[2], (Integer) r[1], false, -1, false, false), ins);
             case "reg" -> addOp(new Ops.Mov((Integer) r[2], (Integer) r[1]), ins);
-            case "mem" -> addOp(new MemOps.LocalCopy((Long) r[2], (Long) r[1], (Long) r[3]), ins);
-            default -> addOp(new MemOps.Ld(MemOps.LOCAL, -1, false, (Long) r[1], (int) (long) (Long) r[3], false, new int[] {(Integer) r[2]}, false), ins);
+            case "mem" -> addOp(new MemOps.LocalCopy((Long) r[2], (Long) r[1], (Long) r[3], (Integer) r[5], (Integer) r[4]), ins);
+            default -> addOp(new MemOps.Ld(MemOps.LOCAL, (Integer) r[4], false, (Long) r[1], (int) (long) (Long) r[3], false, new int[] {(Integer) r[2]}, false), ins);
         }
     }
 

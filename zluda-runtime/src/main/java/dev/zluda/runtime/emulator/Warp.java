@@ -29,6 +29,13 @@ final class Warp {
     /** Native base of this warp's local memory: lane l's frame starts at localBase + l * frame. */
     final long localBase;
     final long frame;
+    /** Local addresses of the thread's stack: [stackBase, stackEnd) ({@link CallOps}). */
+    final long stackBase, stackEnd;
+    /** Per lane, the call stack of out-of-line calls (saved registers, then a header), and its height; null without calls. */
+    private long[][] calls;
+    private int[] callTop;
+    /** Most longs one lane's call stack may hold (the emulator's own bound, besides the stack size). */
+    private static final int MAX_CALL_WORDS = 1 << 22;
 
     int pc;
     /** Lanes of the running group (all at {@link #pc}). */
@@ -66,7 +73,13 @@ final class Warp {
         this.id = id;
         this.valid = valid;
         this.localBase = localBase;
-        this.frame = prog.frameBytes;
+        this.frame = cta.launch.localStride;
+        this.stackBase = prog.frameBytes;
+        this.stackEnd = frame;
+        if (prog.usesStack()) {
+            calls = new long[32][];
+            callTop = new int[32];
+        }
         this.r = new long[prog.slots * 32];
         this.p = new int[Math.max(1, prog.preds)];
         for (int i = 0; i < prog.constSlots.length; i++) java.util.Arrays.fill(r, prog.constSlots[i], prog.constSlots[i] + 32, prog.constValues[i]);
@@ -120,6 +133,11 @@ final class Warp {
             };
             java.util.Arrays.fill(r, prog.specialSlots[i], prog.specialSlots[i] + 32, v);
         }
+        if (calls != null) {
+            java.util.Arrays.fill(r, prog.spSlot, prog.spSlot + 32, stackBase);
+            java.util.Arrays.fill(r, prog.fpSlot, prog.fpSlot + 32, 0L);
+            java.util.Arrays.fill(callTop, 0);
+        }
         pc = 0;
         live = active = valid;
         parked = blocked = 0;
@@ -153,7 +171,9 @@ final class Warp {
                 }
                 case Op.BRA -> branch(m, op.target);
                 case Op.EXIT -> exit(m);
-                default -> barrier((Ops.Bar) op, m);
+                case Op.BAR -> barrier((Ops.Bar) op, m);
+                case Op.CALL -> call((CallOps.Call) op, m);
+                default -> ret(m);
             }
         }
     }
@@ -231,6 +251,112 @@ final class Warp {
         parked |= m;
         for (int x = m; x != 0; x &= x - 1) minParked = Math.min(minParked, lanePc[Integer.numberOfTrailingZeros(x)]);
         if (active != 0 && pc >= minParked) regroup();
+    }
+
+    // ------------------------------------------------------------------ out-of-line calls (CallOps)
+
+    /** {@link CallOps.Call}: the lanes of {@code m} enter their targets, the other running lanes go on. */
+    private void call(CallOps.Call c, int m) {
+        final long[] r = this.r;
+        final int next = pc + 1, sp = prog.spSlot, fp = prog.fpSlot;
+        for (int x = active & ~m; x != 0; x &= x - 1) lanePc[Integer.numberOfTrailingZeros(x)] = next;
+        for (int x = m; x != 0; x &= x - 1) {
+            int l = Integer.numberOfTrailingZeros(x);
+            int k = 0;
+            if (c.targetSlot >= 0) {
+                long a = r[c.targetSlot + l];
+                k = c.find(a);
+                if (k < 0) {
+                    throw new Fault(Errors.ILLEGAL_INSTRUCTION, l, "indirect call to " + Mem.hex(a)
+                            + ", which is not the address of a function this call can reach (" + String.join(", ", c.names) + ")");
+                }
+            }
+            long nfp = r[c.nfp + l], end = nfp + c.frame[k];
+            if (nfp < stackBase || end > stackEnd) {
+                throw new Fault(Errors.HARDWARE_STACK_ERROR, l, "stack overflow: the call of " + c.names[k] + " at call depth " + depth(l)
+                        + " needs stack bytes up to offset " + (end - stackBase) + " of the thread's " + (stackEnd - stackBase)
+                        + "-byte stack (CU_LIMIT_STACK_SIZE)");
+            }
+            push(l, c, next);
+            r[fp + l] = nfp;
+            r[sp + l] = end;
+            lanePc[l] = c.entry[k];
+        }
+        parked |= active;
+        active = 0;
+        pickGroup();
+    }
+
+    /** {@link CallOps.Ret}: the lanes of {@code m} return to their callers with their registers restored. */
+    private void ret(int m) {
+        final int next = pc + 1;
+        for (int x = active & ~m; x != 0; x &= x - 1) lanePc[Integer.numberOfTrailingZeros(x)] = next;
+        for (int x = m; x != 0; x &= x - 1) {
+            int l = Integer.numberOfTrailingZeros(x);
+            if (callTop[l] == 0) throw new Fault(Errors.HARDWARE_STACK_ERROR, l, "ret with an empty call stack");
+            lanePc[l] = pop(l);
+        }
+        parked |= active;
+        active = 0;
+        pickGroup();
+    }
+
+    private static final int HEADER = 5;
+
+    /** Lane {@code l}'s number of out-of-line calls not yet returned. */
+    int depth(int l) {
+        int d = 0;
+        for (int t = callTop[l]; t > 0; d++) t = (int) calls[l][t - 1];
+        return d;
+    }
+
+    private void push(int l, CallOps.Call c, int retPc) {
+        int nregs = (c.saveHi - c.saveLo) >> 5, npred = c.predHi - c.predLo;
+        int top = callTop[l], need = top + nregs + (npred + 63) / 64 + HEADER;
+        long[] s = calls[l];
+        if (s == null || need > s.length) {
+            if (need > MAX_CALL_WORDS) {
+                throw new Fault(Errors.HARDWARE_STACK_ERROR, l, "stack overflow: call depth " + depth(l) + " saves more than "
+                        + MAX_CALL_WORDS + " registers, the emulator's bound per thread");
+            }
+            s = calls[l] = java.util.Arrays.copyOf(s == null ? new long[0] : s, Math.max(need, Math.min(MAX_CALL_WORDS, Math.max(64, 2 * (s == null ? 0 : s.length)))));
+        }
+        final long[] r = this.r;
+        final int start = top;
+        for (int q = c.saveLo + l; q < c.saveHi; q += 32) s[top++] = r[q];
+        for (int q = c.predLo; q < c.predHi; q += 64) {
+            long bits = 0;
+            for (int b = 0; b < 64 && q + b < c.predHi; b++) bits |= (long) ((p[q + b] >>> l) & 1) << b;
+            s[top++] = bits;
+        }
+        s[top++] = r[prog.fpSlot + l];
+        s[top++] = r[prog.spSlot + l];
+        s[top++] = ((long) c.saveLo << 32) | (c.saveHi & 0xFFFF_FFFFL);
+        s[top++] = ((long) c.predLo << 32) | (c.predHi & 0xFFFF_FFFFL) ;
+        s[top++] = ((long) retPc << 32) | start;
+        callTop[l] = top;
+    }
+
+    /** Pops lane {@code l}'s frame, restores what {@link #push} saved, and returns the return PC. */
+    private int pop(int l) {
+        long[] s = calls[l];
+        int top = callTop[l];
+        long h = s[top - 1];
+        int start = (int) h, retPc = (int) (h >>> 32);
+        int predLo = (int) (s[top - 2] >>> 32), predHi = (int) s[top - 2];
+        int saveLo = (int) (s[top - 3] >>> 32), saveHi = (int) s[top - 3];
+        final long[] r = this.r;
+        r[prog.spSlot + l] = s[top - 4];
+        r[prog.fpSlot + l] = s[top - 5];
+        int i = start;
+        for (int q = saveLo + l; q < saveHi; q += 32) r[q] = s[i++];
+        final int bit = 1 << l;
+        for (int q = predLo; q < predHi; q += 64) {
+            long bits = s[i++];
+            for (int b = 0; b < 64 && q + b < predHi; b++) p[q + b] = (bits >>> b & 1) != 0 ? p[q + b] | bit : p[q + b] & ~bit;
+        }
+        callTop[l] = start;
+        return retPc;
     }
 
     /** Parks the running group and picks the lowest-PC group again. */

@@ -135,7 +135,12 @@ class MemorySafetyTest {
         e = assertThrows(PtxLoadException.class, () -> run.load(PtxRun.HEADER + ".visible .entry k()\n{\nadd.s32 %r1, %r2, 1;\nret;\n}\n"));
         assertEquals(Errors.INVALID_PTX, e.error());
         assertTrue(e.log().contains("test.ptx:6:"), e.log());
-        e = assertThrows(PtxLoadException.class, () -> run.load(PtxRun.HEADER + """
+    }
+
+    /** A recursion without end is a fault once it passes the thread's stack, not a Java StackOverflowError. */
+    @Test
+    void endlessRecursionOverflowsTheStack() throws PtxLoadException {
+        EmulatorModule m = run.load(PtxRun.HEADER + """
                 .func f(.param .b32 x)
                 {
                 .reg .b32 %r<2>;
@@ -148,8 +153,10 @@ class MemorySafetyTest {
                 { .param .b32 a; st.param.b32 [a], 1; call f, (a); }
                 ret;
                 }
-                """));
-        assertEquals(Errors.NOT_SUPPORTED, e.error());
-        assertTrue(e.log().contains("recursive call of 'f'"), e.log());
+                """);
+        LaunchResult r = run.launch(m.kernels().get("k"), new int[] {1, 1, 1}, new int[] {32, 1, 1}, 0);
+        assertEquals(Errors.HARDWARE_STACK_ERROR, r.error(), r.message());
+        assertTrue(r.message().contains("stack overflow: the call of f at call depth "), r.message());
+        assertTrue(r.message().contains("of the thread's 1024-byte stack"), r.message());
     }
 }
