@@ -57,19 +57,21 @@ struct __attribute__((aligned(64))) zcap_thread {
 
 struct strent { char *s; uint32_t id; };
 
-struct zcap_writer {
+/* What every ENTER reads (the ticket, full, the parameter counts) shares one cache line, which the
+ * ticket's atomic add has just made this core's own. */
+struct __attribute__((aligned(64))) zcap_writer {
+    _Atomic uint64_t ticket;
+    _Atomic int full;
+    uint8_t *param_counts;
+    size_t nfns;
     int fd;
     uint8_t *base;        /* mapping of the whole reserved range from file offset 0 */
     uint64_t max_size;
     uint32_t chunk_size;
     uint64_t grow_step;
-    _Atomic uint64_t ticket;
     _Atomic uint64_t file_len;
-    _Atomic int full;
     pthread_mutex_t lock;  /* growth, thread list, blob set, strings */
     zcap_thread *threads;
-    uint8_t *param_counts;
-    size_t nfns;
     uint64_t *blobs; size_t blob_cap, blob_n;       /* open addressing, 0 = empty */
     struct strent *strs; size_t str_cap, str_n;
     uint32_t next_string;
@@ -85,7 +87,7 @@ struct zcap_writer {
 
 static void put64(uint8_t *p, uint64_t v) { for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i)); }
 static void put32(uint8_t *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i)); }
-static uint8_t *varint(uint8_t *p, uint64_t v) {
+static inline uint8_t *varint(uint8_t *p, uint64_t v) {
     while (v >= 0x80) { *p++ = (uint8_t)(v | 0x80); v >>= 7; }
     *p++ = (uint8_t)v;
     return p;
@@ -109,7 +111,7 @@ static uint64_t mono_ns(void) {
  * clamps them).
  */
 #define CALIBRATE_AFTER_NS 20000000u
-static struct {
+static struct __attribute__((aligned(64))) {
     _Atomic int state;            /* 0 not set up, 1 clock_gettime only, 2 calibrating, 3 TSC */
     uint64_t tsc0, mono0;
     _Atomic uint64_t mult;        /* ns per TSC tick, 32.32 fixed point */
@@ -173,6 +175,17 @@ static void clock_setup(void) {
     pthread_mutex_unlock(&clk.lock);
 }
 
+/* zcap_now's common case, inlined into the record writers that read the clock themselves. */
+static inline uint64_t now_inline(void) {
+#if defined(__x86_64__)
+    if (__builtin_expect(atomic_load_explicit(&clk.state, memory_order_acquire) == 3, 1)) {
+        uint64_t d = tsc() - clk.tsc0;
+        return clk.mono0 + (uint64_t)(((unsigned __int128)d * atomic_load_explicit(&clk.mult, memory_order_relaxed)) >> 32);
+    }
+#endif
+    return zcap_now();
+}
+
 uint64_t zcap_now(void) {
     int st = atomic_load_explicit(&clk.state, memory_order_acquire);
 #if defined(__x86_64__)
@@ -231,7 +244,7 @@ static void seal(zcap_thread *t) {
 /* A new chunk with room for `need` bytes of frame. 0 on success. */
 static void prefault_wake(zcap_writer *w);
 
-static int new_chunk(zcap_thread *t, uint64_t need, uint64_t ts) {
+__attribute__((noinline, cold)) static int new_chunk(zcap_thread *t, uint64_t need, uint64_t ts) {
     zcap_writer *w = t->w;
 #if defined(__x86_64__)
     if (atomic_load_explicit(&clk.state, memory_order_relaxed) >= 2) clock_fit();
@@ -312,20 +325,20 @@ static void *prefault_main(void *arg) {
 }
 
 /* Room for a payload of at most `max` bytes; returns where the payload goes and the record's seq. */
-static uint8_t *begin(zcap_thread *t, uint64_t max, uint64_t ts, uint64_t *seq) {
+static inline uint8_t *begin(zcap_thread *t, uint64_t max, uint64_t ts, uint64_t *seq) {
     zcap_writer *w = t->w;
-    if (t->finished || atomic_load_explicit(&w->full, memory_order_relaxed)) return NULL;
+    if (__builtin_expect(t->finished || atomic_load_explicit(&w->full, memory_order_relaxed), 0)) return NULL;
     uint64_t need = 4 + ((max + 3) & ~UINT64_C(3));
-    if (!t->chunk || t->pos + need > t->limit) {
+    if (__builtin_expect(!t->chunk || t->pos + need > t->limit, 0)) {
         if (new_chunk(t, need, ts) != 0) return NULL;
     }
     uint64_t s = atomic_fetch_add(&w->ticket, 1) & SEQ_MASK;
-    if (s == SEQ_MASK) { atomic_store(&w->full, 1); return NULL; }
+    if (__builtin_expect(s == SEQ_MASK, 0)) { atomic_store(&w->full, 1); return NULL; }
     *seq = s;
     return t->chunk + t->pos + 4;
 }
 
-static uint8_t *seq_ts(zcap_thread *t, uint8_t *p, uint64_t seq, uint64_t ts) {
+static inline uint8_t *seq_ts(zcap_thread *t, uint8_t *p, uint64_t seq, uint64_t ts) {
     p = varint(p, seq - t->prev_seq);
     if (ts < t->prev_ts) ts = t->prev_ts;
     p = varint(p, ts - t->prev_ts);
@@ -334,67 +347,96 @@ static uint8_t *seq_ts(zcap_thread *t, uint8_t *p, uint64_t seq, uint64_t ts) {
     return p;
 }
 
-static void commit(zcap_thread *t, uint8_t *payload, uint8_t *end) {
+static inline void commit(zcap_thread *t, uint8_t *payload, uint8_t *end) {
     uint32_t len = (uint32_t)(end - payload);
     __atomic_store_n((uint32_t *)(t->chunk + t->pos), len, __ATOMIC_RELEASE);
     t->pos += 4 + ((len + 3u) & ~3u);
 }
 
-static uint64_t items_max(const zcap_item *items, size_t n) {
+static inline uint64_t items_max(const zcap_item *items, size_t n) {
     uint64_t m = 0;
     for (size_t i = 0; i < n; i++) m += 40 + (items[i].kind == ZCAP_INLINE || items[i].kind == ZCAP_TRUNCATED ? items[i].len : 0);
     return m;
 }
 
-static uint8_t *put_items(uint8_t *p, const zcap_item *items, size_t n) {
+/* Copies n bytes; the usual sizes of a driver call's output (4 and 8 bytes) without calling memcpy. */
+static inline uint8_t *put_bytes(uint8_t *p, const void *d, uint64_t n) {
+    switch (n) {
+    case 4: __builtin_memcpy(p, d, 4); break;
+    case 8: __builtin_memcpy(p, d, 8); break;
+    default: memcpy(p, d, n); break;
+    }
+    return p + n;
+}
+
+/* One item of any kind (put_items inlines only the common INLINE case). */
+__attribute__((noinline)) static uint8_t *put_item(uint8_t *p, const zcap_item *it) {
+    p = varint(p, ((uint64_t)it->param << 3) | it->kind);
+    switch (it->kind) {
+    case ZCAP_INLINE: p = put_bytes(varint(p, it->len), it->data, it->len); break;
+    case ZCAP_BLOB: case ZCAP_HASH_ONLY: put64(p, it->hash); p = varint(p + 8, it->size); break;
+    case ZCAP_STRING: p = varint(p, it->string_id); break;
+    case ZCAP_UNREADABLE: break;
+    case ZCAP_TRUNCATED: p = varint(p, it->size); p = varint(p, it->len); memcpy(p, it->data, it->len); p += it->len; break;
+    default: break;
+    }
+    return p;
+}
+
+__attribute__((always_inline)) static inline uint8_t *put_items(uint8_t *p, const zcap_item *items, size_t n) {
     for (size_t i = 0; i < n; i++) {
         const zcap_item *it = &items[i];
-        p = varint(p, ((uint64_t)it->param << 3) | it->kind);
-        switch (it->kind) {
-        case ZCAP_INLINE: p = varint(p, it->len); memcpy(p, it->data, it->len); p += it->len; break;
-        case ZCAP_BLOB: case ZCAP_HASH_ONLY: put64(p, it->hash); p = varint(p + 8, it->size); break;
-        case ZCAP_STRING: p = varint(p, it->string_id); break;
-        case ZCAP_UNREADABLE: break;
-        case ZCAP_TRUNCATED: p = varint(p, it->size); p = varint(p, it->len); memcpy(p, it->data, it->len); p += it->len; break;
-        default: break;
+        if (__builtin_expect(it->kind == ZCAP_INLINE && it->len < 0x80 && it->param < 16, 1)) {
+            p[0] = (uint8_t)(it->param << 3 | ZCAP_INLINE);
+            p[1] = (uint8_t)it->len;
+            p = put_bytes(p + 2, it->data, it->len);
+        } else {
+            p = put_item(p, it);
         }
     }
     return p;
 }
 
-int64_t zcap_enter(zcap_thread *t, uint32_t fid, uint32_t depth, uint64_t ts, const uint64_t *args,
-                   const zcap_item *items, size_t nitems) {
+/*
+ * The ENTER and LEAVE writers, the tracer's path for every driver call: one function each with the
+ * clock read, the reservation, the encoding and the publication inlined, and the rare cases (a new
+ * chunk, other item kinds) out of line.
+ */
+__attribute__((always_inline)) static inline int64_t enter_at(zcap_thread *t, uint32_t fid, uint32_t depth, uint64_t ts,
+                                                              const uint64_t *args, const zcap_item *items, size_t nitems) {
     zcap_writer *w = t->w;
-    if (fid >= w->nfns) return -1;
+    if (__builtin_expect(fid >= w->nfns, 0)) return -1;
     unsigned n = w->param_counts[fid];
     uint64_t seq;
     uint8_t *b = begin(t, 40 + (uint64_t)n * 10 + items_max(items, nitems), ts, &seq);
-    if (!b) return -1;
+    if (__builtin_expect(!b, 0)) return -1;
     uint8_t *p = b;
     *p++ = (uint8_t)(1 | ((depth < 15 ? depth : 15) << 4));
     p = seq_ts(t, p, seq, ts);
-    if (depth >= 15) p = varint(p, depth);
+    if (__builtin_expect(depth >= 15, 0)) p = varint(p, depth);
     p = varint(p, fid);
+    /* the argument cache: differences from the previous ENTER of this function in its slot (none
+     * when the slot holds another function's values); only the function's own values are kept */
     arg_slot *slot = &t->cache[fid & (SLOTS - 1)];
-    int hit = slot->fid == (int64_t)fid;
+    uint64_t hit = -(uint64_t)(slot->fid == (int64_t)fid);
     unsigned cached = n < SLOT_VALUES ? n : SLOT_VALUES;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t prev = hit && i < cached ? slot->val[i] : 0;
-        p = varint(p, zigzag((int64_t)(args[i] - prev)));
+    for (unsigned i = 0; i < cached; i++) {
+        uint64_t a = args[i];
+        p = varint(p, zigzag((int64_t)(a - (slot->val[i] & hit))));
+        slot->val[i] = a;
     }
-    /* only the function's own values: a later ENTER of another function in this slot misses */
+    for (unsigned i = cached; i < n; i++) p = varint(p, zigzag((int64_t)args[i]));
     slot->fid = (int64_t)fid;
-    for (unsigned i = 0; i < cached; i++) slot->val[i] = args[i];
     p = put_items(p, items, nitems);
     commit(t, b, p);
     return (int64_t)seq;
 }
 
-int64_t zcap_leave(zcap_thread *t, uint64_t enter_seq, uint64_t ts, uint32_t result,
-                   const zcap_item *items, size_t nitems) {
+__attribute__((always_inline)) static inline int64_t leave_at(zcap_thread *t, uint64_t enter_seq, uint64_t ts, uint32_t result,
+                                                              const zcap_item *items, size_t nitems) {
     uint64_t seq;
     uint8_t *b = begin(t, 40 + items_max(items, nitems), ts, &seq);
-    if (!b) return -1;
+    if (__builtin_expect(!b, 0)) return -1;
     uint8_t *p = b;
     *p++ = T_LEAVE;
     p = seq_ts(t, p, seq, ts);
@@ -403,6 +445,26 @@ int64_t zcap_leave(zcap_thread *t, uint64_t enter_seq, uint64_t ts, uint32_t res
     p = put_items(p, items, nitems);
     commit(t, b, p);
     return (int64_t)seq;
+}
+
+int64_t zcap_enter(zcap_thread *t, uint32_t fid, uint32_t depth, uint64_t ts, const uint64_t *args,
+                   const zcap_item *items, size_t nitems) {
+    return enter_at(t, fid, depth, ts, args, items, nitems);
+}
+
+int64_t zcap_leave(zcap_thread *t, uint64_t enter_seq, uint64_t ts, uint32_t result,
+                   const zcap_item *items, size_t nitems) {
+    return leave_at(t, enter_seq, ts, result, items, nitems);
+}
+
+__attribute__((hot)) int64_t zcap_enter_now(zcap_thread *t, uint32_t fid, uint32_t depth, const uint64_t *args,
+                                            const zcap_item *items, size_t nitems) {
+    return enter_at(t, fid, depth, now_inline(), args, items, nitems);
+}
+
+__attribute__((hot)) int64_t zcap_leave_now(zcap_thread *t, uint64_t enter_seq, uint32_t result, const zcap_item *items,
+                                            size_t nitems) {
+    return leave_at(t, enter_seq, now_inline(), result, items, nitems);
 }
 
 static int64_t simple_text(zcap_thread *t, int type, const char *text, uint64_t ts) {
@@ -611,8 +673,9 @@ zcap_writer *zcap_open(const char *path, const zcap_options *opts, const zcap_fu
     if (o.max_size < FILE_HEADER + 2ull * o.chunk_size) o.max_size = FILE_HEADER + 2ull * o.chunk_size;
     if (o.grow_step > o.max_size - FILE_HEADER) o.grow_step = o.max_size - FILE_HEADER;
     o.grow_step = o.grow_step / o.chunk_size * o.chunk_size;
-    zcap_writer *w = calloc(1, sizeof *w);
+    zcap_writer *w = aligned_alloc(64, sizeof *w);   /* sizeof is a multiple of the alignment */
     if (!w) { snprintf(err, errlen, "out of memory"); return NULL; }
+    memset(w, 0, sizeof *w);
     w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (w->fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); free(w); return NULL; }
     w->chunk_size = o.chunk_size;

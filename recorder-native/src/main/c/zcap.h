@@ -85,6 +85,11 @@ int64_t zcap_enter(zcap_thread *t, uint32_t fid, uint32_t depth, uint64_t ts, co
                    const zcap_item *items, size_t nitems);
 int64_t zcap_leave(zcap_thread *t, uint64_t enter_seq, uint64_t ts, uint32_t result,
                    const zcap_item *items, size_t nitems);
+/* zcap_enter and zcap_leave timestamped by the writer itself (zcap_now()'s clock, read inline):
+ * the same records, without a separate call for the clock. */
+int64_t zcap_enter_now(zcap_thread *t, uint32_t fid, uint32_t depth, const uint64_t *args, const zcap_item *items,
+                       size_t nitems);
+int64_t zcap_leave_now(zcap_thread *t, uint64_t enter_seq, uint32_t result, const zcap_item *items, size_t nitems);
 /* Stores data once per capture (by XXH64); returns its hash. */
 uint64_t zcap_blob(zcap_thread *t, const void *data, size_t len, uint64_t ts);
 int64_t zcap_module(zcap_thread *t, uint32_t library, uint32_t index, uint8_t kind, uint64_t image_hash,

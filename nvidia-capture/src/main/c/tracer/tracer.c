@@ -302,14 +302,7 @@ void zt_begin(zt_call *c, uint32_t fid, const uint64_t *args) {
 
 static void add_item(zt_call *c, uint32_t param, uint8_t kind, const void *data, uint64_t len, uint64_t hash, uint64_t size) {
     if (c->nitems >= ZT_MAX_ITEMS) return;
-    zcap_item *it = &c->items[c->nitems++];
-    memset(it, 0, sizeof *it);
-    it->param = (uint8_t)param;
-    it->kind = kind;
-    it->data = data;
-    it->len = len;
-    it->hash = hash;
-    it->size = size;
+    c->items[c->nitems++] = (zcap_item){.param = (uint8_t)param, .kind = kind, .data = data, .len = len, .hash = hash, .size = size};
 }
 
 void zt_data(zt_call *c, uint32_t param, const void *p, uint64_t n) {
@@ -340,7 +333,7 @@ static void capture_full(void) {
 
 void zt_enter(zt_call *c) {
     if (c->thread) {
-        c->enter_seq = zcap_enter(c->thread, c->fid, depth, zcap_now(), c->args, c->items, c->nitems);
+        c->enter_seq = zcap_enter_now(c->thread, c->fid, depth, c->args, c->items, c->nitems);
         if (c->enter_seq < 0) capture_full();
     }
     c->nitems = 0;
@@ -354,7 +347,7 @@ void zt_after(zt_call *c) {
 
 void zt_end(zt_call *c, int result) {
     if (c->thread && c->enter_seq >= 0) {
-        zcap_leave(c->thread, (uint64_t)c->enter_seq, zcap_now(), (uint32_t)result, c->items, c->nitems);
+        zcap_leave_now(c->thread, (uint64_t)c->enter_seq, (uint32_t)result, c->items, c->nitems);
         if (__builtin_expect(atomic_load_explicit(&exiting, memory_order_relaxed), 0) && writer) zcap_process_end(writer, ZCAP_END_EXIT, -1);
     }
     if (__builtin_expect(c->fid == fid_range_stop, 0)) {

@@ -516,6 +516,19 @@ public final class Semantics {
             case "shl", "shr" -> {
                 for (int i = 0; i < ops.size(); i++) expect(ins, ops.get(i), i == 2 ? PtxType.U32 : t, scope);
             }
+            case "lop3" -> {
+                // lop3.b32 d, a, b, c, immLut or lop3.BoolOp.b32 d|p, a, b, c, immLut, q (§9.7.8.6)
+                for (int i = 0; i < ops.size(); i++) {
+                    if (i == 0 && ops.get(0) instanceof PredPair pp) {
+                        if (!pp.first().equals("_")) expect(ins, new Sym(pp.first(), null, pp.loc().line(), pp.loc().column()), t, scope);
+                        expect(ins, new Sym(pp.second(), null, pp.loc().line(), pp.loc().column()), PtxType.PRED, scope);
+                    } else if (i == 5) {
+                        expect(ins, ops.get(i), PtxType.PRED, scope);
+                    } else {
+                        expect(ins, ops.get(i), t, scope);
+                    }
+                }
+            }
             default -> {
                 PtxType doubled = wide ? widen(t) : t;
                 for (int i = 0; i < ops.size(); i++) {

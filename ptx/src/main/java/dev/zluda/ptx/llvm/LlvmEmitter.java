@@ -1929,6 +1929,12 @@ public final class LlvmEmitter {
 
         // -------------------------------------------------------------- conversions
 
+        /** Rounding conversions in plain integer IR ({@link CvtRounding}), emitted into this function. */
+        final CvtRounding cvtRounding = new CvtRounding(new CvtRounding.Ir() {
+            @Override public String v(String rhs) { return Fn.this.v(rhs); }
+            @Override public String call(String retTy, String fn, String argDecl, String args) { return Fn.this.call(retTy, fn, argDecl, args); }
+        });
+
         void cvt(Ins x) {
             PtxType d = x.type(0), s = x.type(1);
             if (d == null || s == null) throw new Unsupported(x.i.form() + " is not supported");
@@ -2004,8 +2010,13 @@ public final class LlvmEmitter {
                         } else {
                             r = v("fptrunc " + fty(s) + " " + a + " to " + fty(d));
                         }
-                    } else if (!target.amd() && s == PtxType.F64 && d == PtxType.F32 && !rnd.endsWith("i")) {
+                    } else if (target.nvvmMath() && s == PtxType.F64 && d == PtxType.F32 && !rnd.endsWith("i")) {
                         r = call("float", "llvm.nvvm.d2f." + rnd.substring(1) + (ftz ? ".ftz" : ""), "double", "double " + a);
+                    } else if (CvtRounding.mode(rnd) && s.size() > d.size() && (s == PtxType.F32 || s == PtxType.F64)) {
+                        // directed f32/f64 -> f16/bf16 (every target), f64 -> f32 (where NVPTX's intrinsics are not used)
+                        String bits = cvtRounding.fromFloat(read(x.op(1), sbits, false), CvtRounding.Format.of(s), CvtRounding.Format.of(d),
+                                rnd, false, s == PtxType.F32);
+                        r = v("bitcast " + ity(dbits) + " " + resize(bits, 64, dbits, false) + " to " + fty(d));
                     } else {
                         throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported" + (target.amd() ? " on AMD GPUs (only .rn)" : ""));
                     }
@@ -2051,6 +2062,14 @@ public final class LlvmEmitter {
                 writeF(x.op(0), i64ToBf16(read(x.op(1), 64, false), ss, rnd), d);
                 return;
             }
+            if (CvtRounding.mode(rnd) && directed(rnd) && (d == PtxType.F16 || (!target.nvvmMath() && (d == PtxType.F32 || d == PtxType.F64)))) {
+                // directed integer -> f16 (every target), -> f32/f64 (where NVPTX's intrinsics are not used)
+                String bits = cvtRounding.fromInt(resize(read(x.op(1), sbits, ss), sbits, 64, ss), ss, CvtRounding.Format.of(d), rnd);
+                String r = v("bitcast " + ity(dbits) + " " + resize(bits, 64, dbits, false) + " to " + fty(d));
+                if (x.has(".sat")) r = sat(r, d);
+                writeF(x.op(0), r, d);
+                return;
+            }
             if (!isFloatType(d) || d == PtxType.BF16) throw new Unsupported(x.i.form() + " is not supported");
             String a = read(x.op(1), sbits, ss);
             String r;
@@ -2074,33 +2093,11 @@ public final class LlvmEmitter {
 
         /**
          * {@code cvt.{rn,rz,rm,rp}.bf16.{s64,u64}} (PTX ISA 9.0, 9.7.9.21): the 64-bit integer {@code a} rounded once to
-         * bf16 (8 significant bits) in the given mode, in plain integer IR, the same for every target: the magnitude
-         * normalised with ctlz, its top 8 bits kept and rounded up as the mode says from the next bit and the rest
-         * (a carry out of the 8 bits raises the exponent); 0 gives +0. Returns the result as {@code bfloat}.
+         * bf16 in the given mode ({@link CvtRounding#fromInt}); 0 gives +0. Returns the result as {@code bfloat}.
          */
         String i64ToBf16(String a, boolean signed, String rnd) {
-            String neg = signed ? v("icmp slt i64 " + a + ", 0") : "false";
-            String mag = signed ? v("select i1 " + neg + ", i64 " + v("sub i64 0, " + a) + ", i64 " + a) : a;
-            String lz = call("i64", "llvm.ctlz.i64", "i64, i1", "i64 " + mag + ", i1 false");
-            String n = v("shl i64 " + mag + ", " + lz);
-            String kept = v("lshr i64 " + n + ", 56");
-            String half = v("icmp ne i64 " + v("and i64 " + n + ", 36028797018963968") + ", 0");       // bit 55
-            String sticky = v("icmp ne i64 " + v("and i64 " + n + ", 36028797018963967") + ", 0");     // bits 54..0
-            String inexact = v("or i1 " + half + ", " + sticky);
-            String up = switch (rnd) {
-                case ".rn" -> v("and i1 " + half + ", " + v("or i1 " + sticky + ", " + v("trunc i64 " + kept + " to i1")));
-                case ".rz" -> "false";
-                case ".rm" -> v("and i1 " + inexact + ", " + neg);
-                case ".rp" -> v("and i1 " + inexact + ", " + v("xor i1 " + neg + ", true"));
-                default -> throw new Unsupported("rounding mode " + rnd + " is not supported");
-            };
-            // ((msb + 126) << 7) + kept: the implicit bit of kept completes the exponent; msb = 63 - lz
-            String exp = v("shl i64 " + v("sub i64 189, " + lz) + ", 7");
-            String bits = v("add i64 " + v("add i64 " + exp + ", " + kept) + ", " + v("zext i1 " + up + " to i64"));
-            bits = v("select i1 " + v("icmp eq i64 " + mag + ", 0") + ", i64 0, i64 " + bits);
-            String r = v("trunc i64 " + bits + " to i16");
-            if (signed) r = v("or i16 " + r + ", " + v("select i1 " + neg + ", i16 -32768, i16 0"));
-            return v("bitcast i16 " + r + " to bfloat");
+            String bits = cvtRounding.fromInt(a, signed, CvtRounding.Format.BF16, rnd);
+            return v("bitcast i16 " + resize(bits, 64, 16, false) + " to bfloat");
         }
 
         /**
@@ -2144,10 +2141,16 @@ public final class LlvmEmitter {
          * 0x7fff. {@code cvt.rna{.satfinite}.tf32.f32 d, a} rounds the f32 bits half away from zero to 10 mantissa
          * bits (the low 13 bits of d are zero); as an NVIDIA H200 computes it, a NaN's payload is truncated, and
          * with {@code .satfinite} a result at or beyond infinity (a NaN included) is lowered by one tf32 ulp (2^13
-         * in the bits). Others (directed rounding, tf32 .rn/.rz) are refused; fp8 is {@code cvtFp8}.
+         * in the bits). {@code cvt.{rn,rz}{.relu}.tf32.f32} and {@code cvt.rz{.relu}{.satfinite}.{f16x2,bf16x2}.f32} are
+         * {@link CvtRounding}'s. Others are refused; fp8 is {@code cvtFp8}.
          */
         void cvtRounded16(Ins x, PtxType d, PtxType s) {
             boolean relu = x.has(".relu"), satfinite = x.has(".satfinite");
+            if (d == PtxType.TF32 && s == PtxType.F32 && (x.has(".rn") || x.has(".rz")) && !satfinite && x.types.size() == 2
+                    && x.i.modifiers().size() == (relu ? 4 : 3) && x.i.operands().size() == 2) {
+                write(x.op(0), cvtRounding.tf32(read(x.op(1), 32, false), x.has(".rn") ? ".rn" : ".rz", relu), 32, false);
+                return;
+            }
             if (d == PtxType.TF32 && s == PtxType.F32 && x.has(".rna") && !relu && x.types.size() == 2
                     && x.i.modifiers().size() == (satfinite ? 4 : 3) && x.i.operands().size() == 2) {
                 String a = read(x.op(1), 32, false);
@@ -2163,7 +2166,8 @@ public final class LlvmEmitter {
             }
             boolean pair = d == PtxType.F16X2 || d == PtxType.BF16X2;
             PtxType lane = d == PtxType.F16 || d == PtxType.F16X2 ? PtxType.F16 : d == PtxType.BF16 || d == PtxType.BF16X2 ? PtxType.BF16 : null;
-            if (lane == null || s != PtxType.F32 || !x.has(".rn") || x.types.size() != 2
+            boolean rz = pair && x.has(".rz");
+            if (lane == null || s != PtxType.F32 || !(x.has(".rn") || rz) || x.types.size() != 2
                     || x.i.modifiers().size() != 3 + (relu ? 1 : 0) + (satfinite ? 1 : 0) || x.i.operands().size() != (pair ? 3 : 2)) {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
@@ -2171,6 +2175,16 @@ public final class LlvmEmitter {
             String inf = lane == PtxType.F16 ? "31744" : "32640";            // 0x7c00, 0x7f80
             String result = null;
             for (int k = 1; k <= (pair ? 2 : 1); k++) {
+                if (rz) {
+                    // toward zero in integer IR; .relu first makes a negative value (not a NaN) +0
+                    String a = read(x.op(k), 32, false);
+                    if (relu) a = v("select i1 " + v("icmp ugt i32 " + a + ", 2147483647") + ", i32 "
+                            + v("select i1 " + v("icmp ule i32 " + a + ", 4286578688") + ", i32 0, i32 " + a) + ", i32 " + a);
+                    String b = resize(cvtRounding.fromFloat(a, CvtRounding.Format.F32, CvtRounding.Format.of(lane), ".rz", satfinite, true), 64, 16, false);
+                    String w = resize(b, 16, 32, false);
+                    result = k == 1 ? v("shl i32 " + w + ", 16") : v("or i32 " + result + ", " + w);
+                    continue;
+                }
                 String r = v("fptrunc float " + readF(x.op(k), PtxType.F32) + " to " + ty);
                 if (relu) r = v("select i1 " + v("fcmp ole " + ty + " " + r + ", 0.0") + ", " + ty + " 0.0, " + ty + " " + r);
                 String b = v("bitcast " + ty + " " + r + " to i16");

@@ -360,6 +360,73 @@ class LlvmEmitterTest {
         {"cvt_rni_u64_bf16", "mov.b16 %h1, 0x4020;\ncvt.rni.u64.bf16 %rd2, %h1;\ncvt.u32.u64 %r3, %rd2;", "2"},
     };
 
+    /**
+     * Directed-rounding cvt to f16/bf16/f16x2/bf16x2 and tf32 .rn/.rz (PTX ISA 9.0, 9.7.9.21; IEEE 754 rounding: f16 has
+     * 11 significant bits, largest finite 65504 = 0x7bff, smallest subnormal 2^-24 = 0x0001), as in {@link #BIT_CASES}.
+     */
+    static final String[][] ROUNDING_CASES = {
+        // 2049 lies between 2048 (0x6800) and 2050 (0x6801): .rz and .rm down, .rp up; -2049 .rm to -2050 (0xe801)
+        {"cvt_rz_f16_u32", "mov.b32 %r1, 2049;\ncvt.rz.f16.u32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x6800)},
+        {"cvt_rp_f16_s16", "mov.b16 %h1, 2049;\ncvt.rp.f16.s16 %h3, %h1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x6801)},
+        {"cvt_rm_f16_s64", "mov.b64 %rd2, -2049;\ncvt.rm.f16.s64 %h3, %rd2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0xE801)},
+        // past 65504: .rz gives 65504, .rp infinity (0x7c00); .rm of a negative one -infinity (0xfc00), .rp -65504 (0xfbff)
+        {"cvt_rz_f16_u64_big", "mov.b64 %rd2, -1;\ncvt.rz.f16.u64 %h3, %rd2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x7BFF)},
+        {"cvt_rp_f16_u32_big", "mov.b32 %r1, 65505;\ncvt.rp.f16.u32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x7C00)},
+        {"cvt_rm_f16_s32_big", "mov.b32 %r1, -65505;\ncvt.rm.f16.s32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0xFC00)},
+        {"cvt_rp_f16_s32_big", "mov.b32 %r1, -65505;\ncvt.rp.f16.s32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0xFBFF)},
+        // f32 1 + 2^-11 (0x3f801000) between 1.0 (0x3c00) and 1 + 2^-10 (0x3c01); 2^-30 below f16's smallest subnormal
+        {"cvt_rm_f16_f32", "mov.b32 %r1, 0x3F801000;\ncvt.rm.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x3C00)},
+        {"cvt_rp_f16_f32", "mov.b32 %r1, 0x3F801000;\ncvt.rp.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x3C01)},
+        {"cvt_rp_f16_f32_tiny", "mov.b32 %r1, 0x30800000;\ncvt.rp.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", "1"},
+        {"cvt_rz_f16_f32_tiny", "mov.b32 %r1, 0x30800000;\ncvt.rz.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", "0"},
+        // f32 infinity .rz stays infinity; 1e6 .rz gives 65504; .sat clamps 2.0 to 1.0
+        {"cvt_rz_f16_f32_inf", "mov.b32 %r1, 0x7F800000;\ncvt.rz.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x7C00)},
+        {"cvt_rz_f16_f32_big", "mov.b32 %r1, 0x49742400;\ncvt.rz.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x7BFF)},
+        {"cvt_rp_sat_f16_f32", "mov.b32 %r1, 0x40000000;\ncvt.rp.sat.f16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x3C00)},
+        // bf16 keeps 8 significant bits: 0x3f80ffff .rz to 0x3f80, .rp to 0x3f81; f64 -(1 + 2^-20) .rm to -(1 + 2^-10) (0xbc01)
+        {"cvt_rz_bf16_f32", "mov.b32 %r1, 0x3F80FFFF;\ncvt.rz.bf16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x3F80)},
+        {"cvt_rp_bf16_f32", "mov.b32 %r1, 0x3F80FFFF;\ncvt.rp.bf16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0x3F81)},
+        {"cvt_rm_f16_f64", "mov.b64 %rd2, 0xBFF0000100000000;\ncvt.rm.f16.f64 %h3, %rd2;\ncvt.u32.u16 %r3, %h3;", Integer.toString(0xBC01)},
+        // pairs .rz: a (infinity, .satfinite: 65504) to the upper half, b (1.0) to the lower; .relu: -1.0 to +0
+        {"cvt_rz_satfinite_f16x2", "mov.b32 %r1, 0x7F800000;\nmov.b32 %r2, 0x3F800000;\ncvt.rz.satfinite.f16x2.f32 %r3, %r1, %r2;", Integer.toString(0x7BFF3C00)},
+        {"cvt_rz_relu_bf16x2", "mov.b32 %r1, 0xBF800000;\nmov.b32 %r2, 0x3F80FFFF;\ncvt.rz.relu.bf16x2.f32 %r3, %r1, %r2;", Integer.toString(0x3F80)},
+        // tf32 (10 stored bits, the low 13 of the f32 bits zero): 1 + 2^-11 is a tie, to even 1.0; 1 + 3 * 2^-11 to 1 + 2^-9
+        {"cvt_rn_tf32", "mov.b32 %r1, 0x3F801000;\ncvt.rn.tf32.f32 %r3, %r1;", Integer.toString(0x3F800000)},
+        {"cvt_rn_tf32_odd", "mov.b32 %r1, 0x3F803000;\ncvt.rn.tf32.f32 %r3, %r1;", Integer.toString(0x3F804000)},
+        {"cvt_rz_tf32", "mov.b32 %r1, 0x3F801FFF;\ncvt.rz.tf32.f32 %r3, %r1;", Integer.toString(0x3F800000)},
+        {"cvt_rn_relu_tf32", "mov.b32 %r1, 0xBF800000;\ncvt.rn.relu.tf32.f32 %r3, %r1;", "0"},
+    };
+
+    /**
+     * Directed-rounding cvt between integers and f32/f64 and from f64 to f32 (PTX ISA 9.0, 9.7.9.21), which NVPTX
+     * lowers with {@code llvm.nvvm.*} intrinsics and AMD targets in integer IR: checked folded for gfx1100 and for
+     * {@link LlvmTarget#SM_90_AS_AMD}, as in {@link #BIT_CASES}.
+     */
+    static final String[][] AMD_ROUNDING_CASES = {
+        // 2^24 + 1 between 2^24 (0x4b800000) and 2^24 + 2 (0x4b800001)
+        {"cvt_rz_f32_u32", "mov.b32 %r1, 16777217;\ncvt.rz.f32.u32 %r3, %r1;", Integer.toString(0x4B800000)},
+        {"cvt_rp_f32_s32", "mov.b32 %r1, 16777217;\ncvt.rp.f32.s32 %r3, %r1;", Integer.toString(0x4B800001)},
+        {"cvt_rm_f32_s64", "mov.b64 %rd2, -16777217;\ncvt.rm.f32.s64 %r3, %rd2;", Integer.toString(0xCB800001)},
+        // 2^53 + 1 .rp to 2^53 + 2: the high word of 0x4340000000000001
+        {"cvt_rp_f64_u64", "mov.b64 %rd2, 9007199254740993;\ncvt.rp.f64.u64 %rd3, %rd2;\nmov.b64 {%r4, %r3}, %rd3;", Integer.toString(0x43400000)},
+        {"cvt_rp_f64_u64_lo", "mov.b64 %rd2, 9007199254740993;\ncvt.rp.f64.u64 %rd3, %rd2;\nmov.b64 {%r3, %r4}, %rd3;", "1"},
+        // f64 1 + 2^-29 .rz to 1.0, .rp to 1 + 2^-23; 1e300 .rz to f32's largest finite value, .rp to infinity
+        {"cvt_rz_f32_f64", "mov.b64 %rd2, 0x3FF0000000800000;\ncvt.rz.f32.f64 %r3, %rd2;", Integer.toString(0x3F800000)},
+        {"cvt_rp_f32_f64", "mov.b64 %rd2, 0x3FF0000000800000;\ncvt.rp.f32.f64 %r3, %rd2;", Integer.toString(0x3F800001)},
+        {"cvt_rz_f32_f64_big", "mov.b64 %rd2, 0x7E37E43C8800759C;\ncvt.rz.f32.f64 %r3, %rd2;", Integer.toString(0x7F7FFFFF)},
+        {"cvt_rp_f32_f64_big", "mov.b64 %rd2, 0x7E37E43C8800759C;\ncvt.rp.f32.f64 %r3, %rd2;", Integer.toString(0x7F800000)},
+    };
+
+    @Test
+    void cvtDirectedRoundingComputesWhatThePtxIsaDefines() throws IOException, InterruptedException {
+        foldsTo(ROUNDING_CASES, "zluda-rounding");
+    }
+
+    @Test
+    void cvtDirectedRoundingBetweenIntegersAndF32F64AsForAmdComputesWhatThePtxIsaDefines() throws IOException, InterruptedException {
+        foldsTo(AMD_ROUNDING_CASES, "zluda-amd-rounding", List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90_AS_AMD));
+    }
+
     @Test
     void cvtFp8AndBf16Int64ComputeWhatThePtxIsaDefines() throws IOException, InterruptedException {
         foldsTo(FP8_CASES, "zluda-fp8");
@@ -385,8 +452,8 @@ class LlvmEmitterTest {
         foldsTo(cases, tmp, List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90));
     }
 
-    /** As {@link #foldsTo(String[][], String)}, folding with opt -O2 for the given targets. */
-    static void foldsTo(String[][] cases, String tmp, List<LlvmTarget> folded) throws IOException, InterruptedException {
+    /** As {@link #foldsTo(String[][], String)}, folded by opt -O2 for {@code foldTargets}. */
+    static void foldsTo(String[][] cases, String tmp, List<LlvmTarget> foldTargets) throws IOException, InterruptedException {
         StringBuilder ptx = new StringBuilder(".version 8.0\n.target sm_80\n.address_size 64\n");
         for (String[] c : cases) {
             ptx.append(".visible .entry ").append(c[0]).append("(.param .u64 p)\n{\n.reg .b32 %r<8>;\n.reg .b16 %h<8>;\n.reg .b64 %rd<4>;\n")
@@ -399,7 +466,7 @@ class LlvmEmitterTest {
         LlvmTools tools = LlvmTools.find();
         if (tools == null && System.getenv("ZLUDA_REQUIRE_LLVM") != null) throw new AssertionError(LlvmTools.missingMessage());
         org.junit.jupiter.api.Assumptions.assumeTrue(tools != null, LlvmTools.missingMessage());
-        for (LlvmTarget t : folded) {
+        for (LlvmTarget t : foldTargets) {
             java.nio.file.Path ll = java.nio.file.Files.createTempDirectory(tmp).resolve("in.ll");
             java.nio.file.Files.writeString(ll, PtxCompiler.lower(ptx.toString(), "b.ptx", t).ir());
             Process p = new ProcessBuilder(tools.path("opt").toString(), "-O2", "-S", "-mtriple=" + t.triple(), "-mcpu=" + t.cpu(), ll.toString())

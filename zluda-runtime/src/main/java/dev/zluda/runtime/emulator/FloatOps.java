@@ -703,6 +703,55 @@ final class FloatOps {
         }
     }
 
+    /**
+     * set on half precision (PTX ISA 9.0, §9.7.4.x "Half Precision Comparison Instructions: set"):
+     * {@code set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c}} with a .f16/.bf16 or .f16x2/.bf16x2
+     * source, compared element by element (the low half first); each element of {@code d} is, where
+     * {@code (a cmp b) BoolOp c} holds, 1.0 of a half dtype (0x3C00 for .f16/.f16x2, 0x3F80 for
+     * .bf16/.bf16x2) or all ones of an integer dtype's element width, else 0.
+     *
+     * @param elements 1 for a scalar source, 2 for an x2 source
+     * @param one      the 16-bit pattern of "true" for a half dtype, or -1 for an integer dtype
+     * @param dbits    width of the integer dtype (16 or 32), split evenly over the elements
+     */
+    static final class SetHalf extends Op {
+        final int cmp, kind, bool, d, a, b, c, elements, one, dbits;
+        final boolean ftz, cNeg;
+
+        SetHalf(int cmp, int kind, boolean ftz, int bool, int d, int a, int b, int c, boolean cNeg, int elements, int one, int dbits) {
+            super(NORMAL);
+            this.cmp = cmp;
+            this.kind = kind;
+            this.ftz = ftz;
+            this.bool = bool;
+            this.d = d;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.cNeg = cNeg;
+            this.elements = elements;
+            this.one = one;
+            this.dbits = dbits;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            int cv = c >= 0 ? (cNeg ? ~w.p[c] : w.p[c]) : 0;
+            int ebits = elements == 2 ? 16 : dbits;
+            long t = one >= 0 ? one : (ebits == 64 ? -1L : (1L << ebits) - 1);
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long A = r[a + l], B = r[b + l], v = 0;
+                for (int e = 0; e < elements; e++) {
+                    int bit = test(cmp, kind, 16, false, ftz, A >>> (16 * e) & 0xFFFF, B >>> (16 * e) & 0xFFFF) ? 1 << l : 0;
+                    if ((combine(bool, bit, cv) & (1 << l)) != 0) v |= t << (16 * e);
+                }
+                r[d + l] = v;
+            }
+        }
+    }
+
     /** set (PTX ISA 9.7.6.2): {@code d = ((a cmp b) bool c) ? (1.0f or 0xFFFFFFFF) : 0}. */
     static final class Set extends Op {
         final int cmp, kind, bits, bool, d, a, b, c;

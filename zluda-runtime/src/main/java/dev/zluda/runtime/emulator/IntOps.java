@@ -32,6 +32,55 @@ final class IntOps {
      * {@code mode} (prmt mode, shf .clamp, bmsk/szext .clamp, bfind .shiftamt, dp2a .hi, relu),
      * {@code signedB} (dp4a/dp2a b type).
      */
+    /**
+     * {@code lop3.BoolOp.b32 d|p, a, b, c, immLut, q} (PTX ISA 9.0, §9.7.8.6): {@code d} is the
+     * three-input function {@code immLut} of a, b and c bit by bit, and {@code p = (d != 0) BoolOp q},
+     * BoolOp {@code .and} or {@code .or}; {@code q} may be negated ({@code !q}).
+     */
+    /** The three-input function {@code lut} (bit {@code 4a+2b+c} of its low byte) of a, b and c, bit by bit (§9.7.8.6). */
+    static long lop3(long x, long y, long z, long lut) {
+        int l = (int) lut;
+        long out = 0;
+        for (int i = 0; i < 8; i++) {
+            if (((l >>> i) & 1) == 0) continue;
+            out |= ((i & 4) != 0 ? x : ~x) & ((i & 2) != 0 ? y : ~y) & ((i & 1) != 0 ? z : ~z);
+        }
+        return out;
+    }
+
+    static final class Lop3Pred extends Op {
+        final int d, a, b, c, lut, dp, q;
+        final boolean and, qNeg;
+
+        Lop3Pred(int d, int a, int b, int c, int lut, int dp, boolean and, int q, boolean qNeg) {
+            super(NORMAL);
+            this.d = d;
+            this.a = a;
+            this.b = b;
+            this.c = c;
+            this.lut = lut;
+            this.dp = dp;
+            this.and = and;
+            this.q = q;
+            this.qNeg = qNeg;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            int qv = qNeg ? ~w.p[q] : w.p[q];
+            int nz = 0;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long v = lop3(r[a + l], r[b + l], r[c + l], r[lut + l]) & 0xFFFF_FFFFL;
+                r[d + l] = v;
+                if (v != 0) nz |= 1 << l;
+            }
+            int res = and ? nz & qv : nz | qv;
+            w.p[dp] = (w.p[dp] & ~m) | (res & m);
+        }
+    }
+
     static final class Alu extends Op {
         final int kind, bits, d, a, b, c, e;
         final boolean signed;
@@ -267,15 +316,8 @@ final class IntOps {
                 case MAD24_HI: return ((e24(x) * e24(y)) >> 16) + z;
                 case MAD24_HI_SAT: return sat32((long) (int) ((e24(x) * e24(y)) >> 16) + (int) z);
                 case PRMT: return prmt((int) x, (int) y, (int) z, mode) & 0xFFFF_FFFFL;
-                case LOP3: {
-                    int lut = (int) w;
-                    long out = 0;
-                    for (int i = 0; i < 8; i++) {
-                        if (((lut >>> i) & 1) == 0) continue;
-                        out |= ((i & 4) != 0 ? x : ~x) & ((i & 2) != 0 ? y : ~y) & ((i & 1) != 0 ? z : ~z);
-                    }
-                    return out;
-                }
+                case LOP3:
+                    return lop3(x, y, z, w);
                 case SHF_L: case SHF_R: {
                     long lo = x & 0xFFFF_FFFFL, hiw = y & 0xFFFF_FFFFL;
                     long cz = z & 0xFFFF_FFFFL;

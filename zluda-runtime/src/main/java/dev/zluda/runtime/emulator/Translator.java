@@ -1192,9 +1192,20 @@ final class Translator {
         if (t == null) throw unsupported(ins.loc(), ins.form() + " without a type");
         int bits = t.size() * 8;
         boolean signed = t.kind() == PtxType.Kind.SIGNED;
-        int d = dst(ops.get(0), scope, ins);
         java.util.function.IntFunction<Integer> s = i -> src(ops.get(i), t, scope, ins);
         java.util.function.IntFunction<Integer> u32 = i -> src(ops.get(i), PtxType.U32, scope, ins);
+        if (key.equals("lop3") && ops.getFirst() instanceof PredPair pp) {
+            // lop3.BoolOp.b32 d|p, a, b, c, immLut, q (PTX ISA 9.0, §9.7.8.6): p = (d != 0) BoolOp q
+            boolean and = mods.contains(".and");
+            if (ops.size() != 6 || !(and || mods.contains(".or"))) {
+                throw unsupported(ins.loc(), "'" + ins.form() + "': the predicate form needs .and or .or and six operands (d|p, a, b, c, immLut, q)");
+            }
+            int dd = pp.first().equals("_") ? sink() : dst(new Ast.Sym(pp.first(), null), scope, ins);
+            int dp = predDst(new Ast.Sym(pp.second(), null), scope, ins);
+            int[] q = predSrc(ops.get(5), scope, ins);
+            return new IntOps.Lop3Pred(dd, s.apply(1), s.apply(2), s.apply(3), u32.apply(4), dp, and, q[0], q[1] != 0);
+        }
+        int d = dst(ops.get(0), scope, ins);
         switch (key) {
             case "and", "or", "xor" -> {
                 need(ins, 3);
@@ -1236,7 +1247,7 @@ final class Translator {
                 return alu;
             }
             case "lop3" -> {
-                if (ops.size() != 5 || ops.getFirst() instanceof PredPair) throw unsupported(ins.loc(), "'" + ins.form() + "' with a predicate is not supported by the emulator");
+                need(ins, 5);
                 return new IntOps.Alu(IntOps.LOP3, 32, false, d, s.apply(1), s.apply(2), s.apply(3), u32.apply(4));
             }
             case "shf" -> {
@@ -1342,7 +1353,6 @@ final class Translator {
         need(ins, 3);
         if (types.size() != 2) throw unsupported(ins.loc(), ins.form() + " needs a destination and a source type");
         PtxType dt = types.get(0), st = types.get(1);
-        if (dt.kind() == PtxType.Kind.FLOAT && dt != PtxType.F32) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         int[] cb = cmpAndBool(ins);
         int c = -1;
         boolean cNeg = false;
@@ -1351,6 +1361,18 @@ final class Translator {
             int[] ps = predSrc(ops.get(3), scope, ins);
             c = ps[0];
             cNeg = ps[1] != 0;
+        }
+        boolean halfSrc = st == PtxType.F16 || st == PtxType.BF16 || st == PtxType.F16X2 || st == PtxType.BF16X2;
+        boolean halfDst = dt == PtxType.F16 || dt == PtxType.BF16 || dt == PtxType.F16X2 || dt == PtxType.BF16X2;
+        if (halfSrc && (halfDst || dt == PtxType.U16 || dt == PtxType.S16 || dt == PtxType.U32 || dt == PtxType.S32)) {
+            int elements = st == PtxType.F16X2 || st == PtxType.BF16X2 ? 2 : 1;
+            int one = dt == PtxType.F16 || dt == PtxType.F16X2 ? 0x3C00 : dt == PtxType.BF16 || dt == PtxType.BF16X2 ? 0x3F80 : -1;
+            int kind = st == PtxType.F16 || st == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16;
+            return new FloatOps.SetHalf(cb[0], kind, ins.modifiers().contains(".ftz"), cb[1], dst(ops.get(0), scope, ins),
+                    src(ops.get(1), st, scope, ins), src(ops.get(2), st, scope, ins), c, cNeg, elements, one, dt.size() * 8);
+        }
+        if ((dt.kind() == PtxType.Kind.FLOAT && dt != PtxType.F32) || halfSrc || halfDst) {
+            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         }
         return new FloatOps.Set(cb[0], cmpKind(st), st.size() * 8, st.kind() == PtxType.Kind.SIGNED, ins.modifiers().contains(".ftz"), cb[1],
                 dst(ops.get(0), scope, ins), src(ops.get(1), st, scope, ins), src(ops.get(2), st, scope, ins), c, cNeg, dt == PtxType.F32);

@@ -224,6 +224,50 @@ class InstructionSemanticsTest {
                 + "lop3.b32 %r3, %r1, %r2, %r4, 0x96; st.global.b32 [%rd31], %r3;", 0x1234, 0x0F0F, 0xFF00)[0]);
         assertEquals((0xC & 0xA) | (0xC & 0x6) | (0xA & 0x6), run.exec("ld.global.b32 %r1, [%rd30]; ld.global.b32 %r2, [%rd30+8]; ld.global.b32 %r4, [%rd30+16];"
                 + "lop3.b32 %r3, %r1, %r2, %r4, 0xE8; st.global.b32 [%rd31], %r3;", 0xC, 0xA, 0x6)[0]);
+        // lop3 with a predicate result (9.7.8.6): p = (d != 0) BoolOp q
+        String lop3p = "ld.global.b32 %r1, [%rd30]; ld.global.b32 %r2, [%rd30+8]; ld.global.b32 %r4, [%rd30+16]; ld.global.b32 %r5, [%rd30+24];"
+                + "setp.ne.u32 %p2, %r5, 0;"
+                + "lop3.BOOLOP.b32 %r3|%p1, %r1, %r2, %r4, 0x80, %p2;"   // 0x80: a & b & c
+                + "selp.u32 %r6, 1, 0, %p1; st.global.b32 [%rd31], %r3; st.global.b32 [%rd31+8], %r6;";
+        long[] r = run.exec(lop3p.replace("BOOLOP", "or"), 0xF0, 0x3C, 0xFF, 0);
+        assertEquals(0x30L, r[0], "a & b & c");
+        assertEquals(1L, r[1], "or: d != 0");
+        r = run.exec(lop3p.replace("BOOLOP", "or"), 0xF0, 0x0F, 0xFF, 0);
+        assertEquals(0L, r[0]);
+        assertEquals(0L, r[1], "or: d == 0 and q false");
+        r = run.exec(lop3p.replace("BOOLOP", "or"), 0xF0, 0x0F, 0xFF, 7);
+        assertEquals(1L, r[1], "or: q true");
+        r = run.exec(lop3p.replace("BOOLOP", "and"), 0xF0, 0x3C, 0xFF, 0);
+        assertEquals(0L, r[1], "and: q false");
+        r = run.exec(lop3p.replace("BOOLOP", "and"), 0xF0, 0x3C, 0xFF, 1);
+        assertEquals(1L, r[1], "and: d != 0 and q true");
+        r = run.exec(lop3p.replace("BOOLOP", "and").replace("%r3|%p1", "_|%p1"), 0xF0, 0x3C, 0xFF, 1);
+        assertEquals(1L, r[1], "and, d discarded");
+        // ld/st .v8 (9.7.9.8/.9, .b32 elements): eight consecutive words, in order
+        r = run.exec("ld.global.v8.b32 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd30];"
+                + "st.global.v8.b32 [%rd31], {%r8, %r7, %r6, %r5, %r4, %r3, %r2, %r1};",
+                0x0000_0002_0000_0001L, 0x0000_0004_0000_0003L, 0x0000_0006_0000_0005L, 0x0000_0008_0000_0007L);
+        assertEquals(0x0000_0007_0000_0008L, r[0]);
+        assertEquals(0x0000_0005_0000_0006L, r[1]);
+        assertEquals(0x0000_0001_0000_0002L, r[3]);
+        // set on half precision (9.7.4.x): per element, 1.0 of a half dtype or all ones of the integer element
+        String setH = "ld.global.b32 %r1, [%rd30]; ld.global.b32 %r2, [%rd30+8]; FORM %r3, %r1, %r2; st.global.b32 [%rd31], %r3;";
+        long one2 = 0x4000_3C00L, two1 = 0x3C00_4000L;   // {lo 1.0, hi 2.0} and {lo 2.0, hi 1.0} in f16
+        assertEquals(0x0000_FFFFL, run.exec(setH.replace("FORM", "set.lt.u32.f16x2"), one2, two1)[0], "lo 1<2 true, hi 2<1 false");
+        assertEquals(0x0000_3C00L, run.exec(setH.replace("FORM", "set.lt.f16x2.f16x2"), one2, two1)[0]);
+        assertEquals(0x3C00_0000L, run.exec(setH.replace("FORM", "set.gt.f16x2.f16x2"), one2, two1)[0]);
+        assertEquals(0xFFFF_FFFFL, run.exec(setH.replace("FORM", "set.ne.s32.f16x2"), one2, two1)[0]);
+        long nanLo = 0x3C00_7E00L;                          // {lo NaN, hi 1.0}
+        assertEquals(0xFFFF_0000L, run.exec(setH.replace("FORM", "set.eq.u32.f16x2"), nanLo, 0x3C00_3C00L)[0], "NaN == x is false");
+        assertEquals(0xFFFF_FFFFL, run.exec(setH.replace("FORM", "set.equ.u32.f16x2"), nanLo, 0x3C00_3C00L)[0], "unordered or equal");
+        assertEquals(0x0000_FFFFL, run.exec(setH.replace("FORM", "set.nan.u32.f16x2"), nanLo, 0x3C00_3C00L)[0]);
+        long bOne2 = 0x4000_3F80L, bTwo1 = 0x3F80_4000L;  // the same in bf16
+        assertEquals(0x0000_3F80L, run.exec(setH.replace("FORM", "set.lt.bf16x2.bf16x2"), bOne2, bTwo1)[0]);
+        assertEquals(0xFFFF_0000L, run.exec(setH.replace("FORM", "set.ge.u32.bf16x2"), bOne2, bTwo1)[0]);
+        assertEquals(0xFFFF_FFFFL, run.exec(setH.replace("FORM", "set.le.u32.f16"), 0x3C00, 0x4000)[0], "scalar f16 source, u32 dtype");
+        assertEquals(0x3C00L, run.exec("ld.global.b32 %r1, [%rd30]; ld.global.b32 %r2, [%rd30+8]; mov.b32 {%h1, %h2}, %r1; mov.b32 {%h3, %h4}, %r2;"
+                + "setp.ne.u32 %p1, %r1, 0; set.lt.and.f16.f16 %h5, %h1, %h3, %p1; cvt.u32.u16 %r3, %h5; st.global.b32 [%rd31], %r3;", 0x3C00, 0x4000)[0],
+                "f16 dtype, .and with a true predicate");
         // dp4a (9.7.1.23)
         assertEquals((long) (-1 * 2 + 2 * 3 + 3 * 4 + 4 * 5) + 100, r32("dp4a.s32.s32", 0x0403_02FFL, 0x0504_0302L, 100));
         assertEquals(0x10L, r32("bmsk.clamp.b32", 4, 1), "bmsk: one bit at position 4");
