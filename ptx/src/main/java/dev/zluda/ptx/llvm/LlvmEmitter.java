@@ -1824,11 +1824,15 @@ public final class LlvmEmitter {
             return rnd != null && !rnd.equals(".rn");
         }
 
-        /** add/sub/mul/fma/div with .rz/.rm/.rp: NVPTX has them as intrinsics; AMD GPUs only through the mode register. */
+        /**
+         * add/sub/mul/fma/div with .rz/.rm/.rp: NVPTX has them as intrinsics; elsewhere ({@code !nvvmMath()}) they
+         * are lowered in target-neutral IR by {@link SoftRounding}.
+         */
         String directedRounding(Ins x, PtxType t, String op, String rnd, boolean ftz, String[] a) {
-            if (target.amd()) {
-                throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported on AMD GPUs (only .rn)");
-            }
+            if (!target.nvvmMath()) return new SoftRounding(new SoftRounding.Ir() {
+                public String v(String rhs) { return Fn.this.v(rhs); }
+                public String call(String r, String fn, String decl, String args) { return Fn.this.call(r, fn, decl, args); }
+            }).lower(op, t, rnd, ftz, a);
             String ty = fty(t);
             String suffix = rnd.substring(1) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
             return switch (op) {
@@ -1882,9 +1886,12 @@ public final class LlvmEmitter {
             } else {
                 if (rnd == null || !(op.equals("rcp") || op.equals("sqrt"))) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
                 if (directed(rnd)) {
-                    if (target.amd()) throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported on AMD GPUs (only .rn)");
-                    String suffix = rnd.substring(1) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
-                    r = call(ty, "llvm.nvvm." + op + "." + suffix, ty, ty + " " + a);
+                    if (!target.nvvmMath()) {
+                        r = directedRounding(x, t, op, rnd, ftz, new String[] {a});
+                    } else {
+                        String suffix = rnd.substring(1) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
+                        r = call(ty, "llvm.nvvm." + op + "." + suffix, ty, ty + " " + a);
+                    }
                 } else {
                     if (ftz) a = flush(a, t);
                     r = op.equals("rcp") ? v("fdiv " + ty + " 1.0, " + a) : call(ty, "llvm.sqrt." + sfx(t), ty, ty + " " + a);

@@ -42,15 +42,73 @@ class LlvmEmitterTest {
     }
 
     @Test
-    void directedRoundingIsRefusedOnAmdAndLoweredForNvptx() {
-        String ptx = kernel("mov.f32 %f1, 0f3F800000;\nadd.rz.f32 %f2, %f1, %f1;\nmov.b32 %r1, %f2;\nst.global.u32 [%rd1], %r1;\n");
-        PtxCompiler.Lowered amd = PtxCompiler.lower(ptx, "r.ptx", LlvmTarget.GFX1100);
-        assertFalse(amd.ok());
-        assertEquals(12, amd.errors().get(0).line());
-        assertTrue(amd.errors().get(0).message().contains("add.rz.f32"), amd.errors().get(0).message());
+    void directedRoundingIsLoweredInPlainIrOnAmdAndWithIntrinsicsForNvptx() {
+        String ptx = kernel("mov.f32 %f1, 0f3F800000;\nadd.rz.f32 %f2, %f1, %f1;\nsqrt.rp.f32 %f3, %f2;\nmov.b32 %r1, %f3;\nst.global.u32 [%rd1], %r1;\n");
+        for (LlvmTarget t : List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.GFX942, LlvmTarget.SM_90_AS_AMD)) {
+            PtxCompiler.Lowered l = PtxCompiler.lower(ptx, "r.ptx", t);
+            assertTrue(l.ok(), t + ": " + l.errors());
+            assertFalse(l.ir().contains("llvm.nvvm"), t + ": " + l.ir());
+        }
         PtxCompiler.Lowered nv = PtxCompiler.lower(ptx, "r.ptx", LlvmTarget.SM_90);
         assertTrue(nv.ok(), nv.errors().toString());
-        assertTrue(nv.ir().contains("@llvm.nvvm.add.rz.f("), nv.ir());
+        assertTrue(nv.ir().contains("@llvm.nvvm.add.rz.f(") && nv.ir().contains("@llvm.nvvm.sqrt.rp.f("), nv.ir());
+    }
+
+    /**
+     * Directed rounding of f32/f64 arithmetic (PTX ISA 9.0, 9.7.3: the exact result rounded once toward zero, -inf
+     * or +inf), as in {@link #BIT_CASES}: %r1 %r2 %r4 hold f32 bits, %rd2 %rd3 f64 bits, %r3 receives the f32 result
+     * or the f64 result's low word (high word where stated). The expected values are IEEE 754's, as an x86-64 CPU
+     * computes them under {@code fesetround}.
+     */
+    static final String[][] DIRECTED_CASES = {
+        // 1 + 2^-30: 1.0 toward zero, 1 + 2^-23 toward +inf; 1 + (-1) is -0 toward -inf, +0 toward zero
+        {"add_rz_f32", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r2, 0x30800000;\nadd.rz.f32 %r3, %r1, %r2;", "1065353216"},
+        {"add_rp_f32", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r2, 0x30800000;\nadd.rp.f32 %r3, %r1, %r2;", "1065353217"},
+        {"add_rm_f32_zero", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r2, 0xBF800000;\nadd.rm.f32 %r3, %r1, %r2;", "-2147483648"},
+        {"sub_rz_f32_zero", "mov.b32 %r1, 0x3F800000;\nsub.rz.f32 %r3, %r1, %r1;", "0"},
+        // MAX * 2 overflows: MAX toward zero, +inf toward +inf; -MAX * 2 is -inf toward -inf
+        {"mul_rz_f32_ovf", "mov.b32 %r1, 0x7F7FFFFF;\nmov.b32 %r2, 0x40000000;\nmul.rz.f32 %r3, %r1, %r2;", "2139095039"},
+        {"mul_rp_f32_ovf", "mov.b32 %r1, 0x7F7FFFFF;\nmov.b32 %r2, 0x40000000;\nmul.rp.f32 %r3, %r1, %r2;", "2139095040"},
+        {"mul_rm_f32_ovf", "mov.b32 %r1, 0xFF7FFFFF;\nmov.b32 %r2, 0x40000000;\nmul.rm.f32 %r3, %r1, %r2;", "-8388608"},
+        // 2^-149 * 0.5 = 2^-150 toward +inf: 2^-149; 2^-100 * 2^-30 = 2^-130, a subnormal, flushed with .ftz
+        {"mul_rp_f32_sub", "mov.b32 %r1, 0x00000001;\nmov.b32 %r2, 0x3F000000;\nmul.rp.f32 %r3, %r1, %r2;", "1"},
+        {"mul_rp_f32_sub2", "mov.b32 %r1, 0x0D800000;\nmov.b32 %r2, 0x30800000;\nmul.rp.f32 %r3, %r1, %r2;", "524288"},
+        {"mul_rp_ftz_f32", "mov.b32 %r1, 0x0D800000;\nmov.b32 %r2, 0x30800000;\nmul.rp.ftz.f32 %r3, %r1, %r2;", "0"},
+        // 1/3, rcp(3), sqrt(2)
+        {"div_rz_f32", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r2, 0x40400000;\ndiv.rz.f32 %r3, %r1, %r2;", "1051372202"},
+        {"div_rp_f32", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r2, 0x40400000;\ndiv.rp.f32 %r3, %r1, %r2;", "1051372203"},
+        {"rcp_rm_f32", "mov.b32 %r1, 0x40400000;\nrcp.rm.f32 %r3, %r1;", "1051372202"},
+        {"sqrt_rp_f32", "mov.b32 %r1, 0x40000000;\nsqrt.rp.f32 %r3, %r1;", "1068827892"},
+        {"sqrt_rz_f32", "mov.b32 %r1, 0x40000000;\nsqrt.rz.f32 %r3, %r1;", "1068827891"},
+        // 1 * 1 + 2^-60: 1 + 2^-23 toward +inf (rounding the sum to nearest double first would give 1.0);
+        // 1 * 1 - 2^-60: 1 - 2^-24 toward -inf; 1 * 1 - 1: -0 toward -inf
+        {"fma_rp_f32", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r4, 0x21800000;\nfma.rp.f32 %r3, %r1, %r1, %r4;", "1065353217"},
+        {"fma_rm_f32", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r4, 0xA1800000;\nfma.rm.f32 %r3, %r1, %r1, %r4;", "1065353215"},
+        {"fma_rm_f32_zero", "mov.b32 %r1, 0x3F800000;\nmov.b32 %r4, 0xBF800000;\nfma.rm.f32 %r3, %r1, %r1, %r4;", "-2147483648"},
+        // f64: 1 + 2^-60 toward +inf and toward zero (low words 1, 0)
+        {"add_rp_f64", "mov.b64 %rd2, 0x3FF0000000000000;\nmov.b64 %rd3, 0x3C30000000000000;\nadd.rp.f64 %rd3, %rd2, %rd3;\ncvt.u32.u64 %r3, %rd3;", "1"},
+        {"add_rz_f64", "mov.b64 %rd2, 0x3FF0000000000000;\nmov.b64 %rd3, 0x3C30000000000000;\nadd.rz.f64 %rd3, %rd2, %rd3;\ncvt.u32.u64 %r3, %rd3;", "0"},
+        // 1 * 1 + 2^-200 toward +inf: 1 + 2^-52; 1 * 1 - 2^-200 toward -inf: 1 - 2^-53 (low word all ones)
+        {"fma_rp_f64", "mov.b64 %rd2, 0x3FF0000000000000;\nmov.b64 %rd3, 0x3370000000000000;\nfma.rp.f64 %rd3, %rd2, %rd2, %rd3;\ncvt.u32.u64 %r3, %rd3;", "1"},
+        {"fma_rm_f64", "mov.b64 %rd2, 0x3FF0000000000000;\nmov.b64 %rd3, 0xB370000000000000;\nfma.rm.f64 %rd3, %rd2, %rd2, %rd3;\ncvt.u32.u64 %r3, %rd3;", "-1"},
+        // a product past the f64 range less MAX: (2^512 (1 + 2^-52))^2 - MAX = 2^973 + 2^971 + 2^920, one ulp up toward +inf
+        {"fma_rp_f64_huge", "mov.b64 %rd2, 0x5FF0000000000001;\nmov.b64 %rd3, 0xFFEFFFFFFFFFFFFF;\nfma.rp.f64 %rd3, %rd2, %rd2, %rd3;\ncvt.u32.u64 %r3, %rd3;", "1"},
+        {"fma_rz_f64_huge", "mov.b64 %rd2, 0x5FF0000000000001;\nmov.b64 %rd3, 0xFFEFFFFFFFFFFFFF;\nfma.rz.f64 %rd3, %rd2, %rd2, %rd3;\ncvt.u32.u64 %r3, %rd3;", "0"},
+        // 2^-1074 * 0.5 + 0 = 2^-1075: 2^-1074 toward +inf, 0 toward zero
+        {"fma_rp_f64_tiny", "mov.b64 %rd2, 1;\nmov.b64 %rd3, 0x3FE0000000000000;\nfma.rp.f64 %rd3, %rd2, %rd3, 0d0000000000000000;\ncvt.u32.u64 %r3, %rd3;", "1"},
+        {"fma_rz_f64_tiny", "mov.b64 %rd2, 1;\nmov.b64 %rd3, 0x3FE0000000000000;\nfma.rz.f64 %rd3, %rd2, %rd3, 0d0000000000000000;\ncvt.u32.u64 %r3, %rd3;", "0"},
+        {"div_rz_f64", "mov.b64 %rd2, 0x3FF0000000000000;\nmov.b64 %rd3, 0x4008000000000000;\ndiv.rz.f64 %rd3, %rd2, %rd3;\ncvt.u32.u64 %r3, %rd3;", "1431655765"},
+        {"div_rp_f64", "mov.b64 %rd2, 0x3FF0000000000000;\nmov.b64 %rd3, 0x4008000000000000;\ndiv.rp.f64 %rd3, %rd2, %rd3;\ncvt.u32.u64 %r3, %rd3;", "1431655766"},
+        {"sqrt_rp_f64", "mov.b64 %rd2, 0x4000000000000000;\nsqrt.rp.f64 %rd3, %rd2;\ncvt.u32.u64 %r3, %rd3;", "1719614413"},
+        {"sqrt_rz_f64", "mov.b64 %rd2, 0x4000000000000000;\nsqrt.rz.f64 %rd3, %rd2;\ncvt.u32.u64 %r3, %rd3;", "1719614412"},
+        // MAX * 2: high word 0x7ff00000 (+inf) toward +inf, 0x7fefffff (MAX) toward zero
+        {"mul_rp_f64_ovf", "mov.b64 %rd2, 0x7FEFFFFFFFFFFFFF;\nmov.b64 %rd3, 0x4000000000000000;\nmul.rp.f64 %rd3, %rd2, %rd3;\nshr.u64 %rd3, %rd3, 32;\ncvt.u32.u64 %r3, %rd3;", "2146435072"},
+        {"mul_rz_f64_ovf", "mov.b64 %rd2, 0x7FEFFFFFFFFFFFFF;\nmov.b64 %rd3, 0x4000000000000000;\nmul.rz.f64 %rd3, %rd2, %rd3;\nshr.u64 %rd3, %rd3, 32;\ncvt.u32.u64 %r3, %rd3;", "2146435071"},
+    };
+
+    @Test
+    void directedRoundingComputesWhatThePtxIsaDefines() throws IOException, InterruptedException {
+        foldsTo(DIRECTED_CASES, "zluda-round", List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90_AS_AMD));
     }
 
     @Test

@@ -34,7 +34,8 @@ import java.util.zip.CRC32;
  * ({@link LlvmTarget#SM_90_AS_AMD}: NVPTX lowered as for AMD, results in {@link #RESULTS_AS_AMD}). For
  * {@code sm_90_as_amd} only the forms whose IR differs from their {@code sm_90} IR are prepared, run and recorded
  * (the target-neutral sequences AMD targets run in place of NVPTX intrinsics); the others are the {@code sm_90}
- * run's.
+ * run's. It also writes each prepared form's original PTX to DIR/native/NNNN.ptx, which
+ * {@code conformance/compare_lowering.c} runs beside the lowering on many more inputs.
  */
 public final class LlvmConformance {
     private LlvmConformance() {}
@@ -154,6 +155,11 @@ public final class LlvmConformance {
                                 + (l.ok() ? "same as sm_90" : "unsupported: " + (l.errors().isEmpty() ? "not lowered" : l.errors().get(0).message()).replace('\t', ' '));
                         continue;
                     }
+                }
+                if (target != LlvmTarget.SM_90) {
+                    // the original PTX beside the lowering, for compare_lowering.c
+                    Files.createDirectories(dir.resolve("native"));
+                    Files.writeString(dir.resolve("native").resolve(String.format("%04d.ptx", k)), Conformance.ptx(f));
                 }
                 in.write(Conformance.inputs(f));
                 list.append(k).append(' ').append(Conformance.N).append(' ').append(f.name()).append('\n');
@@ -349,6 +355,6 @@ public final class LlvmConformance {
                     .append('\t').append(Long.toHexString(c)).append('\n');
         }
         Files.writeString(results, sb);
-        System.out.println("results of " + forms.size() + " forms written to " + results);
+        System.out.println("results of " + (target == LlvmTarget.SM_90 ? forms.size() : slot.size()) + " forms written to " + results);
     }
 }
