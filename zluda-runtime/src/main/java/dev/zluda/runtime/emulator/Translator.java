@@ -1090,8 +1090,10 @@ final class Translator {
         List<String> mods = ins.modifiers();
         List<Operand> ops = ins.operands();
         boolean halfT = t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2;
-        if (t == null || (t.size() != 4 && t.size() != 8 && !halfT)) {
-            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (only 32- and 64-bit atomics and half-precision adds)");
+        // atom.cas.b16 (PTX ISA 9.0, §9.7.13.5, sm_70+): the one 16-bit integer atomic
+        boolean cas16 = t == PtxType.B16 && mods.contains(".cas") && !red;
+        if (t == null || (t.size() != 4 && t.size() != 8 && !halfT && !cas16)) {
+            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (only 32- and 64-bit atomics, atom.cas.b16 and half-precision adds)");
         }
         if (halfT && !mods.contains(".add")) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         if (vectorWidth(mods) != 1) throw unsupported(ins.loc(), "vector atomics are not supported by the emulator");

@@ -268,6 +268,15 @@ class InstructionSemanticsTest {
         assertEquals(0x3C00L, run.exec("ld.global.b32 %r1, [%rd30]; ld.global.b32 %r2, [%rd30+8]; mov.b32 {%h1, %h2}, %r1; mov.b32 {%h3, %h4}, %r2;"
                 + "setp.ne.u32 %p1, %r1, 0; set.lt.and.f16.f16 %h5, %h1, %h3, %p1; cvt.u32.u16 %r3, %h5; st.global.b32 [%rd31], %r3;", 0x3C00, 0x4000)[0],
                 "f16 dtype, .and with a true predicate");
+        // atom.cas.b16 (9.7.13.5): the upper half-word of a 32-bit word, swapped only when it equals b
+        String cas16 = "ld.global.b32 %r1, [%rd30]; st.global.b32 [%rd31], %r1; ld.global.b16 %h1, [%rd30+8]; mov.b16 %h2, 0x5555;"
+                + "atom.global.cas.b16 %h3, [%rd31+2], %h1, %h2; cvt.u32.u16 %r2, %h3; st.global.b32 [%rd31+8], %r2;";
+        r = run.exec(cas16, 0xAAAA_1234L, 0xAAAA);
+        assertEquals(0x5555_1234L, r[0], "equal: swapped, the low half-word untouched");
+        assertEquals(0xAAAAL, r[1], "the old value");
+        r = run.exec(cas16, 0xAAAA_1234L, 0xAAAB);
+        assertEquals(0xAAAA_1234L, r[0], "not equal: unchanged");
+        assertEquals(0xAAAAL, r[1]);
         // dp4a (9.7.1.23)
         assertEquals((long) (-1 * 2 + 2 * 3 + 3 * 4 + 4 * 5) + 100, r32("dp4a.s32.s32", 0x0403_02FFL, 0x0504_0302L, 100));
         assertEquals(0x10L, r32("bmsk.clamp.b32", 4, 1), "bmsk: one bit at position 4");
