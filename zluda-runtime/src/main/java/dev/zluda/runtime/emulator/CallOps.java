@@ -14,8 +14,8 @@ package dev.zluda.runtime.emulator;
  * of its alignment: the same layout at every call site and in the callee), then its {@code .local}
  * and {@code .param} variables; it starts at SP rounded up to the callee's alignment, and the call
  * takes {@link #CALL_OVERHEAD} more bytes for its return address. A call or an {@code alloca} that
- * would pass the end of the stack stops the kernel with CUDA_ERROR_HARDWARE_STACK_ERROR (cuda.h:
- * "an error in the call stack ... exceeding the stack size limit").
+ * would pass the end of the stack stops the kernel with CUDA_ERROR_ILLEGAL_ADDRESS, which is what an
+ * NVIDIA H200 reports for a recursion past the stack limit (test data calls/h200-stack-overflow.txt).
  *
  * <p>Registers: an out-of-line function's registers have slots of their own; a call from such a
  * function saves the caller's slots and predicates of the calling lanes (with FP, SP and the return
@@ -112,7 +112,7 @@ final class CallOps {
                 int l = Integer.numberOfTrailingZeros(x);
                 long f = (r[sp + l] + a - 1) & -a;
                 if (f + need > w.stackEnd) {
-                    throw new Fault(Errors.HARDWARE_STACK_ERROR, l, "stack overflow: the call of " + callee + " at call depth " + w.depth(l)
+                    throw new Fault(Errors.ILLEGAL_ADDRESS, l, "stack overflow: the call of " + callee + " at call depth " + w.depth(l)
                             + " needs stack bytes up to offset " + (f + need - w.stackBase) + " of the thread's " + (w.stackEnd - w.stackBase)
                             + "-byte stack (CU_LIMIT_STACK_SIZE)");
                 }
@@ -149,7 +149,7 @@ final class CallOps {
                 if (u32) n &= 0xFFFF_FFFFL;
                 long p = (r[sp + l] + align - 1) & -align;
                 if (n < 0 || n > w.stackEnd - p) {
-                    throw new Fault(Errors.HARDWARE_STACK_ERROR, l, "stack overflow: alloca of " + Long.toUnsignedString(n) + " bytes at stack offset "
+                    throw new Fault(Errors.ILLEGAL_ADDRESS, l, "stack overflow: alloca of " + Long.toUnsignedString(n) + " bytes at stack offset "
                             + (p - w.stackBase) + " passes the end of the thread's " + (w.stackEnd - w.stackBase)
                             + "-byte stack (CU_LIMIT_STACK_SIZE)");
                 }

@@ -95,7 +95,7 @@ public final class Emulator {
      * {@link #launch(Kernel, int[], int[], int, MemorySegment, MemoryMap, int)} with each thread's stack
      * size: {@code stackBytes} (the context's CU_LIMIT_STACK_SIZE) bytes for the frames of out-of-line
      * calls and {@code alloca} ({@link CallOps}); a kernel that passes its end stops with
-     * CUDA_ERROR_HARDWARE_STACK_ERROR. Kernels without such calls take no stack.
+     * CUDA_ERROR_ILLEGAL_ADDRESS (as an H200 does). Kernels without such calls take no stack.
      */
     public LaunchResult launch(Kernel kernel, int[] grid, int[] block, int dynamicShared, MemorySegment params,
                                MemoryMap memory, int multiprocessors, long stackBytes) {

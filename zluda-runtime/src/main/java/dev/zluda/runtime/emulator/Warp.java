@@ -273,7 +273,7 @@ final class Warp {
             }
             long nfp = r[c.nfp + l], end = nfp + c.frame[k];
             if (nfp < stackBase || end > stackEnd) {
-                throw new Fault(Errors.HARDWARE_STACK_ERROR, l, "stack overflow: the call of " + c.names[k] + " at call depth " + depth(l)
+                throw new Fault(Errors.ILLEGAL_ADDRESS, l, "stack overflow: the call of " + c.names[k] + " at call depth " + depth(l)
                         + " needs stack bytes up to offset " + (end - stackBase) + " of the thread's " + (stackEnd - stackBase)
                         + "-byte stack (CU_LIMIT_STACK_SIZE)");
             }
@@ -316,7 +316,7 @@ final class Warp {
         long[] s = calls[l];
         if (s == null || need > s.length) {
             if (need > MAX_CALL_WORDS) {
-                throw new Fault(Errors.HARDWARE_STACK_ERROR, l, "stack overflow: call depth " + depth(l) + " saves more than "
+                throw new Fault(Errors.ILLEGAL_ADDRESS, l, "stack overflow: call depth " + depth(l) + " saves more than "
                         + MAX_CALL_WORDS + " registers, the emulator's bound per thread");
             }
             s = calls[l] = java.util.Arrays.copyOf(s == null ? new long[0] : s, Math.max(need, Math.min(MAX_CALL_WORDS, Math.max(64, 2 * (s == null ? 0 : s.length)))));

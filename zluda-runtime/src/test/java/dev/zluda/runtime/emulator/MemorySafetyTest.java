@@ -155,7 +155,7 @@ class MemorySafetyTest {
                 }
                 """);
         LaunchResult r = run.launch(m.kernels().get("k"), new int[] {1, 1, 1}, new int[] {32, 1, 1}, 0);
-        assertEquals(Errors.HARDWARE_STACK_ERROR, r.error(), r.message());
+        assertEquals(Errors.ILLEGAL_ADDRESS, r.error(), r.message());
         assertTrue(r.message().contains("stack overflow: the call of f at call depth "), r.message());
         assertTrue(r.message().contains("of the thread's 1024-byte stack"), r.message());
     }
