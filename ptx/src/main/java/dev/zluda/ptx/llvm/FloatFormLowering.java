@@ -266,7 +266,7 @@ final class FloatFormLowering {
             @Override public String call(String retTy, String fn, String argDecl, String args) { return f.call(retTy, fn, argDecl, args); }
         });
         if (t == PtxType.F32) {
-            if (op.equals("tanh") && ftz) return false;
+            if (!Set.of("sin", "cos", "lg2", "ex2", "tanh").contains(op) || op.equals("tanh") && ftz) return false;
             String a = f.v("bitcast i32 " + f.read(x.op(1), 32, false) + " to float");
             String r = switch (op) {
                 case "sin", "cos" -> m.sinCosF32(a, op.equals("cos"), ftz);
