@@ -1,8 +1,8 @@
 package dev.zluda.ptx.llvm;
 
 /**
- * The {@code .approx} transcendental functions {@code sin cos lg2 ex2 tanh} (PTX ISA 9.0, §9.7.3.18–22 and
- * §9.7.4.9–10) in target-neutral LLVM IR, for targets without NVPTX's {@code llvm.nvvm.*.approx} intrinsics (AMD
+ * The {@code .approx} transcendental functions {@code sin cos lg2 ex2 tanh} (PTX ISA 9.0, §9.7.3: sin, cos, lg2, ex2, tanh; and
+ * §9.7.4: ex2, tanh on halves) in target-neutral LLVM IR, for targets without NVPTX's {@code llvm.nvvm.*.approx} intrinsics (AMD
  * GPUs, whose code objects carry no math library). Everything is computed in double precision with range reduction
  * and polynomials that are exact to about 1e-15 relative, then rounded once to the destination format, so the
  * results are the functions' values correctly rounded but for rare near-ties (the emulator's models of the same

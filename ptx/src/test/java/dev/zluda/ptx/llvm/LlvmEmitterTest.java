@@ -535,7 +535,7 @@ class LlvmEmitterTest {
     }
 
     /**
-     * sin, cos, lg2, ex2 and tanh .approx on AMD targets (PTX ISA 9.0, 9.7.3.18-22, 9.7.4.9-10: target-neutral IR,
+     * sin, cos, lg2, ex2 and tanh .approx on AMD targets (PTX ISA 9.0, 9.7.3 and 9.7.4: target-neutral IR,
      * no math library), as in {@link #BIT_CASES} (%h1 holds half bits, %r3 receives f32 bits or the half result
      * zero-extended), folded for gfx1100 and for NVPTX lowered as for AMD. The expected values are exact: those the
      * PTX ISA and IEEE 754 give for these arguments (ex2(3) = 8, lg2(1) = 0, sin(0) = 0, ...).
