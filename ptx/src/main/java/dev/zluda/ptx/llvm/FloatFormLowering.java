@@ -251,6 +251,50 @@ final class FloatFormLowering {
         return true;
     }
 
+    /**
+     * {@code sin cos lg2 ex2 .approx{.ftz}.f32}, {@code tanh.approx.f32}, {@code ex2.approx.{f16,f16x2}},
+     * {@code ex2.approx.ftz.{bf16,bf16x2}} and {@code tanh.approx.{f16,f16x2,bf16,bf16x2}} where
+     * {@link LlvmTarget#nvvmMath()} does not hold (AMD GPUs), in target-neutral IR ({@link ApproxMath}); each 16-bit
+     * lane of a pair on its own. {@code false} for other forms.
+     */
+    private static boolean transcendental(Fn f, Ins x, PtxType t) {
+        String op = x.i.opcode();
+        boolean ftz = x.has(".ftz");
+        if (t == null || x.mods.size() != 2 + (ftz ? 1 : 0)) return false;
+        ApproxMath m = new ApproxMath(new CvtRounding.Ir() {
+            @Override public String v(String rhs) { return f.v(rhs); }
+            @Override public String call(String retTy, String fn, String argDecl, String args) { return f.call(retTy, fn, argDecl, args); }
+        });
+        if (t == PtxType.F32) {
+            if (!Set.of("sin", "cos", "lg2", "ex2", "tanh").contains(op) || op.equals("tanh") && ftz) return false;
+            String a = f.v("bitcast i32 " + f.read(x.op(1), 32, false) + " to float");
+            String r = switch (op) {
+                case "sin", "cos" -> m.sinCosF32(a, op.equals("cos"), ftz);
+                case "lg2" -> m.lg2F32(a, ftz);
+                case "ex2" -> m.ex2F32(a, ftz);
+                case "tanh" -> m.tanhF32(a);
+                default -> null;
+            };
+            if (r == null) return false;
+            f.write(x.op(0), r, 32, false);
+            return true;
+        }
+        boolean half = t == PtxType.F16 || t == PtxType.BF16, pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
+        boolean bf = t == PtxType.BF16 || t == PtxType.BF16X2;
+        if (!(half || pair) || !(op.equals("tanh") && !ftz || op.equals("ex2") && ftz == bf)) return false;
+        boolean ex2 = op.equals("ex2");
+        if (half) {
+            f.write(x.op(0), m.half(f.read(x.op(1), 16, false), bf, ex2, ftz), 16, false);
+            return true;
+        }
+        String in = f.read(x.op(1), 32, false);
+        String lo = m.half(f.v("trunc i32 " + in + " to i16"), bf, ex2, ftz);
+        String hi = m.half(f.v("trunc i32 " + f.v("lshr i32 " + in + ", 16") + " to i16"), bf, ex2, ftz);
+        String r = f.v("or i32 " + f.v("zext i16 " + lo + " to i32") + ", " + f.v("shl i32 " + f.v("zext i16 " + hi + " to i32") + ", 16"));
+        f.write(x.op(0), r, 32, false);
+        return true;
+    }
+
     /** A subnormal double to zero of its sign. */
     private static String flushF64(Fn f, String a) {
         String tiny = f.v("fcmp olt double " + f.call("double", "llvm.fabs.f64", "double", "double " + a) + ", 0x0010000000000000");
@@ -263,14 +307,16 @@ final class FloatFormLowering {
      * rcp, rsqrt): {@code tanh.approx.{f32,f16,f16x2,bf16,bf16x2}}, {@code ex2.approx.{f16,f16x2}},
      * {@code ex2.approx.ftz.{bf16,bf16x2}}, {@code rcp.approx.f32}, {@code rcp.approx.ftz.f64},
      * {@code rsqrt.approx.ftz.f64}. Elsewhere (AMD GPUs) {@code rcp sqrt rsqrt} in IEEE operations
-     * ({@link #reciprocalApprox}); the half-precision forms are refused here, the others by the emitter.
+     * ({@link #reciprocalApprox}), {@code sin cos lg2 ex2 tanh} in target-neutral IR ({@link #transcendental});
+     * other half-precision forms are refused here, the others by the emitter.
      *
-     * @throws Unsupported for a half-precision {@code .approx} form on a target without NVPTX's math
+     * @throws Unsupported for another half-precision {@code .approx} form on a target without NVPTX's math
      */
     static boolean approx(Fn f, Ins x) {
         if (!x.has(".approx")) return false;
         PtxType t = x.type(0);
         if (!f.target().nvvmMath()) {
+            if (transcendental(f, x, t)) return true;
             if (t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2) {
                 throw new Unsupported(x.i.form() + " (.approx) is not supported on AMD GPUs yet");
             }

@@ -531,9 +531,69 @@ class LlvmEmitterTest {
         PtxCompiler.Lowered hnv = PtxCompiler.lower(half, "h.ptx", LlvmTarget.SM_90);
         assertTrue(hnv.ok() && hnv.ir().contains("asm \"tanh.approx.bf16 $0, $1;\""), hnv.toString());
         PtxCompiler.Lowered hamd = PtxCompiler.lower(half, "h.ptx", LlvmTarget.GFX1030);
-        assertFalse(hamd.ok());
-        assertEquals(10, hamd.errors().get(0).line(), hamd.errors().toString());
-        assertTrue(hamd.errors().get(0).message().contains("tanh.approx.bf16 (.approx) is not supported on AMD GPUs"), hamd.errors().toString());
+        assertTrue(hamd.ok() && !hamd.ir().contains("nvvm") && !hamd.ir().contains("asm"), hamd.toString());
+    }
+
+    /**
+     * sin, cos, lg2, ex2 and tanh .approx on AMD targets (PTX ISA 9.0, 9.7.3 and 9.7.4: target-neutral IR,
+     * no math library), as in {@link #BIT_CASES} (%h1 holds half bits, %r3 receives f32 bits or the half result
+     * zero-extended), folded for gfx1100 and for NVPTX lowered as for AMD. The expected values are exact: those the
+     * PTX ISA and IEEE 754 give for these arguments (ex2(3) = 8, lg2(1) = 0, sin(0) = 0, ...).
+     */
+    static final String[][] AMD_TRANSCENDENTAL_CASES = {
+        // ex2(3) = 8, ex2(-1) = 0.5, ex2(-inf) = +0, ex2(+inf) = +inf, ex2(NaN) = canonical NaN, ex2(-149) = 2^-149
+        {"ex2_3", "mov.b32 %r1, 0x40400000;\nex2.approx.f32 %r3, %r1;", Integer.toString(0x41000000)},
+        {"ex2_m1", "mov.b32 %r1, 0xBF800000;\nex2.approx.ftz.f32 %r3, %r1;", Integer.toString(0x3F000000)},
+        {"ex2_minf", "mov.b32 %r1, 0xFF800000;\nex2.approx.f32 %r3, %r1;", "0"},
+        {"ex2_inf", "mov.b32 %r1, 0x7F800000;\nex2.approx.f32 %r3, %r1;", Integer.toString(0x7F800000)},
+        {"ex2_nan", "mov.b32 %r1, 0xFFC00001;\nex2.approx.f32 %r3, %r1;", Integer.toString(0x7FFFFFFF)},
+        {"ex2_sub", "mov.b32 %r1, 0xC3150000;\nex2.approx.f32 %r3, %r1;", "1"},
+        // .ftz: the subnormal 2^-149 is flushed to +0
+        {"ex2_sub_ftz", "mov.b32 %r1, 0xC3150000;\nex2.approx.ftz.f32 %r3, %r1;", "0"},
+        // lg2(1) = 0, lg2(8) = 3, lg2(0.25) = -2, lg2(2^-149) = -149, lg2(-0) = -inf, lg2(-1) = NaN, lg2(+inf) = +inf
+        {"lg2_1", "mov.b32 %r1, 0x3F800000;\nlg2.approx.f32 %r3, %r1;", "0"},
+        {"lg2_8", "mov.b32 %r1, 0x41000000;\nlg2.approx.ftz.f32 %r3, %r1;", Integer.toString(0x40400000)},
+        {"lg2_q", "mov.b32 %r1, 0x3E800000;\nlg2.approx.f32 %r3, %r1;", Integer.toString(0xC0000000)},
+        {"lg2_sub", "mov.b32 %r1, 1;\nlg2.approx.f32 %r3, %r1;", Integer.toString(0xC3150000)},
+        {"lg2_sub_ftz", "mov.b32 %r1, 1;\nlg2.approx.ftz.f32 %r3, %r1;", Integer.toString(0xFF800000)},
+        {"lg2_m0", "mov.b32 %r1, 0x80000000;\nlg2.approx.f32 %r3, %r1;", Integer.toString(0xFF800000)},
+        {"lg2_neg", "mov.b32 %r1, 0xBF800000;\nlg2.approx.f32 %r3, %r1;", Integer.toString(0x7FFFFFFF)},
+        {"lg2_inf", "mov.b32 %r1, 0x7F800000;\nlg2.approx.f32 %r3, %r1;", Integer.toString(0x7F800000)},
+        // sin(0) = 0, sin(-0) = -0, cos(0) = 1, sin(+inf) = cos(-inf) = NaN
+        {"sin_0", "mov.b32 %r1, 0;\nsin.approx.f32 %r3, %r1;", "0"},
+        {"sin_m0", "mov.b32 %r1, 0x80000000;\nsin.approx.ftz.f32 %r3, %r1;", Integer.toString(0x80000000)},
+        {"cos_0", "mov.b32 %r1, 0;\ncos.approx.f32 %r3, %r1;", Integer.toString(0x3F800000)},
+        {"sin_inf", "mov.b32 %r1, 0x7F800000;\nsin.approx.f32 %r3, %r1;", Integer.toString(0x7FFFFFFF)},
+        {"cos_minf", "mov.b32 %r1, 0xFF800000;\ncos.approx.ftz.f32 %r3, %r1;", Integer.toString(0x7FFFFFFF)},
+        // tanh(0) = 0, tanh(-0) = -0, tanh(+inf) = 1, tanh(-inf) = -1, tanh(NaN) = NaN
+        {"tanh_0", "mov.b32 %r1, 0;\ntanh.approx.f32 %r3, %r1;", "0"},
+        {"tanh_m0", "mov.b32 %r1, 0x80000000;\ntanh.approx.f32 %r3, %r1;", Integer.toString(0x80000000)},
+        {"tanh_inf", "mov.b32 %r1, 0x7F800000;\ntanh.approx.f32 %r3, %r1;", Integer.toString(0x3F800000)},
+        {"tanh_minf", "mov.b32 %r1, 0xFF800000;\ntanh.approx.f32 %r3, %r1;", Integer.toString(0xBF800000)},
+        {"tanh_nan", "mov.b32 %r1, 0x7FC00000;\ntanh.approx.f32 %r3, %r1;", Integer.toString(0x7FFFFFFF)},
+        // halves: ex2.f16(1) = 2 (0x4000), ex2.f16(-24) = 2^-24 (0x0001), ex2.ftz.bf16(-1) = 0.5 (0x3f00),
+        // ex2.ftz.bf16 of 2^-130 (subnormal, flushed) = 1 (0x3f80), tanh.f16(0) = 0, tanh.bf16(-inf) = -1 (0xbf80)
+        {"ex2_f16", "mov.b16 %h1, 0x3C00;\nex2.approx.f16 %h2, %h1;\ncvt.u32.u16 %r3, %h2;", Integer.toString(0x4000)},
+        {"ex2_f16_sub", "mov.b16 %h1, 0xCE00;\nex2.approx.f16 %h2, %h1;\ncvt.u32.u16 %r3, %h2;", "1"},
+        {"ex2_bf16", "mov.b16 %h1, 0xBF80;\nex2.approx.ftz.bf16 %h2, %h1;\ncvt.u32.u16 %r3, %h2;", Integer.toString(0x3F00)},
+        {"ex2_bf16_sub", "mov.b16 %h1, 0x0010;\nex2.approx.ftz.bf16 %h2, %h1;\ncvt.u32.u16 %r3, %h2;", Integer.toString(0x3F80)},
+        {"tanh_f16", "mov.b16 %h1, 0x0000;\ntanh.approx.f16 %h2, %h1;\ncvt.u32.u16 %r3, %h2;", "0"},
+        {"tanh_bf16", "mov.b16 %h1, 0xFF80;\ntanh.approx.bf16 %h2, %h1;\ncvt.u32.u16 %r3, %h2;", Integer.toString(0xBF80)},
+        // pairs, lane by lane: ex2.f16x2 {1, 3} = {2, 8} (0x48004000), tanh.bf16x2 {NaN, +inf} = {0x7fff, 1}
+        {"ex2_f16x2", "mov.b32 %r1, 0x42003C00;\nex2.approx.f16x2 %r3, %r1;", Integer.toString(0x48004000)},
+        {"tanh_bf16x2", "mov.b32 %r1, 0x7F807FC1;\ntanh.approx.bf16x2 %r3, %r1;", Integer.toString(0x3F807FFF)},
+    };
+
+    @Test
+    void transcendentalApproxFormsOnAmdComputeExactValuesAtExactPoints() throws IOException, InterruptedException {
+        foldsTo(AMD_TRANSCENDENTAL_CASES, "zluda-transcendental", List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90_AS_AMD),
+                List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90_AS_AMD));
+        String ptx = kernel("mov.f32 %f1, 0f3F800000;\nsin.approx.f32 %f2, %f1;\nmov.b32 %r1, %f2;\nst.global.u32 [%rd1], %r1;\n");
+        for (LlvmTarget t : List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90_AS_AMD)) {
+            PtxCompiler.Lowered l = PtxCompiler.lower(ptx, "s.ptx", t);
+            assertTrue(l.ok() && !l.ir().contains("llvm.nvvm") && !l.ir().contains("@sin"), t + ": " + l);
+        }
+        assertTrue(PtxCompiler.lower(ptx, "s.ptx", LlvmTarget.SM_90).ir().contains("@llvm.nvvm.sin.approx.f("));
     }
 
     /**
