@@ -161,7 +161,7 @@ class ConformanceTest {
             boolean bad;
             long ulp = 0;
             if (f.approx() != null) {
-                ulp = g1 != e1 ? Long.MAX_VALUE : ulps(f.approx(), g0, e0);
+                ulp = g1 != e1 ? Long.MAX_VALUE : Conformance.ulps(f.approx(), g0, e0);
                 maxUlp = Math.max(maxUlp, ulp);
                 if (f.approx() == Conformance.Ulp.F32 || f.approx() == Conformance.Ulp.F64) {
                     boolean f64 = f.approx() == Conformance.Ulp.F64;
@@ -195,33 +195,6 @@ class ConformanceTest {
     private static String hex(long v, int bytes) {
         String s = Long.toHexString(bytes == 8 ? v : v & ((1L << (8 * bytes)) - 1));
         return "0x" + "0".repeat(Math.max(0, 2 * bytes - s.length())) + s;
-    }
-
-    /**
-     * Distance in units in the last place between two results of an approximate form ({@link Long#MAX_VALUE}
-     * when exactly one is NaN or they lie on different sides of zero by more than the smallest values).
-     */
-    static long ulps(Conformance.Ulp u, long a, long b) {
-        return switch (u) {
-            case F32 -> ulp(a & 0xFFFF_FFFFL, b & 0xFFFF_FFFFL, 32, 8);
-            case F64 -> ulp(a, b, 64, 11);
-            case F16 -> ulp(a & 0xFFFF, b & 0xFFFF, 16, 5);
-            case BF16 -> ulp(a & 0xFFFF, b & 0xFFFF, 16, 8);
-            case F16X2 -> Math.max(ulp(a & 0xFFFF, b & 0xFFFF, 16, 5), ulp(a >>> 16 & 0xFFFF, b >>> 16 & 0xFFFF, 16, 5));
-            case BF16X2 -> Math.max(ulp(a & 0xFFFF, b & 0xFFFF, 16, 8), ulp(a >>> 16 & 0xFFFF, b >>> 16 & 0xFFFF, 16, 8));
-        };
-    }
-
-    private static long ulp(long a, long b, int bits, int expBits) {
-        long sign = 1L << (bits - 1);
-        long mag = bits == 64 ? Long.MAX_VALUE : sign - 1;
-        long expMask = ((1L << expBits) - 1) << (bits - 1 - expBits);
-        boolean an = (a & mag & expMask) == expMask && (a & mag & ~expMask) != 0;
-        boolean bn = (b & mag & expMask) == expMask && (b & mag & ~expMask) != 0;
-        if (an || bn) return an && bn ? 0 : Long.MAX_VALUE;
-        // map to a monotonic integer line: negative values below zero
-        long ia = (a & sign) != 0 ? -(a & mag) : (a & mag), ib = (b & sign) != 0 ? -(b & mag) : (b & mag);
-        return Math.abs(ia - ib);
     }
 
     private static Map<String, Long> readList(String resource) throws IOException {

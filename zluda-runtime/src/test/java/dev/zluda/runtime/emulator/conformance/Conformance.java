@@ -60,6 +60,34 @@ public final class Conformance {
     public enum Ulp { F32, F64, F16, BF16, F16X2, BF16X2 }
 
     /**
+     * Distance in units in the last place between two results of an approximate form, as ConformanceTest and
+     * LlvmConformance measure it: {@link Long#MAX_VALUE} when exactly one is NaN, 0 when both are; values are
+     * placed on one monotonic integer line (negative below zero); the x2 formats take the larger lane.
+     */
+    public static long ulps(Conformance.Ulp u, long a, long b) {
+        return switch (u) {
+            case F32 -> ulp(a & 0xFFFF_FFFFL, b & 0xFFFF_FFFFL, 32, 8);
+            case F64 -> ulp(a, b, 64, 11);
+            case F16 -> ulp(a & 0xFFFF, b & 0xFFFF, 16, 5);
+            case BF16 -> ulp(a & 0xFFFF, b & 0xFFFF, 16, 8);
+            case F16X2 -> Math.max(ulp(a & 0xFFFF, b & 0xFFFF, 16, 5), ulp(a >>> 16 & 0xFFFF, b >>> 16 & 0xFFFF, 16, 5));
+            case BF16X2 -> Math.max(ulp(a & 0xFFFF, b & 0xFFFF, 16, 8), ulp(a >>> 16 & 0xFFFF, b >>> 16 & 0xFFFF, 16, 8));
+        };
+    }
+
+    private static long ulp(long a, long b, int bits, int expBits) {
+        long sign = 1L << (bits - 1);
+        long mag = bits == 64 ? Long.MAX_VALUE : sign - 1;
+        long expMask = ((1L << expBits) - 1) << (bits - 1 - expBits);
+        boolean an = (a & mag & expMask) == expMask && (a & mag & ~expMask) != 0;
+        boolean bn = (b & mag & expMask) == expMask && (b & mag & ~expMask) != 0;
+        if (an || bn) return an && bn ? 0 : Long.MAX_VALUE;
+        // map to a monotonic integer line: negative values below zero
+        long ia = (a & sign) != 0 ? -(a & mag) : (a & mag), ib = (b & sign) != 0 ? -(b & mag) : (b & mag);
+        return Math.abs(ia - ib);
+    }
+
+    /**
      * One instruction form.
      *
      * @param family   the data file it belongs to ({@code int}, {@code f32}, ...)

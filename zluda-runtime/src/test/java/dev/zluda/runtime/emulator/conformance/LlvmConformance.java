@@ -258,7 +258,7 @@ public final class LlvmConformance {
         long max = 0;
         int differ = 0;
         for (int t = 0; t < Conformance.N; t++) {
-            long u = g.getLong(16 * t + 8) != e.getLong(16 * t + 8) ? Long.MAX_VALUE : ulps(f.approx(), g.getLong(16 * t), e.getLong(16 * t));
+            long u = g.getLong(16 * t + 8) != e.getLong(16 * t + 8) ? Long.MAX_VALUE : Conformance.ulps(f.approx(), g.getLong(16 * t), e.getLong(16 * t));
             if (u != 0) differ++;
             max = Math.max(max, u);
         }
@@ -272,32 +272,6 @@ public final class LlvmConformance {
         if (at < 0) return -1;
         String n = outcome.substring(at + 9, outcome.indexOf(' ', at + 9));
         return n.equals("inf") ? Long.MAX_VALUE : Long.parseLong(n);
-    }
-
-    /**
-     * Distance in units in the last place between two results of an approximate form, as ConformanceTest measures
-     * it: {@link Long#MAX_VALUE} when exactly one is NaN, 0 when both are; the x2 formats take the larger lane.
-     */
-    static long ulps(Conformance.Ulp u, long a, long b) {
-        return switch (u) {
-            case F32 -> ulp(a & 0xFFFF_FFFFL, b & 0xFFFF_FFFFL, 32, 8);
-            case F64 -> ulp(a, b, 64, 11);
-            case F16 -> ulp(a & 0xFFFF, b & 0xFFFF, 16, 5);
-            case BF16 -> ulp(a & 0xFFFF, b & 0xFFFF, 16, 8);
-            case F16X2 -> Math.max(ulp(a & 0xFFFF, b & 0xFFFF, 16, 5), ulp(a >>> 16 & 0xFFFF, b >>> 16 & 0xFFFF, 16, 5));
-            case BF16X2 -> Math.max(ulp(a & 0xFFFF, b & 0xFFFF, 16, 8), ulp(a >>> 16 & 0xFFFF, b >>> 16 & 0xFFFF, 16, 8));
-        };
-    }
-
-    private static long ulp(long a, long b, int bits, int expBits) {
-        long sign = 1L << (bits - 1);
-        long mag = bits == 64 ? Long.MAX_VALUE : sign - 1;
-        long expMask = ((1L << expBits) - 1) << (bits - 1 - expBits);
-        boolean an = (a & mag & expMask) == expMask && (a & mag & ~expMask) != 0;
-        boolean bn = (b & mag & expMask) == expMask && (b & mag & ~expMask) != 0;
-        if (an || bn) return an && bn ? 0 : Long.MAX_VALUE;
-        long ia = (a & sign) != 0 ? -(a & mag) : (a & mag), ib = (b & sign) != 0 ? -(b & mag) : (b & mag);
-        return Math.abs(ia - ib);
     }
 
     /**
