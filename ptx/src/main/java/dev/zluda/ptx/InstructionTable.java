@@ -126,7 +126,9 @@ public final class InstructionTable {
                 {"bar barrier", "not barrier.cluster"},
                 {"bar.warp.sync membar fence activemask vote match elect", ""},
                 {"redux", "not on .f32"},
-                {"atom red", "32- and 64-bit integer and .f32/.f64 add/exch, atom.cas.b16, .add.noftz on .f16/.bf16/.f16x2/.bf16x2; not vector (.v2/.v4/.v8) or .b128 forms"},
+                {"atom red", "32- and 64-bit integer and .f32/.f64 add/exch, atom.cas.b16, .add.noftz on .f16/.bf16/.f16x2/.bf16x2; "
+                        + "vector forms on global memory: .add .v2/.v4 .f32, .add/.min/.max.noftz .v2/.v4/.v8 .f16/.bf16 and .v2/.v4 .f16x2/.bf16x2 "
+                        + "(one atomic per element); not .b128 (the emulator has no 128-bit registers)"},
                 {"nanosleep pmevent trap brkpt griddepcontrol setmaxnreg", ""},
                 {"mma", "only .m16n8k16 (.f16, .bf16), .m16n8k8 (.f16, .bf16, .tf32) and .m16n8k32 (.s8/.u8, with .satfinite) in .row.col; "
                         + "not .sp, fp8/fp6/fp4, .f64, .b1, .s4/.u4 or the other shapes; the tensor cores' f32/f16 accumulation as measured on an H200 "

@@ -218,12 +218,18 @@ final class MemOps {
      * atom / red: {@code d = *a; *a = op(*a, b[, c])} per lane, lanes in ascending order. Global
      * memory (also through a generic address) is updated with real atomics, since CTAs run on several
      * threads; shared and local memory belong to one host thread and are updated in place.
-     * {@code atom.add.f32} flushes subnormal inputs and results to zero (PTX ISA 9.7.13.5).
+     * {@code atom.add.f32} flushes subnormal inputs and results to zero (PTX ISA 9.7.13.5). Vector
+     * forms ({@link #bs}) do one such atomic per element, in element order, and need a global address.
      */
     static final class Atom extends Access {
         final int op, type, bits, d, b, c;
         /** Half-precision adds ({@code .f16}, {@code .bf16} and their x2 forms): 0 none, 1 f16, 2 bf16. */
         int half;
+        /**
+         * Vector atomics ({@code .v2 .v4 .v8}, PTX ISA 9.0 §9.7.13.5): the slots of d's elements (-1: none)
+         * and of b's elements, element {@code e} at byte {@code e * bits / 8}; null for a scalar atomic.
+         */
+        int[] ds, bs;
 
         Atom(int space, int base, boolean base32, long offset, int op, int type, int bits, int d, int b, int c) {
             super(space, base, base32, offset);
@@ -239,34 +245,54 @@ final class MemOps {
         void exec(Warp w, int m) {
             final long[] r = w.r;
             final int size = bits / 8;
+            final int count = bs == null ? 1 : bs.length;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
                 long a = address(r, l);
                 boolean real = space == GLOBAL || (space == GENERIC && Warp.isGlobal(a));
-                long abs = resolve(w, a, size, l, Warp.ATOMIC);
-                // atom.cas d, [a], b, c: *a = (*a == b) ? c : *a
-                long v = op == A_CAS ? r[c + l] : r[b + l], cmpV = op == A_CAS ? r[b + l] : 0;
-                long old;
-                if (!real) {
-                    old = Mem.load(abs, size, false);
-                    Mem.store(abs, size, apply(old, v, cmpV, false));
-                } else if (bits == 16) {
-                    // a 16-bit location: compare-and-swap on the aligned 32-bit word that holds it
-                    long word = abs & ~3L;
-                    int shift = (int) (abs & 2) * 8;
-                    while (true) {
-                        int ow = (int) Mem.I32.getVolatile(Mem.ALL, word);
-                        old = (ow >>> shift) & 0xFFFF;
-                        int nw = (ow & ~(0xFFFF << shift)) | (int) ((apply(old, v, cmpV, true) & 0xFFFF) << shift);
-                        if ((boolean) Mem.I32.compareAndSet(Mem.ALL, word, ow, nw)) break;
-                    }
-                } else if (bits == 32) {
-                    old = atomic32(abs, (int) v, (int) cmpV) & 0xFFFF_FFFFL;
-                } else {
-                    old = atomic64(abs, v, cmpV);
+                long abs = resolve(w, a, size * count, l, Warp.ATOMIC);
+                if (bs == null) {
+                    // atom.cas d, [a], b, c: *a = (*a == b) ? c : *a
+                    long v = op == A_CAS ? r[c + l] : r[b + l], cmpV = op == A_CAS ? r[b + l] : 0;
+                    long old = one(abs, v, cmpV, real);
+                    if (d >= 0) r[d + l] = old;
+                    continue;
                 }
-                if (d >= 0) r[d + l] = old;
+                // a vector: one atomic per element, each on its own address (the vector is not one atomic access)
+                if (!real) {
+                    throw new Fault(Errors.ILLEGAL_ADDRESS, l, "vector atom/red at " + Mem.hex(a)
+                            + ", which is not a global address (PTX ISA 9.0 §9.7.13.5 allows .global only)");
+                }
+                for (int e = 0; e < count; e++) {
+                    long old = one(abs + (long) e * size, r[bs[e] + l], 0, true);
+                    if (ds != null && ds[e] >= 0) r[ds[e] + l] = old;
+                }
             }
+        }
+
+        /** One atomic on the element at {@code abs}; the old value (raw bits, zero-extended). */
+        private long one(long abs, long v, long cmpV, boolean real) {
+            final int size = bits / 8;
+            long old;
+            if (!real) {
+                old = Mem.load(abs, size, false);
+                Mem.store(abs, size, apply(old, v, cmpV, false));
+            } else if (bits == 16) {
+                // a 16-bit location: compare-and-swap on the aligned 32-bit word that holds it
+                long word = abs & ~3L;
+                int shift = (int) (abs & 2) * 8;
+                while (true) {
+                    int ow = (int) Mem.I32.getVolatile(Mem.ALL, word);
+                    old = (ow >>> shift) & 0xFFFF;
+                    int nw = (ow & ~(0xFFFF << shift)) | (int) ((apply(old, v, cmpV, true) & 0xFFFF) << shift);
+                    if ((boolean) Mem.I32.compareAndSet(Mem.ALL, word, ow, nw)) break;
+                }
+            } else if (bits == 32) {
+                old = atomic32(abs, (int) v, (int) cmpV) & 0xFFFF_FFFFL;
+            } else {
+                old = atomic64(abs, v, cmpV);
+            }
+            return old;
         }
 
         private int atomic32(long abs, int v, int cmpV) {
@@ -314,18 +340,39 @@ final class MemOps {
         }
 
         /**
+         * One 16-bit half-precision min/max (semantics of min, max on .f16/.bf16, PTX ISA 9.0
+         * §9.7.4.7, §9.7.4.8): a NaN operand gives the other one, two NaNs the canonical NaN 0x7fff;
+         * -0.0 is less than +0.0. The
+         * result is one of the operands, so nothing is rounded.
+         */
+        private long halfMinMax(long a, long b) {
+            double A = half == 1 ? FloatMath.fromHalf(a) : FloatMath.fromBf16(a), B = half == 1 ? FloatMath.fromHalf(b) : FloatMath.fromBf16(b);
+            boolean an = A != A, bn = B != B;
+            if (an && bn) return 0x7FFF;
+            if (an) return b;
+            if (bn) return a;
+            double m = op == A_MIN ? Math.min(A, B) : Math.max(A, B);
+            return Double.doubleToRawLongBits(m) == Double.doubleToRawLongBits(A) ? a : b;
+        }
+
+        /** {@link #halfAdd} or {@link #halfMinMax} on the low 16 bits, and on the high 16 bits too for an x2 type. */
+        private long halfOp(long old, long v) {
+            long lo = op == A_ADD ? halfAdd(old & 0xFFFF, v & 0xFFFF) : halfMinMax(old & 0xFFFF, v & 0xFFFF);
+            if (bits == 16) return lo;
+            long hi = op == A_ADD ? halfAdd(old >>> 16 & 0xFFFF, v >>> 16 & 0xFFFF) : halfMinMax(old >>> 16 & 0xFFFF, v >>> 16 & 0xFFFF);
+            return hi << 16 | lo;
+        }
+
+        /**
          * The new value of the location (raw bits, low {@code bits} significant). {@code global}: f32 adds
          * flush subnormals there (PTX ISA 9.7.13.5); an H200 does not flush them in shared memory.
          */
         long apply(long old, long v, long cmpV, boolean global) {
             boolean signed = type == T_S;
+            if (half != 0 && (op == A_ADD || op == A_MIN || op == A_MAX)) return halfOp(old, v);
             long o = IntOps.ext(old, bits, signed), x = IntOps.ext(v, bits, signed);
             switch (op) {
                 case A_ADD:
-                    if (half != 0) {
-                        long lo = halfAdd(old & 0xFFFF, v & 0xFFFF);
-                        return bits == 16 ? lo : halfAdd(old >>> 16 & 0xFFFF, v >>> 16 & 0xFFFF) << 16 | lo;
-                    }
                     if (type == T_F) {
                         if (bits == 32) {
                             float A = Float.intBitsToFloat((int) old), B = Float.intBitsToFloat((int) v);

@@ -1092,11 +1092,13 @@ final class Translator {
         boolean halfT = t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2;
         // atom.cas.b16 (PTX ISA 9.0, §9.7.13.5, sm_70+): the one 16-bit integer atomic
         boolean cas16 = t == PtxType.B16 && mods.contains(".cas") && !red;
+        if (t == PtxType.B128) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (.b128 atomics: the emulator has no 128-bit registers)");
         if (t == null || (t.size() != 4 && t.size() != 8 && !halfT && !cas16)) {
             throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (only 32- and 64-bit atomics, atom.cas.b16 and half-precision adds)");
         }
+        int vec = vectorWidth(mods);
+        if (vec != 1) return vectorAtom(ins, red, scope, inst, t, vec);
         if (halfT && !mods.contains(".add")) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        if (vectorWidth(mods) != 1) throw unsupported(ins.loc(), "vector atomics are not supported by the emulator");
         int aop = mods.contains(".add") ? MemOps.A_ADD : mods.contains(".min") ? MemOps.A_MIN : mods.contains(".max") ? MemOps.A_MAX
                 : mods.contains(".inc") ? MemOps.A_INC : mods.contains(".dec") ? MemOps.A_DEC : mods.contains(".and") ? MemOps.A_AND
                 : mods.contains(".or") ? MemOps.A_OR : mods.contains(".xor") ? MemOps.A_XOR : mods.contains(".exch") ? MemOps.A_EXCH
@@ -1118,6 +1120,51 @@ final class Translator {
         int c = aop == MemOps.A_CAS ? src(ops.get(i + 2), t, scope, ins) : -1;
         MemOps.Atom atom = new MemOps.Atom(ref.space, ref.base, ref.base32, ref.offset, aop, type, t.size() * 8, d, b, c);
         if (halfT) atom.half = t == PtxType.F16 || t == PtxType.F16X2 ? 1 : 2;
+        return atom;
+    }
+
+    /**
+     * Vector atom/red (PTX ISA 9.0 §9.7.13.5, §9.7.13.6, sm_90): {@code .add .v2/.v4 .f32},
+     * {@code .add/.min/.max.noftz .v2/.v4/.v8 .f16/.bf16} and {@code .v2/.v4 .f16x2/.bf16x2}, on
+     * {@code .global} or a generic address of global memory; d and b are brace-enclosed vectors of
+     * {@code vec} elements (d's may be {@code _}). Each element is its own atomic on its own address.
+     */
+    private Op vectorAtom(Instruction ins, boolean red, Scope scope, Instance inst, PtxType t, int vec) {
+        List<String> mods = ins.modifiers();
+        List<Operand> ops = ins.operands();
+        boolean f32 = t == PtxType.F32, half = t == PtxType.F16 || t == PtxType.BF16, packed = t == PtxType.F16X2 || t == PtxType.BF16X2;
+        int aop = mods.contains(".add") ? MemOps.A_ADD : mods.contains(".min") ? MemOps.A_MIN : mods.contains(".max") ? MemOps.A_MAX : -1;
+        boolean ok = (f32 && aop == MemOps.A_ADD && vec <= 4) || (half && aop >= 0) || (packed && aop >= 0 && vec <= 4);
+        if (!ok) {
+            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (vector atomics: .add .v2/.v4 .f32, "
+                    + ".add/.min/.max .v2/.v4/.v8 .f16/.bf16, .v2/.v4 .f16x2/.bf16x2)");
+        }
+        int i = red ? 0 : 1;
+        need(ins, i + 2);
+        MemRef ref = memRef(ins, ops.get(i), scope, inst, Warp.ATOMIC);
+        if (ref.space != MemOps.GLOBAL && ref.space != MemOps.GENERIC) {
+            throw unsupported(ins.loc(), "'" + ins.form() + "': vector atomics exist only for .global (PTX ISA 9.0 §9.7.13.5)");
+        }
+        if (!(ops.get(i + 1) instanceof VectorOperand bv) || bv.elements().size() != vec) {
+            throw unsupported(ins.loc(), "'" + ins.form() + "': b must be a vector of " + vec + " elements");
+        }
+        int[] bs = new int[vec];
+        for (int e = 0; e < vec; e++) bs[e] = src(bv.elements().get(e), t, scope, ins);
+        int[] ds = null;
+        if (!red) {
+            if (!(ops.get(0) instanceof VectorOperand dv) || dv.elements().size() != vec) {
+                throw unsupported(ins.loc(), "'" + ins.form() + "': d must be a vector of " + vec + " elements");
+            }
+            ds = new int[vec];
+            for (int e = 0; e < vec; e++) {
+                Operand o = dv.elements().get(e);
+                ds[e] = o instanceof Ast.Sym s && s.name().equals("_") ? -1 : dst(o, scope, ins);
+            }
+        }
+        MemOps.Atom atom = new MemOps.Atom(ref.space, ref.base, ref.base32, ref.offset, aop, MemOps.T_F, t.size() * 8, -1, -1, -1);
+        atom.ds = ds;
+        atom.bs = bs;
+        if (!f32) atom.half = t == PtxType.F16 || t == PtxType.F16X2 ? 1 : 2;
         return atom;
     }
 

@@ -620,4 +620,133 @@ class InstructionSemanticsTest {
         assertEquals(0x1111L, r[5]);
         assertEquals(0L, r[6]);
     }
+    /** Two 32-bit values in one 8-byte slot, {@code lo} first in memory. */
+    static long pack(long lo, long hi) {
+        return (lo & 0xFFFF_FFFFL) | hi << 32;
+    }
+
+    /** Four 16-bit values in one 8-byte slot, {@code h[0]} first in memory. */
+    static long pack16(int... h) {
+        return (h[0] & 0xFFFFL) | (h[1] & 0xFFFFL) << 16 | (h[2] & 0xFFFFL) << 32 | (long) (h[3] & 0xFFFF) << 48;
+    }
+
+    @Test
+    void vectorAtomicsF32() throws Exception {
+        // atom.global.v4.f32.add (PTX ISA 9.0, 9.7.13.5): each element its own add rounded to nearest even;
+        // d gets the old values; in global memory subnormal inputs and results are flushed to +-0
+        long[] r = run.exec("""
+                ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd30]; st.global.v4.f32 [%rd31], {%f1, %f2, %f3, %f4};
+                ld.global.v4.f32 {%f5, %f6, %f7, %f8}, [%rd30+16];
+                atom.global.v4.f32.add {%f9, %f10, %f11, %f12}, [%rd31], {%f5, %f6, %f7, %f8};
+                st.global.v4.f32 [%rd31+16], {%f9, %f10, %f11, %f12};
+                """, pack(f32(1.5f), f32(-0.5f)), pack(f32(1f), 1), pack(f32(2.25f), f32(0.25f)), pack(f32(-3f), 1));
+        assertEquals(pack(f32(3.75f), f32(-0.25f)), r[0], "1.5 + 2.25, -0.5 + 0.25");
+        assertEquals(pack(f32(-2f), 0), r[1], "1 - 3; two subnormals flushed: +0");
+        assertEquals(pack(f32(1.5f), f32(-0.5f)), r[2], "old values");
+        assertEquals(pack(f32(1f), 1), r[3], "old values, the subnormal as it was");
+        // red.global.v2.f32.add and the generic-address form of atom with a discarded element
+        r = run.exec("""
+                ld.global.v2.f32 {%f1, %f2}, [%rd30]; st.global.v2.f32 [%rd31], {%f1, %f2};
+                ld.global.v2.f32 {%f5, %f6}, [%rd30+8];
+                red.global.add.v2.f32 [%rd31], {%f5, %f6};
+                atom.add.v2.f32 {_, %f10}, [%rd31], {%f5, %f6};
+                st.global.f32 [%rd31+8], %f10;
+                """, pack(f32(0.1f), f32(1e30f)), pack(f32(0.2f), f32(-1e30f)));
+        assertEquals(pack(f32(0.1f + 0.2f + 0.2f), f32(-1e30f)), r[0], "(0.1 + 0.2) + 0.2 in float; 1e30 - 1e30 - 1e30");
+        assertEquals(f32(0f), r[1], "the old second element after red: 1e30 - 1e30 = +0");
+    }
+
+    @Test
+    void vectorAtomicsHalf() throws Exception {
+        // atom.global.v8.f16.{min,max}.noftz (9.7.13.5) with the NaN rules of min/max.f16 (9.7.4.7, 9.7.4.8):
+        // one NaN gives the other operand, two NaNs the canonical NaN 0x7fff, -0.0 < +0.0, subnormals kept
+        String body = """
+                ld.global.v4.b32 {%r1, %r2, %r3, %r4}, [%rd30]; st.global.v4.b32 [%rd31], {%r1, %r2, %r3, %r4};
+                ld.global.v4.b32 {%r5, %r6, %r7, %r8}, [%rd30+16];
+                mov.b32 {%h8, %h9}, %r5; mov.b32 {%h10, %h11}, %r6; mov.b32 {%h12, %h13}, %r7; mov.b32 {%h14, %h15}, %r8;
+                atom.global.OP.noftz.v8.f16 {%h0, %h1, %h2, %h3, %h4, %h5, %h6, %h7}, [%rd31], {%h8, %h9, %h10, %h11, %h12, %h13, %h14, %h15};
+                mov.b32 %r9, {%h0, %h1}; mov.b32 %r10, {%h2, %h3}; mov.b32 %r11, {%h4, %h5}; mov.b32 %r12, {%h6, %h7};
+                st.global.v4.b32 [%rd31+16], {%r9, %r10, %r11, %r12};
+                """;
+        // memory: 1.0, NaN, 1.0, NaN, +0, subnormal 1, -1.0, inf; b: 2.0, 1.0, NaN, NaN, -0, subnormal 2, 0.5, 2.0
+        long m0 = pack16(0x3C00, 0x7E00, 0x3C00, 0x7E00), m1 = pack16(0x0000, 0x0001, 0xBC00, 0x7C00);
+        long b0 = pack16(0x4000, 0x3C00, 0x7E01, 0x7D00), b1 = pack16(0x8000, 0x0002, 0x3800, 0x4000);
+        long[] r = run.exec(body.replace("OP", "min"), m0, m1, b0, b1);
+        assertEquals(pack16(0x3C00, 0x3C00, 0x3C00, 0x7FFF), r[0], "min: 1, NaN->1, NaN->1, two NaNs->canonical");
+        assertEquals(pack16(0x8000, 0x0001, 0xBC00, 0x4000), r[1], "min: -0, subnormal kept, -1, 2");
+        assertEquals(m0, r[2], "old values");
+        assertEquals(m1, r[3]);
+        r = run.exec(body.replace("OP", "max"), m0, m1, b0, b1);
+        assertEquals(pack16(0x4000, 0x3C00, 0x3C00, 0x7FFF), r[0], "max: 2, NaN->1, NaN->1, two NaNs->canonical");
+        assertEquals(pack16(0x0000, 0x0002, 0x3800, 0x7C00), r[1], "max: +0, subnormal 2, 0.5, inf");
+        // bf16 add, one rounding to nearest even: 1.5 + 2.25 = 3.75; 1 + 2^-8 is a tie between 1 and 1 + 2^-7 -> 1
+        String bf = """
+                ld.global.b32 %r1, [%rd30]; st.global.b32 [%rd31], %r1;
+                ld.global.b32 %r2, [%rd30+8]; mov.b32 {%h8, %h9}, %r2;
+                atom.global.v2.bf16.add.noftz {%h0, %h1}, [%rd31], {%h8, %h9};
+                mov.b32 %r3, {%h0, %h1}; st.global.b32 [%rd31+8], %r3;
+                """;
+        r = run.exec(bf, 0x3F80_3FC0L, 0x3B80_4010L);
+        assertEquals(0x3F80_4070L, r[0], "bf16: 3.75, and the tie 1 + 2^-8 rounded to even (1.0)");
+        assertEquals(0x3F80_3FC0L, r[1], "old values");
+        // red.global.v2.f16x2.max.noftz: four halves in two packed words
+        r = run.exec("""
+                ld.global.v2.b32 {%r1, %r2}, [%rd30]; st.global.v2.b32 [%rd31], {%r1, %r2};
+                ld.global.v2.b32 {%r3, %r4}, [%rd30+8];
+                red.global.max.noftz.v2.f16x2 [%rd31], {%r3, %r4};
+                """, pack16(0x3C00, 0xBC00, 0x7E00, 0x8000), pack16(0x4000, 0xC000, 0x3800, 0x0000));
+        assertEquals(pack16(0x4000, 0xBC00, 0x3800, 0x0000), r[0], "max per half: 2, -1, NaN->0.5, +0 over -0");
+    }
+
+    @Test
+    void vectorAtomicsConcurrent() throws Exception {
+        // 64 CTAs of 64 threads on 4 host threads: every element of a float4 is its own atomic, so each
+        // ends at the exact sum, and the old values of element 0 are 0, 1, ..., 4095, each seen once
+        try (PtxRun par = new PtxRun(4)) {
+            String ptx = PtxRun.HEADER + """
+                    .visible .entry k(.param .u64 pacc, .param .u64 pold, .param .u64 phalf)
+                    {
+                    .reg .b32 %r<8>;
+                    .reg .b16 %h<20>;
+                    .reg .b64 %rd<8>;
+                    .reg .f32 %f<12>;
+                    ld.param.u64 %rd1, [pacc]; ld.param.u64 %rd2, [pold]; ld.param.u64 %rd5, [phalf];
+                    mov.u32 %r1, %ctaid.x; mov.u32 %r2, %ntid.x; mov.u32 %r3, %tid.x;
+                    mad.lo.u32 %r4, %r1, %r2, %r3;
+                    mov.f32 %f1, 0f3F800000; mov.f32 %f2, 0f40000000; mov.f32 %f3, 0f3F000000; mov.f32 %f4, 0f3E800000;
+                    atom.global.v4.f32.add {%f5, %f6, %f7, %f8}, [%rd1], {%f1, %f2, %f3, %f4};
+                    cvt.rzi.u32.f32 %r5, %f5;
+                    mul.wide.u32 %rd3, %r5, 4; add.u64 %rd4, %rd2, %rd3;
+                    atom.global.add.u32 %r6, [%rd4], 1;
+                    setp.lt.u32 %p1, %r4, 1024;
+                    mov.b16 %h1, 0x3C00;
+                    @%p1 red.global.add.noftz.v8.f16 [%rd5], {%h1, %h1, %h1, %h1, %h1, %h1, %h1, %h1};
+                    ret;
+                    }
+                    """;
+            ptx = ptx.replace(".reg .f32 %f<12>;", ".reg .f32 %f<12>;\n.reg .pred %p<2>;");
+            java.lang.foreign.MemorySegment acc = par.buffer(16), old = par.buffer(4 * 4096), half = par.buffer(16);
+            LaunchResult lr = par.launch(par.load(ptx).kernels().get("k"), new int[] {64, 1, 1}, new int[] {64, 1, 1}, 0,
+                    acc.address(), old.address(), half.address());
+            assertEquals(true, lr.ok(), lr.message());
+            float[] want = {4096f, 8192f, 2048f, 1024f};
+            for (int e = 0; e < 4; e++) assertEquals(want[e], acc.getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, e), "element " + e);
+            for (int i = 0; i < 4096; i++) assertEquals(1, old.getAtIndex(java.lang.foreign.ValueLayout.JAVA_INT, i), "old value " + i + " seen once");
+            // 1024 adds of 1.0 in f16: every partial sum up to 2048 is exact
+            for (int e = 0; e < 8; e++) assertEquals((short) 0x6400, half.getAtIndex(java.lang.foreign.ValueLayout.JAVA_SHORT, e), "f16 element " + e + " = 1024");
+        }
+    }
+
+    @Test
+    void vectorAtomicsRefused() {
+        // .b128, vector atomics outside .global and forms the PTX ISA does not define are refused by name
+        for (String ins : new String[] {"atom.shared.v2.f32.add {%f1, %f2}, [%r1], {%f3, %f4};",
+                "atom.global.v8.f16x2.add.noftz {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd30], {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8};",
+                "atom.global.v2.f32.min {%f1, %f2}, [%rd30], {%f3, %f4};",
+                "atom.global.exch.b128 %rd1, [%rd30], %rd2;"}) {
+            Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> run.exec(ins));
+            org.junit.jupiter.api.Assertions.assertTrue(String.valueOf(e.getMessage()).contains("not supported") || String.valueOf(e.getMessage()).contains("only for .global"),
+                    ins + ": " + e.getMessage());
+        }
+    }
 }
