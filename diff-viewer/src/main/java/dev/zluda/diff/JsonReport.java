@@ -30,6 +30,7 @@ public final class JsonReport {
     public static ObjectNode tree(DiffResult r) {
         ObjectNode o = MAPPER.createObjectNode();
         o.put("same", r.same());
+        o.put("resultsCompared", r.resultsCompared());
         o.set("a", side(r.a()));
         o.set("b", side(r.b()));
         ObjectNode counts = o.putObject("counts");
@@ -151,6 +152,8 @@ public final class JsonReport {
                 x.put("aAfter", String.format("%016x", b.aAfter()));
                 x.put("bAfter", String.format("%016x", b.bAfter()));
             }
+            ArrayNode pd = e.putArray("parameters");
+            kd.parameters().forEach(pd::add);
             if (kd.note() != null) e.put("note", kd.note());
             e.put("locate", kd.locate());
         }

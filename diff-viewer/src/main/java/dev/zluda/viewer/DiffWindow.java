@@ -387,7 +387,7 @@ public final class DiffWindow {
         progress.setVisible(false);
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "A: %,d calls, B: %,d calls, %,d paired — ", r.a().calls(), r.b().calls(), r.matchedCalls()));
-        if (r.same()) sb.append("the same");
+        if (r.same()) sb.append(r.resultsCompared() ? "the same" : "the same calls and arguments (no result data was recorded: record with --level replay)");
         else {
             sb.append(String.format(Locale.ROOT, "%,d diverging", r.divergingCalls()));
             List<String> kinds = new ArrayList<>();
