@@ -22,7 +22,9 @@ import java.util.function.IntFunction;
  * Renders calls the way ZLUDA's {@code log.txt} does: {@code cuMemAlloc_v2(dptr: 0x7f3c00000000,
  * bytesize: 1024) -> CUDA_SUCCESS}. Arguments show their values after the call: a pointer with
  * recorded data shows the data (an output shows what the driver wrote), enums and flags by name,
- * handles and device pointers in hex as recorded, strings quoted.
+ * handles and device pointers in hex as recorded, {@code CUdevice} ordinals in decimal, strings
+ * quoted. An output pointer of a call that failed shows {@code (not written)}: outputs are recorded
+ * after successful calls only.
  */
 public final class CallFormatter {
     private final CudaApi api;
@@ -56,6 +58,13 @@ public final class CallFormatter {
             CudaParam p = f != null && i < f.params().size() ? f.params().get(i) : null;
             sb.append(p != null ? p.name() : "arg" + i).append(": ");
             DataItem in = item(e.data(), i), out = c.leave() == null ? null : item(c.leave().data(), i);
+            if (p != null && p.direction() == dev.zluda.spec.Direction.OUT && p.isPointer() && out == null && args[i] != 0
+                    && c.leave() != null && c.leave().result() != 0) {
+                // a failed call: the recorder keeps outputs of successful calls only, so the value is the
+                // out-parameter's own address, not anything the driver wrote
+                sb.append("(not written)");
+                continue;
+            }
             sb.append(value(p, args[i], out != null ? out : in));
         }
         sb.append(") -> ");
@@ -78,11 +87,22 @@ public final class CallFormatter {
         return null;
     }
 
+    /**
+     * Whether a C type is {@code CUdevice}: a device ordinal (CUDA Driver API, cuDeviceGet: "Returns
+     * in *device a device handle given an ordinal"; the value is the ordinal on NVIDIA's driver and
+     * zluda's), shown in decimal like the {@code device: 0} that cuDeviceGet writes.
+     */
+    private static boolean isDevice(String cType) {
+        String t = cType.replace("const ", "").trim();
+        return t.equals("CUdevice") || t.equals("CUdevice_v1");
+    }
+
     /** One argument: the raw value {@code v} as its C type says, or the data behind it. */
     public String value(CudaParam p, long v, DataItem d) {
         if (p == null) return d != null ? data(null, d) : hex(v);
         return switch (p.format()) {
-            case HANDLE, DEVICE_POINTER, FUNCTION_POINTER -> hex(v);
+            case HANDLE -> isDevice(p.cType()) ? Integer.toString((int) v) : hex(v);
+            case DEVICE_POINTER, FUNCTION_POINTER -> hex(v);
             case ENUM -> enumName(p.cType(), v);
             case FLAGS -> flags(p.flagsEnum(), v);
             case SIZE -> Long.toUnsignedString(v);
