@@ -58,11 +58,8 @@ public final class CallFormatter {
             CudaParam p = f != null && i < f.params().size() ? f.params().get(i) : null;
             sb.append(p != null ? p.name() : "arg" + i).append(": ");
             DataItem in = item(e.data(), i), out = c.leave() == null ? null : item(c.leave().data(), i);
-            if (p != null && p.direction() == dev.zluda.spec.Direction.OUT && p.isPointer() && out == null && args[i] != 0
-                    && c.leave() != null && c.leave().result() != 0) {
-                // a failed call: the recorder keeps outputs of successful calls only, so the value is the
-                // out-parameter's own address, not anything the driver wrote
-                sb.append("(not written)");
+            if (c.leave() != null && notWritten(p, args[i], out, c.leave().result())) {
+                sb.append(NOT_WRITTEN);
                 continue;
             }
             sb.append(value(p, args[i], out != null ? out : in));
@@ -85,6 +82,21 @@ public final class CallFormatter {
     private static DataItem item(List<DataItem> items, int param) {
         for (DataItem d : items) if (d.param() == param) return d;
         return null;
+    }
+
+    /** What an output of a failed call shows: {@link #notWritten}. */
+    public static final String NOT_WRITTEN = "(not written)";
+
+    /**
+     * Whether argument {@code v} of parameter {@code p} is an output pointer of a call that failed
+     * ({@code result} not 0) with nothing recorded behind it: the recorder keeps outputs of
+     * successful calls only, so {@code v} is the out-parameter's own address, not anything the
+     * driver wrote; shown as {@link #NOT_WRITTEN}.
+     *
+     * @param out the data item recorded at the call's LEAVE for this parameter, or null
+     */
+    public static boolean notWritten(CudaParam p, long v, DataItem out, int result) {
+        return p != null && p.direction() == dev.zluda.spec.Direction.OUT && p.isPointer() && out == null && v != 0 && result != 0;
     }
 
     /**
