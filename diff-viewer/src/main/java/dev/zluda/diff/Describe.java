@@ -11,7 +11,7 @@ final class Describe {
     /** {@code 3 diverging calls: 1 result, 1 data, 1 extra} or {@code no diverging call}. */
     static String verdict(DiffResult r) {
         if (r.same() && !r.resultsCompared()) {
-            return "SAME (calls and arguments only; no result data was " + (bothAtCalls(r) ? "recorded" : "recorded on both sides") + "): no divergence in "
+            return "SAME (calls and arguments only; " + (bothAtCalls(r) ? "no result data was recorded" : "result data was recorded on one side only") + "): no divergence in "
                     + r.matchedCalls() + " paired calls";
         }
         if (r.same()) return "SAME: no divergence in " + r.matchedCalls() + " paired calls";

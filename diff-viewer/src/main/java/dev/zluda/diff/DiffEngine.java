@@ -252,7 +252,8 @@ public final class DiffEngine {
         List<String> notes = new ArrayList<>();
         if (levelA.equals("calls") && levelB.equals("calls")) {
             notes.add("both captures were recorded at level calls: device-to-host data was not recorded (level calls): results copied back were"
-                    + " not compared; record with --level replay (zluda run --zluda-trace --level replay -- APP) to compare them"
+                    + " not compared" + (k.compared() > 0 ? " (the snapshotted kernels' after-images were)" : "")
+                    + "; record with --level replay (zluda run --zluda-trace --level replay -- APP) to compare them"
                     + (k.compared() > 0 ? "" : ", and with --capture-kernels REGEX to compare kernel parameters and the buffers kernels write"));
         }
         if (!levelA.isEmpty() && !levelB.isEmpty() && !levelA.equals(levelB)) {

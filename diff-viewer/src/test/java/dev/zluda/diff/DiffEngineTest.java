@@ -121,6 +121,9 @@ class DiffEngineTest {
         java.io.StringWriter text = new java.io.StringWriter();
         TextReport.write(r, new java.io.PrintWriter(text));
         assertTrue(text.toString().lines().toList().get(2).startsWith("Note: A was recorded at level calls, B at level replay"), text.toString());
+        // the copies back to the host were kept by B only, and no kernel snapshot: no result was compared
+        assertFalse(r.resultsCompared());
+        assertTrue(text.toString().contains("\nSAME (calls and arguments only; result data was recorded on one side only): no divergence in "), text.toString());
         DiffResult strict = DiffEngine.diff(lean, VECTOR_ADD, DiffOptions.defaults().withStrict(true));
         assertEquals(3, strict.counts().get(DiffKind.DATA));
         assertTrue(strict.notes().getFirst().endsWith("3 buffers kept by B only counted as divergences (--strict)"), strict.notes()::toString);
