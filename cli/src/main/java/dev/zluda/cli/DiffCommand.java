@@ -64,7 +64,11 @@ import java.util.concurrent.Callable;
                 "of aligned launches with a snapshot on both sides, every buffer's after-image is",
                 "compared, typed by the kernel's PTX (else --type), with --rtol/--atol/--ulp; a",
                 "difference is kind 'kernel' on the launch call, listed under 'Diverging kernels'",
-                "with the command that localises it.",
+                "with the command that localises it. The launches' kernel parameters are compared",
+                "too, typed by the PTX's .param declarations (a pointer by the buffer it points",
+                "into, not its address): a changed value is kind 'argument' of the launch.",
+                "Captures at level calls keep no device-to-host data: the verdict then reads",
+                "SAME (calls and arguments only; ...) and a Note says what was not compared.",
                 "",
                 "--kernel N --locate: the first PTX instruction that computes a different value",
                 "in kernel N (A's snapshot number, as the report prints it). A's module runs on",
@@ -79,7 +83,8 @@ import java.util.concurrent.Callable;
                 "  zluda diff nv/app zl/app --kernel 1 --locate --against zluda",
                 "",
                 "Exit codes: 0 the same, 1 different, 2 bad usage or an unreadable capture.",
-                "With --locate: 0 no instruction result differs, 1 one does, 2 error."})
+                "With --locate: 0 no instruction result differs, 1 one does or the launches' kernel",
+                "parameters differ (INPUTS DIFFER), 2 error."})
 final class DiffCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -224,6 +229,17 @@ final class DiffCommand implements Callable<Integer> {
                         + (kb.list().size() > 8 ? kb.list().size() + "" : kb.list().stream().map(x -> "#" + x.number() + " " + x.name() + " call " + x.launchCall()).toList()));
             }
             KernelSnapshots.Snapshot t = kb.list().get(partner.getAsInt() - 1);
+            List<KernelReplay.ParamDifference> params = KernelReplay.parameterDifferences(s.record(), t.record(), function(ka, s));
+            if (!params.isEmpty()) {
+                // both sides would replay A's launch, with A's parameters: what B's other inputs did cannot show there
+                out.println("zluda diff --locate: kernel #" + s.number() + " " + s.name() + ": A call " + s.launchCall() + " (A's snapshot #" + s.number()
+                        + "), B call " + t.launchCall() + " (B's snapshot #" + t.number() + ")");
+                for (KernelReplay.ParamDifference p : params) out.println("  inputs differ: " + p.describe());
+                out.println("VERDICT: INPUTS DIFFER: B's launch was given other kernel parameter values, so its after-images may differ whatever the"
+                        + " driver does; not localised (a replay runs both sides with A's parameters). Record both runs with the same inputs to compare the drivers.");
+                out.flush();
+                return 1;
+            }
             SideDriver da = driver(ca, against), db = driver(cb, on);
             String why = unavailable(da, "A", home);
             if (why == null) why = unavailable(db, "B", home);
@@ -331,6 +347,17 @@ final class DiffCommand implements Callable<Integer> {
         if (m == null) return "no reason given";
         int i = m.lastIndexOf("): ");
         return i >= 0 ? m.substring(i + 3) : m;
+    }
+
+    /** The kernel's PTX function from a snapshot's module, or null when the module or its PTX is not there. */
+    private static dev.zluda.ptx.FunctionInfo function(KernelSnapshots ks, KernelSnapshots.Snapshot s) {
+        CaptureRecord.KernelLaunch l = s.record().launch();
+        if (l == null || l.moduleHash() == 0 || !ks.hasBlob(l.moduleHash())) return null;
+        try {
+            return KernelReplay.kernelFunction(s.record(), ks.blob(l.moduleHash(), "the module image of kernel " + s.name()));
+        } catch (CaptureException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** The PTX of a snapshot's module. */

@@ -18,7 +18,8 @@ import java.util.regex.PatternSyntaxException;
 @Command(name = "dump", mixinStandardHelpOptions = true,
         description = {"Print a capture as ZLUDA's log: one line per call, nested calls indented,", "e.g. cuMemAlloc_v2(dptr: 0x7f3c00000000, bytesize: 1024) -> CUDA_SUCCESS", ""},
         footer = {"", "CAPTURE is a capture directory, its capture.zcap, or a pack (zluda pack).",
-                "A last line starting with '#' says when the capture was cut mid-call or damaged.",
+                "A last line starting with '#' says when the capture was cut mid-call or damaged, or that no call",
+                "matches the filters (--calls, --function, --errors).",
                 "Exit codes: 0 read to the end, or to where a crashed or killed process cut it (the last line says so); 1 damaged (what could be read is printed); 2 missing or unreadable, or bad usage."})
 final class DumpCommand implements Callable<Integer> {
     @CommandLine.Spec
@@ -52,6 +53,10 @@ final class DumpCommand implements Callable<Integer> {
             else {
                 if (!m.group(1).isEmpty()) from = Long.parseLong(m.group(1));
                 if (!m.group(2).isEmpty()) to = Long.parseLong(m.group(2));
+            }
+            if (from > to) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--calls " + calls.trim() + ": FROM is after TO (calls are counted from 1;"
+                        + " did you mean " + to + ".." + from + "?)");
             }
         }
         Pattern p = null;

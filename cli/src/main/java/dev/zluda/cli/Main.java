@@ -13,7 +13,7 @@ import java.util.Properties;
  * The {@code zluda} command: one entry point for the driver, the tracer, the replayer and the
  * differential debugger. Exit codes, the same for every subcommand: 0 success; 1 the command's
  * negative answer (diff: different, replay: diverged, ptx check: errors found, dump: a damaged
- * capture); 2 trouble (bad usage, an unknown name, a missing or unreadable input, a write error).
+ * capture, demo: the run differs); 2 trouble (bad usage, an unknown name, a missing or unreadable input, a write error).
  * {@code zluda run} returns the program's own code, and 125/126/127 for its own failures.
  */
 @Command(name = "zluda",
@@ -25,7 +25,7 @@ import java.util.Properties;
                 ""},
         subcommands = {SpecCommand.class, RunCommand.class, PtxCommand.class, DumpCommand.class, InfoCommand.class, ConvertCommand.class, PackCommand.class, ViewCommand.class, DiffCommand.class, ReplayCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Environment: ZLUDA_JAVA_HOME (the Java runtime to use), ZLUDA_JVM_OPTS (extra JVM options).",
-                "Exit codes (every command): 0 success; 1 the command's negative answer (diff: different, replay: diverged, ptx check: errors found, dump: damaged capture); 2 trouble: bad usage, a missing or unreadable input, a write error. zluda run: the program's own code, 125/126/127 for its own failures.",
+                "Exit codes (every command): 0 success; 1 the command's negative answer (diff: different, replay: diverged, ptx check: errors found, dump: damaged capture, demo: the run differs); 2 trouble: bad usage, a missing or unreadable input, a write error. ptx check: 3 no errors but instructions the emulator does not support. zluda run: the program's own code, 125/126/127 for its own failures.",
                 "Documentation: README.md and docs/ in the source tree."})
 public final class Main implements java.util.concurrent.Callable<Integer> {
     @CommandLine.Spec

@@ -16,13 +16,16 @@ import java.util.concurrent.Callable;
         mixinStandardHelpOptions = true,
         description = {"Work with PTX (the virtual ISA CUDA kernels are shipped in).", ""},
         subcommands = {PtxCommand.Check.class, PtxCommand.Compile.class})
-final class PtxCommand implements Runnable {
+final class PtxCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** {@code zluda ptx} without a subcommand: a usage error, as {@code zluda} alone (help on stderr, exit 2). */
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        spec.commandLine().getErr().flush();
+        return Main.TROUBLE;
     }
 
     /** {@code zluda ptx check FILE...}: parse and check, report errors with line:column, list the instruction forms used. */
@@ -32,7 +35,10 @@ final class PtxCommand implements Runnable {
                     "whether zluda runs it: 'emulator' = the CPU emulator behind zluda's driver executes it;",
                     "'gfx1100' = the AMD back end (zluda ptx compile --target gfx1100) lowers its uses in these files",
                     "(yes, no, k/n of them, - not tried because the file has errors).", ""},
-            footer = {"", "Exit codes: 0 no errors, 1 errors found, 2 a file could not be read."})
+            footer = {"", "An instruction the emulator does not execute is a warning line FILE:LINE:COL: warning: ...",
+                    "is not supported by the emulator (CUDA_ERROR_NOT_SUPPORTED at load): zluda's driver refuses the module.",
+                    "Exit codes: 0 no errors and every instruction runs on the emulator, 1 errors found, 2 a file could",
+                    "not be read, 3 no errors but instructions the emulator does not support (1 and 2 take precedence)."})
     static final class Check implements Callable<Integer> {
         @Parameters(arity = "1..*", paramLabel = "FILE", description = "PTX files (.ptx), or directories searched for them")
         List<Path> files = new ArrayList<>();
@@ -87,8 +93,9 @@ final class PtxCommand implements Runnable {
             java.io.PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
             dev.zluda.ptx.llvm.LlvmTarget t = dev.zluda.ptx.llvm.LlvmTarget.byName(target);
             if (t == null) {
-                err.println("zluda ptx compile: error: unknown target " + target + " (gfx1030, gfx1100, gfx90a, gfx942, sm_90)");
-                return 2;
+                // a usage error like the others: the message, the usage line, where the help is (exit 2)
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "unknown target '" + target + "'; valid targets: gfx1030, gfx1100, gfx90a, gfx942, sm_90");
             }
             String text;
             try {

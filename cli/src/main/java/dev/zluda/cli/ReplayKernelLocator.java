@@ -43,6 +43,12 @@ final class ReplayKernelLocator implements KernelLocator {
         return new ReplayKernelLocator("zluda", "nvidia", h == null ? null : Path.of(h), null);
     }
 
+    /** The same localisation on other drivers (names {@link Locate} takes: zluda, nvidia, a path). */
+    @Override
+    public KernelLocator between(String on, String against) {
+        return new ReplayKernelLocator(on, against, home, onPtx);
+    }
+
     @Override
     public String describe() {
         return on + " against " + against;

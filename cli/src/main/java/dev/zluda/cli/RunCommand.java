@@ -119,7 +119,7 @@ final class RunCommand implements Callable<Integer> {
         if (problem != null) {
             err.println("zluda run: error: " + problem);
             err.flush();
-            return problem.contains("not executable") || problem.contains("is a directory") ? 126 : 127;
+            return problem.contains("not executable") || problem.contains("is a directory") || problem.contains("is a source file") ? 126 : 127;
         }
         ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
         Map<String, String> env = pb.environment();
@@ -233,12 +233,41 @@ final class RunCommand implements Callable<Integer> {
         if (!captureRange.equals("all")) env.put("ZLUDA_CAPTURE_RANGE", captureRange);
     }
 
+    /** Endings of source files a first run may hand to {@code zluda run} in place of the program built from them. */
+    private static final java.util.regex.Pattern SOURCE = java.util.regex.Pattern.compile(".*\\.(c|cu|cpp|cc|cxx|ptx|py)$");
+
+    /**
+     * Why {@code program} is a source file rather than a program, or null: a regular file (as given,
+     * or in the working directory) ending in .c, .cu, .cpp, .cc, .cxx, .ptx or .py that is not an
+     * executable script (exec bit and a {@code #!} line).
+     */
+    static String sourceFile(String program) {
+        Path p = Path.of(program);
+        if (!SOURCE.matcher(program).matches() || !Files.isRegularFile(p)) return null;
+        if (Files.isExecutable(p)) {
+            try (java.io.InputStream in = Files.newInputStream(p)) {
+                byte[] head = in.readNBytes(2);
+                if (head.length == 2 && head[0] == '#' && head[1] == '!') return null;
+            } catch (java.io.IOException e) {
+                return null;
+            }
+        }
+        String name = p.getFileName().toString();
+        if (name.endsWith(".py")) return program + " is a source file: run it with python3: zluda run -- python3 " + program;
+        if (name.endsWith(".ptx")) {
+            return program + " is a source file (PTX): a program loads it (cuModuleLoad); zluda ptx check " + program + " checks it";
+        }
+        return program + " is a source file: build it first (see docs/quick-start.md), then zluda run -- ./" + name.substring(0, name.lastIndexOf('.'));
+    }
+
     /**
      * Why {@code program} cannot be run, or null: a path that does not exist, is a directory or is
      * not executable; a bare name that is on no directory of {@code PATH} (as execvp looks it up).
      */
     static String findProgram(String program) {
         if (program.isEmpty()) return "no program given";
+        String source = sourceFile(program);
+        if (source != null) return source;
         if (program.contains("/")) {
             Path p = Path.of(program);
             if (!Files.exists(p)) return "program not found: " + program + " (no such file)";

@@ -51,7 +51,12 @@ final class ViewCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
         // the inputs first: a wrong path is the more useful message than a missing display
         for (Path c : new Path[] {capture, other}) {
-            if (c != null && !Files.exists(c)) throw new CommandLine.ParameterException(spec.commandLine(), "no such capture: " + c);
+            if (c != null && !Files.exists(c)) {
+                // the words of dump, info and diff for a missing input
+                err.println("zluda view: error: " + c + ": no such file or directory");
+                err.flush();
+                return Main.TROUBLE;
+            }
             if (c != null && Files.isDirectory(c) && !Files.exists(c.resolve(dev.zluda.capture.CaptureFormat.CAPTURE_FILE))) {
                 err.println("zluda view: error: " + c + ": is not a capture directory (no " + dev.zluda.capture.CaptureFormat.CAPTURE_FILE + ")");
                 err.println("  see: zluda view --help");

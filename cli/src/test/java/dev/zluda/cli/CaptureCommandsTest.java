@@ -83,9 +83,11 @@ class CaptureCommandsTest {
         assertEquals(0, r.code(), r.err());
         String[] l = r.lines();
         assertEquals("cuInit(Flags: 0) -> CUDA_SUCCESS", l[0]);
-        assertEquals("cuCtxCreate_v2(pctx: 0x5555aaaa0000, flags: CU_CTX_SCHED_BLOCKING_SYNC | CU_CTX_MAP_HOST, dev: 0x0) -> CUDA_SUCCESS", l[1]);
+        // a CUdevice is a device ordinal: decimal, as cuDeviceGet's output shows it
+        assertEquals("cuCtxCreate_v2(pctx: 0x5555aaaa0000, flags: CU_CTX_SCHED_BLOCKING_SYNC | CU_CTX_MAP_HOST, dev: 0) -> CUDA_SUCCESS", l[1]);
         assertEquals("cuMemAlloc_v2(dptr: 0x7f3c00000000, bytesize: 1024) -> CUDA_SUCCESS", l[2]);
-        assertEquals("cuMemAlloc_v2(dptr: 0x7ffd0020, bytesize: 1099511627776) -> CUDA_ERROR_OUT_OF_MEMORY", l[3]);
+        // failed: the driver wrote no dptr (0x7ffd0020 is only where it would have gone)
+        assertEquals("cuMemAlloc_v2(dptr: (not written), bytesize: 1099511627776) -> CUDA_ERROR_OUT_OF_MEMORY", l[3]);
         assertTrue(l[4].startsWith("cuMemcpyHtoD_v2(dstDevice: 0x7f3c00000000, srcHost: <16 bytes: 73 69 78"), l[4]);
         assertEquals("  cuCtxGetCurrent(pctx: 0x5555aaaa0000) -> CUDA_SUCCESS", l[5]);
         assertEquals("cuModuleGetFunction(hfunc: 0x6000, hmod: 0x5555bbbb0000, name: \"vecAdd\") -> CUDA_SUCCESS", l[6]);
@@ -106,6 +108,18 @@ class CaptureCommandsTest {
         r = CliRun.run("dump", "--threads", "--time", "--calls", "9", dir.toString());
         assertTrue(r.lines()[0].matches("\\[" + TID2 + "] \\+\\d+\\.\\d{6} cuLaunchKernel\\(.*"), r.out());
         assertEquals(2, CliRun.run("dump", "--calls", "x", dir.toString()).code());
+        // a reversed range is a usage error; a selection nothing matches says so
+        CliRun.Result rev = CliRun.run("dump", "--calls", "7..5", dir.toString());
+        assertEquals(2, rev.code());
+        assertTrue(rev.err().startsWith("zluda dump: error: --calls 7..5: FROM is after TO (calls are counted from 1; did you mean 5..7?)"), rev.err());
+        r = CliRun.run("dump", "--calls", "30..40", dir.toString());
+        assertEquals("# no calls match (--calls 30..40; the capture holds 10 calls)", r.lines()[0], r.out());
+        r = CliRun.run("dump", "--function", "cuNoSuch", dir.toString());
+        assertEquals("# no calls match (--function cuNoSuch; the capture holds 10 calls)", r.lines()[0], r.out());
+        // vectorAdd on the H200: every one of its 20 calls returned CUDA_SUCCESS
+        r = CliRun.run("dump", "--errors", "../samples/traces/h200/vectorAdd");
+        assertEquals(0, r.code(), r.err());
+        assertEquals("# no calls match (--errors: no call failed; the capture holds 20 calls)", r.out().strip());
         assertEquals(2, CliRun.run("dump", "--function", "(", dir.toString()).code());
     }
 

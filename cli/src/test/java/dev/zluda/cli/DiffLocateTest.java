@@ -170,6 +170,28 @@ class DiffLocateTest {
         assertTrue(s.out().contains("VERDICT: no divergence"), s.out());
     }
 
+    /**
+     * The same launch given another n (vectorAdd_param_3, .u32 in the PTX; recorded as 4096): the diff names the
+     * parameter, and --locate says the inputs differ instead of blaming the driver, without replaying
+     * (a replay runs both sides with A's parameters).
+     */
+    @Test
+    void aChangedKernelParameterIsNamedAndLocateSaysTheInputsDiffer() throws Exception {
+        Path changed = KernelParamEdit.copy(same, tmp.resolve("n4000"), p -> {
+            ByteBuffer.wrap(p).order(ByteOrder.LITTLE_ENDIAN).putInt(24, 4000);
+            return p;
+        });
+        CliRun.Result d = CliRun.run("diff", same.toString(), changed.toString());
+        assertEquals(1, d.code(), d.out() + d.err());
+        assertTrue(d.out().contains("kernel #1 vectorAdd parameter 3 (vectorAdd_param_3, .u32): 4096 vs 4000"), d.out());
+        assertTrue(d.out().contains("kernel parameter 3 (vectorAdd_param_3, .u32): 4096 vs 4000 [the launches were given other inputs]"), d.out());
+        CliRun.Result r = CliRun.run("diff", same.toString(), changed.toString(), "--kernel", "1", "--locate");
+        assertEquals(1, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("  inputs differ: kernel parameter 3 (vectorAdd_param_3, .u32): 4096 vs 4000"), r.out());
+        assertTrue(r.out().contains("VERDICT: INPUTS DIFFER"), r.out());
+        assertFalse(r.out().contains("same PTX: only a difference of the driver"), r.out());
+    }
+
     @Test
     void badUsageExits2() {
         assertEquals(2, CliRun.run("diff", A.toString(), sub.toString(), "--locate").code());

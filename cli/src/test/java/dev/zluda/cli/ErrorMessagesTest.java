@@ -79,4 +79,32 @@ class ErrorMessagesTest {
         r = failing("zluda replay", "replay", "x", "--kernel", "1", "-o", "out", "--no-capture");
         assertTrue(r.err().startsWith("zluda replay: error: -o and --no-capture exclude each other\n"), r.err());
     }
+
+    /** {@code zluda ptx} alone is a usage error as {@code zluda} alone is; an unknown target names the valid ones. */
+    @Test
+    void ptxWithoutACommandAndAnUnknownTargetAreUsageErrors(@TempDir Path tmp) {
+        CliRun.Result r = CliRun.run("ptx");
+        assertEquals(2, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("Usage: zluda ptx") && r.out().isEmpty(), "the usage on stderr: " + r.out() + r.err());
+        r = failing("zluda ptx compile", "ptx", "compile", "k.ptx", "--target", "gfx9999", "-o", tmp.resolve("x").toString());
+        assertTrue(r.err().startsWith("zluda ptx compile: error: unknown target 'gfx9999'; valid targets: gfx1030, gfx1100, gfx90a, gfx942, sm_90\n"), r.err());
+        assertTrue(r.err().contains("  usage: zluda ptx compile ") && r.err().contains("  see: zluda ptx compile --help"), r.err());
+    }
+
+    /** A path that does not exist is said in the same words by every command that reads a capture. */
+    @Test
+    void aMissingCaptureIsSaidTheSameWayEverywhere(@TempDir Path tmp) {
+        String nope = tmp.resolve("nosuch").toString();
+        ViewCommand.env = Map.<String, String>of()::get;
+        try {
+            for (String cmd : new String[] {"dump", "info", "view"}) {
+                CliRun.Result r = failing("zluda " + cmd, cmd, nope);
+                assertTrue(r.err().startsWith("zluda " + cmd + ": error: " + nope + ": no such file or directory"), r.err());
+            }
+        } finally {
+            ViewCommand.env = System::getenv;
+        }
+        CliRun.Result d = failing("zluda diff", "diff", nope, nope);
+        assertTrue(d.err().startsWith("zluda diff: error: " + nope + ": no such file or directory"), d.err());
+    }
 }

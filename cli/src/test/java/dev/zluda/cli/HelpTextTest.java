@@ -27,6 +27,7 @@ class HelpTextTest {
         CliRun.Result help = CliRun.run("--help");
         assertEquals(0, help.code());
         assertTrue(help.out().contains("Exit codes (every command)"), help.out());
+        assertTrue(help.out().replaceAll("\\s+", " ").contains("demo: the run differs"), "as the README lists it: " + help.out());
     }
 
     @Test

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RunCommandTest {
@@ -150,6 +151,25 @@ class RunCommandTest {
         assertEquals(126, dir.code());
         assertTrue(dir.err().contains("is a directory"), dir.err());
         assertEquals(2, withHome(home, () -> CliRun.run("run", "--pack", "--", "/bin/true")).code(), "--pack without a trace flag");
+    }
+
+    /** A source file handed to zluda run is named as one, with what to do instead; an executable script is a program. */
+    @Test
+    void aSourceFileIsNamedAsOne(@TempDir Path tmp) throws Exception {
+        Path home = standInHome(tmp);
+        Path c = Files.writeString(tmp.resolve("scale.c"), "#include <cuda.h>\nint main(void) { return 0; }\n");
+        CliRun.Result r = withHome(home, () -> CliRun.run("run", "--", c.toString()));
+        assertEquals(126, r.code(), r.err());
+        assertEquals("zluda run: error: " + c + " is a source file: build it first (see docs/quick-start.md), then zluda run -- ./scale", r.err().strip());
+        Path py = Files.writeString(tmp.resolve("scale.py"), "import cupy\n");
+        assertEquals(py + " is a source file: run it with python3: zluda run -- python3 " + py, RunCommand.findProgram(py.toString()));
+        // executable, but no #! line: still a source file
+        assertTrue(c.toFile().setExecutable(true));
+        assertTrue(RunCommand.findProgram(c.toString()).contains("is a source file: build it first"));
+        Path script = Files.writeString(tmp.resolve("run.py"), "#!/usr/bin/env python3\nprint(1)\n");
+        assertTrue(script.toFile().setExecutable(true));
+        assertNull(RunCommand.findProgram(script.toString()), "an executable script with #! runs");
+        assertTrue(RunCommand.findProgram(tmp.resolve("k.ptx").toString()).startsWith("program not found"), "a missing file is not a source file");
     }
 
     /**

@@ -10,10 +10,18 @@ final class Describe {
 
     /** {@code 3 diverging calls: 1 result, 1 data, 1 extra} or {@code no diverging call}. */
     static String verdict(DiffResult r) {
+        if (r.same() && !r.resultsCompared()) {
+            return "SAME (calls and arguments only; " + (bothAtCalls(r) ? "no result data was recorded" : "result data was recorded on one side only") + "): no divergence in "
+                    + r.matchedCalls() + " paired calls";
+        }
         if (r.same()) return "SAME: no divergence in " + r.matchedCalls() + " paired calls";
         StringJoiner j = new StringJoiner(", ");
         for (Map.Entry<DiffKind, Long> e : r.counts().entrySet()) if (e.getValue() > 0) j.add(e.getValue() + " " + e.getKey().label());
         return "DIFFERENT: " + r.divergingCalls() + " diverging " + (r.divergingCalls() == 1 ? "call" : "calls") + " (" + j + ")";
+    }
+
+    private static boolean bothAtCalls(DiffResult r) {
+        return r.a().level().equals("calls") && r.b().level().equals("calls");
     }
 
     /** {@code 12 address, 1 device name}, or {@code none}. */

@@ -24,6 +24,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -215,7 +216,8 @@ public final class DiffEngine {
         Map<Expected, Long> ic = new LinkedHashMap<>();
         ignoredCounts.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).forEach(e -> ic.put(e.getKey(), e.getValue()));
         return new DiffResult(side(ca, sa), side(cb, sb), list.isEmpty() ? null : list.getFirst(), counts, divs.size(), List.copyOf(list),
-                ic, List.copyOf(ignored), tolerated, List.copyOf(tps), List.copyOf(warnings), notes(kernels), matched, options, kernels);
+                ic, List.copyOf(ignored), tolerated, List.copyOf(tps), List.copyOf(warnings), notes(kernels), matched, options, kernels,
+                resultsCompared(kernels));
     }
 
     /** The capture levels of A and B (the manifest's {@code capture.data}: {@code calls}, {@code replay}; "" when it does not say). */
@@ -237,9 +239,23 @@ public final class DiffEngine {
         return mine.equals("replay") && other.equals("calls");
     }
 
-    /** What the captures hold differently (capture levels, kernel snapshots), said in the report's header. */
+    /**
+     * Whether anything carrying results was compared: host data both captures keep (neither at level
+     * {@code calls}), or a pair of kernel snapshots.
+     */
+    private boolean resultsCompared(DiffResult.Kernels k) {
+        return k.compared() > 0 || !levelA.equals("calls") && !levelB.equals("calls");
+    }
+
+    /** What the captures hold differently (capture levels, kernel snapshots), or both lack, said in the report's header. */
     private List<String> notes(DiffResult.Kernels k) {
         List<String> notes = new ArrayList<>();
+        if (levelA.equals("calls") && levelB.equals("calls")) {
+            notes.add("both captures were recorded at level calls: device-to-host data was not recorded (level calls): results copied back were"
+                    + " not compared" + (k.compared() > 0 ? " (the snapshotted kernels' after-images were)" : "")
+                    + "; record with --level replay (zluda run --zluda-trace --level replay -- APP) to compare them"
+                    + (k.compared() > 0 ? "" : ", and with --capture-kernels REGEX to compare kernel parameters and the buffers kernels write"));
+        }
         if (!levelA.isEmpty() && !levelB.isEmpty() && !levelA.equals(levelB)) {
             StringBuilder sb = new StringBuilder("A was recorded at level " + levelA + ", B at level " + levelB
                     + ": host data (the bytes of host buffers the calls passed or got back) is compared only where both have it");
@@ -873,7 +889,7 @@ public final class DiffEngine {
                 divs.add(d);
                 byA.put(x, d);
             }
-            d.mask |= 1 << DiffKind.KERNEL.ordinal();
+            for (DiffResult.Difference df : kp.differences) d.mask |= 1 << df.kind().ordinal();
             d.kernel = kp.differences;
         }
         return new DiffResult.Kernels(la.size(), lb.size(), compared, unpairedA, lb.size() - usedB, tolerated, List.copyOf(list), count);
@@ -896,6 +912,14 @@ public final class DiffEngine {
         int n = Math.min(k.buffers().size(), kt.buffers().size());
         if (k.buffers().size() != kt.buffers().size()) {
             notes.add("A's snapshot holds " + k.buffers().size() + " buffers, B's " + kt.buffers().size() + ": the first " + n + " compared");
+        }
+        List<String> parameters = new ArrayList<>();
+        if (!Arrays.equals(k.params(), kt.params())) {
+            for (KernelReplay.ParamDifference p : KernelReplay.parameterDifferences(k, kt, function(ka, k))) {
+                parameters.add(p.describe());
+                diffs.add(new DiffResult.Difference(DiffKind.ARGUMENT, tag + " " + (p.index() >= 0 ? "parameter " + p.index() + " (" + p.name()
+                        + (p.type().isEmpty() ? "" : ", " + p.type()) + ")" : p.name()), p.a(), p.b(), null));
+            }
         }
         String[] symA = sa.kernelBuffers.get(k.seq()), symB = sb.kernelBuffers.get(kt.seq());
         List<KernelReplay.BufferTyping> typing = null;
@@ -952,7 +976,7 @@ public final class DiffEngine {
         String shape = l == null ? "" : String.format(java.util.Locale.ROOT, "grid=(%d,%d,%d) block=(%d,%d,%d) shared=%d", l.gridX(), l.gridY(), l.gridZ(),
                 l.blockX(), l.blockY(), l.blockZ(), l.sharedMemBytes());
         DiffResult.KernelDivergence kd = new DiffResult.KernelDivergence(s.number(), t.number(), k.name(), k.name().equals(kt.name()) ? null : kt.name(),
-                module(ka, k), shape, ra.ref(x), rb.ref(y), resA, resB, List.copyOf(bufs), notes.isEmpty() ? null : String.join("; ", notes),
+                module(ka, k), shape, ra.ref(x), rb.ref(y), resA, resB, List.copyOf(bufs), List.copyOf(parameters), notes.isEmpty() ? null : String.join("; ", notes),
                 "zluda diff " + shellQuote(sa.cap.source().toString()) + " " + shellQuote(sb.cap.source().toString()) + " --kernel " + s.number() + " --locate");
         return new KernelPair(kd, List.copyOf(diffs));
     }
@@ -975,6 +999,22 @@ public final class DiffEngine {
             }
             return KernelReplay.bufferTypes(k, image);
         });
+    }
+
+    private final Map<String, Optional<dev.zluda.ptx.FunctionInfo>> functions = new HashMap<>();
+
+    /** The kernel's PTX function from its snapshot's module (parsed once per module and kernel), or null. */
+    private dev.zluda.ptx.FunctionInfo function(KernelSnapshots ks, CaptureRecord.Kernel k) {
+        CaptureRecord.KernelLaunch l = k.launch();
+        long module = l == null ? 0 : l.moduleHash();
+        return functions.computeIfAbsent(module + "/" + k.name(), kk -> {
+            if (module == 0 || !ks.hasBlob(module)) return Optional.empty();
+            try {
+                return Optional.ofNullable(KernelReplay.kernelFunction(k, ks.blob(module, "the module of kernel " + k.name())));
+            } catch (dev.zluda.capture.CaptureException | RuntimeException e) {
+                return Optional.empty();
+            }
+        }).orElse(null);
     }
 
     /** A's module of a snapshot: its file in the capture directory, else kind, size and hash. */
@@ -1142,7 +1182,7 @@ public final class DiffEngine {
         ReadStatus st = s.status;
         if (st != null && st.stoppedEarly()) note = "stops at byte " + st.stopOffset() + ": " + st.stopReason();
         else if (st != null && !st.endedCleanly()) note = "no process end (killed, crashed, or written without one)";
-        return new DiffResult.Side(c.source().toString(), program(c), driver(m), device(m), s.n, s.threadIds.size(), note);
+        return new DiffResult.Side(c.source().toString(), program(c), driver(m), device(m), s.n, s.threadIds.size(), note, level(c));
     }
 
     // ------------------------------------------------------------------ rendering

@@ -25,18 +25,26 @@ import java.util.Map;
  * @param matchedCalls calls of A paired with a call of B
  * @param options the options used
  * @param kernels the kernel snapshots compared (after-images of aligned launches) and those that diverge
+ * @param resultsCompared whether anything that carries a program's results was compared: device-to-host
+ *     data kept by both captures (level {@code replay}, or a capture whose manifest does not say its
+ *     level), or at least one pair of kernel snapshots; false when the captures hold calls and
+ *     arguments only (level {@code calls} without snapshots), where SAME says nothing of the results
  */
 public record DiffResult(Side a, Side b, Divergence first, Map<DiffKind, Long> counts, long divergingCalls,
                          List<Divergence> divergences, Map<Expected, Long> ignoredCounts, List<Ignored> ignored,
                          long toleratedBuffers, List<ThreadPair> threads, List<String> warnings, List<String> notes, long matchedCalls,
-                         DiffOptions options, Kernels kernels) {
+                         DiffOptions options, Kernels kernels, boolean resultsCompared) {
 
     /** Whether nothing but expected differences was found. */
     public boolean same() {
         return divergingCalls == 0;
     }
 
-    /** Exit code of {@code zluda diff}: 0 same, 1 different. */
+    /**
+     * Exit code of {@code zluda diff}: 0 same, 1 different. A SAME of captures that hold no results
+     * ({@link #resultsCompared()} false) is still 0: nothing that was compared differs; the report
+     * says what was not compared.
+     */
     public int exitCode() {
         return same() ? 0 : 1;
     }
@@ -51,8 +59,10 @@ public record DiffResult(Side a, Side b, Divergence first, Map<DiffKind, Long> c
      * @param calls calls read
      * @param threads threads that made calls
      * @param note how reading ended when not cleanly (cut, damaged, no process end), or null
+     * @param level the capture level (manifest {@code capture.data}: {@code calls} keeps no host buffers,
+     *     {@code replay} keeps them), or "" when the manifest does not say
      */
-    public record Side(String path, String program, String driver, String device, long calls, int threads, String note) {}
+    public record Side(String path, String program, String driver, String device, long calls, int threads, String note, String level) {}
 
     /**
      * One side of a diverging call.
@@ -198,11 +208,14 @@ public record DiffResult(Side a, Side b, Divergence first, Map<DiffKind, Long> c
      * @param resultA the CUresult the kernel left in A (0: ran without a fault)
      * @param resultB likewise in B
      * @param buffers the buffers whose after-images differ (beyond the tolerance), in snapshot order
+     * @param parameters the kernel parameters whose values differ, typed by the kernel's PTX
+     *     ({@code kernel parameter 1 (scale_param_1, .f32): 2.0 vs 3.0}; pointers compared by the buffer
+     *     they point into, not by address): the launches were given other inputs
      * @param note what could not be compared (buffer counts or sizes differ, images missing), or null
      * @param locate the command that localises the first differing PTX instruction of this launch
      */
     public record KernelDivergence(int number, int bNumber, String kernel, String bKernel, String module, String shape,
-                                   CallRef a, CallRef b, int resultA, int resultB, List<KernelBuffer> buffers, String note,
+                                   CallRef a, CallRef b, int resultA, int resultB, List<KernelBuffer> buffers, List<String> parameters, String note,
                                    String locate) {}
 
     /**

@@ -122,6 +122,7 @@ public final class HtmlReport {
                 out.println("<div class=\"card\" id=\"kernel-" + kd.number() + "\"><p><span class=\"kind k-kernel\">kernel</span> <b>#" + kd.number() + " <code>"
                         + esc(kd.kernel()) + "</code></b> — " + esc(Describe.kernel(kd)) + "</p>");
                 if (kd.resultA() != kd.resultB()) out.println("<p>Kernel result: " + kd.resultA() + " in A, " + kd.resultB() + " in B</p>");
+                for (String p : kd.parameters()) out.println("<p class=\"warn\">" + esc(p) + " (the launches were given other inputs)</p>");
                 if (!kd.buffers().isEmpty()) {
                     out.println("<table><tr><th class=\"num\">buffer</th><th>allocation</th><th>parameters</th><th>how the after-images differ</th></tr>");
                     for (DiffResult.KernelBuffer b : kd.buffers()) {

@@ -10,13 +10,14 @@ import java.io.Writer;
 import java.util.Map;
 
 /**
- * The report for scripts, one JSON object: {@code same}, {@code a}, {@code b}, {@code counts}
+ * The report for scripts, one JSON object: {@code same}, {@code resultsCompared} (false: the captures
+ * hold calls and arguments only, no result data), {@code a}, {@code b}, {@code counts}
  * (per kind), {@code divergingCalls}, {@code firstDivergence}, {@code divergences} (each with
  * {@code kind}, {@code a}/{@code b} call refs and {@code differences}), {@code ignoredCounts},
  * {@code ignored}, {@code toleratedBuffers}, {@code threads}, {@code warnings}, {@code notes}, {@code options},
  * {@code kernels} (snapshot counts and the diverging kernels: {@code number} — what {@code --kernel N}
  * names —, {@code kernel}, {@code module}, {@code shape}, launch calls {@code aCall}/{@code bCall},
- * results, {@code buffers} with {@code index}, {@code buffer} (dptr#N), {@code params}, {@code data},
+ * results, {@code parameters} (the kernel parameters whose values differ), {@code buffers} with {@code index}, {@code buffer} (dptr#N), {@code params}, {@code data},
  * and {@code locate}, the command that localises the first differing instruction).
  * Call numbers are 1-based in order of entry; an absent side has {@code "call": null} and
  * {@code "after"}. Heatmaps are not included (see the HTML report).
@@ -30,6 +31,7 @@ public final class JsonReport {
     public static ObjectNode tree(DiffResult r) {
         ObjectNode o = MAPPER.createObjectNode();
         o.put("same", r.same());
+        o.put("resultsCompared", r.resultsCompared());
         o.set("a", side(r.a()));
         o.set("b", side(r.b()));
         ObjectNode counts = o.putObject("counts");
@@ -151,6 +153,8 @@ public final class JsonReport {
                 x.put("aAfter", String.format("%016x", b.aAfter()));
                 x.put("bAfter", String.format("%016x", b.bAfter()));
             }
+            ArrayNode pd = e.putArray("parameters");
+            kd.parameters().forEach(pd::add);
             if (kd.note() != null) e.put("note", kd.note());
             e.put("locate", kd.locate());
         }

@@ -43,6 +43,7 @@ public final class TextReport {
             for (DiffResult.KernelDivergence kd : k.diverging()) {
                 out.println("  " + Describe.kernel(kd));
                 if (kd.resultA() != kd.resultB()) out.println("    kernel result: " + kd.resultA() + " in A, " + kd.resultB() + " in B");
+                for (String p : kd.parameters()) out.println("    " + p + " [the launches were given other inputs]");
                 for (DiffResult.KernelBuffer b : kd.buffers()) out.println("    " + Describe.kernelBuffer(b));
                 if (kd.note() != null) out.println("    note: " + kd.note());
                 out.println("    first differing instruction: " + kd.locate());

@@ -125,7 +125,8 @@ public final class CallDecoder {
             CudaParam p = f != null && i < f.params().size() ? f.params().get(i) : null;
             sb.append(p != null ? p.name() : "arg" + i).append(": ");
             DataItem in = item(d.enter().data(), i), out = d.leave() == null ? null : item(d.leave().data(), i);
-            sb.append(formatter.value(p, args[i], out != null ? out : in));
+            if (d.leave() != null && CallFormatter.notWritten(p, args[i], out, d.leave().result())) sb.append(CallFormatter.NOT_WRITTEN);
+            else sb.append(formatter.value(p, args[i], out != null ? out : in));
         }
         String s = sb.toString();
         if (d.leave() != null || index.isComplete()) {

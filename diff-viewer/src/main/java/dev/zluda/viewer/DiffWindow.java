@@ -192,6 +192,22 @@ public final class DiffWindow {
     }
 
     /**
+     * The locator between the drivers that recorded the two captures (their manifests): B's under test
+     * against A's, the reference; the one set when a manifest names neither zluda nor nvidia.
+     */
+    private KernelLocator pairedLocator() {
+        if (locator == null || result == null) return locator;
+        String on = driverName(result.b().driver()), against = driverName(result.a().driver());
+        return on == null || against == null ? locator : locator.between(on, against);
+    }
+
+    /** {@code zluda} or {@code nvidia} from a side's driver ({@code nvidia 13000 (580.159.04)}), else null. */
+    private static String driverName(String driver) {
+        String name = driver == null ? "" : driver.split(" ", 2)[0];
+        return name.equals("zluda") || name.equals("nvidia") ? name : null;
+    }
+
+    /**
      * Locates the diverging instruction of the launch in the selected row: opens capture B (the one
      * under test) in a viewer window, selects the launch there and runs the localisation on its
      * kernel snapshot; that window shows the instruction in its PTX view with both values.
@@ -202,7 +218,7 @@ public final class DiffWindow {
         int call = (int) alignment.bCall(row) - 1;
         Stage st = new Stage();
         ViewerWindow vw = new ViewerWindow(st);
-        vw.setKernelLocator(locator);
+        vw.setKernelLocator(pairedLocator());
         locateWindow = vw;
         st.show();
         vw.open(pathB);
@@ -387,7 +403,7 @@ public final class DiffWindow {
         progress.setVisible(false);
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "A: %,d calls, B: %,d calls, %,d paired — ", r.a().calls(), r.b().calls(), r.matchedCalls()));
-        if (r.same()) sb.append("the same");
+        if (r.same()) sb.append(r.resultsCompared() ? "the same" : "the same calls and arguments (no result data was recorded: record with --level replay)");
         else {
             sb.append(String.format(Locale.ROOT, "%,d diverging", r.divergingCalls()));
             List<String> kinds = new ArrayList<>();
@@ -531,7 +547,7 @@ public final class DiffWindow {
                 && divOfRow[row] >= 0 && alignment.bFunction(row) != null && alignment.bFunction(row).startsWith("cuLaunch");
         locateButton.setVisible(launch);
         locateButton.setManaged(launch);
-        if (launch) locateButton.setText("Locate the diverging instruction in B (" + locator.describe() + ")");
+        if (launch) locateButton.setText("Locate the diverging instruction in B (" + pairedLocator().describe() + ")");
         if (alignment == null || row < 0 || row >= alignment.size()) {
             detailTitle.setText("Select a row");
             detailText.setText("");

@@ -57,4 +57,13 @@ public interface KernelLocator {
 
     /** Which drivers it compares, for the button: {@code zluda against nvidia}. */
     String describe();
+
+    /**
+     * This localisation between other drivers: {@code on} the one under test, {@code against} the
+     * reference, as named by the manifests of the captures compared ({@code zluda}, {@code nvidia}).
+     * The default, for a locator that cannot choose its drivers, is this one.
+     */
+    default KernelLocator between(String on, String against) {
+        return this;
+    }
 }

@@ -121,6 +121,9 @@ class DiffEngineTest {
         java.io.StringWriter text = new java.io.StringWriter();
         TextReport.write(r, new java.io.PrintWriter(text));
         assertTrue(text.toString().lines().toList().get(2).startsWith("Note: A was recorded at level calls, B at level replay"), text.toString());
+        // the copies back to the host were kept by B only, and no kernel snapshot: no result was compared
+        assertFalse(r.resultsCompared());
+        assertTrue(text.toString().contains("\nSAME (calls and arguments only; result data was recorded on one side only): no divergence in "), text.toString());
         DiffResult strict = DiffEngine.diff(lean, VECTOR_ADD, DiffOptions.defaults().withStrict(true));
         assertEquals(3, strict.counts().get(DiffKind.DATA));
         assertTrue(strict.notes().getFirst().endsWith("3 buffers kept by B only counted as divergences (--strict)"), strict.notes()::toString);
@@ -134,9 +137,13 @@ class DiffEngineTest {
     @Test
     void kernelSnapshotsOnOneSideOnlyAreSaid() throws Exception {
         DiffResult r = diff(H200.resolve("vectorAdd-kernels"), H200.resolve("vectorAdd"));
-        assertEquals(List.of("A was recorded with kernel snapshots (--capture-kernels), B without: the kernels' buffers are compared only where both"
-                + " have a snapshot (here nowhere); record both with --capture-kernels REGEX to compare them"), r.notes());
-        assertTrue(diff(H200.resolve("vectorAdd"), H200.resolve("vectorAdd")).notes().isEmpty());
+        // both are at level calls (their manifests): that note comes first, then the one on snapshots
+        assertEquals(2, r.notes().size(), r.notes()::toString);
+        assertTrue(r.notes().getFirst().startsWith("both captures were recorded at level calls"), r.notes()::toString);
+        assertEquals("A was recorded with kernel snapshots (--capture-kernels), B without: the kernels' buffers are compared only where both"
+                + " have a snapshot (here nowhere); record both with --capture-kernels REGEX to compare them", r.notes().get(1));
+        assertFalse(r.resultsCompared(), "no snapshot pair, no device-to-host data");
+        assertTrue(diff(H200.resolve("vectorAdd-replay"), H200.resolve("vectorAdd-replay")).notes().isEmpty());
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -204,6 +205,59 @@ class KernelDiffTest {
         StringWriter text = new StringWriter();
         TextReport.write(r, new PrintWriter(text));
         assertTrue(text.toString().contains("Kernels: no kernel snapshots in either capture"), text.toString());
+    }
+
+    /**
+     * Two captures at level calls (the default; the manifest says {@code "data": "calls"}) without
+     * snapshots hold no result: their SAME must not read as a clean one, and a Note says why.
+     */
+    @Test
+    void capturesAtLevelCallsSayTheirResultsWereNotCompared() throws Exception {
+        Path plain = Path.of("..", "samples", "traces", "h200", "vectorAdd");
+        DiffResult r = DiffEngine.diff(plain, plain, DiffOptions.defaults());
+        assertTrue(r.same());
+        assertFalse(r.resultsCompared());
+        assertEquals(0, r.exitCode(), "nothing that was compared differs");
+        StringWriter text = new StringWriter();
+        TextReport.write(r, new PrintWriter(text));
+        String t = text.toString();
+        assertTrue(t.contains("\nSAME (calls and arguments only; no result data was recorded): no divergence in "), t);
+        assertTrue(t.contains("Note: both captures were recorded at level calls: device-to-host data was not recorded (level calls): results copied back"
+                + " were not compared; record with --level replay"), t);
+        assertTrue(JsonReport.tree(r).path("resultsCompared").isBoolean() && !JsonReport.tree(r).path("resultsCompared").asBoolean());
+        // a snapshot compared on both sides carries results: a plain SAME
+        DiffResult k = DiffEngine.diff(A, A, DiffOptions.defaults());
+        assertTrue(k.resultsCompared());
+        StringWriter kt = new StringWriter();
+        TextReport.write(k, new PrintWriter(kt));
+        assertTrue(kt.toString().contains("\nSAME: no divergence in "), kt.toString());
+    }
+
+    /**
+     * A launch given another n ({@code vectorAdd_param_3}, declared {@code .u32} in the PTX; the recording ran
+     * {@code vectorAdd 4096}) is an argument divergence of that launch that names the parameter, though
+     * its after-images are the same; its pointers, at other addresses in the zluda replay, are not.
+     */
+    @Test
+    void aChangedKernelParameterIsNamedWithItsPtxType() throws Exception {
+        Path changed = Rewrite.copy(A, tmp.resolve("n4000"), new Rewrite.Editor() {
+            @Override
+            public byte[] kernelParams(String kernel, byte[] params) {
+                ByteBuffer.wrap(params).order(ByteOrder.LITTLE_ENDIAN).putInt(24, 4000);
+                return params;
+            }
+        });
+        DiffResult r = DiffEngine.diff(A, changed, DiffOptions.defaults());
+        assertFalse(r.same());
+        assertEquals(1L, r.counts().get(DiffKind.ARGUMENT));
+        assertEquals(DiffKind.ARGUMENT, r.first().kind());
+        assertEquals(List.of("kernel parameter 3 (vectorAdd_param_3, .u32): 4096 vs 4000"), r.kernels().diverging().getFirst().parameters());
+        StringWriter text = new StringWriter();
+        TextReport.write(r, new PrintWriter(text));
+        assertTrue(text.toString().contains("kernel #1 vectorAdd parameter 3 (vectorAdd_param_3, .u32): 4096 vs 4000"), text.toString());
+        // against the replay on zluda, whose three pointers are other addresses into the same buffers
+        DiffResult z = DiffEngine.diff(same, changed, DiffOptions.defaults());
+        assertEquals(List.of("kernel parameter 3 (vectorAdd_param_3, .u32): 4096 vs 4000"), z.kernels().diverging().getFirst().parameters());
     }
 
     @Test

@@ -70,6 +70,11 @@ final class Rewrite {
 
         /** At the call's LEAVE (result, output data). */
         default void leave(Call c) {}
+
+        /** A kernel snapshot's packed parameter bytes (FORMAT.md §6.5), as they are to be copied. */
+        default byte[] kernelParams(String kernel, byte[] params) {
+            return params;
+        }
     }
 
     /** Copies {@code src} (a capture directory) into the new directory {@code dst}. */
@@ -136,6 +141,12 @@ final class Rewrite {
                     case CaptureRecord.ThreadName n -> t.threadName(n.namedThread(), n.name(), n.ts());
                     case CaptureRecord.Marker m -> t.marker(m.text(), m.ts());
                     case CaptureRecord.Module m -> t.module(m.library(), m.index(), m.kind(), m.imageHash(), m.size(), m.handle(), m.fileName(), m.ts());
+                    case CaptureRecord.Kernel k -> {
+                        Long launch = seqs.get(k.launchSeq());
+                        if (launch != null) {
+                            t.kernel(launch, k.function(), k.name(), editor.kernelParams(k.name(), k.params().clone()), k.buffers(), k.launch(), k.ts());
+                        }
+                    }
                     case CaptureRecord.ProcessEnd p -> { endReason = p.reason(); endStatus = p.status(); }
                     default -> { }
                 }

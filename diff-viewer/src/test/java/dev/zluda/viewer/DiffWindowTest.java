@@ -201,6 +201,9 @@ class DiffWindowTest {
         // the failing launch is the only divergence, selected on opening
         assertEquals(1, w.divergenceRows().length);
         assertEquals(launch, w.alignment().bCall(w.selectedRow()));
+        // both captures say they were recorded on NVIDIA's driver (B is A's copy): the button says what runs
+        assertEquals("Locate the diverging instruction in B (nvidia against nvidia)",
+                robot.lookup("#locateInstruction").queryAs(javafx.scene.control.Button.class).getText());
         robot.clickOn("#locateInstruction");
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> WaitForAsyncUtils.asyncFx(() -> w.locateWindow() != null
                 && w.locateWindow().isLoaded() && w.locateWindow().locatedResult() != null).get());

@@ -416,9 +416,32 @@ class ViewerWindowTest {
     static final class FakeLocator implements KernelLocator {
         final List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
         final java.util.function.Function<Long, Result> answer;
+        final String drivers;
 
         FakeLocator(java.util.function.Function<Long, Result> answer) {
+            this(answer, "zluda against nvidia", new java.util.concurrent.CopyOnWriteArrayList<>());
+        }
+
+        private FakeLocator(java.util.function.Function<Long, Result> answer, String drivers, List<String> asked) {
             this.answer = answer;
+            this.drivers = drivers;
+            this.asked.addAll(asked);
+        }
+
+        @Override
+        public KernelLocator between(String on, String against) {
+            FakeLocator f = new FakeLocator(answer, on + " against " + against, List.of());
+            return new KernelLocator() {
+                @Override
+                public Result locate(Path capture, long launchCall, java.util.function.Consumer<String> progress) {
+                    return FakeLocator.this.locate(capture, launchCall, progress);
+                }
+
+                @Override
+                public String describe() {
+                    return f.drivers;
+                }
+            };
         }
 
         @Override
@@ -430,7 +453,7 @@ class ViewerWindowTest {
 
         @Override
         public String describe() {
-            return "zluda against nvidia";
+            return drivers;
         }
     }
 

@@ -29,6 +29,12 @@ public final class PtxCheck {
     public static final int ERRORS = 1;
     /** Exit code: at least one file could not be read (takes precedence over {@link #ERRORS}). */
     public static final int UNREADABLE = 2;
+    /**
+     * Exit code: no errors, but instructions the emulator does not execute (each printed as a
+     * {@code file:line:col: warning:} line): zluda's driver refuses such a module at load with
+     * CUDA_ERROR_NOT_SUPPORTED. {@link #ERRORS} and {@link #UNREADABLE} take precedence.
+     */
+    public static final int UNSUPPORTED = 3;
 
     /** The AMD target whose lowering the table reports: RDNA 3, wave32 (docs/amd.md). */
     public static final LlvmTarget COMPILE_TARGET = LlvmTarget.GFX1100;
@@ -58,10 +64,10 @@ public final class PtxCheck {
      *                then totals (files, bytes, files with errors, parse time and MB/s of 10^6
      *                characters) and only the instruction forms the emulator does not support,
      *                instead of every diagnostic and the whole table
-     * @return {@link #OK}, {@link #ERRORS} or {@link #UNREADABLE}
+     * @return {@link #OK}, {@link #ERRORS}, {@link #UNREADABLE} or {@link #UNSUPPORTED}
      */
     public static int run(List<Path> files, PrintStream out, boolean summary) {
-        boolean unreadable = false, errors = false;
+        boolean unreadable = false, errors = false, unsupported = false;
         Map<String, long[]> counts = new TreeMap<>();
         Map<String, long[]> lowered = new TreeMap<>();   // form -> {uses lowered, uses tried}
         long instructions = 0, chars = 0, nanos = 0;
@@ -110,6 +116,14 @@ public final class PtxCheck {
                     said = true;
                 }
             }
+            if (pr.module() != null) {
+                List<Diagnostic> refused = unsupported(pr.module(), f.toString());
+                if (!refused.isEmpty()) unsupported = true;
+                if (!summary) {
+                    for (Diagnostic d : refused) out.println(d.format());
+                    said |= !refused.isEmpty();
+                }
+            }
             if (fileErrors > 0) {
                 errors = true;
                 filesWithErrors++;
@@ -137,7 +151,7 @@ public final class PtxCheck {
             long missingCount = missing.stream().mapToLong(FormUse::count).sum();
             out.printf("%d form(s) the emulator does not support, used %d time(s)%s%n", missing.size(), missingCount, missing.isEmpty() ? "" : ":");
             for (FormUse u : missing) out.printf("  %-40s %8d  %s%n", u.form(), u.count(), u.family());
-            return unreadable ? UNREADABLE : errors ? ERRORS : OK;
+            return unreadable ? UNREADABLE : errors ? ERRORS : unsupported ? UNSUPPORTED : OK;
         }
         if (!uses.isEmpty()) {
             int w = Math.max(4, uses.stream().mapToInt(u -> u.form().length()).max().orElse(4));
@@ -159,7 +173,7 @@ public final class PtxCheck {
             else out.printf("          %d of %d file(s) checked without errors lower completely; zluda ptx compile names what does not, with line:column.%n",
                     filesCompiled, filesTried);
         }
-        return unreadable ? UNREADABLE : errors ? ERRORS : OK;
+        return unreadable ? UNREADABLE : errors ? ERRORS : unsupported ? UNSUPPORTED : OK;
     }
 
     /**
@@ -247,6 +261,35 @@ public final class PtxCheck {
                 if (lowerable && !refused.contains(((long) i.loc().line() << 32) | (i.loc().column() & 0xffffffffL))) c[0]++;
             } else if (s instanceof Ast.Block inner) {
                 tally(inner, lowerable, refused, lowered);
+            }
+        }
+    }
+
+    /**
+     * A warning per instruction whose form the emulator does not execute ({@link InstructionTable#emulatorExecutes}):
+     * {@code file:line:col: warning: vabsdiff4.u32.u32.u32.add is not supported by the emulator (CUDA_ERROR_NOT_SUPPORTED at load)}.
+     * Opcodes the table does not know are left to the parser's errors.
+     */
+    public static List<Diagnostic> unsupported(Ast.Module module, String source) {
+        List<Diagnostic> out = new ArrayList<>();
+        Map<String, Boolean> known = new java.util.HashMap<>();
+        for (Ast.Function fn : module.functions()) if (fn.body() != null) unsupported(fn.body(), source, known, out);
+        return out;
+    }
+
+    private static void unsupported(Ast.Block b, String source, Map<String, Boolean> known, List<Diagnostic> out) {
+        for (Ast.Statement s : b.statements()) {
+            if (s instanceof Ast.Instruction i) {
+                boolean runs = known.computeIfAbsent(i.form(), f -> {
+                    InstructionTable.Family fam = InstructionTable.lookup(i.opcode(), i.modifiers());
+                    return fam == null || InstructionTable.emulatorExecutes(fam, i.modifiers());
+                });
+                if (!runs) {
+                    out.add(new Diagnostic(source, i.loc().line(), i.loc().column(), Diagnostic.Severity.WARNING,
+                            i.form() + " is not supported by the emulator (CUDA_ERROR_NOT_SUPPORTED at load)"));
+                }
+            } else if (s instanceof Ast.Block inner) {
+                unsupported(inner, source, known, out);
             }
         }
     }

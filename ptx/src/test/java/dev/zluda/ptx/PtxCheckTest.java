@@ -113,6 +113,28 @@ class PtxCheckTest {
         return r.out().lines().filter(l -> l.startsWith(form + " ")).findFirst().orElseThrow(() -> new AssertionError(form + " not in " + r.out())).stripTrailing();
     }
 
+    /**
+     * vabsdiff4 (PTX ISA 9.0, §9.7.18, SIMD video instructions) parses and checks, but the emulator does not
+     * execute it (ptx/docs/support.md): a warning at its line and column and exit 3, so that a script does not
+     * take the file for one zluda's driver loads (it refuses it with CUDA_ERROR_NOT_SUPPORTED).
+     */
+    @Test
+    void anInstructionTheEmulatorLacksIsAWarningAtItsLineAndExitThree() throws Exception {
+        Path v = tmp.resolve("v.ptx");
+        Files.writeString(v, ".version 9.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\t.reg .b32 %r<4>;\n"
+                + "\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\tmov.u32 %r1, 7;\n\tvabsdiff4.u32.u32.u32.add %r2, %r1, %r1, %r1;\n"
+                + "\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n");
+        Run r = check(List.of(v));
+        assertEquals(PtxCheck.UNSUPPORTED, r.exit(), r.out());
+        assertEquals(3, PtxCheck.UNSUPPORTED);
+        assertTrue(r.out().contains(v + ":10:2: warning: vabsdiff4.u32.u32.u32.add is not supported by the emulator (CUDA_ERROR_NOT_SUPPORTED at load)"), r.out());
+        assertEquals(1, r.out().lines().filter(l -> l.contains(": warning: ")).count(), "only the one instruction: " + r.out());
+        // errors take precedence
+        Path bad = tmp.resolve("bad.ptx");
+        Files.writeString(bad, ".version 9.0\n.target sm_90\n.address_size 64\n.entry k()\n{\n\tmov.u32 %r1, 1;\n\tret;\n}\n");
+        assertEquals(PtxCheck.ERRORS, check(List.of(v, bad)).exit());
+    }
+
     @Test
     void errorsAreReportedWithPositionAndExitOne() throws Exception {
         Path bad = tmp.resolve("bad.ptx");

@@ -411,6 +411,171 @@ public final class KernelReplay {
         return out;
     }
 
+    /**
+     * The kernel's PTX function (its parameters' names, types and layout) from a snapshot's module
+     * image.
+     *
+     * @param k the snapshot (its kernel name is looked up)
+     * @param moduleImage PTX text, or a fatbin/ELF holding PTX; null when not kept
+     * @return the function, or null when the image holds no PTX, it does not parse, or it has no
+     *     kernel of that name
+     */
+    public static FunctionInfo kernelFunction(CaptureRecord.Kernel k, byte[] moduleImage) {
+        String ptx = moduleImage == null ? null : ptxOf(moduleImage, new ArrayList<>());
+        if (ptx == null) return null;
+        ParseResult pr = Ptx.parse(ptx, "module");
+        return pr.module() == null ? null : Semantics.analyze(pr.module(), "module").function(k.name());
+    }
+
+    /**
+     * One kernel parameter whose value differs between two launches of the same kernel.
+     *
+     * @param index the parameter's 0-based position (as {@code cuFuncGetParamInfo} counts it, and as
+     *     nvcc numbers {@code NAME_param_N}), or -1 for bytes the PTX does not declare
+     * @param name its PTX name ({@code scale_param_1}), or {@code parameter bytes 8..15} without PTX
+     * @param type its PTX type ({@code .f32}, {@code .u64}, {@code .v2.f32}, {@code .b8[20]}), or "" without PTX
+     * @param a the value in A: a number for a scalar, {@code buffer 2+0x10} for a pointer into a snapshot
+     *     buffer, hex bytes otherwise
+     * @param b the value in B
+     */
+    public record ParamDifference(int index, String name, String type, String a, String b) {
+        /** {@code kernel parameter 1 (scale_param_1, .f32): 2.0 vs 3.0}. */
+        public String describe() {
+            String head = index >= 0 ? "kernel parameter " + index + " (" + name + (type.isEmpty() ? "" : ", " + type) + ")" : "kernel " + name;
+            return head + ": " + a + " vs " + b;
+        }
+    }
+
+    /**
+     * Compares the parameter values of two launches of one kernel (A's and B's snapshots), one PTX
+     * parameter at a time, typed by the {@code .param} declarations of the kernel's PTX (PTX ISA 9.0,
+     * §5.1.6.1): a scalar by value ({@code .f32} 2.0 against 3.0, bit for bit), an aggregate
+     * ({@code .align 16 .b8 p[20]}, vectors) byte by byte. A 64-bit parameter that points into a
+     * buffer of its snapshot is an address: it agrees when it points into the buffer at the same
+     * position in both snapshots (buffers are listed in order of first mention) at the same offset,
+     * whatever the addresses; a 64-bit value that points into no buffer on either side and is an
+     * address on both ({@code .ptr}, or both at least 2<sup>32</sup>: a module variable, memory not
+     * snapshotted) is not compared, as addresses differ between runs and drivers. Without the PTX
+     * ({@code fi} null) the packed bytes are compared 8 at a time: a word pointing into a buffer on
+     * either side as an address, any other word by value.
+     *
+     * @param a A's snapshot
+     * @param b B's snapshot
+     * @param fi the kernel's PTX function ({@link #kernelFunction}), or null when not known
+     * @return the differing parameters in order; empty when they agree
+     */
+    public static List<ParamDifference> parameterDifferences(CaptureRecord.Kernel a, CaptureRecord.Kernel b, FunctionInfo fi) {
+        List<ParamDifference> out = new ArrayList<>();
+        byte[] pa = a.params(), pb = b.params();
+        if (java.util.Arrays.equals(pa, pb)) return out;
+        if (fi != null && fi.paramSize() <= pa.length && fi.paramSize() <= pb.length) {
+            for (ParamInfo p : fi.params()) {
+                int off = (int) p.offset(), size = (int) p.size();
+                if (java.util.Arrays.equals(pa, off, off + size, pb, off, off + size)) continue;
+                dev.zluda.ptx.VariableInfo v = p.variable();
+                String type = paramType(v);
+                if (size == 8 && v.dims().isEmpty() && v.vectorWidth() == 1) {
+                    long va = MemorySegment.ofArray(pa).get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+                    long vb = MemorySegment.ofArray(pb).get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+                    String[] addr = addresses(a, b, va, vb, v.pointer(), true);
+                    if (addr != null) {
+                        if (!addr[0].equals(addr[1])) out.add(new ParamDifference(p.index(), p.name(), type, addr[0], addr[1]));
+                        continue;
+                    }
+                }
+                String xa, xb;
+                if (v.dims().isEmpty() && v.vectorWidth() == 1 && v.type() != null && v.type().size() == size) {
+                    xa = scalar(v.type(), pa, off);
+                    xb = scalar(v.type(), pb, off);
+                } else {
+                    xa = hex(pa, off, size);
+                    xb = hex(pb, off, size);
+                }
+                out.add(new ParamDifference(p.index(), p.name(), type, xa, xb));
+            }
+            if (pa.length != pb.length) out.add(new ParamDifference(-1, "parameter buffer", "", pa.length + " bytes", pb.length + " bytes"));
+            return out;
+        }
+        int n = Math.max(pa.length, pb.length);
+        for (int off = 0; off < n; off += 8) {
+            int ea = Math.min(pa.length, off + 8), eb = Math.min(pb.length, off + 8);
+            if (off < pa.length && off < pb.length && java.util.Arrays.equals(pa, off, ea, pb, off, eb)) continue;
+            String name = "parameter bytes " + off + ".." + (off + 7);
+            if (ea - off == 8 && eb - off == 8) {
+                String[] addr = addresses(a, b, MemorySegment.ofArray(pa).get(ValueLayout.JAVA_LONG_UNALIGNED, off),
+                        MemorySegment.ofArray(pb).get(ValueLayout.JAVA_LONG_UNALIGNED, off), false, false);
+                if (addr != null) {
+                    if (!addr[0].equals(addr[1])) out.add(new ParamDifference(-1, name, "", addr[0], addr[1]));
+                    continue;
+                }
+            }
+            out.add(new ParamDifference(-1, name, "", off < pa.length ? hex(pa, off, ea - off) : "(absent)", off < pb.length ? hex(pb, off, eb - off) : "(absent)"));
+        }
+        return out;
+    }
+
+    /**
+     * Two 64-bit parameter values as addresses ({@code buffer 2+0x10}, {@code an address outside the
+     * snapshot's buffers}), or null when they are not addresses and compare by value.
+     *
+     * @param typed whether the PTX declares the parameter a 64-bit scalar (else: raw words, which may
+     *     pack two 32-bit values, and compare by value unless they point into a buffer)
+     */
+    private static String[] addresses(CaptureRecord.Kernel a, CaptureRecord.Kernel b, long va, long vb, boolean declaredPointer, boolean typed) {
+        int ia = bufferAt(a, va), ib = bufferAt(b, vb);
+        if (ia >= 0 || ib >= 0) return new String[] {where(a, ia, va), where(b, ib, vb)};
+        if (va == 0 || vb == 0 || !typed) return null;         // a null pointer against another value is a difference of values
+        boolean bothAddresses = declaredPointer || (Long.compareUnsigned(va, 1L << 32) >= 0 && Long.compareUnsigned(vb, 1L << 32) >= 0);
+        return bothAddresses ? new String[] {"an address outside the buffers", "an address outside the buffers"} : null;
+    }
+
+    private static String where(CaptureRecord.Kernel k, int i, long v) {
+        if (i < 0) return String.format("0x%x (outside the snapshot's buffers)", v);
+        long off = v - k.buffers().get(i).devicePointer();
+        return "buffer " + (i + 1) + (off == 0 ? "" : "+0x" + Long.toHexString(off));
+    }
+
+    /** {@code .f32}, {@code .v2.f32}, {@code .b8[20]}, with {@code .ptr} when declared. */
+    private static String paramType(dev.zluda.ptx.VariableInfo v) {
+        StringBuilder sb = new StringBuilder();
+        if (v.vectorWidth() > 1) sb.append(".v").append(v.vectorWidth());
+        sb.append(v.type() == null ? ".b8" : v.type().ptxName());
+        for (long d : v.dims()) sb.append('[').append(d < 0 ? "" : Long.toString(d)).append(']');
+        if (v.pointer()) sb.append(" .ptr");
+        return sb.toString();
+    }
+
+    /** A scalar parameter's value: a number for integer and f16/f32/f64 types, hex for the rest. */
+    private static String scalar(dev.zluda.ptx.PtxType t, byte[] p, int off) {
+        MemorySegment m = MemorySegment.ofArray(p);
+        return switch (t) {
+            case F32 -> Float.toString(m.get(ValueLayout.JAVA_FLOAT_UNALIGNED, off));
+            case F64 -> Double.toString(m.get(ValueLayout.JAVA_DOUBLE_UNALIGNED, off));
+            case F16 -> Float.toString(Float.float16ToFloat(m.get(ValueLayout.JAVA_SHORT_UNALIGNED, off)));
+            case U8 -> Integer.toString(p[off] & 0xFF);
+            case S8 -> Integer.toString(p[off]);
+            case U16 -> Integer.toString(m.get(ValueLayout.JAVA_SHORT_UNALIGNED, off) & 0xFFFF);
+            case S16 -> Integer.toString(m.get(ValueLayout.JAVA_SHORT_UNALIGNED, off));
+            case U32 -> Integer.toUnsignedString(m.get(ValueLayout.JAVA_INT_UNALIGNED, off));
+            case S32 -> Integer.toString(m.get(ValueLayout.JAVA_INT_UNALIGNED, off));
+            case U64 -> Long.toUnsignedString(m.get(ValueLayout.JAVA_LONG_UNALIGNED, off));
+            case S64 -> Long.toString(m.get(ValueLayout.JAVA_LONG_UNALIGNED, off));
+            default -> hex(p, off, t.size());
+        };
+    }
+
+    /** Little-endian bytes as one hex number ({@code 0x40400000}); more than 8 bytes as a byte list. */
+    private static String hex(byte[] p, int off, int n) {
+        if (n <= 8) {
+            long v = 0;
+            for (int i = n - 1; i >= 0; i--) v = v << 8 | (p[off + i] & 0xFF);
+            return String.format("0x%0" + (2 * n) + "x", v);
+        }
+        StringBuilder sb = new StringBuilder("bytes");
+        for (int i = 0; i < n; i++) sb.append(' ').append(String.format("%02x", p[off + i]));
+        return sb.toString();
+    }
+
     /** The index of the snapshot buffer (allocation) a parameter word points into, or -1. */
     private static int bufferAt(CaptureRecord.Kernel k, long v) {
         List<CaptureRecord.KernelBuffer> bufs = k.buffers();

@@ -73,6 +73,48 @@ public final class Locate {
         return otherPtx != null && driver.equals(otherDriver) ? driver + " (recorded PTX)" : driver;
     }
 
+    /**
+     * Which instruction of B's PTX each instruction of A's is (-1: none), by their text: the longest
+     * common subsequence of the two instruction lists (whitespace-insensitive), after the common
+     * prefix and suffix; where the middle is too long for that (more than 4·10^6 pairs), by position.
+     * An instruction changed in place (add.f32 → sub.f32) has no partner on either side.
+     */
+    static int[] partners(List<PtxInstrumenter.Site> a, List<PtxInstrumenter.Site> b) {
+        int n = a.size(), m = b.size();
+        int[] p = new int[n];
+        java.util.Arrays.fill(p, -1);
+        String[] ta = new String[n], tb = new String[m];
+        for (int i = 0; i < n; i++) ta[i] = a.get(i).text().strip().replaceAll("\\s+", " ");
+        for (int j = 0; j < m; j++) tb[j] = b.get(j).text().strip().replaceAll("\\s+", " ");
+        int pre = 0;
+        while (pre < n && pre < m && ta[pre].equals(tb[pre])) { p[pre] = pre; pre++; }
+        int suf = 0;
+        while (suf < n - pre && suf < m - pre && ta[n - 1 - suf].equals(tb[m - 1 - suf])) { p[n - 1 - suf] = m - 1 - suf; suf++; }
+        int x = n - pre - suf, y = m - pre - suf;
+        if (x == 0 || y == 0) return p;
+        if ((long) x * y > 4_000_000L) {
+            for (int i = 0; i < Math.min(x, y); i++) if (ta[pre + i].equals(tb[pre + i])) p[pre + i] = pre + i;
+            return p;
+        }
+        int[][] l = new int[x + 1][y + 1];
+        for (int i = x - 1; i >= 0; i--) {
+            for (int j = y - 1; j >= 0; j--) {
+                l[i][j] = ta[pre + i].equals(tb[pre + j]) ? l[i + 1][j + 1] + 1 : Math.max(l[i + 1][j], l[i][j + 1]);
+            }
+        }
+        for (int i = 0, j = 0; i < x && j < y; ) {
+            if (ta[pre + i].equals(tb[pre + j])) { p[pre + i] = pre + j; i++; j++; }
+            else if (l[i + 1][j] >= l[i][j + 1]) i++;
+            else j++;
+        }
+        return p;
+    }
+
+    /** The PTX a side ran, for a line number: its file name, {@code the given PTX} or {@code the recorded PTX}. */
+    static String file(String ptx, String ptxName) {
+        return ptx == null ? "the recorded PTX" : ptxName != null ? ptxName : "the given PTX";
+    }
+
     /** One side's run: result, buffers after, trace bytes, fresh buffer addresses, device. */
     record Run(int result, List<byte[]> buffers, byte[] trace, List<Long> fresh, String driver) {}
 
@@ -183,13 +225,31 @@ public final class Locate {
                     + (a.result() != b.result() ? "" : "; a faulting kernel leaves no readable trace"));
         }
         int n = Math.min(Math.min(na, nb), o.limit());
+        int[] partner = partners(sitesA, sitesB), partnerB = new int[sitesB.size()];
+        java.util.Arrays.fill(partnerB, -1);
+        for (int q = 0; q < partner.length; q++) if (partner[q] >= 0) partnerB[partner[q]] = q;
         for (int i = 0; i < n; i++) {
             int ia = ta.get(ValueLayout.JAVA_INT_UNALIGNED, 16 + 16L * i), ib = tb.get(ValueLayout.JAVA_INT_UNALIGNED, 16 + 16L * i);
             int ea = ta.get(ValueLayout.JAVA_INT_UNALIGNED, 20 + 16L * i), eb = tb.get(ValueLayout.JAVA_INT_UNALIGNED, 20 + 16L * i);
             long va = ta.get(ValueLayout.JAVA_LONG_UNALIGNED, 24 + 16L * i), vb = tb.get(ValueLayout.JAVA_LONG_UNALIGNED, 24 + 16L * i);
-            if (ia == ib && ea == eb && (va == vb || (where(a, k, va) != null && where(a, k, va).equals(where(b, k, vb))))) continue;
+            // the same instruction on both sides: partners by text, or both changed in place (add.f32 → sub.f32)
+            boolean aAlone = ia >= 0 && ia < partner.length && partner[ia] < 0, bAlone = ib >= 0 && ib < partnerB.length && partnerB[ib] < 0;
+            boolean sameSite = ia >= 0 && ia < partner.length ? partner[ia] == ib || aAlone && bAlone : ia == ib;
+            if (sameSite && ea == eb && (va == vb || (where(a, k, va) != null && where(a, k, va).equals(where(b, k, vb))))) continue;
             PtxInstrumenter.Site sa = site(sitesA, ia), sb = site(sitesB, ib);
-            if (ia != ib || ea != eb) {
+            if (aAlone != bAlone) {
+                // one side's result comes from an instruction the other PTX does not have (inserted, or left out)
+                PtxInstrumenter.Site only = aAlone ? sa : sb;
+                String onlyLabel = aAlone ? la : lb, onlyFile = aAlone ? file(o.onPtx(), o.onPtxName()) : file(o.againstPtx(), o.againstPtxName());
+                lines.add(String.format(Locale.ROOT, "FIRST DIVERGENCE: result %d of the %s comes, on %s only, from line %d of %s: %s",
+                        i + 1, thread, onlyLabel, only.line(), onlyFile, only.text()));
+                lines.add("  (the other PTX has no such instruction here; " + (aAlone ? lb : la) + "'s result " + (i + 1) + " comes from line "
+                        + (aAlone ? sb : sa).line() + " of " + (aAlone ? file(o.againstPtx(), o.againstPtxName()) : file(o.onPtx(), o.onPtxName()))
+                        + ": " + (aAlone ? sb : sa).text() + ")");
+                lines.add(String.format(Locale.ROOT, "VERDICT: DIVERGENCE at line %d of %s", only.line(), onlyFile));
+                return new Result(true, 1, lines);
+            }
+            if (!sameSite || ea != eb) {
                 lines.add("FIRST DIVERGENCE: control flow: result " + (i + 1) + " of the " + thread + " comes from");
                 lines.add("  " + la + ": line " + sa.line() + ": " + sa.text());
                 lines.add("  " + lb + ": line " + sb.line() + ": " + sb.text());
@@ -200,7 +260,10 @@ public final class Locate {
             } else {
                 String reg = ea < sa.dests().size() ? sa.dests().get(ea) : "?", type = ea < sa.types().size() ? sa.types().get(ea) : "64";
                 lines.add(String.format(Locale.ROOT, "FIRST DIVERGENCE: line %d: %s", sa.line(), sa.text()));
-                if (!sa.text().equals(sb.text())) lines.add(String.format(Locale.ROOT, "  (%s: line %d: %s)", lb, sb.line(), sb.text()));
+                if (!sa.text().equals(sb.text()) || sa.line() != sb.line()) {
+                    lines.add(String.format(Locale.ROOT, "  (line %d of %s; %s: line %d of %s: %s)", sa.line(), file(o.onPtx(), o.onPtxName()), lb, sb.line(),
+                            file(o.againstPtx(), o.againstPtxName()), sb.text()));
+                }
                 lines.add(String.format(Locale.ROOT, "  %s (%s, result %d of the %s)", reg, type.equals(".pred") ? "predicate" : type + "-bit", i + 1, thread));
                 lines.add("  " + la + ": " + PtxInstrumenter.show(va, type) + at(a, k, va, type));
                 lines.add("  " + lb + ": " + PtxInstrumenter.show(vb, type) + at(b, k, vb, type));
@@ -211,6 +274,15 @@ public final class Locate {
         if (na != nb) {
             lines.add("FIRST DIVERGENCE: the " + thread + " computed " + na + " results on " + la + " and " + nb + " on " + lb
                     + "; the first " + n + " are the same");
+            if (n < o.limit()) {
+                // the first result of the longer trace that the shorter one has no counterpart for: an inserted
+                // instruction, or one the other side skipped
+                boolean inA = na > nb;
+                MemorySegment t = inA ? ta : tb;
+                PtxInstrumenter.Site extra = site(inA ? sitesA : sitesB, t.get(ValueLayout.JAVA_INT_UNALIGNED, 16 + 16L * n));
+                lines.add(String.format(Locale.ROOT, "  result %d, on %s only: line %d of %s: %s", n + 1, inA ? la : lb, extra.line(),
+                        inA ? file(o.onPtx(), o.onPtxName()) : file(o.againstPtx(), o.againstPtxName()), extra.text()));
+            }
             lines.add("VERDICT: DIVERGENCE after result " + n);
             return new Result(true, 1, lines);
         }

@@ -318,12 +318,13 @@ public final class ParquetConverter {
             List<DataItem> in = e.data(), out = l == null ? List.of() : l.data();
             for (int i = 0; i < a.length; i++) {
                 DataItem d = item(out, i);
+                boolean notWritten = l != null && CallFormatter.notWritten(f.param(i), a[i], d, l.result());
                 if (d == null) d = item(in, i);
                 args.put(0, e.seq());
                 args.put(1, i);
                 args.put(2, f.paramName(i));
                 args.put(3, a[i]);
-                args.put(4, cache.text(f, i, a[i], d, fmt));
+                args.put(4, notWritten ? bin(CallFormatter.NOT_WRITTEN) : cache.text(f, i, a[i], d, fmt));
                 args.endRow();
             }
 

@@ -22,7 +22,9 @@ import java.util.function.IntFunction;
  * Renders calls the way ZLUDA's {@code log.txt} does: {@code cuMemAlloc_v2(dptr: 0x7f3c00000000,
  * bytesize: 1024) -> CUDA_SUCCESS}. Arguments show their values after the call: a pointer with
  * recorded data shows the data (an output shows what the driver wrote), enums and flags by name,
- * handles and device pointers in hex as recorded, strings quoted.
+ * handles and device pointers in hex as recorded, {@code CUdevice} ordinals in decimal, strings
+ * quoted. An output pointer of a call that failed shows {@code (not written)}: outputs are recorded
+ * after successful calls only.
  */
 public final class CallFormatter {
     private final CudaApi api;
@@ -56,6 +58,10 @@ public final class CallFormatter {
             CudaParam p = f != null && i < f.params().size() ? f.params().get(i) : null;
             sb.append(p != null ? p.name() : "arg" + i).append(": ");
             DataItem in = item(e.data(), i), out = c.leave() == null ? null : item(c.leave().data(), i);
+            if (c.leave() != null && notWritten(p, args[i], out, c.leave().result())) {
+                sb.append(NOT_WRITTEN);
+                continue;
+            }
             sb.append(value(p, args[i], out != null ? out : in));
         }
         sb.append(") -> ");
@@ -78,11 +84,37 @@ public final class CallFormatter {
         return null;
     }
 
+    /** What an output of a failed call shows: {@link #notWritten}. */
+    public static final String NOT_WRITTEN = "(not written)";
+
+    /**
+     * Whether argument {@code v} of parameter {@code p} is an output pointer of a call that failed
+     * ({@code result} not 0) with nothing recorded behind it: the recorder keeps outputs of
+     * successful calls only, so {@code v} is the out-parameter's own address, not anything the
+     * driver wrote; shown as {@link #NOT_WRITTEN}.
+     *
+     * @param out the data item recorded at the call's LEAVE for this parameter, or null
+     */
+    public static boolean notWritten(CudaParam p, long v, DataItem out, int result) {
+        return p != null && p.direction() == dev.zluda.spec.Direction.OUT && p.isPointer() && out == null && v != 0 && result != 0;
+    }
+
+    /**
+     * Whether a C type is {@code CUdevice}: a device ordinal (CUDA Driver API, cuDeviceGet: "Returns
+     * in *device a device handle given an ordinal"; the value is the ordinal on NVIDIA's driver and
+     * zluda's), shown in decimal like the {@code device: 0} that cuDeviceGet writes.
+     */
+    private static boolean isDevice(String cType) {
+        String t = cType.replace("const ", "").trim();
+        return t.equals("CUdevice") || t.equals("CUdevice_v1");
+    }
+
     /** One argument: the raw value {@code v} as its C type says, or the data behind it. */
     public String value(CudaParam p, long v, DataItem d) {
         if (p == null) return d != null ? data(null, d) : hex(v);
         return switch (p.format()) {
-            case HANDLE, DEVICE_POINTER, FUNCTION_POINTER -> hex(v);
+            case HANDLE -> isDevice(p.cType()) ? Integer.toString((int) v) : hex(v);
+            case DEVICE_POINTER, FUNCTION_POINTER -> hex(v);
             case ENUM -> enumName(p.cType(), v);
             case FLAGS -> flags(p.flagsEnum(), v);
             case SIZE -> Long.toUnsignedString(v);

@@ -62,7 +62,18 @@ public final class Dump {
         return sb.toString();
     }
 
-    /** Prints the log; returns how reading ended. The last line says when the capture was cut mid-call or damaged. */
+    /** The filters of {@code o} in the words of the options: {@code --calls 30..40, --errors: no call failed}. */
+    private static String filters(Options o) {
+        List<String> f = new ArrayList<>();
+        if (o.from > 1 || o.to < Long.MAX_VALUE) f.add("--calls " + o.from + ".." + (o.to == Long.MAX_VALUE ? "" : Long.toString(o.to)));
+        if (o.function != null) f.add("--function " + o.function.pattern());
+        if (o.errorsOnly) f.add("--errors: no call failed");
+        return String.join(", ", f);
+    }
+
+    /**
+     * Prints the log; returns how reading ended. When options select calls and none matched, one line
+     * {@code # no calls match (--errors: no call failed; the capture holds 20 calls)} says so. The last line says when the capture was cut mid-call or damaged. */
     public static ReadStatus dump(Capture cap, Options o, PrintWriter out) {
         long start = cap.reader().header().startMonotonicNs();
         CallAssembler[] asm = new CallAssembler[1];
@@ -70,6 +81,7 @@ public final class Dump {
         Map<Long, List<String>> snapshots = new HashMap<>(); // launch ENTER seq -> snapshot lines not printed yet
         Set<Long> launchesOpen = new HashSet<>();
         int[] snapshotNumber = {0};
+        long[] seen = {0, 0};   // calls in the capture, calls printed
         asm[0] = new CallAssembler(new CallAssembler.Listener() {
             @Override
             public void call(Call c) {
@@ -85,7 +97,9 @@ public final class Dump {
             }
 
             void print(Call c, int level) {
+                seen[0]++;
                 if (selected(c)) {
+                    seen[1]++;
                     StringBuilder sb = new StringBuilder();
                     if (o.threads) sb.append('[').append(c.threadId()).append("] ");
                     if (o.time) sb.append(String.format(Locale.ROOT, "+%.6f ", (c.enter().ts() - start) / 1e9));
@@ -130,6 +144,8 @@ public final class Dump {
         }
         List<Call> flying = asm[0].finish();
         ReadStatus st = cap.reader().status();
+        boolean filtered = o.from > 1 || o.to < Long.MAX_VALUE || o.errorsOnly || o.function != null;
+        if (filtered && seen[1] == 0) out.println("# no calls match (" + filters(o) + "; the capture holds " + seen[0] + (seen[0] == 1 ? " call)" : " calls)"));
         if (st.stoppedEarly()) out.println("# capture stops at byte " + st.stopOffset() + ": " + st.stopReason());
         if (!flying.isEmpty()) {
             StringBuilder sb = new StringBuilder("# capture ends while " + flying.size() + (flying.size() == 1 ? " call was" : " calls were")
