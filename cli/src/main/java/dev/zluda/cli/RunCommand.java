@@ -203,6 +203,13 @@ final class RunCommand implements Callable<Integer> {
         if (nvidiaTrace && zludaTrace) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--nvidia-trace and --zluda-trace exclude each other");
         }
+        if (!nvidiaTrace && !zludaTrace) {
+            CommandLine.ParseResult pr = spec.commandLine().getParseResult();
+            String given = pr.hasMatchedOption("--level") ? "--level" : pr.hasMatchedOption("--output") ? "-o" : null;
+            if (given != null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), given + " applies to a recording: add --zluda-trace or --nvidia-trace");
+            }
+        }
         if (pack && !nvidiaTrace && !zludaTrace) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--pack packs the capture: add --zluda-trace or --nvidia-trace");
         }
@@ -348,8 +355,9 @@ final class RunCommand implements Callable<Integer> {
             err.println("zluda run: capture " + d);
             err.printf("           %,d calls, %,d returned an error, %,d kernel launch%s%s%s%n", info.calls, info.errors, launches,
                     launches == 1 ? "" : "es", kernelList(info.kernels),
-                    info.kernelSnapshots == 0 ? "" : String.format(", %,d kernel snapshot%s (zluda replay --list)", info.kernelSnapshots,
-                            info.kernelSnapshots == 1 ? "" : "s"));
+                    info.kernelSnapshots == 0
+                            ? (captureKernels == null ? "" : ", no kernel snapshot (no launched kernel's name matched --capture-kernels '" + captureKernels + "')")
+                            : String.format(", %,d kernel snapshot%s (zluda replay --list)", info.kernelSnapshots, info.kernelSnapshots == 1 ? "" : "s"));
             err.printf("           %,d bytes (capture.zcap %,d, %d module file%s of %d module load%s)%s%n", bytes, Files.size(d.resolve("capture.zcap")),
                     moduleFiles, moduleFiles == 1 ? "" : "s", info.modules.size(), info.modules.size() == 1 ? "" : "s",
                     info.status.endedCleanly() ? "" : "; the process did not end cleanly (" + info.status + ")");

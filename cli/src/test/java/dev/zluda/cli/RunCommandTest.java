@@ -102,6 +102,11 @@ class RunCommandTest {
             assertTrue(Files.readString(out).trim().startsWith("|"), "a plain run records nothing: " + Files.readString(out));
             assertEquals(2, Main.run("run", "--zluda-trace", "--nvidia-trace", "--", "/bin/true"));
             assertEquals(2, Main.run("run", "--level", "everything", "--zluda-trace", "--", "/bin/true"));
+            // recording options without a recording are usage errors, not silently ignored
+            CliRun.Result r = CliRun.run("run", "--level", "replay", "--", "/bin/true");
+            assertEquals(2, r.code());
+            assertTrue(r.err().contains("zluda run: error: --level applies to a recording: add --zluda-trace or --nvidia-trace"), r.err());
+            assertEquals(2, Main.run("run", "-o", logs.toString(), "--", "/bin/true"));
         } finally {
             if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
         }
@@ -188,6 +193,19 @@ class RunCommandTest {
         CliRun.Result r = withHome(home, () -> CliRun.run("run", "--zluda-trace", "-o", tmp.resolve("logs").toString(), "--", "/bin/sh", "-c", script));
         assertEquals(0, r.code(), r.err());
         assertTrue(r.err().contains("1 kernel launch (vectorAdd ×1), 1 kernel snapshot (zluda replay --list)"), r.err());
+    }
+
+    /** A --capture-kernels REGEX that no launched kernel matched is said in the summary, not left out. */
+    @Test
+    void theSummarySaysWhenNoKernelMatchedCaptureKernels(@TempDir Path tmp) throws Exception {
+        Path reference = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().resolve("samples/traces/h200/vectorAdd");
+        Assumptions.assumeTrue(Files.isDirectory(reference), "no reference capture at " + reference);
+        Path home = standInHome(tmp);
+        String script = "cp -r '" + reference + "' \"$ZLUDA_LOG_DIR/vectorAdd\"";
+        CliRun.Result r = withHome(home, () -> CliRun.run("run", "--zluda-trace", "--capture-kernels", "nomatch", "-o", tmp.resolve("logs").toString(),
+                "--", "/bin/sh", "-c", script));
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.err().contains("no kernel snapshot (no launched kernel's name matched --capture-kernels 'nomatch')"), r.err());
     }
 
     @Test

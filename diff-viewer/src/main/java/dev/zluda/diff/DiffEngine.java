@@ -212,7 +212,11 @@ public final class DiffEngine {
         warnings(sa, "A", warnings);
         warnings(sb, "B", warnings);
         String pa = program(ca), pb = program(cb);
-        if (!pa.isEmpty() && !pb.isEmpty() && !pa.equals(pb)) warnings.add("the captures are of different programs: A ran " + pa + ", B ran " + pb);
+        if (!pa.isEmpty() && !pb.isEmpty() && !pa.equals(pb)) {
+            String na = pa.split(" ", 2)[0], nb = pb.split(" ", 2)[0];
+            warnings.add(na.equals(nb) ? "the captures ran " + na + " with other arguments: A ran " + pa + ", B ran " + pb
+                    : "the captures are of different programs: A ran " + pa + ", B ran " + pb);
+        }
         Map<Expected, Long> ic = new LinkedHashMap<>();
         ignoredCounts.entrySet().stream().sorted((x, y) -> Long.compare(y.getValue(), x.getValue())).forEach(e -> ic.put(e.getKey(), e.getValue()));
         return new DiffResult(side(ca, sa), side(cb, sb), list.isEmpty() ? null : list.getFirst(), counts, divs.size(), List.copyOf(list),

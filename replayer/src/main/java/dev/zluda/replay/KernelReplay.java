@@ -200,8 +200,9 @@ public final class KernelReplay {
         for (CaptureRecord.KernelBuffer b : k.buffers()) {
             if (b.before() == 0 || b.after() == 0 || !ks.hasBlob(b.before()) || !ks.hasBlob(b.after())) {
                 throw new ReplayException("kernel snapshot #" + snap.number() + ": the images of the buffer at " + CallFormatter.hex(b.devicePointer())
-                        + " are not in the capture" + (cap.manifest().has("redacted") ? " (the pack was made with --redact data)" : "")
-                        + "; a replay needs them: record again with --capture-kernels");
+                        + " are not in the capture" + (cap.manifest().has("redacted")
+                                ? " (the pack was made with --redact data, which leaves them out); a replay needs them: pack the capture again without --redact data"
+                                : "; a replay needs them: record again with --capture-kernels"));
             }
         }
         Path outDir = null;
