@@ -1629,6 +1629,23 @@ public final class LlvmEmitter {
         }
 
         /**
+         * The half-precision arithmetic both the plain and the modified lowering share ({@code add sub mul fma neg abs},
+         * one LLVM operation or intrinsic on {@code ty} = {@code half}/{@code bfloat}, suffix {@code sf}); null for
+         * {@code min}/{@code max}, which each caller lowers with its own modifiers.
+         */
+        private String halfArith(String op, String ty, String sf, String[] a) {
+            return switch (op) {
+                case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
+                case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
+                case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
+                case "fma" -> call(ty, "llvm.fma." + sf, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
+                case "neg" -> v("fneg " + ty + " " + a[0]);
+                case "abs" -> call(ty, "llvm.fabs." + sf, ty, ty + " " + a[0]);
+                default -> null;
+            };
+        }
+
+        /**
          * f16/bf16 add, sub, mul, fma (round to nearest), neg, abs, min, max (and .NaN), scalar or packed x2
          * (each 16-bit lane on its own, PTX ISA 9.0, 9.7.4): LLVM's half and bfloat arithmetic. With
          * {@code .ftz} (add sub mul fma min max neg abs), {@code .sat} (add sub mul fma), {@code .relu} (fma) or
@@ -1667,18 +1684,11 @@ public final class LlvmEmitter {
                     String h = pair ? resize(l == 0 ? in[k] : v("lshr i32 " + in[k] + ", 16"), 32, 16, false) : in[k];
                     a[k] = v("bitcast i16 " + h + " to " + ty);
                 }
-                String r = switch (op) {
-                    case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
-                    case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
-                    case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
-                    case "fma" -> call(ty, "llvm.fma." + sf, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
-                    case "neg" -> v("fneg " + ty + " " + a[0]);
-                    case "abs" -> call(ty, "llvm.fabs." + sf, ty, ty + " " + a[0]);
-                    default -> {
-                        String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
-                        yield call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
-                    }
-                };
+                String r = halfArith(op, ty, sf, a);
+                if (r == null) {
+                    String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
+                    r = call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
+                }
                 String b = v("bitcast " + ty + " " + r + " to i16");
                 if ((op.equals("neg") || op.equals("abs")) && (pair || target.amd())) {
                     // a NaN becomes 0x7fff (recorded data, conformance/h200)
@@ -1728,23 +1738,16 @@ public final class LlvmEmitter {
                     }
                     a[k] = v("bitcast i16 " + h[k] + " to " + ty);
                 }
-                String r = switch (op) {
-                    case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
-                    case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
-                    case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
-                    case "fma" -> call(ty, "llvm.fma." + sf, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
-                    case "neg" -> v("fneg " + ty + " " + a[0]);
-                    case "abs" -> call(ty, "llvm.fabs." + sf, ty, ty + " " + a[0]);
-                    default -> {
-                        String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
-                        String p = a[0], q = a[1];
-                        if (xorsign) {
-                            p = call(ty, "llvm.fabs." + sf, ty, ty + " " + p);
-                            q = call(ty, "llvm.fabs." + sf, ty, ty + " " + q);
-                        }
-                        yield call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + p + ", " + ty + " " + q);
+                String r = halfArith(op, ty, sf, a);
+                if (r == null) {
+                    String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
+                    String p = a[0], q = a[1];
+                    if (xorsign) {
+                        p = call(ty, "llvm.fabs." + sf, ty, ty + " " + p);
+                        q = call(ty, "llvm.fabs." + sf, ty, ty + " " + q);
                     }
-                };
+                    r = call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + p + ", " + ty + " " + q);
+                }
                 if (ftz && n >= 2 && !op.equals("min") && !op.equals("max")) {
                     // the exact result in double (exact for two or three halves near the normal range)
                     String[] d = new String[n];
