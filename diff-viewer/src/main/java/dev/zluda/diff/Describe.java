@@ -16,8 +16,14 @@ final class Describe {
         }
         if (r.same()) return "SAME: no divergence in " + r.matchedCalls() + " paired calls";
         StringJoiner j = new StringJoiner(", ");
-        for (Map.Entry<DiffKind, Long> e : r.counts().entrySet()) if (e.getValue() > 0) j.add(e.getValue() + " " + e.getKey().label());
-        return "DIFFERENT: " + r.divergingCalls() + " diverging " + (r.divergingCalls() == 1 ? "call" : "calls") + " (" + j + ")";
+        long byKind = 0;
+        for (Map.Entry<DiffKind, Long> e : r.counts().entrySet()) {
+            if (e.getValue() > 0) j.add(e.getValue() + " " + e.getKey().label());
+            byKind += e.getValue();
+        }
+        // a call that differs in several ways counts under each: say so where the parts add up to more
+        String several = byKind > r.divergingCalls() ? "; a call counts under each way it differs" : "";
+        return "DIFFERENT: " + r.divergingCalls() + " diverging " + (r.divergingCalls() == 1 ? "call" : "calls") + " (" + j + several + ")";
     }
 
     private static boolean bothAtCalls(DiffResult r) {

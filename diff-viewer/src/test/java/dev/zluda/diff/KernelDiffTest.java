@@ -260,6 +260,29 @@ class KernelDiffTest {
         assertEquals(List.of("kernel parameter 3 (vectorAdd_param_3, .u32): 4096 vs 4000"), z.kernels().diverging().getFirst().parameters());
     }
 
+    /** A launch that differs in its parameter and in its result is one diverging call counted under each kind, and the verdict says so. */
+    @Test
+    void aCallThatDiffersInSeveralWaysIsCountedUnderEach() throws Exception {
+        Path changed = Rewrite.copy(A, tmp.resolve("two-ways"), new Rewrite.Editor() {
+            @Override
+            public void leave(Rewrite.Call c) {
+                if (c.function.startsWith("cuLaunchKernel")) c.result = 1;   // CUDA_ERROR_INVALID_VALUE
+            }
+
+            @Override
+            public byte[] kernelParams(String kernel, byte[] params) {
+                ByteBuffer.wrap(params).order(ByteOrder.LITTLE_ENDIAN).putInt(24, 4000);
+                return params;
+            }
+        });
+        DiffResult r = DiffEngine.diff(A, changed, DiffOptions.defaults());
+        assertEquals(1, r.divergingCalls());
+        assertEquals(1L, r.counts().get(DiffKind.ARGUMENT));
+        assertEquals(1L, r.counts().get(DiffKind.RESULT));
+        assertEquals(1L, r.counts().get(DiffKind.KERNEL), "the failed launch also counts as a kernel divergence");
+        assertEquals("DIFFERENT: 1 diverging call (1 result, 1 argument, 1 kernel; a call counts under each way it differs)", Describe.verdict(r));
+    }
+
     @Test
     void ptxTypesMapOntoTheDiffsElementTypes() {
         assertEquals("f32", ElementTypes.forPtx("f32").orElseThrow().name());
