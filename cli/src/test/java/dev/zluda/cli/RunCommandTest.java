@@ -178,19 +178,24 @@ class RunCommandTest {
     }
 
     /**
-     * A traced run: the "program" leaves a real capture (the vectorAdd recording made on an H200)
-     * in $ZLUDA_LOG_DIR and exits with 5. The summary's counts are checked against the capture
-     * read record by record here, the exit code passes through, and --pack writes a pack that
-     * opens with the same calls.
+     * {@code zluda run --zluda-trace [options] -o TMP/logs} of a "program" that leaves a copy of the H200 recording
+     * samples/traces/h200/{@code capture} in $ZLUDA_LOG_DIR (skipped without it), against a stand-in driver.
      */
-    /** The summary says how many kernel snapshots the capture holds (samples/traces/h200/vectorAdd-kernels has one). */
-    @Test
-    void theSummaryCountsKernelSnapshots(@TempDir Path tmp) throws Exception {
-        Path reference = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().resolve("samples/traces/h200/vectorAdd-kernels");
+    private static CliRun.Result tracedRunLeaving(Path tmp, String capture, String... options) throws Exception {
+        Path reference = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().resolve("samples/traces/h200/" + capture);
         Assumptions.assumeTrue(Files.isDirectory(reference), "no reference capture at " + reference);
         Path home = standInHome(tmp);
         String script = "cp -r '" + reference + "' \"$ZLUDA_LOG_DIR/vectorAdd\"";
-        CliRun.Result r = withHome(home, () -> CliRun.run("run", "--zluda-trace", "-o", tmp.resolve("logs").toString(), "--", "/bin/sh", "-c", script));
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("run", "--zluda-trace"));
+        args.addAll(java.util.List.of(options));
+        args.addAll(java.util.List.of("-o", tmp.resolve("logs").toString(), "--", "/bin/sh", "-c", script));
+        return withHome(home, () -> CliRun.run(args.toArray(String[]::new)));
+    }
+
+    /** The summary says how many kernel snapshots the capture holds (samples/traces/h200/vectorAdd-kernels has one). */
+    @Test
+    void theSummaryCountsKernelSnapshots(@TempDir Path tmp) throws Exception {
+        CliRun.Result r = tracedRunLeaving(tmp, "vectorAdd-kernels");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.err().contains("1 kernel launch (vectorAdd ×1), 1 kernel snapshot (zluda replay --list)"), r.err());
     }
@@ -198,16 +203,17 @@ class RunCommandTest {
     /** A --capture-kernels REGEX that no launched kernel matched is said in the summary, not left out. */
     @Test
     void theSummarySaysWhenNoKernelMatchedCaptureKernels(@TempDir Path tmp) throws Exception {
-        Path reference = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().resolve("samples/traces/h200/vectorAdd");
-        Assumptions.assumeTrue(Files.isDirectory(reference), "no reference capture at " + reference);
-        Path home = standInHome(tmp);
-        String script = "cp -r '" + reference + "' \"$ZLUDA_LOG_DIR/vectorAdd\"";
-        CliRun.Result r = withHome(home, () -> CliRun.run("run", "--zluda-trace", "--capture-kernels", "nomatch", "-o", tmp.resolve("logs").toString(),
-                "--", "/bin/sh", "-c", script));
+        CliRun.Result r = tracedRunLeaving(tmp, "vectorAdd", "--capture-kernels", "nomatch");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.err().contains("no kernel snapshot (no launched kernel's name matched --capture-kernels 'nomatch')"), r.err());
     }
 
+    /**
+     * A traced run: the "program" leaves a real capture (the vectorAdd recording made on an H200)
+     * in $ZLUDA_LOG_DIR and exits with 5. The summary's counts are checked against the capture
+     * read record by record here, the exit code passes through, and --pack writes a pack that
+     * opens with the same calls.
+     */
     @Test
     void tracedRunSummarisesThePacksAndPassesTheExitCode(@TempDir Path tmp) throws Exception {
         Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath();
