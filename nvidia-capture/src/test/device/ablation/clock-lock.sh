@@ -1,0 +1,33 @@
+#!/bin/bash
+# What the clock reads and the ticket's locked add cost a PyTorch training step, without any timing
+# inside the tracer (docs/benchmarks.md, "Clock, ticket and cache lines"). Makes three variant
+# trees of the committed tracer (never shipped) and runs them with torch-steps.sh beside the
+# committed tracer itself, each as `range` runs (in-process ratio of recorded to unrecorded steps):
+#   as-is      the committed tracer
+#   noclock    the ENTER/LEAVE writers take timestamps from a per-thread counter (no rdtsc)
+#   lfence     the TSC read as lfence;rdtsc
+#   nolock     the ticket taken with a plain load and store (no total order: measurement only)
+# Usage, from a directory D as torch-steps.sh wants it:
+#   OUT=/some/dir bash D/nvidia-capture/src/test/device/ablation/clock-lock.sh D [ROUNDS]
+set -u
+D=$(cd "${1:-.}" && pwd)
+ROUNDS=${2:-7}
+V=/tmp/zt-variants; rm -rf $V
+for v in as-is noclock lfence nolock; do
+    mkdir -p $V/$v/zcap
+    cp -r $D/nvidia-capture/src/main/c/tracer $V/$v/
+    cp $D/recorder-native/src/main/c/zcap.[ch] $V/$v/zcap/
+done
+python3 - "$V" <<'PY' || exit 1
+import sys
+V = sys.argv[1]
+def patch(v, a, b):
+    p = f"{V}/{v}/zcap/zcap.c"; s = open(p).read()
+    assert s.count(a) == 1, (v, a); open(p, "w").write(s.replace(a, b))
+patch("lfence", '__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));', '__asm__ volatile("lfence\\n\\trdtsc" : "=a"(lo), "=d"(hi) :: "memory");')
+patch("nolock", "uint64_t s = atomic_fetch_add(&w->ticket, 1) & SEQ_MASK;",
+      "uint64_t s = atomic_load_explicit(&w->ticket, memory_order_relaxed); atomic_store_explicit(&w->ticket, s + 1, memory_order_relaxed); s &= SEQ_MASK;")
+patch("noclock", "static inline uint64_t now_inline(void) {",
+      "static inline uint64_t now_inline(void) {\n    static __thread uint64_t fake;\n    if (fake || 1) return (fake += 100) + (UINT64_C(1) << 50);")
+PY
+BLOCK=${BLOCK:-50} EXTRA_RANGE=1 VARIANTS=" " bash $D/nvidia-capture/src/test/device/torch-steps.sh $D 620 $ROUNDS $V/as-is $V/noclock $V/lfence $V/nolock
