@@ -7,13 +7,17 @@
 #   noclock    the ENTER/LEAVE writers take timestamps from a per-thread counter (no rdtsc)
 #   lfence     the TSC read as lfence;rdtsc
 #   nolock     the ticket taken with a plain load and store (no total order: measurement only)
-# Usage, from a directory D as torch-steps.sh wants it:
-#   OUT=/some/dir bash D/nvidia-capture/src/test/device/ablation/clock-lock.sh D [ROUNDS]
+#   ring       records written over and over into the first 64 KiB of the thread's chunk (the
+#              capture is garbage: measurement only), so the memory they go to stays in the caches
+#   pfw        prefetchw of the chunk's line 256 bytes past the write position after each record
+# Usage, from a directory D as torch-steps.sh wants it (VARIANTS picks; the default is the first four):
+#   OUT=/some/dir [VARIANTS="as-is ring pfw"] bash D/nvidia-capture/src/test/device/ablation/clock-lock.sh D [ROUNDS]
 set -u
 D=$(cd "${1:-.}" && pwd)
 ROUNDS=${2:-7}
+WANT=${VARIANTS:-as-is noclock lfence nolock}
 V=/tmp/zt-variants; rm -rf $V
-for v in as-is noclock lfence nolock; do
+for v in as-is noclock lfence nolock ring pfw; do
     mkdir -p $V/$v/zcap
     cp -r $D/nvidia-capture/src/main/c/tracer $V/$v/
     cp $D/recorder-native/src/main/c/zcap.[ch] $V/$v/zcap/
@@ -29,5 +33,7 @@ patch("nolock", "uint64_t s = atomic_fetch_add(&w->ticket, 1) & SEQ_MASK;",
       "uint64_t s = atomic_load_explicit(&w->ticket, memory_order_relaxed); atomic_store_explicit(&w->ticket, s + 1, memory_order_relaxed); s &= SEQ_MASK;")
 patch("noclock", "static inline uint64_t now_inline(void) {",
       "static inline uint64_t now_inline(void) {\n    static __thread uint64_t fake;\n    if (fake || 1) return (fake += 100) + (UINT64_C(1) << 50);")
+patch("ring", "    return t->chunk + t->pos + 4;", "    if (t->pos > 65536) t->pos = CHUNK_HEADER;\n    return t->chunk + t->pos + 4;")
+patch("pfw", "    t->pos += 4 + ((len + 3u) & ~3u);", "    t->pos += 4 + ((len + 3u) & ~3u);\n    __builtin_prefetch(t->chunk + t->pos + 256, 1, 3);")
 PY
-BLOCK=${BLOCK:-50} EXTRA_RANGE=1 VARIANTS=" " bash $D/nvidia-capture/src/test/device/torch-steps.sh $D 620 $ROUNDS $V/as-is $V/noclock $V/lfence $V/nolock
+BLOCK=${BLOCK:-50} EXTRA_RANGE=1 VARIANTS=" " bash $D/nvidia-capture/src/test/device/torch-steps.sh $D 620 $ROUNDS $(for v in $WANT; do echo $V/$v; done)
