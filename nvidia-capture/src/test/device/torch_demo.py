@@ -7,9 +7,8 @@ BLOCK steps runs between torch.cuda.profiler.start() and stop() (cuProfilerStart
 the median step time inside and outside those blocks is printed too: under the tracer with
 ZLUDA_CAPTURE_RANGE=profiler, recorded and not recorded steps of the same process.
 TORCH_DEMO_MODEL picks the network trained: `small` (the default, above), `resnet18` (torchvision's
-ResNet-18, 10 classes, batch 64 of 3x224x224: a training loop whose step the GPU's work bounds) or
-`resnet18-cifar` (the same network on batch 128 of 3x32x32: more launches than the small CNN, each
-as short)."""
+ResNet-18, 10 classes, batch 64 of 3x224x224) or `resnet18-cifar` (the same network on batch 128 of
+3x32x32); both ResNets make many more driver calls per step than the small CNN."""
 import os
 import statistics
 import sys

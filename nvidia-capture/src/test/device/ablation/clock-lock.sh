@@ -1,8 +1,8 @@
 #!/bin/bash
 # What the clock reads and the ticket's locked add cost a PyTorch training step, without any timing
-# inside the tracer (docs/benchmarks.md, "Clock, ticket and cache lines"). Makes three variant
-# trees of the committed tracer (never shipped) and runs them with torch-steps.sh beside the
-# committed tracer itself, each as `range` runs (in-process ratio of recorded to unrecorded steps):
+# inside the tracer (docs/benchmarks.md, "Clock, ticket and cache lines"). Makes variant trees of
+# the committed tracer (never shipped) and runs the ones VARIANTS names with torch-steps.sh, each as
+# `range` runs (in-process ratio of recorded to unrecorded steps):
 #   as-is      the committed tracer
 #   noclock    the ENTER/LEAVE writers take timestamps from a per-thread counter (no rdtsc)
 #   lfence     the TSC read as lfence;rdtsc
@@ -34,6 +34,7 @@ patch("nolock", "uint64_t s = atomic_fetch_add(&w->ticket, 1) & SEQ_MASK;",
 patch("noclock", "static inline uint64_t now_inline(void) {",
       "static inline uint64_t now_inline(void) {\n    static __thread uint64_t fake;\n    if (fake || 1) return (fake += 100) + (UINT64_C(1) << 50);")
 patch("ring", "    return t->chunk + t->pos + 4;", "    if (t->pos > 65536) t->pos = CHUNK_HEADER;\n    return t->chunk + t->pos + 4;")
-patch("pfw", "    t->pos += 4 + ((len + 3u) & ~3u);", "    t->pos += 4 + ((len + 3u) & ~3u);\n    __builtin_prefetch(t->chunk + t->pos + 256, 1, 3);")
+patch("pfw", "    t->pos += 4 + ((len + 3u) & ~3u);",
+      "    t->pos += 4 + ((len + 3u) & ~3u);\n    __asm__ volatile(\"prefetchw (%0)\" : : \"r\"(t->chunk + t->pos + 256) : \"memory\");")
 PY
 BLOCK=${BLOCK:-50} EXTRA_RANGE=1 VARIANTS=" " bash $D/nvidia-capture/src/test/device/torch-steps.sh $D 620 $ROUNDS $(for v in $WANT; do echo $V/$v; done)

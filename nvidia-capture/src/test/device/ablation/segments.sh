@@ -1,7 +1,7 @@
 #!/bin/bash
 # Where a recorded call's time goes inside a PyTorch training step, segment by segment, on a machine
 # with an NVIDIA GPU (docs/benchmarks.md, "Clock, ticket and cache lines"). Builds the tracer with
-# segments.patch (never shipped: five lfence;rdtsc pairs per call) and runs
+# segments.patch (never shipped: six lfence;rdtsc reads per call) and runs
 #   bench_calls (the call loop of run-h200.sh), then torch_demo.py (small CNN, 620 steps, blocks of 50
 #   in and out of the profiler range) under ZT_SEG_MODE 0 (as shipped), 2 (no locked add for the
 #   ticket) and 3 (no clock reads in the writers), ROUNDS processes each, then resnet18-cifar once.
