@@ -281,8 +281,13 @@ __attribute__((noinline, cold)) static int new_chunk(zcap_thread *t, uint64_t ne
 /*
  * Prefaulting: a page of a MAP_SHARED file mapping costs a fault (several µs) when first written,
  * ~100 ns per small record on average; a helper thread makes the next PREFAULT_AHEAD bytes past
- * the reserved units present and writable before any writer touches them (MADV_POPULATE_WRITE, or
- * one atomic no-op add per page where the kernel lacks it). It never writes a value.
+ * the reserved units present and writable before any writer touches them: MADV_POPULATE_WRITE,
+ * then one atomic no-op add per page from user space. The add matters on virtual machines whose
+ * hypervisor maps a page for user space only at its first user-space access, however the kernel
+ * populated it (seen on a development VM: 10 µs at the first write to each populated page, 90–124 ns
+ * added per recorded call in bench_calls without the add, 56–60 ns with it; docs/benchmarks.md);
+ * where the kernel lacks MADV_POPULATE_WRITE the add alone faults the page in. It never changes a
+ * value: the add is atomic and adds 0.
  */
 #define PREFAULT_AHEAD (4u << 20)
 
@@ -307,9 +312,7 @@ static void *prefault_main(void *arg) {
             uint64_t from = w->pf_done & ~(uint64_t)(page - 1);
             uint64_t len = want - from;
             if (madv_ok && madvise(w->base + from, len, 23 /* MADV_POPULATE_WRITE, Linux 5.14 */) != 0) madv_ok = 0;
-            if (!madv_ok) {
-                for (uint64_t o = from; o < want; o += (uint64_t)page) __atomic_fetch_add(w->base + o, 0, __ATOMIC_RELAXED);
-            }
+            for (uint64_t o = from; o < want; o += (uint64_t)page) __atomic_fetch_add(w->base + o, 0, __ATOMIC_RELAXED);
             w->pf_done = want;
         }
         pthread_mutex_lock(&w->pf_lock);
