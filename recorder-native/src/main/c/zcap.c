@@ -285,7 +285,7 @@ __attribute__((noinline, cold)) static int new_chunk(zcap_thread *t, uint64_t ne
  * then one atomic no-op add per page from user space. The add matters on virtual machines whose
  * hypervisor maps a page for user space only at its first user-space access, however the kernel
  * populated it (seen on a development VM: 10 µs at the first write to each populated page, 90–124 ns
- * added per recorded call in bench_calls without the add, 56–60 ns with it; docs/benchmarks.md);
+ * added per recorded call in bench_calls without the add, 56–69 ns with it; docs/benchmarks.md);
  * where the kernel lacks MADV_POPULATE_WRITE the add alone faults the page in. It never changes a
  * value: the add is atomic and adds 0.
  */
