@@ -10,14 +10,21 @@
 #   ring       records written over and over into the first 64 KiB of the thread's chunk (the
 #              capture is garbage: measurement only), so the memory they go to stays in the caches
 #   pfw        prefetchw of the chunk's line 256 bytes past the write position after each record
-# Usage, from a directory D as torch-steps.sh wants it (VARIANTS picks; the default is the first four):
+#   leavenotime  LEAVE records take their thread's last timestamp (normally the ENTER's) instead of
+#              reading the clock: what a LEAVE without a time of its own would save (measurement only)
+#   leavediscard LEAVE reads the clock as shipped but records its thread's last timestamp: whether the
+#              read itself or the use of its value costs (measurement only)
+#   enternotime  ENTER records take their thread's last timestamp (normally the previous LEAVE's)
+#              instead of reading the clock; LEAVE as shipped (measurement only)
+# Usage, from a directory D as torch-steps.sh wants it (VARIANTS picks; the default is the first four;
+# TORCH_DEMO_MODEL picks the network, STEPS the steps per process, default 620):
 #   OUT=/some/dir [VARIANTS="as-is ring pfw"] bash D/nvidia-capture/src/test/device/ablation/clock-lock.sh D [ROUNDS]
 set -u
 D=$(cd "${1:-.}" && pwd)
 ROUNDS=${2:-7}
 WANT=${VARIANTS:-as-is noclock lfence nolock}
 V=/tmp/zt-variants; rm -rf $V
-for v in as-is noclock lfence nolock ring pfw; do
+for v in as-is noclock lfence nolock ring pfw leavenotime leavediscard enternotime; do
     mkdir -p $V/$v/zcap
     cp -r $D/nvidia-capture/src/main/c/tracer $V/$v/
     cp $D/recorder-native/src/main/c/zcap.[ch] $V/$v/zcap/
@@ -36,5 +43,11 @@ patch("noclock", "static inline uint64_t now_inline(void) {",
 patch("ring", "    return t->chunk + t->pos + 4;", "    if (t->pos > 65536) t->pos = CHUNK_HEADER;\n    return t->chunk + t->pos + 4;")
 patch("pfw", "    t->pos += 4 + ((len + 3u) & ~3u);",
       "    t->pos += 4 + ((len + 3u) & ~3u);\n    __asm__ volatile(\"prefetchw (%0)\" : : \"r\"(t->chunk + t->pos + 256) : \"memory\");")
+patch("leavenotime", "return leave_at(t, enter_seq, now_inline(), result, items, nitems);",
+      "return leave_at(t, enter_seq, t->prev_ts, result, items, nitems);")
+patch("leavediscard", "return leave_at(t, enter_seq, now_inline(), result, items, nitems);",
+      "uint64_t now = now_inline();\n    __asm__ volatile(\"\" : : \"r\"(now));\n    return leave_at(t, enter_seq, t->prev_ts, result, items, nitems);")
+patch("enternotime", "return enter_at(t, fid, depth, now_inline(), args, items, nitems);",
+      "return enter_at(t, fid, depth, t->prev_ts, args, items, nitems);")
 PY
-BLOCK=${BLOCK:-50} EXTRA_RANGE=1 VARIANTS=" " bash $D/nvidia-capture/src/test/device/torch-steps.sh $D 620 $ROUNDS $(for v in $WANT; do echo $V/$v; done)
+BLOCK=${BLOCK:-50} EXTRA_RANGE=1 VARIANTS=" " bash $D/nvidia-capture/src/test/device/torch-steps.sh $D ${STEPS:-620} $ROUNDS $(for v in $WANT; do echo $V/$v; done)
