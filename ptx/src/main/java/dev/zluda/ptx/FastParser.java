@@ -796,7 +796,7 @@ final class FastParser {
     }
 
     private static boolean modifier(int t) {
-        return t == DOTID || (t >= REG && t <= TEX) || t == WEAK;
+        return t == DOTID || (t >= REG && t <= TEX) || t == WEAK || t == ALIAS; // .alias: membar.proxy.alias
     }
 
     private Instruction instructionRest(Guard g, String opcode, Loc l) {

@@ -81,7 +81,7 @@ public final class InstructionTable {
             vote           | .sync .all .any .uni .ballot .pred .b32
             activemask     | .b32
             bar barrier    | .sync .arrive .red .popc .and .or .u32 .pred .aligned .cta
-            membar         | .cta .gl .sys .proxy
+            membar         | .cta .gl .sys .proxy .alias
             """;
 
     private static final Map<String, java.util.Set<String>> MODIFIERS = new HashMap<>();
