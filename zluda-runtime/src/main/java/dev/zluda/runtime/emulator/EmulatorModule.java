@@ -3,6 +3,7 @@ package dev.zluda.runtime.emulator;
 import dev.zluda.ptx.Ast;
 import dev.zluda.ptx.Ast.*;
 import dev.zluda.ptx.Diagnostic;
+import dev.zluda.ptx.EmulatorForms;
 import dev.zluda.ptx.FunctionInfo;
 import dev.zluda.ptx.ModuleModel;
 import dev.zluda.ptx.ParseResult;
@@ -21,7 +22,8 @@ import java.util.Map;
  * and {@code .const} variables allocated in device memory and initialised (PTX ISA 9.0, 5.4.4
  * "Initializers"), every kernel translated ({@link Kernel}). Loading fails as a whole — nothing stays
  * allocated — when the text is not valid PTX ({@link Errors#INVALID_PTX}) or uses what the emulator
- * does not execute ({@link Errors#NOT_SUPPORTED}); the exception's log names file, line and column.
+ * does not execute ({@link Errors#NOT_SUPPORTED}: an instruction form not among those checked against an NVIDIA
+ * GPU, {@link EmulatorForms}, or what the translator cannot run); the exception's log names file, line and column.
  */
 public final class EmulatorModule {
     /** Device memory for module variables; the driver registers it as an allocation. */
@@ -74,11 +76,25 @@ public final class EmulatorModule {
      * @throws PtxLoadException INVALID_PTX or NOT_SUPPORTED, with a log of {@code file:line:col} lines
      */
     public static EmulatorModule load(String text, String source, Allocator alloc) throws PtxLoadException {
+        return load(text, source, alloc, true);
+    }
+
+    /**
+     * {@link #load(String, String, Allocator)}; with {@code onlyCheckedForms} false, instruction forms outside
+     * {@link EmulatorForms} are translated too (what the translator refuses still fails): only for the conformance
+     * sweep, which establishes that list.
+     */
+    static EmulatorModule load(String text, String source, Allocator alloc, boolean onlyCheckedForms) throws PtxLoadException {
         ParseResult parsed = Ptx.parse(text, source);
         if (!parsed.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(parsed.diagnostics()));
         ModuleModel model = Semantics.analyze(parsed.module(), source);
         if (!model.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(model.diagnostics()));
         ModuleContext mc = new ModuleContext(source, model, parsed.module());
+        // only the instruction forms checked bit for bit against an NVIDIA GPU run (EmulatorForms, docs/support.md)
+        if (onlyCheckedForms) {
+            for (Diagnostic d : EmulatorForms.refused(parsed.module(), source, Diagnostic.Severity.ERROR)) mc.error(new Loc(d.line(), d.column()), d.message());
+            if (mc.errorCount() > 0) throw new PtxLoadException(Errors.NOT_SUPPORTED, mc.errors());
+        }
         if (model.addressSize() != 64) {
             mc.error(new Loc(1, 1), ".address_size " + model.addressSize() + " (32-bit addressing) is not supported by the emulator: use .address_size 64");
             throw new PtxLoadException(Errors.NOT_SUPPORTED, mc.errors());

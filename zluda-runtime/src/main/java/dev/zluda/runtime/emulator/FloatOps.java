@@ -797,9 +797,19 @@ final class FloatOps {
     /** set (PTX ISA 9.7.6.2): {@code d = ((a cmp b) bool c) ? (1.0f or 0xFFFFFFFF) : 0}. */
     static final class Set extends Op {
         final int cmp, kind, bits, bool, d, a, b, c;
-        final boolean signed, ftz, cNeg, floatResult;
+        final boolean signed, ftz, cNeg;
+        /** The destination's "true": all ones for .u32/.s32, 1.0 for .f32 (0x3F800000), .f16 (0x3C00) or .bf16 (0x3F80). */
+        final long one;
 
         Set(int cmp, int kind, int bits, boolean signed, boolean ftz, int bool, int d, int a, int b, int c, boolean cNeg, boolean floatResult) {
+            this(cmp, kind, bits, signed, ftz, bool, d, a, b, c, cNeg, floatResult ? Float.floatToRawIntBits(1f) : 0xFFFF_FFFFL);
+        }
+
+        /**
+         * {@code set} with the value {@code one} for true: also a half-precision destination of a non-half comparison
+         * ({@code set.lt.f16.s32}: 1.0 as .f16, PTX ISA 9.0, 9.7.6; as on the H200, conformance sweep).
+         */
+        Set(int cmp, int kind, int bits, boolean signed, boolean ftz, int bool, int d, int a, int b, int c, boolean cNeg, long one) {
             super(NORMAL);
             this.cmp = cmp;
             this.kind = kind;
@@ -812,7 +822,7 @@ final class FloatOps {
             this.b = b;
             this.c = c;
             this.cNeg = cNeg;
-            this.floatResult = floatResult;
+            this.one = one;
         }
 
         @Override
@@ -823,7 +833,7 @@ final class FloatOps {
                 int l = Integer.numberOfTrailingZeros(x);
                 int t = test(cmp, kind, bits, signed, ftz, r[a + l], r[b + l]) ? -1 : 0;
                 boolean v = (combine(bool, t, cv) >>> l & 1) != 0;
-                r[d + l] = v ? (floatResult ? Float.floatToRawIntBits(1f) : 0xFFFF_FFFFL) : 0;
+                r[d + l] = v ? one : 0;
             }
         }
     }
