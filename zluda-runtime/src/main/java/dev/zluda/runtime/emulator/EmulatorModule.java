@@ -135,8 +135,25 @@ public final class EmulatorModule {
     private static long variables(Ast.Module module, ModuleContext mc, Allocator alloc, List<Long> allocated) throws PtxLoadException {
         long constBytes = 0;
         List<Object[]> inits = new ArrayList<>();
-        for (ModuleItem item : module.items()) {
-            if (!(item instanceof Decl d)) continue;
+        List<Decl> decls = new ArrayList<>();
+        for (ModuleItem item : module.items()) if (item instanceof Decl d) decls.add(d);
+        // function-scope .global/.const variables have static storage like module-scope ones (PTX ISA 9.0, 5.1.4,
+        // 5.1.3): allocated here once; the translator finds them by name (a name also declared elsewhere is refused)
+        java.util.Set<String> moduleNames = new java.util.HashSet<>();
+        for (Decl d : decls) for (Declarator dc : d.declarators()) moduleNames.add(dc.name());
+        List<Decl> scoped = new ArrayList<>();
+        for (Ast.Function fn : module.functions()) if (fn.body() != null) functionScope(fn.body(), scoped);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (Decl d : scoped) {
+            for (Declarator dc : d.declarators()) {
+                if (moduleNames.contains(dc.name()) || !seen.add(dc.name())) {
+                    mc.error(dc.loc(), "function-scope " + d.space() + " variable '" + dc.name()
+                            + "' has the name of another .global/.const variable of the module: not supported by the emulator");
+                }
+            }
+        }
+        if (mc.errorCount() == 0) decls.addAll(scoped);
+        for (Decl d : decls) {
             switch (d.space()) {
                 case ".shared" -> mc.moduleShared().add(d);
                 case ".global", ".const" -> {
@@ -165,6 +182,14 @@ public final class EmulatorModule {
         for (Object[] in : inits) initialize(mc, (Decl) in[0], (Declarator) in[1], (Long) in[2], (Long) in[3]);
         if (mc.errorCount() > 0) throw new PtxLoadException(Errors.NOT_SUPPORTED, mc.errors());
         return constBytes;
+    }
+
+    /** The .global and .const declarations inside a function body (nested blocks included). */
+    private static void functionScope(Block b, List<Decl> out) {
+        for (Statement s : b.statements()) {
+            if (s instanceof Decl d && (d.space().equals(".global") || d.space().equals(".const"))) out.add(d);
+            else if (s instanceof Block inner) functionScope(inner, out);
+        }
     }
 
     private static void initialize(ModuleContext mc, Decl d, Declarator dc, long addr, long size) {
