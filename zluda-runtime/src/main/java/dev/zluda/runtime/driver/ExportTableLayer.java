@@ -307,7 +307,7 @@ abstract class ExportTableLayer extends ModuleLayer {
         try {
             ModuleImage img = ModuleImage.fromAddress(image);
             text = ptxFor(image, img);
-            entry = img.entries().indexOf(img.bestPtx(attributes.major(), attributes.minor())) + 1;
+            entry = img.entries().indexOf(img.ptxToRun(attributes.major(), attributes.minor())) + 1;
         } catch (ModuleImageException e) {
             System.err.println("[ZLUDA] " + via + ": cannot load the module image @0x" + Long.toHexString(image) + ": " + e.getMessage());
             return switch (e.reason()) {
@@ -341,7 +341,7 @@ abstract class ExportTableLayer extends ModuleLayer {
             throw new ModuleImageException("the image holds " + img.fatbinCount()
                     + " fatbins (relocatable device code, nvcc -rdc), which need linking: not supported yet", ModuleImageException.Reason.UNSUPPORTED);
         }
-        byte[] ptx = img.bestPtx(attributes.major(), attributes.minor()).content();
+        byte[] ptx = img.ptxToRun(attributes.major(), attributes.minor()).content();
         return ptxTexts.compute(image, (k, old) -> old != null && sameText(old, ptx) ? old : nulTerminated(ptx));
     }
 

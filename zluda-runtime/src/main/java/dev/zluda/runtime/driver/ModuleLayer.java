@@ -370,7 +370,7 @@ abstract class ModuleLayer extends StreamLayer {
     private String ptxOf(byte[] image) throws LoadFailure {
         try {
             ModuleImage img = ModuleImage.of(image);
-            return img.bestPtx(attributes.major(), attributes.minor()).ptx();
+            return img.ptxToRun(attributes.major(), attributes.minor()).ptx();
         } catch (ModuleImageException e) {
             throw imageFailure(e);
         }
@@ -590,7 +590,7 @@ abstract class ModuleLayer extends StreamLayer {
             public String get() throws LoadFailure {
                 try {
                     ModuleImage img = ModuleImage.fromAddress(image);
-                    ModuleImage.Entry best = img.bestPtx(attributes.major(), attributes.minor());
+                    ModuleImage.Entry best = img.ptxToRun(attributes.major(), attributes.minor());
                     if (given == null) name = moduleFileName(number, img.entries().indexOf(best) + 1);
                     return best.ptx();
                 } catch (ModuleImageException e) {
