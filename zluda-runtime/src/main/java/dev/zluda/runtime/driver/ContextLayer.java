@@ -234,18 +234,15 @@ abstract class ContextLayer extends DeviceLayer {
 
     @Override
     public int cuCtxSynchronize() {
-        // every operation of the emulator has completed when its call returns; HIP's device may still run
         int r = checkContext();
-        var h = hip;
-        return r != SUCCESS || h == null ? r : dev.zluda.runtime.hip.HipDevice.cuResult(h.hip().deviceSynchronize());
+        return r != SUCCESS ? r : backend().synchronize();
     }
 
     @Override
     public int cuCtxSynchronize_v2(long ctx) {
         if (!initialized) return NOT_INITIALIZED;
         if ((ctx == 0 ? current() : lookup(ctx)) == null) return INVALID_CONTEXT;
-        var h = hip;
-        return h == null ? SUCCESS : dev.zluda.runtime.hip.HipDevice.cuResult(h.hip().deviceSynchronize());
+        return backend().synchronize();
     }
 
     @Override

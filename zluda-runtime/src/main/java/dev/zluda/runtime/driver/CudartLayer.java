@@ -1,6 +1,5 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.runtime.emulator.DevicePrintf;
 import dev.zluda.spec.CudaApi;
 import dev.zluda.spec.CudaRecord;
 
@@ -22,7 +21,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * What programs built with nvcc need on top of the other layers: stream-ordered allocation and
  * memory pools, CUDA arrays, stream attributes and capture status, the legacy launch API, hints that have no
  * effect on the emulator, and the points where device-side {@code printf} output is printed
- * ({@link DevicePrintf#flush()}). CUDA prints a kernel's output
+ * ({@code Backend.flushDeviceOutput}). CUDA prints a kernel's output
  * when the host next reaches one of these (CUDA Programming Guide, "Formatted Output"): the start
  * of a kernel launch, {@code cuCtxSynchronize}, {@code cuStreamSynchronize},
  * {@code cuEventSynchronize}, a blocking {@code cuMemcpy*}, module loading and unloading, context
@@ -56,9 +55,15 @@ abstract class CudartLayer extends ExportTableLayer {
         };
     }
 
-    private static int flushed(int result) {
-        DevicePrintf.flush();
+    private int flushed(int result) {
+        flush();
         return result;
+    }
+
+    /** Prints the device printf output (the backend's, none before cuInit). */
+    private void flush() {
+        var b = backend;
+        if (b != null) b.flushDeviceOutput();
     }
 
     // ---------------------------------------------------------------- device printf flush points
@@ -66,13 +71,13 @@ abstract class CudartLayer extends ExportTableLayer {
     @Override
     public int cuLaunchKernel(long f, int gridDimX, int gridDimY, int gridDimZ, int blockDimX, int blockDimY, int blockDimZ,
                               int sharedMemBytes, long hStream, long kernelParams, long extra) {
-        DevicePrintf.flush();
+        flush();
         return super.cuLaunchKernel(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     }
 
     @Override
     public int cuLaunchKernelEx(long config, long f, long kernelParams, long extra) {
-        DevicePrintf.flush();
+        flush();
         return super.cuLaunchKernelEx(config, f, kernelParams, extra);
     }
 
@@ -172,25 +177,25 @@ abstract class CudartLayer extends ExportTableLayer {
 
     @Override
     public int cuCtxDestroy_v2(long ctx) {
-        DevicePrintf.flush();
+        flush();
         return super.cuCtxDestroy_v2(ctx);
     }
 
     @Override
     public int cuDevicePrimaryCtxReset_v2(int dev) {
-        DevicePrintf.flush();
+        flush();
         return super.cuDevicePrimaryCtxReset_v2(dev);
     }
 
     @Override
     public int cuLaunchHostFunc(long hStream, long fn, long userData) {
-        DevicePrintf.flush();
+        flush();
         return super.cuLaunchHostFunc(hStream, fn, userData);
     }
 
     @Override
     public int cuStreamAddCallback(long hStream, long callback, long userData, int flags) {
-        DevicePrintf.flush();
+        flush();
         return super.cuStreamAddCallback(hStream, callback, userData, flags);
     }
 

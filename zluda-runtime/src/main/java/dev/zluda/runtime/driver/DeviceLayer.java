@@ -1,8 +1,9 @@
 package dev.zluda.runtime.driver;
 
 import dev.zluda.runtime.api.CudaDriverApi;
+import dev.zluda.runtime.backend.Backend;
+import dev.zluda.runtime.emulator.EmulatorDevice;
 import dev.zluda.runtime.hip.HipBackend;
-import dev.zluda.runtime.hip.HipDevice;
 import dev.zluda.spec.CudaApi;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.ErrorStrings;
@@ -30,7 +31,7 @@ abstract class DeviceLayer implements CudaDriverApi {
     /** The version {@code cuDriverGetVersion} reports: cudart 13 stops with cudaErrorInsufficientDriver below 13000. */
     public static final int DRIVER_VERSION = 13000;
     /** The name of device 0, chosen so that users see the device is zluda's. */
-    public static final String DEVICE_NAME = "ZLUDA emulator (CPU)";
+    public static final String DEVICE_NAME = EmulatorDevice.DEVICE_NAME;
     /** Device 0's UUID: fixed, so that captures of two runs compare equal. "ZLUDA-emulator\0\0" in ASCII. */
     static final byte[] DEVICE_UUID = "ZLUDA-emulator\0\0".getBytes(StandardCharsets.US_ASCII);
 
@@ -46,8 +47,8 @@ abstract class DeviceLayer implements CudaDriverApi {
     /** Bytes of device memory reported (cuDeviceTotalMem, cuMemGetInfo). */
     volatile long totalMemory;
     volatile boolean initialized;
-    /** The AMD device when the hip backend serves (chosen by cuInit), else null: the emulator serves. */
-    volatile HipDevice hip;
+    /** What executes the work, chosen by cuInit: the emulator or HIP; null before. */
+    volatile Backend backend;
 
     DeviceLayer(CudaApi api, MemorySegment exports) {
         this.api = api;
@@ -58,14 +59,11 @@ abstract class DeviceLayer implements CudaDriverApi {
         if (override == null) override = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
         int[] cc = DeviceAttributes.computeCapability(override);
         this.attributes = new DeviceAttributes(api, cc[0], cc[1], Runtime.getRuntime().availableProcessors());
-        this.totalMemory = hostMemory() / 2;
     }
 
-    /** Half of the host's physical memory is what the emulator reports as device memory. */
-    private static long hostMemory() {
-        var os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-        if (os instanceof com.sun.management.OperatingSystemMXBean sun) return sun.getTotalMemorySize();
-        return 16L << 30;
+    /** The backend cuInit chose; only called after a successful cuInit. */
+    Backend backend() {
+        return backend;
     }
 
     @Override
@@ -106,7 +104,7 @@ abstract class DeviceLayer implements CudaDriverApi {
                     initFailure = sel.cuInitResult();
                     return initFailure;
                 }
-                if (sel.device() != null) useHip(sel.device());
+                use(sel.device() != null ? sel.device() : new EmulatorDevice());
             }
             initialized = true;
         }
@@ -115,12 +113,13 @@ abstract class DeviceLayer implements CudaDriverApi {
 
     private volatile int initFailure = SUCCESS;
 
-    /** Makes the AMD device serve: its attributes over the emulator's, its memory size. */
-    private void useHip(HipDevice d) {
+    /** Makes a backend serve: its attributes over the emulator's, its memory size. */
+    private void use(Backend b) {
         java.util.List<String> names = new java.util.ArrayList<>(attributes.byName().keySet());
-        attributes = attributes.with(d.attributes(names));
-        totalMemory = d.totalMemory();
-        hip = d;
+        var over = b.attributes(names);
+        if (!over.isEmpty()) attributes = attributes.with(over);
+        totalMemory = b.totalMemory();
+        backend = b;
     }
 
     @Override
@@ -167,7 +166,7 @@ abstract class DeviceLayer implements CudaDriverApi {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (name == 0 || len <= 0) return INVALID_VALUE;
-        byte[] b = (hip != null ? hip.name() : DEVICE_NAME).getBytes(StandardCharsets.US_ASCII);
+        byte[] b = backend.deviceName().getBytes(StandardCharsets.US_ASCII);
         int n = Math.min(b.length, len - 1);
         MemorySegment out = at(name, len);
         MemorySegment.copy(b, 0, out, ValueLayout.JAVA_BYTE, 0, n);

@@ -11,7 +11,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.zluda.runtime.hip.HipDevice;
+import dev.zluda.runtime.backend.Backend;
+import dev.zluda.runtime.backend.BackendException;
 
 import static dev.zluda.runtime.driver.CuResult.*;
 import static dev.zluda.runtime.driver.Native.at;
@@ -67,29 +68,15 @@ abstract class MemoryLayer extends ContextLayer {
      */
     abstract int streamDone(long hStream);
 
-    /** {@code true} when [p, p+bytes) is HIP device memory (on the hip backend). */
-    private boolean onHipDevice(long p, long bytes) {
+    /** {@code true} when [p, p+bytes) is device memory of the backend ({@link Backend#allocate}'s). */
+    boolean onDevice(long p, long bytes) {
         Allocation a = find(p, bytes);
         return a != null && a.kind == Allocation.Kind.DEVICE;
     }
 
-    /** Copies bytes whose device-side ranges were checked: a memory copy, or on the hip backend HIP's copies. */
+    /** Copies bytes whose device-side ranges were checked, through the backend. */
     private int transfer(long dst, long src, long bytes) {
-        HipDevice h = hip;
-        if (h == null) {
-            MemorySegment.copy(at(src, bytes), 0, at(dst, bytes), 0, bytes);
-            return SUCCESS;
-        }
-        boolean d = onHipDevice(dst, bytes), s = onHipDevice(src, bytes);
-        int e;
-        if (d && s) e = h.hip().memcpyDtoD(dst, src, bytes);
-        else if (d) e = h.hip().memcpyHtoD(dst, at(src, bytes), bytes);
-        else if (s) e = h.hip().memcpyDtoH(at(dst, bytes), src, bytes);
-        else {
-            MemorySegment.copy(at(src, bytes), 0, at(dst, bytes), 0, bytes);
-            e = 0;
-        }
-        return HipDevice.cuResult(e);
+        return backend().copy(dst, onDevice(dst, bytes), src, onDevice(src, bytes), bytes);
     }
 
     /** The allocation that holds [p, p+bytes), or null. */
@@ -110,16 +97,19 @@ abstract class MemoryLayer extends ContextLayer {
         if (r != SUCCESS) return r;
         if (out == 0 || bytes <= 0) return INVALID_VALUE;
         if (kind != Allocation.Kind.HOST_ALLOC && used.get() + bytes > totalMemory) return OUT_OF_MEMORY;
-        HipDevice h = hip;
-        if (h != null && kind == Allocation.Kind.MANAGED) return NOT_SUPPORTED;
+        Backend b = backend();
+        if (!b.deviceSeesHostMemory() && kind == Allocation.Kind.MANAGED) return NOT_SUPPORTED;
         long[] address = new long[1];
         Arena arena = null;
         Runnable release = null;
-        if (h != null && kind == Allocation.Kind.DEVICE) {
-            long[] m = h.hip().malloc(bytes);
-            if (m[0] != 0) return HipDevice.cuResult((int) m[0]);
-            address[0] = m[1];
-            release = () -> h.hip().free(m[1]);
+        if (kind == Allocation.Kind.DEVICE) {
+            try {
+                Backend.DeviceMemory m = b.allocate(bytes);
+                address[0] = m.address();
+                release = m.release();
+            } catch (BackendException e) {
+                return e.cuResult;
+            }
         } else {
             try {
                 arena = Allocation.allocate(bytes, address);
@@ -229,7 +219,7 @@ abstract class MemoryLayer extends ContextLayer {
         int r = checkContext();
         if (r != SUCCESS) return r;
         if (pdptr == 0 || Flags != 0) return INVALID_VALUE;
-        if (hip != null) return NOT_SUPPORTED; // HIP memory and the program's host memory are apart
+        if (!backend().deviceSeesHostMemory()) return NOT_SUPPORTED; // device memory and the program's host memory are apart
         Allocation a = find(p, 0);
         if (a == null || (a.kind != Allocation.Kind.HOST_ALLOC && a.kind != Allocation.Kind.HOST_REGISTERED)) return INVALID_VALUE;
         putLong(pdptr, p); // unified addressing: the device sees host memory at the same address
@@ -252,7 +242,7 @@ abstract class MemoryLayer extends ContextLayer {
         int r = checkContext();
         if (r != SUCCESS) return r;
         if (p == 0 || bytesize <= 0 || (Flags & ~0xF) != 0) return INVALID_VALUE;
-        if (hip != null) return NOT_SUPPORTED; // kernels on the AMD device would not see it
+        if (!backend().deviceSeesHostMemory()) return NOT_SUPPORTED; // kernels on the device would not see it
         var below = allocations.floorEntry(p + bytesize - 1);
         if (below != null && below.getValue().address + below.getValue().size > p) return HOST_MEMORY_ALREADY_REGISTERED;
         Allocation a = new Allocation(Allocation.Kind.HOST_REGISTERED, p, bytesize, current(), Flags, bufferIds.incrementAndGet(), null);
@@ -433,25 +423,7 @@ abstract class MemoryLayer extends ContextLayer {
         long rowBytes = width * elementSize;
         long span = pitch * (height - 1) + rowBytes;
         if (find(dst, span) == null) return INVALID_VALUE;
-        HipDevice h = hip;
-        if (h != null && onHipDevice(dst, span)) {
-            int v = elementSize == 1 ? (int) value & 0xFF : elementSize == 2 ? (int) value & 0xFFFF : (int) value;
-            if (pitch == rowBytes || height == 1) return HipDevice.cuResult(h.hip().memsetD(elementSize, dst, v, width * height));
-            for (long y = 0; y < height; y++) {
-                int e = h.hip().memsetD(elementSize, dst + pitch * y, v, width);
-                if (e != 0) return HipDevice.cuResult(e);
-            }
-            return SUCCESS;
-        }
-        for (long y = 0; y < height; y++) {
-            MemorySegment row = at(dst + pitch * y, rowBytes);
-            switch (elementSize) {
-                case 1 -> row.fill((byte) value);
-                case 2 -> { for (long i = 0; i < width; i++) row.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) value); }
-                default -> { for (long i = 0; i < width; i++) row.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) value); }
-            }
-        }
-        return SUCCESS;
+        return backend().memset(dst, pitch, value, width, height, elementSize, onDevice(dst, span));
     }
 
     @Override public int cuMemsetD8_v2(long dstDevice, int uc, long N) { return memset(dstDevice, N, uc, N, 1, 1); }

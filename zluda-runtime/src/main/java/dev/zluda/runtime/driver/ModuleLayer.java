@@ -1,15 +1,10 @@
 package dev.zluda.runtime.driver;
 
 import dev.zluda.ptx.ParamInfo;
-import dev.zluda.runtime.emulator.Emulator;
-import dev.zluda.runtime.emulator.EmulatorModule;
-import dev.zluda.runtime.emulator.Errors;
+import dev.zluda.runtime.backend.Backend;
+import dev.zluda.runtime.backend.BackendException;
 import dev.zluda.runtime.emulator.Kernel;
-import dev.zluda.runtime.emulator.LaunchResult;
 import dev.zluda.runtime.emulator.MemoryMap;
-import dev.zluda.runtime.emulator.PtxLoadException;
-import dev.zluda.runtime.hip.HipDevice;
-import dev.zluda.runtime.hip.KernelArgs;
 import dev.zluda.runtime.image.ModuleImage;
 import dev.zluda.runtime.image.ModuleImageException;
 import dev.zluda.spec.CudaApi;
@@ -42,11 +37,11 @@ import static dev.zluda.runtime.driver.Native.putLong;
 
 /**
  * Modules, functions, libraries and kernel launches (CUDA Driver API groups CUDA_MODULE,
- * CUDA_LIBRARY, CUDA_EXEC, CUDA_OCCUPANCY), on the CPU emulator ({@link Emulator}).
+ * CUDA_LIBRARY, CUDA_EXEC, CUDA_OCCUPANCY), on the backend cuInit chose ({@link Backend}).
  *
  * <p>Loading: the image (PTX text, a fatbin, a fatbin wrapper, an ELF carrying fatbins) is read by
  * {@link ModuleImage}, which picks the PTX for the device; the PTX is parsed, checked and
- * translated for the emulator at load ({@link EmulatorModule}). Invalid PTX is
+ * compiled by the backend at load ({@link Backend#load}). Invalid PTX is
  * CUDA_ERROR_INVALID_PTX (218), PTX the emulator cannot execute CUDA_ERROR_NOT_SUPPORTED (801), a
  * malformed image CUDA_ERROR_INVALID_IMAGE (200), an image without usable PTX
  * CUDA_ERROR_NO_BINARY_FOR_GPU (209); the reasons go to the JIT error log and to stderr as
@@ -64,11 +59,11 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * for a primary context, reset.
  *
  * <p>On the hip backend the PTX is compiled for the AMD device's architecture into a code object
- * ({@link HipDevice#compile}: errors of the PTX are CUDA_ERROR_INVALID_PTX, what the lowering refuses
+ * ({@code HipDevice#compile}: errors of the PTX are CUDA_ERROR_INVALID_PTX, what the lowering refuses
  * CUDA_ERROR_NOT_SUPPORTED, each with its PTX line) and loaded with {@code hipModuleLoadData}; kernels are
  * {@code hipModuleGetFunction}'s, their attributes {@code hipFuncGetAttribute}'s, module variables
  * {@code hipModuleGetGlobal}'s. A launch is checked as above, its parameters packed at their PTX offsets
- * ({@link KernelArgs#pack}) and given to {@code hipModuleLaunchKernel} on the stream's HIP stream; it runs
+ * ({@code KernelArgs#pack}) and given to {@code hipModuleLaunchKernel} on the stream's HIP stream; it runs
  * asynchronously, and a fault shows at the next synchronisation as HIP reports it. Kernel snapshots
  * ({@link LaunchObserver}) are not taken there.
  */
@@ -83,40 +78,30 @@ abstract class ModuleLayer extends StreamLayer {
     static final long LAUNCH_PARAM_END = 0, LAUNCH_PARAM_BUFFER_POINTER = 1, LAUNCH_PARAM_BUFFER_SIZE = 2;
     /** Dynamic shared memory a function may use without opting in (48 KiB, every GPU since Kepler). */
     static final int DEFAULT_SHARED_LIMIT = 48 << 10;
-    /** {@code ZLUDA_EMULATOR_STATS}: print one line per launch (time, thread-instructions, rate) on stderr. */
-    static final boolean STATS = System.getenv("ZLUDA_EMULATOR_STATS") != null;
 
     /** A loaded module: in one context, its variables allocated there. */
     static final class Module {
         final long handle;
         final Context context;
-        final EmulatorModule code;
+        /** What the backend made of it. */
+        final Backend.LoadedModule code;
         final Map<String, Function> functions = new LinkedHashMap<>();
         final List<Allocation> variables = new ArrayList<>();
         final Library library;
         /** The PTX text compiled, for kernel snapshots. */
         final String ptx;
         volatile boolean unloaded;
-        /** On the hip backend (then {@code code} is null): the hipModule_t and the code object's PTX model. */
-        final long hipModule;
-        final HipDevice.CodeObject hipCode;
 
-        Module(long handle, Context context, EmulatorModule code, Library library, String ptx) {
-            this(handle, context, code, library, ptx, 0, null);
-        }
-
-        Module(long handle, Context context, EmulatorModule code, Library library, String ptx, long hipModule, HipDevice.CodeObject hipCode) {
+        Module(long handle, Context context, Backend.LoadedModule code, Library library, String ptx) {
             this.handle = handle;
             this.context = context;
             this.code = code;
             this.library = library;
             this.ptx = ptx;
-            this.hipModule = hipModule;
-            this.hipCode = hipCode;
         }
 
         String infoLog() {
-            return code != null ? code.infoLog() : hipCode.infoLog();
+            return code.infoLog();
         }
     }
 
@@ -129,18 +114,14 @@ abstract class ModuleLayer extends StreamLayer {
         volatile int maxDynamicShared;
         volatile int carveout = -1;
         volatile int cacheConfig;
-        /** The hipFunction_t on the hip backend, else 0. */
-        final long hipFunction;
+        /** The kernel as the backend loaded it. */
+        final Backend.LoadedKernel loaded;
 
-        Function(long handle, Module module, Kernel kernel) {
-            this(handle, module, kernel, 0);
-        }
-
-        Function(long handle, Module module, Kernel kernel, long hipFunction) {
+        Function(long handle, Module module, Backend.LoadedKernel loaded) {
             this.handle = handle;
             this.module = module;
-            this.kernel = kernel;
-            this.hipFunction = hipFunction;
+            this.kernel = loaded.kernel();
+            this.loaded = loaded;
             this.cName = Arena.ofAuto().allocateFrom(kernel.name());
             this.maxDynamicShared = (int) Math.max(0, DEFAULT_SHARED_LIMIT - kernel.staticShared());
         }
@@ -385,12 +366,11 @@ abstract class ModuleLayer extends StreamLayer {
         return new LoadFailure(code, e.getMessage());
     }
 
-    /** Compiles PTX into a module of the current context. */
+    /** Compiles PTX into a module of the current context, through the backend. */
     private Module compile(String ptx, String source, Library library) throws LoadFailure {
-        if (hip != null) return compileHip(hip, ptx, source, library);
         Context ctx = current();
         List<Allocation> vars = new ArrayList<>();
-        EmulatorModule.Allocator alloc = new EmulatorModule.Allocator() {
+        Backend.VariableAllocator alloc = new Backend.VariableAllocator() {
             @Override
             public long allocate(String name, long size, long align) {
                 Arena arena = Arena.ofShared();
@@ -408,101 +388,29 @@ abstract class ModuleLayer extends StreamLayer {
                 vars.removeIf(v -> v.address == address);
             }
         };
-        EmulatorModule em;
+        Backend.LoadedModule code;
         try {
-            em = EmulatorModule.load(ptx, source, alloc);
-        } catch (PtxLoadException e) {
-            throw new LoadFailure(e.error() == Errors.INVALID_PTX ? ERROR_INVALID_PTX : NOT_SUPPORTED, e.log());
-        } catch (OutOfMemoryError e) {
-            throw new LoadFailure(OUT_OF_MEMORY, source + ": out of memory while loading the module: " + e.getMessage());
-        } catch (RuntimeException e) {
-            if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace();
-            throw new LoadFailure(NOT_SUPPORTED, source + ": internal error of the PTX translator: " + e);
+            code = backend().load(ptx, source, alloc);
+        } catch (BackendException e) {
+            throw new LoadFailure(e.cuResult, e.getMessage());
         }
         long h = modules.reserve();
-        Module m = new Module(h, ctx, em, library, ptx);
+        Module m = new Module(h, ctx, code, library, ptx);
         m.variables.addAll(vars);
-        for (Kernel k : em.kernels().values()) {
+        for (Backend.LoadedKernel k : code.kernels()) {
             long fh = functions.reserve();
             Function f = new Function(fh, m, k);
-            m.functions.put(k.name(), f);
+            m.functions.put(k.kernel().name(), f);
             functions.put(fh, f);
         }
         modules.put(h, m);
         return m;
     }
 
-    /** hipFunction_attribute values (hip/driver_types.h; the same order as CUfunction_attribute). */
-    private static final int HIP_FUNC_MAX_THREADS = 0, HIP_FUNC_SHARED = 1, HIP_FUNC_CONST = 2, HIP_FUNC_LOCAL = 3, HIP_FUNC_REGS = 4;
-
-    /** A function attribute of a HIP kernel, or {@code fallback} when HIP does not answer. */
-    private static int hipFuncAttribute(HipDevice h, long function, int attribute, int fallback) {
-        int[] r = h.hip().funcAttribute(attribute, function);
-        return r[0] == 0 ? r[1] : fallback;
-    }
-
-    /** The hip backend's loader: PTX → code object for the device's architecture → hipModuleLoadData. */
-    private Module compileHip(HipDevice h, String ptx, String source, Library library) throws LoadFailure {
-        Context ctx = current();
-        HipDevice.CodeObject co;
-        try {
-            co = h.compile(ptx, source);
-        } catch (HipDevice.CompileFailure f) {
-            throw new LoadFailure(f.cuResult, f.getMessage());
-        }
-        long hm;
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment image = a.allocate(co.elf().length, 16);
-            MemorySegment.copy(co.elf(), 0, image, ValueLayout.JAVA_BYTE, 0, co.elf().length);
-            long[] r = h.hip().moduleLoadData(image);
-            if (r[0] != 0) {
-                throw new LoadFailure(HipDevice.cuResult((int) r[0]), source + ": hipModuleLoadData of the " + h.target().cpu() + " code object failed: "
-                        + h.hip().errorString((int) r[0]) + " (hipError " + r[0] + ")");
-            }
-            hm = r[1];
-        }
-        long mh = modules.reserve();
-        Module m = new Module(mh, ctx, null, library, ptx, hm, co);
-        List<Function> made = new ArrayList<>();
-        for (dev.zluda.ptx.FunctionInfo info : co.kernels()) {
-            long[] f = h.hip().moduleGetFunction(hm, info.name());
-            if (f[0] != 0) {
-                h.hip().moduleUnload(hm);
-                throw new LoadFailure(HipDevice.cuResult((int) f[0]), source + ": hipModuleGetFunction(" + info.name() + "): "
-                        + h.hip().errorString((int) f[0]));
-            }
-            int maxThreads = 1024;
-            int[] req = null;
-            List<Long> rq = info.directives().get(".reqntid");
-            if (rq != null && !rq.isEmpty()) {
-                req = new int[] {1, 1, 1};
-                for (int k = 0; k < rq.size() && k < 3; k++) req[k] = (int) (long) rq.get(k);
-                maxThreads = Math.min(maxThreads, req[0] * req[1] * req[2]);
-            }
-            List<Long> mx = info.directives().get(".maxntid");
-            if (mx != null && !mx.isEmpty()) {
-                long prod = 1;
-                for (Long v : mx) prod *= v;
-                maxThreads = (int) Math.min(maxThreads, prod);
-            }
-            int hipMax = hipFuncAttribute(h, f[1], HIP_FUNC_MAX_THREADS, 0);
-            if (hipMax > 0) maxThreads = Math.min(maxThreads, hipMax);
-            Kernel k = new Kernel(info.name(), info, null, hipFuncAttribute(h, f[1], HIP_FUNC_SHARED, 0), hipFuncAttribute(h, f[1], HIP_FUNC_LOCAL, 0),
-                    maxThreads, req, Math.max(1, hipFuncAttribute(h, f[1], HIP_FUNC_REGS, 1)));
-            made.add(new Function(functions.reserve(), m, k, f[1]));
-        }
-        for (Function f : made) {
-            m.functions.put(f.kernel.name(), f);
-            functions.put(f.handle, f);
-        }
-        modules.put(mh, m);
-        return m;
-    }
-
     private void unload(Module m) {
         if (m.unloaded) return;
         m.unloaded = true;
-        if (m.hipModule != 0 && hip != null) hip.hip().moduleUnload(m.hipModule);
+        m.code.unload();
         modules.remove(m.handle);
         for (Function f : m.functions.values()) functions.remove(f.handle);
         for (Allocation a : m.variables) {
@@ -716,17 +624,14 @@ abstract class ModuleLayer extends StreamLayer {
         if (name == 0) return INVALID_VALUE;
         Module m = module(hmod);
         if (m == null) return INVALID_HANDLE;
-        if (m.code == null) {
-            long[] g = hip.hip().moduleGetGlobal(m.hipModule, at(name, 65536).getString(0, StandardCharsets.UTF_8));
-            if (g[0] != 0) return HipDevice.cuResult((int) g[0]);
-            if (dptr != 0) putLong(dptr, g[1]);
-            if (bytes != 0) putLong(bytes, g[2]);
-            return SUCCESS;
+        long[] g;
+        try {
+            g = m.code.global(at(name, 65536).getString(0, StandardCharsets.UTF_8));
+        } catch (BackendException e) {
+            return e.cuResult;
         }
-        EmulatorModule.Variable v = m.code.variables().get(at(name, 65536).getString(0, StandardCharsets.UTF_8));
-        if (v == null) return NOT_FOUND;
-        if (dptr != 0) putLong(dptr, v.address());
-        if (bytes != 0) putLong(bytes, v.size());
+        if (dptr != 0) putLong(dptr, g[0]);
+        if (bytes != 0) putLong(bytes, g[1]);
         return SUCCESS;
     }
 
@@ -754,10 +659,10 @@ abstract class ModuleLayer extends StreamLayer {
         return switch (name) {
             case "MAX_THREADS_PER_BLOCK" -> k.maxThreads();
             case "SHARED_SIZE_BYTES" -> (int) k.staticShared();
-            case "CONST_SIZE_BYTES" -> f.module.code != null ? (int) f.module.code.constBytes() : hipFuncAttribute(hip, f.hipFunction, HIP_FUNC_CONST, 0);
+            case "CONST_SIZE_BYTES" -> f.module.code.constBytes(f.loaded);
             case "LOCAL_SIZE_BYTES" -> (int) k.localBytes();
             case "NUM_REGS" -> k.numRegs();
-            case "PTX_VERSION" -> f.module.code != null ? f.module.code.ptxVersion() : EmulatorModule.targetArchitecture(f.module.hipCode.model());
+            case "PTX_VERSION" -> f.module.code.ptxVersion();
             case "BINARY_VERSION" -> attributes.major() * 10 + attributes.minor();
             case "CACHE_MODE_CA" -> 0;
             case "MAX_DYNAMIC_SHARED_SIZE_BYTES" -> f.maxDynamicShared;
@@ -932,12 +837,12 @@ abstract class ModuleLayer extends StreamLayer {
         } else if (paramBytes > 0) {
             return INVALID_VALUE;
         }
-        HipDevice h = hip;
-        if (h != null) return launchHip(h, fn, new long[] {gx, gy, gz}, new long[] {bx, by, bz}, shared, hStream, kernelParams, buffer);
+        Backend b = backend();
+        int[] grid = {(int) gx, (int) gy, (int) gz}, block = {(int) bx, (int) by, (int) bz};
         LaunchObserver obs = launchObserver;
         LaunchObserver.KernelLaunch seen = null;
         Object token = null;
-        if (obs != null) {
+        if (obs != null && b.synchronous()) {
             try {
                 if (obs.wants(fn.kernel.name())) {
                     seen = new LaunchObserver.KernelLaunch(f, fn.kernel.name(), fn.module.ptx, new long[] {gx, gy, gz}, new long[] {bx, by, bz},
@@ -948,68 +853,22 @@ abstract class ModuleLayer extends StreamLayer {
                 seen = null; // a failing observer never stops the launch
             }
         }
-        long t0 = System.nanoTime();
-        LaunchResult res;
-        try {
-            res = Emulator.get().launch(fn.kernel, new int[] {(int) gx, (int) gy, (int) gz},
-                    new int[] {(int) bx, (int) by, (int) bz}, (int) shared, params, memoryMap, attributes.byName().get("MULTIPROCESSOR_COUNT"),
-                    stackLimit());
-        } catch (OutOfMemoryError e) {
-            return ERROR_LAUNCH_OUT_OF_RESOURCES;
-        } catch (RuntimeException e) {
-            if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace();
-            res = new LaunchResult(Errors.LAUNCH_FAILED, "kernel " + fn.kernel.name() + ": internal emulator error: " + e, 0);
-        }
-        if (driverEvents != null) {
-            event(String.format(java.util.Locale.ROOT, "kernel %s grid=(%d,%d,%d) block=(%d,%d,%d) shared=%d: %d CTAs, %d thread-instructions, %.3f ms%s",
-                    fn.kernel.name(), gx, gy, gz, bx, by, bz, shared, (long) gx * gy * gz, res.threadInstructions(), (System.nanoTime() - t0) / 1e6,
-                    res.ok() ? "" : ", " + res.message()));
-        }
-        if (STATS) {
-            double ms = (System.nanoTime() - t0) / 1e6;
-            System.err.printf(java.util.Locale.ROOT, "[ZLUDA] launch %s grid=(%d,%d,%d) block=(%d,%d,%d) shared=%d: %.3f ms, %d thread-instructions, %.1f M/s%n",
-                    fn.kernel.name(), gx, gy, gz, bx, by, bz, shared, ms, res.threadInstructions(), res.threadInstructions() / ms / 1e3);
-        }
-        if (!res.ok()) {
-            System.err.println("[ZLUDA] " + res.message());
-            sticky.putIfAbsent(current(), res.error());
+        Backend.LaunchOutcome out = b.launch(new Backend.LaunchRequest(fn.loaded, grid, block, (int) shared, nativeStream(hStream), buffer,
+                kernelParams != 0, memoryMap, attributes.byName().get("MULTIPROCESSOR_COUNT"), stackLimit()));
+        if (driverEvents != null && out.event() != null) event(out.event().get());
+        if (out.result() != SUCCESS) return out.result();
+        if (out.kernelError() != SUCCESS) {
+            System.err.println("[ZLUDA] " + out.message());
+            sticky.putIfAbsent(current(), out.kernelError());
         }
         if (seen != null) {
             try {
-                obs.after(token, seen, res.error());
+                obs.after(token, seen, out.kernelError());
             } catch (RuntimeException e) {
                 // the observer's failure is its own
             }
         }
         return SUCCESS;
-    }
-
-    /**
-     * A checked launch on the hip backend: the parameters packed at their PTX offsets ({@link KernelArgs#pack};
-     * the {@code extra} buffer as given), then {@code hipModuleLaunchKernel} on the stream's HIP stream.
-     */
-    private int launchHip(HipDevice h, Function fn, long[] grid, long[] block, long shared, long hStream, long kernelParams, byte[] buffer) {
-        byte[] args = buffer;
-        if (kernelParams != 0) {
-            List<ParamInfo> ps = fn.kernel.info().params();
-            List<byte[]> values = new ArrayList<>(ps.size());
-            for (ParamInfo p : ps) values.add(at(getLong(kernelParams + 8L * p.index()), p.size()).toArray(ValueLayout.JAVA_BYTE));
-            args = KernelArgs.pack(ps, values);
-        }
-        long t0 = System.nanoTime();
-        int e;
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment buf = a.allocate(Math.max(1, args.length), 16);
-            MemorySegment.copy(args, 0, buf, ValueLayout.JAVA_BYTE, 0, args.length);
-            e = h.hip().moduleLaunchKernel(fn.hipFunction, new int[] {(int) grid[0], (int) grid[1], (int) grid[2]},
-                    new int[] {(int) block[0], (int) block[1], (int) block[2]}, (int) shared, hipStream(hStream), buf, args.length);
-        }
-        if (driverEvents != null) {
-            event(String.format(java.util.Locale.ROOT, "kernel %s grid=(%d,%d,%d) block=(%d,%d,%d) shared=%d: launched through HIP in %.3f ms%s",
-                    fn.kernel.name(), grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, (System.nanoTime() - t0) / 1e6,
-                    e == 0 ? "" : ", hipModuleLaunchKernel: " + h.hip().errorString(e)));
-        }
-        return HipDevice.cuResult(e);
     }
 
     private static long u(int v) {

@@ -9,7 +9,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.zluda.runtime.hip.HipDevice;
+import dev.zluda.runtime.backend.BackendException;
 
 import static dev.zluda.runtime.driver.CuResult.*;
 import static dev.zluda.runtime.driver.Native.putFloat;
@@ -38,16 +38,16 @@ abstract class StreamLayer extends MemoryLayer {
         final long handle, id;
         final Context context;
         final int flags, priority;
-        /** The hipStream_t on the hip backend, else 0. */
-        final long hip;
+        /** The backend's stream (hipStream_t on the hip backend), else 0. */
+        final long backendHandle;
 
-        Stream(long handle, long id, Context context, int flags, int priority, long hip) {
+        Stream(long handle, long id, Context context, int flags, int priority, long backendHandle) {
             this.handle = handle;
             this.id = id;
             this.context = context;
             this.flags = flags;
             this.priority = priority;
-            this.hip = hip;
+            this.backendHandle = backendHandle;
         }
     }
 
@@ -56,14 +56,14 @@ abstract class StreamLayer extends MemoryLayer {
         final Context context;
         final int flags;
         volatile long recordedNanos = -1;
-        /** The hipEvent_t on the hip backend, else 0. */
-        final long hip;
+        /** The backend's event (hipEvent_t on the hip backend), else 0. */
+        final long backendHandle;
 
-        Event(long handle, Context context, int flags, long hip) {
+        Event(long handle, Context context, int flags, long backendHandle) {
             this.handle = handle;
             this.context = context;
             this.flags = flags;
-            this.hip = hip;
+            this.backendHandle = backendHandle;
         }
     }
 
@@ -87,28 +87,26 @@ abstract class StreamLayer extends MemoryLayer {
         return s == null || s.context.destroyed ? INVALID_HANDLE : SUCCESS;
     }
 
-    /** The hipStream_t of a CUstream whose handle was checked: HIP's null stream for the default and legacy ones. */
-    long hipStream(long hStream) {
+    /** The backend's stream of a CUstream whose handle was checked: its null stream (0) for the default and legacy ones. */
+    long nativeStream(long hStream) {
         Stream s = stream(hStream);
-        return s == null ? 0 : s.hip;
+        return s == null ? 0 : s.backendHandle;
     }
 
     @Override
     int streamDone(long hStream) {
         int r = checkStream(hStream);
-        HipDevice h = hip;
-        return r != SUCCESS || h == null ? r : HipDevice.cuResult(h.hip().streamSynchronize(hipStream(hStream)));
+        return r != SUCCESS ? r : backend().synchronizeStream(nativeStream(hStream));
     }
 
     @Override
     void release(Context c) {
         super.release(c);
-        HipDevice h = hip;
         for (Stream s : streams.values()) {
-            if (s.context == c && streams.remove(s.handle) != null && h != null) h.hip().streamDestroy(s.hip);
+            if (s.context == c && streams.remove(s.handle) != null) backend().destroyStream(s.backendHandle);
         }
         for (Event e : events.values()) {
-            if (e.context == c && events.remove(e.handle) != null && h != null) h.hip().eventDestroy(e.hip);
+            if (e.context == c && events.remove(e.handle) != null) backend().destroyEvent(e.backendHandle);
         }
     }
 
@@ -119,11 +117,11 @@ abstract class StreamLayer extends MemoryLayer {
         if (r != SUCCESS) return r;
         if (phStream == 0 || (flags & ~1) != 0) return INVALID_VALUE; // CU_STREAM_DEFAULT | CU_STREAM_NON_BLOCKING
         int prio = Math.max(-5, Math.min(0, priority));
-        long hs = 0;
-        if (hip != null) {
-            long[] s = hip.hip().streamCreate(flags, prio);
-            if (s[0] != 0) return HipDevice.cuResult((int) s[0]);
-            hs = s[1];
+        long hs;
+        try {
+            hs = backend().createStream(flags, prio);
+        } catch (BackendException e) {
+            return e.cuResult;
         }
         long h = streams.reserve();
         streams.put(h, new Stream(h, streamIds.incrementAndGet(), current(), flags, prio, hs));
@@ -146,7 +144,7 @@ abstract class StreamLayer extends MemoryLayer {
         if (!initialized) return NOT_INITIALIZED;
         Stream s = streams.remove(hStream);
         if (s == null) return INVALID_HANDLE;
-        return hip == null ? SUCCESS : HipDevice.cuResult(hip.hip().streamDestroy(s.hip));
+        return backend().destroyStream(s.backendHandle);
     }
 
     @Override
@@ -162,8 +160,7 @@ abstract class StreamLayer extends MemoryLayer {
     @Override
     public int cuStreamQuery(long hStream) {
         int r = checkStream(hStream);
-        HipDevice h = hip;
-        return r != SUCCESS || h == null ? r : HipDevice.cuResult(h.hip().streamQuery(hipStream(hStream)));
+        return r != SUCCESS ? r : backend().queryStream(nativeStream(hStream));
     }
 
     @Override public int cuStreamSynchronize_ptsz(long hStream) { return cuStreamSynchronize(hStream); }
@@ -240,8 +237,7 @@ abstract class StreamLayer extends MemoryLayer {
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
         if ((Flags & ~1) != 0) return INVALID_VALUE; // CU_EVENT_WAIT_DEFAULT | CU_EVENT_WAIT_EXTERNAL
-        HipDevice h = hip;
-        return h == null ? SUCCESS : HipDevice.cuResult(h.hip().streamWaitEvent(hipStream(hStream), e.hip, 0));
+        return backend().streamWaitEvent(nativeStream(hStream), e.backendHandle);
     }
 
     @Override public int cuStreamWaitEvent_ptsz(long hStream, long hEvent, int Flags) { return cuStreamWaitEvent(hStream, hEvent, Flags); }
@@ -285,11 +281,11 @@ abstract class StreamLayer extends MemoryLayer {
         if (r != SUCCESS) return r;
         if (phEvent == 0 || (Flags & ~0x7) != 0) return INVALID_VALUE;
         if ((Flags & 0x4) != 0 && (Flags & EVENT_DISABLE_TIMING) == 0) return INVALID_VALUE; // INTERPROCESS needs DISABLE_TIMING
-        long he = 0;
-        if (hip != null) {
-            long[] e = hip.hip().eventCreate(Flags);
-            if (e[0] != 0) return HipDevice.cuResult((int) e[0]);
-            he = e[1];
+        long he;
+        try {
+            he = backend().createEvent(Flags);
+        } catch (BackendException e) {
+            return e.cuResult;
         }
         long h = events.reserve();
         events.put(h, new Event(h, current(), Flags, he));
@@ -302,7 +298,7 @@ abstract class StreamLayer extends MemoryLayer {
         if (!initialized) return NOT_INITIALIZED;
         Event e = events.remove(hEvent);
         if (e == null) return INVALID_HANDLE;
-        return hip == null ? SUCCESS : HipDevice.cuResult(hip.hip().eventDestroy(e.hip));
+        return backend().destroyEvent(e.backendHandle);
     }
 
     @Override
@@ -317,8 +313,7 @@ abstract class StreamLayer extends MemoryLayer {
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
         e.recordedNanos = System.nanoTime();
-        HipDevice h = hip;
-        return h == null ? SUCCESS : HipDevice.cuResult(h.hip().eventRecord(e.hip, hipStream(hStream)));
+        return backend().recordEvent(e.backendHandle, nativeStream(hStream));
     }
 
     @Override public int cuEventRecord_ptsz(long hEvent, long hStream) { return cuEventRecord(hEvent, hStream); }
@@ -336,8 +331,7 @@ abstract class StreamLayer extends MemoryLayer {
         if (!initialized) return NOT_INITIALIZED;
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
-        HipDevice h = hip;
-        return h == null ? SUCCESS : HipDevice.cuResult(h.hip().eventQuery(e.hip));
+        return backend().queryEvent(e.backendHandle);
     }
 
     @Override
@@ -345,8 +339,7 @@ abstract class StreamLayer extends MemoryLayer {
         if (!initialized) return NOT_INITIALIZED;
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
-        HipDevice h = hip;
-        return h == null ? SUCCESS : HipDevice.cuResult(h.hip().eventSynchronize(e.hip));
+        return backend().synchronizeEvent(e.backendHandle);
     }
 
     @Override
@@ -357,16 +350,10 @@ abstract class StreamLayer extends MemoryLayer {
         if (a == null || b == null) return INVALID_HANDLE;
         if ((a.flags & EVENT_DISABLE_TIMING) != 0 || (b.flags & EVENT_DISABLE_TIMING) != 0) return INVALID_HANDLE;
         if (a.recordedNanos < 0 || b.recordedNanos < 0) return INVALID_HANDLE;
-        HipDevice h = hip;
-        if (h != null) {
-            int[] err = new int[1];
-            float ms = h.hip().eventElapsedTime(a.hip, b.hip, err);
-            if (err[0] != 0) return HipDevice.cuResult(err[0]);
-            putFloat(pMilliseconds, ms);
-            return SUCCESS;
-        }
-        putFloat(pMilliseconds, (float) ((b.recordedNanos - a.recordedNanos) / 1e6));
-        return SUCCESS;
+        float[] ms = new float[1];
+        int e = backend().elapsedTime(a.backendHandle, a.recordedNanos, b.backendHandle, b.recordedNanos, ms);
+        if (e == SUCCESS) putFloat(pMilliseconds, ms[0]);
+        return e;
     }
 
     @Override

@@ -121,7 +121,7 @@ abstract class TextureLayer extends CudartLayer {
     public int cuTexObjectCreate(long pTexObject, long pResDesc, long pTexDesc, long pResViewDesc) {
         int r = checkContext();
         if (r != SUCCESS) return r;
-        if (hip != null) return NOT_SUPPORTED;
+        if (!backend().supportsTextures()) return NOT_SUPPORTED;
         if (pTexObject == 0 || pResDesc == 0 || pTexDesc == 0) return INVALID_VALUE;
         if (pResViewDesc != 0) return NOT_SUPPORTED;
         int[] rc = {SUCCESS};
@@ -139,7 +139,7 @@ abstract class TextureLayer extends CudartLayer {
         long h = OBJECT_IDS.incrementAndGet();
         objects.put(h, new Obj(at(pResDesc, RESOURCE_DESC_BYTES).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
                 at(pTexDesc, TEXTURE_DESC_BYTES).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), t));
-        TextureObject.register(h, t);
+        backend().registerTexture(h, t);
         putLong(pTexObject, h);
         return SUCCESS;
     }
@@ -149,7 +149,7 @@ abstract class TextureLayer extends CudartLayer {
         Obj o = objects.get(handle);
         if (o == null || o.object.surface() != surface) return INVALID_VALUE;
         objects.remove(handle);
-        TextureObject.unregister(handle);
+        backend().unregisterTexture(handle);
         return SUCCESS;
     }
 
@@ -189,7 +189,7 @@ abstract class TextureLayer extends CudartLayer {
             for (var e : objects.entrySet()) {
                 if (e.getValue().object().base() == a.base) {
                     objects.remove(e.getKey());
-                    TextureObject.unregister(e.getKey());
+                    backend().unregisterTexture(e.getKey());
                 }
             }
         }
@@ -204,14 +204,14 @@ abstract class TextureLayer extends CudartLayer {
     public int cuSurfObjectCreate(long pSurfObject, long pResDesc) {
         int r = checkContext();
         if (r != SUCCESS) return r;
-        if (hip != null) return NOT_SUPPORTED;
+        if (!backend().supportsTextures()) return NOT_SUPPORTED;
         if (pSurfObject == 0 || pResDesc == 0) return INVALID_VALUE;
         int[] rc = {SUCCESS};
         TextureObject res = resource(pResDesc, true, rc);
         if (res == null) return rc[0];
         long h = OBJECT_IDS.incrementAndGet();
         objects.put(h, new Obj(at(pResDesc, RESOURCE_DESC_BYTES).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), new byte[0], res));
-        TextureObject.register(h, res);
+        backend().registerTexture(h, res);
         putLong(pSurfObject, h);
         return SUCCESS;
     }
