@@ -22,10 +22,11 @@ import java.util.Set;
  * The CUDA driver API model: every function, enum, struct and handle type of cuda.h and
  * cudaProfiler.h (CUDA 13.0), with the directions and sizes a tracer needs.
  *
- * <p>Loaded from three classpath resources in {@code dev/zluda/spec/}: {@code cuda-api.json}
+ * <p>Loaded from four classpath resources in {@code dev/zluda/spec/}: {@code cuda-api.json}
  * (generated from the headers by {@link dev.zluda.spec.gen.SpecGenerator}, never edited by hand),
- * {@code cuda-api-overlay.yaml} (hand-maintained: pointer directions, sizes, handle lifetimes) and
- * {@code cu-get-proc-address.tsv} (measured on NVIDIA's driver, see {@link ProcAddressTable}).
+ * {@code cuda-api-overlay.yaml} (hand-maintained: pointer directions, sizes, handle lifetimes),
+ * {@code cuda-api-driver.yaml} (hand-maintained: each function's {@link Role}, and where zluda's driver serves it,
+ * {@link DriverDispatch}) and {@code cu-get-proc-address.tsv} (measured on NVIDIA's driver, see {@link ProcAddressTable}).
  * Instances are immutable and thread-safe; {@link #get()} returns the shared one.
  */
 public final class CudaApi {
@@ -52,6 +53,8 @@ public final class CudaApi {
     private final Set<String> valueHandles = new HashSet<>();
     private final List<String> overlayProblems = new ArrayList<>();
     private final ProcAddressTable procAddress;
+    private final Map<String, Role> roleOfBase = new HashMap<>();
+    private final DriverDispatch dispatch;
 
     /** The shared instance, loaded from the classpath on first use. */
     public static CudaApi get() {
@@ -71,11 +74,12 @@ public final class CudaApi {
             ObjectMapper jsonMapper = new ObjectMapper();
             JsonNode spec = jsonMapper.readTree(resource("cuda-api.json"));
             JsonNode overlay = new ObjectMapper(new YAMLFactory()).readTree(resource("cuda-api-overlay.yaml"));
+            JsonNode driver = new ObjectMapper(new YAMLFactory()).readTree(resource("cuda-api-driver.yaml"));
             ProcAddressTable proc;
             try (InputStream in = CudaApi.class.getResourceAsStream(RES + "cu-get-proc-address.tsv")) {
                 proc = in == null ? null : new ProcAddressTable(in);
             }
-            return new CudaApi(spec, overlay, proc);
+            return new CudaApi(spec, overlay, driver, proc);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot load the CUDA API spec: " + e.getMessage(), e);
         }
@@ -87,7 +91,7 @@ public final class CudaApi {
         return in;
     }
 
-    private CudaApi(JsonNode spec, JsonNode overlay, ProcAddressTable proc) {
+    private CudaApi(JsonNode spec, JsonNode overlay, JsonNode driver, ProcAddressTable proc) {
         this.source = spec.path("source");
         for (JsonNode t : spec.path("typedefs")) typedefs.put(t.path("name").asText(), t);
         for (JsonNode h : spec.path("handles")) handles.add(h.asText());
@@ -105,6 +109,21 @@ public final class CudaApi {
                     r.path("kind").asText().equals("union"), r.path("size").asInt(), r.path("align").asInt(), fields(r.path("fields")));
             records.put(rec.name(), rec);
             if (rec.tag() != null) records.putIfAbsent((rec.union() ? "union " : "struct ") + rec.tag(), rec);
+        }
+        Set<String> bases = new HashSet<>();
+        for (JsonNode f : spec.path("functions")) bases.add(baseName(f.path("name").asText()));
+        var roleKeys = driver.path("roles").fieldNames();
+        while (roleKeys.hasNext()) {
+            String key = roleKeys.next();
+            Role role = Role.ofKey(key);
+            if (role == null || role == Role.NONE) {
+                overlayProblems.add("cuda-api-driver.yaml: no role " + key);
+                continue;
+            }
+            for (String b : strings(driver.path("roles").path(key))) {
+                if (!bases.contains(b)) overlayProblems.add("cuda-api-driver.yaml: role " + key + " names " + b + ", which is no base name of cuda.h");
+                else if (roleOfBase.put(b, role) != null) overlayProblems.add("cuda-api-driver.yaml: " + b + " has two roles");
+            }
         }
         JsonNode overlayFunctions = overlay.path("functions");
         Set<String> known = new HashSet<>();
@@ -127,6 +146,71 @@ public final class CudaApi {
             byBase.computeIfAbsent(f.baseName(), k -> new ArrayList<>()).add(f);
         }
         this.procAddress = proc;
+        this.dispatch = dispatch(driver);
+    }
+
+    /** Reads {@code areas} and {@code served-as} of cuda-api-driver.yaml (see {@link DriverDispatch}). */
+    private DriverDispatch dispatch(JsonNode driver) {
+        Map<Integer, DriverDispatch.Entry> entries = new HashMap<>();
+        List<String> areas = new ArrayList<>();
+        var it = driver.path("areas").fieldNames();
+        while (it.hasNext()) {
+            String area = it.next();
+            areas.add(area);
+            for (String n : strings(driver.path("areas").path(area))) {
+                CudaFunction f = byName.get(n);
+                if (f == null) overlayProblems.add("cuda-api-driver.yaml: area " + area + " names " + n + ", which cuda.h does not declare");
+                else if (entries.put(f.id(), new DriverDispatch.Entry(f, area, f)) != null) overlayProblems.add("cuda-api-driver.yaml: " + n + " is served twice");
+            }
+        }
+        var as = driver.path("served-as").fields();
+        List<Map.Entry<CudaFunction, CudaFunction>> aliases = new ArrayList<>();
+        while (as.hasNext()) {
+            var e = as.next();
+            CudaFunction f = byName.get(e.getKey()), to = byName.get(e.getValue().asText());
+            if (f == null || to == null) {
+                overlayProblems.add("cuda-api-driver.yaml: served-as " + e.getKey() + ": " + e.getValue().asText() + " names a function cuda.h does not declare");
+            } else if (!sameParameters(f, to)) {
+                overlayProblems.add("cuda-api-driver.yaml: " + f.name() + " cannot be served as " + to.name() + ": the parameter types differ");
+            } else {
+                aliases.add(Map.entry(f, to));
+            }
+        }
+        for (var a : aliases) {
+            DriverDispatch.Entry target = entries.get(a.getValue().id());
+            if (target == null) overlayProblems.add("cuda-api-driver.yaml: " + a.getKey().name() + " is served as " + a.getValue().name() + ", which no area serves");
+            else if (entries.put(a.getKey().id(), new DriverDispatch.Entry(a.getKey(), target.area(), target.handler())) != null) {
+                overlayProblems.add("cuda-api-driver.yaml: " + a.getKey().name() + " is served twice");
+            }
+        }
+        // per-thread default stream variants are served like the function without the suffix
+        for (CudaFunction f : functions) {
+            String plain = f.name().replaceFirst("_(ptds|ptsz)$", "");
+            if (plain.equals(f.name()) || entries.containsKey(f.id())) continue;
+            CudaFunction p = byName.get(plain);
+            DriverDispatch.Entry target = p == null ? null : entries.get(p.id());
+            if (target != null && sameParameters(f, p)) entries.put(f.id(), new DriverDispatch.Entry(f, target.area(), target.handler()));
+        }
+        for (DriverDispatch.Entry e : entries.values()) {
+            if (e.function().role() == Role.NONE) overlayProblems.add("cuda-api-driver.yaml: " + e.function().name() + " is served but has no role");
+        }
+        return new DriverDispatch(entries, areas);
+    }
+
+    /** Whether two functions take parameters of the same types, in the same order (after typedefs). */
+    private boolean sameParameters(CudaFunction a, CudaFunction b) {
+        if (a.params().size() != b.params().size()) return false;
+        for (int i = 0; i < a.params().size(); i++) {
+            if (!normalType(a.params().get(i).cType()).equals(normalType(b.params().get(i).cType()))) return false;
+        }
+        return true;
+    }
+
+    /** A C type with {@code const} dropped and typedef aliases followed, level by level of pointers. */
+    private String normalType(String type) {
+        String t = type.trim();
+        if (t.endsWith("*")) return normalType(t.substring(0, t.length() - 1)) + "*";
+        return resolveTypedefName(t);
     }
 
     private static List<CudaRecord.Field> fields(JsonNode fs) {
@@ -169,7 +253,7 @@ public final class CudaApi {
         }
         return new CudaFunction(id, name, baseName(name), f.path("group").asText(), f.path("header").asText(),
                 f.path("line").asInt(), f.path("returns").asText(), List.copyOf(params), f.path("deprecated").asBoolean(false),
-                creates, destroys);
+                creates, destroys, roleOfBase.getOrDefault(baseName(name), Role.NONE));
     }
 
     private static List<String> strings(JsonNode n) {
@@ -395,6 +479,16 @@ public final class CudaApi {
     public ProcAddressTable procAddress() {
         if (procAddress == null) throw new IllegalStateException("cu-get-proc-address.tsv is not on the classpath");
         return procAddress;
+    }
+
+    /** Where zluda's driver serves each function (cuda-api-driver.yaml): the source of the driver's dispatch table. */
+    public DriverDispatch dispatch() {
+        return dispatch;
+    }
+
+    /** The functions with a role, in id order. */
+    public List<CudaFunction> functions(Role role) {
+        return functions.stream().filter(f -> f.role() == role).toList();
     }
 
     /** CUDA version of the headers the spec was generated from, e.g. 13000. */

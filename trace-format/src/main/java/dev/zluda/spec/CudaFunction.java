@@ -18,10 +18,16 @@ import java.util.Optional;
  * @param deprecated whether the declaration carries {@code __attribute__((deprecated))}
  * @param creates names of parameters through which the call returns a new handle or allocation
  * @param destroys names of parameters whose handle or allocation the call ends
+ * @param role what the function does ({@code cuda-api-driver.yaml}, by base name); {@link Role#NONE} when unassigned
  */
 public record CudaFunction(int id, String name, String baseName, String group, String header, int line,
                            String returnType, List<CudaParam> params, boolean deprecated,
-                           List<String> creates, List<String> destroys) {
+                           List<String> creates, List<String> destroys, Role role) {
+
+    /** Whether the function has this role. */
+    public boolean is(Role r) {
+        return role == r;
+    }
 
     /** The parameter with this name, if any. */
     public Optional<CudaParam> param(String paramName) {
