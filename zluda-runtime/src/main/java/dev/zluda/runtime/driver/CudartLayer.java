@@ -62,8 +62,7 @@ abstract class CudartLayer extends ExportTableLayer {
 
     /** Prints the device printf output (the backend's, none before cuInit). */
     private void flush() {
-        var b = backend;
-        if (b != null) b.flushDeviceOutput();
+        state.flushDeviceOutput();
     }
 
     // ---------------------------------------------------------------- device printf flush points
@@ -250,7 +249,7 @@ abstract class CudartLayer extends ExportTableLayer {
      */
     @Override
     public int cuDeviceGetDefaultMemPool(long poolOut, int dev) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (poolOut == 0) return INVALID_VALUE;
@@ -261,7 +260,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** The device's current pool: the default one until cuDeviceSetMemPool names another. */
     @Override
     public int cuDeviceGetMemPool(long pool, int dev) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pool == 0) return INVALID_VALUE;
@@ -273,7 +272,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuDeviceSetMemPool: the pool must belong to the device (CUDA_ERROR_INVALID_DEVICE otherwise). */
     @Override
     public int cuDeviceSetMemPool(int dev, long pool) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         Pool p = pools.get(pool);
@@ -290,7 +289,7 @@ abstract class CudartLayer extends ExportTableLayer {
      */
     @Override
     public int cuMemPoolCreate(long pool, long poolPropsPtr) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (pool == 0 || poolPropsPtr == 0) return INVALID_VALUE;
         int allocType = getInt(poolPropsPtr + offset(poolProps, "allocType"));
         int handleTypes = getInt(poolPropsPtr + offset(poolProps, "handleTypes"));
@@ -313,7 +312,7 @@ abstract class CudartLayer extends ExportTableLayer {
      */
     @Override
     public int cuMemPoolDestroy(long pool) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Pool p = pools.get(pool);
         if (p == null || p.isDefault) return INVALID_VALUE;
         pools.remove(pool);
@@ -324,7 +323,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuMemPoolGetAttribute: reuse flags (int), release threshold and memory figures (cuuint64_t, bytes). */
     @Override
     public int cuMemPoolGetAttribute(long pool, int attr, long value) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Pool p = pools.get(pool);
         if (p == null || value == 0) return INVALID_VALUE;
         synchronized (p) {
@@ -349,7 +348,7 @@ abstract class CudartLayer extends ExportTableLayer {
      */
     @Override
     public int cuMemPoolSetAttribute(long pool, int attr, long value) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Pool p = pools.get(pool);
         if (p == null || value == 0) return INVALID_VALUE;
         synchronized (p) {
@@ -372,7 +371,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuMemPoolTrimTo: the pool holds no unused memory, so there is nothing to release. */
     @Override
     public int cuMemPoolTrimTo(long pool, long minBytesToKeep) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         return pools.get(pool) == null ? INVALID_VALUE : SUCCESS;
     }
 
@@ -382,7 +381,7 @@ abstract class CudartLayer extends ExportTableLayer {
      */
     @Override
     public int cuMemPoolSetAccess(long pool, long map, long count) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Pool p = pools.get(pool);
         if (p == null || (count > 0 && map == 0) || count < 0) return INVALID_VALUE;
         long size = accessDesc.size();
@@ -399,7 +398,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuMemPoolGetAccess: read-write for the pool's device, none for any other location. */
     @Override
     public int cuMemPoolGetAccess(long flags, long memPool, long location) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Pool p = pools.get(memPool);
         if (p == null || flags == 0 || location == 0) return INVALID_VALUE;
         int type = getInt(location), id = getInt(location + 4);
@@ -431,7 +430,7 @@ abstract class CudartLayer extends ExportTableLayer {
      */
     @Override
     public int cuMemAllocAsync(long dptr, long bytesize, long hStream) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         int r = checkContext();
         if (r != SUCCESS) return r;
         Pool p = currentPools.get(current().device);
@@ -446,7 +445,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuMemAllocFromPoolAsync: as cuMemAllocAsync, from the given pool. */
     @Override
     public int cuMemAllocFromPoolAsync(long dptr, long bytesize, long pool, long hStream) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         return allocFromPool(dptr, bytesize, pools.get(pool), hStream);
     }
 
@@ -700,7 +699,7 @@ abstract class CudartLayer extends ExportTableLayer {
      */
     @Override
     public int cuThreadExchangeStreamCaptureMode(long mode) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (mode == 0) return INVALID_VALUE;
         int m = getInt(mode);
         if (m < 0 || m > 2) return INVALID_VALUE;
@@ -713,7 +712,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuCtxRecordEvent: records the event after all work of the context (all of it is done). */
     @Override
     public int cuCtxRecordEvent(long hCtx, long hEvent) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Context c = contexts.get(hCtx);
         if (c == null || c.destroyed) return INVALID_CONTEXT;
         Event e = events.get(hEvent);
@@ -725,7 +724,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuCtxWaitEvent: later work of the context waits for the event, which has completed. */
     @Override
     public int cuCtxWaitEvent(long hCtx, long hEvent) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Context c = contexts.get(hCtx);
         if (c == null || c.destroyed) return INVALID_CONTEXT;
         return events.get(hEvent) == null ? INVALID_HANDLE : SUCCESS;
@@ -969,7 +968,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuArrayDestroy: frees the array's memory; CUDA_ERROR_INVALID_HANDLE for an unknown array. */
     @Override
     public int cuArrayDestroy(long hArray) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         CuArray a = arrays.remove(hArray);
         if (a == null) return INVALID_HANDLE;
         return cuMemFree_v2(a.base);
@@ -978,7 +977,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuArrayGetDescriptor_v2: Width, Height, Format, NumChannels as created (a 3D array's depth is not part of it). */
     @Override
     public int cuArrayGetDescriptor_v2(long desc, long hArray) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         CuArray a = array(hArray);
         if (a == null) return INVALID_HANDLE;
         if (desc == 0) return INVALID_VALUE;
@@ -992,7 +991,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuArrayGetDescriptor: the CUDA 3.1 form (32-bit Width and Height). */
     @Override
     public int cuArrayGetDescriptor(long desc, long hArray) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         CuArray a = array(hArray);
         if (a == null) return INVALID_HANDLE;
         if (desc == 0) return INVALID_VALUE;
@@ -1006,7 +1005,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuArray3DGetDescriptor_v2: Width, Height, Depth, Format, NumChannels, Flags as created. */
     @Override
     public int cuArray3DGetDescriptor_v2(long desc, long hArray) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         CuArray a = array(hArray);
         if (a == null) return INVALID_HANDLE;
         if (desc == 0) return INVALID_VALUE;
@@ -1022,7 +1021,7 @@ abstract class CudartLayer extends ExportTableLayer {
     /** cuArray3DGetDescriptor: the CUDA 3.1 form (32-bit sizes). */
     @Override
     public int cuArray3DGetDescriptor(long desc, long hArray) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         CuArray a = array(hArray);
         if (a == null) return INVALID_HANDLE;
         if (desc == 0) return INVALID_VALUE;
@@ -1044,7 +1043,7 @@ abstract class CudartLayer extends ExportTableLayer {
     @Override
     public int cuMemcpyHtoA_v2(long dstArray, long dstOffset, long srcHost, long ByteCount) {
         CuArray a = array(dstArray);
-        if (a == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
         long d = inside(a, dstOffset, ByteCount);
         return d == 0 ? INVALID_VALUE : cuMemcpyHtoD_v2(d, srcHost, ByteCount);
     }
@@ -1053,7 +1052,7 @@ abstract class CudartLayer extends ExportTableLayer {
     @Override
     public int cuMemcpyAtoH_v2(long dstHost, long srcArray, long srcOffset, long ByteCount) {
         CuArray a = array(srcArray);
-        if (a == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
         long s = inside(a, srcOffset, ByteCount);
         return s == 0 ? INVALID_VALUE : cuMemcpyDtoH_v2(dstHost, s, ByteCount);
     }
@@ -1062,7 +1061,7 @@ abstract class CudartLayer extends ExportTableLayer {
     @Override
     public int cuMemcpyDtoA_v2(long dstArray, long dstOffset, long srcDevice, long ByteCount) {
         CuArray a = array(dstArray);
-        if (a == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
         long d = inside(a, dstOffset, ByteCount);
         return d == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(d, srcDevice, ByteCount);
     }
@@ -1071,7 +1070,7 @@ abstract class CudartLayer extends ExportTableLayer {
     @Override
     public int cuMemcpyAtoD_v2(long dstDevice, long srcArray, long srcOffset, long ByteCount) {
         CuArray a = array(srcArray);
-        if (a == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
         long s = inside(a, srcOffset, ByteCount);
         return s == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(dstDevice, s, ByteCount);
     }
@@ -1080,7 +1079,7 @@ abstract class CudartLayer extends ExportTableLayer {
     @Override
     public int cuMemcpyAtoA_v2(long dstArray, long dstOffset, long srcArray, long srcOffset, long ByteCount) {
         CuArray da = array(dstArray), sa = array(srcArray);
-        if (da == null || sa == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        if (da == null || sa == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
         long d = inside(da, dstOffset, ByteCount), s = inside(sa, srcOffset, ByteCount);
         return d == 0 || s == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(d, s, ByteCount);
     }

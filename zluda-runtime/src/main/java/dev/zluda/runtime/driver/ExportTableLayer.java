@@ -307,7 +307,7 @@ abstract class ExportTableLayer extends ModuleLayer {
         try {
             ModuleImage img = ModuleImage.fromAddress(image);
             text = ptxFor(image, img);
-            entry = img.entries().indexOf(img.bestPtx(attributes.major(), attributes.minor())) + 1;
+            entry = img.entries().indexOf(img.bestPtx(state.attributes.major(), state.attributes.minor())) + 1;
         } catch (ModuleImageException e) {
             System.err.println("[ZLUDA] " + via + ": cannot load the module image @0x" + Long.toHexString(image) + ": " + e.getMessage());
             return switch (e.reason()) {
@@ -341,7 +341,7 @@ abstract class ExportTableLayer extends ModuleLayer {
             throw new ModuleImageException("the image holds " + img.fatbinCount()
                     + " fatbins (relocatable device code, nvcc -rdc), which need linking: not supported yet", ModuleImageException.Reason.UNSUPPORTED);
         }
-        byte[] ptx = img.bestPtx(attributes.major(), attributes.minor()).content();
+        byte[] ptx = img.bestPtx(state.attributes.major(), state.attributes.minor()).content();
         return ptxTexts.compute(image, (k, old) -> old != null && sameText(old, ptx) ? old : nulTerminated(ptx));
     }
 
@@ -391,7 +391,7 @@ abstract class ExportTableLayer extends ModuleLayer {
      * @return CUDA_SUCCESS, CUDA_ERROR_NOT_INITIALIZED or CUDA_ERROR_INVALID_CONTEXT
      */
     int clsPut(long ctx, long key, long value, long destructor) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Context c = clsContext(ctx);
         if (c == null) return INVALID_CONTEXT;
         Map<Long, ClsEntry> m = storage.computeIfAbsent(c, x -> new LinkedHashMap<>());
@@ -403,7 +403,7 @@ abstract class ExportTableLayer extends ModuleLayer {
 
     /** CONTEXT_LOCAL_STORAGE slot 1: removes a key (no destructor call); absent keys are no error. Same results as {@link #clsPut}. */
     int clsDelete(long ctx, long key) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Context c = clsContext(ctx);
         if (c == null) return INVALID_CONTEXT;
         Map<Long, ClsEntry> m = storage.get(c);
@@ -423,7 +423,7 @@ abstract class ExportTableLayer extends ModuleLayer {
      *     CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT
      */
     int clsGet(long pvalue, long ctx, long key) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (pvalue == 0) return INVALID_VALUE;
         Context c = clsContext(ctx);
         if (c == null) return INVALID_CONTEXT;
@@ -486,7 +486,7 @@ abstract class ExportTableLayer extends ModuleLayer {
         long cudart = tb.length > T_INTEGRITY_CHECK ? tb[T_CUDART_INTERFACE] : 0;
         long table = tb.length > T_INTEGRITY_CHECK ? tb[T_INTEGRITY_CHECK] : 0;
         long fn = table != 0 ? at(table, 16).get(ValueLayout.JAVA_LONG_UNALIGNED, 8) : 0;
-        long[] r = IntegrityCheck.compute(version, unixSeconds, DRIVER_VERSION, pid, tid, cudart, table, fn, devicesForIntegrity());
+        long[] r = IntegrityCheck.compute(version, unixSeconds, DeviceArea.DRIVER_VERSION, pid, tid, cudart, table, fn, devicesForIntegrity());
         putLong(out, r[0]);
         putLong(out + 8, r[1]);
         return SUCCESS;
@@ -494,7 +494,7 @@ abstract class ExportTableLayer extends ModuleLayer {
 
     /** Device 0 as the integrity check covers it: its UUID and PCI domain, bus and device ids. */
     List<IntegrityCheck.Device> devicesForIntegrity() {
-        var a = attributes.byName();
-        return List.of(new IntegrityCheck.Device(Arrays.copyOf(DEVICE_UUID, 16), a.get("PCI_DOMAIN_ID"), a.get("PCI_BUS_ID"), a.get("PCI_DEVICE_ID")));
+        var a = state.attributes.byName();
+        return List.of(new IntegrityCheck.Device(Arrays.copyOf(DeviceArea.DEVICE_UUID, 16), a.get("PCI_DOMAIN_ID"), a.get("PCI_BUS_ID"), a.get("PCI_DEVICE_ID")));
     }
 }

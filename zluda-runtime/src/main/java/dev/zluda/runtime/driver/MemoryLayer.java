@@ -38,7 +38,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * form first waits for the stream's earlier work ({@code hipStreamSynchronize}), then copies. Managed memory,
  * host registration and device pointers of host memory are CUDA_ERROR_NOT_SUPPORTED there.
  */
-abstract class MemoryLayer extends ContextLayer {
+abstract class MemoryLayer implements dev.zluda.runtime.api.CudaDriverApi {
     /** CUmemorytype (cuda.h). */
     static final int MEMTYPE_HOST = 1, MEMTYPE_DEVICE = 2, MEMTYPE_ARRAY = 3, MEMTYPE_UNIFIED = 4;
     /** Row pitch alignment of cuMemAllocPitch, bytes (the device's TEXTURE_ALIGNMENT). */
@@ -50,8 +50,107 @@ abstract class MemoryLayer extends ContextLayer {
     private final Map<String, Integer> pointerAttribute = new HashMap<>();
     private final CudaRecord memcpy2d, memcpy3d;
 
+    /** The shared driver state. */
+    final DriverState state;
+    final DeviceArea deviceArea;
+    final ContextArea contextArea;
+    /** The contexts by handle (the context area's table). */
+    final Handles<Context> contexts;
+
+    // ---------------------------------------------------------------- moved to areas (transitional forwarders)
+    @Override public int cuInit(int flags) { return deviceArea.cuInit(flags); }
+    @Override public int cuDriverGetVersion(long driverVersion) { return deviceArea.cuDriverGetVersion(driverVersion); }
+    @Override public int cuModuleGetLoadingMode(long mode) { return deviceArea.cuModuleGetLoadingMode(mode); }
+    @Override public int cuDeviceGetCount(long count) { return deviceArea.cuDeviceGetCount(count); }
+    @Override public int cuDeviceGet(long device, int ordinal) { return deviceArea.cuDeviceGet(device, ordinal); }
+    @Override public int cuDeviceGetName(long name, int len, int dev) { return deviceArea.cuDeviceGetName(name, len, dev); }
+    @Override public int cuDeviceTotalMem_v2(long bytes, int dev) { return deviceArea.cuDeviceTotalMem_v2(bytes, dev); }
+    @Override public int cuDeviceTotalMem(long bytes, int dev) { return deviceArea.cuDeviceTotalMem(bytes, dev); }
+    @Override public int cuDeviceGetAttribute(long pi, int attrib, int dev) { return deviceArea.cuDeviceGetAttribute(pi, attrib, dev); }
+    @Override public int cuDeviceComputeCapability(long major, long minor, int dev) { return deviceArea.cuDeviceComputeCapability(major, minor, dev); }
+    @Override public int cuDeviceGetUuid(long uuid, int dev) { return deviceArea.cuDeviceGetUuid(uuid, dev); }
+    @Override public int cuDeviceGetPCIBusId(long pciBusId, int len, int dev) { return deviceArea.cuDeviceGetPCIBusId(pciBusId, len, dev); }
+    @Override public int cuDeviceGetByPCIBusId(long dev, long pciBusId) { return deviceArea.cuDeviceGetByPCIBusId(dev, pciBusId); }
+    @Override public int cuDeviceCanAccessPeer(long canAccessPeer, int dev, int peerDev) { return deviceArea.cuDeviceCanAccessPeer(canAccessPeer, dev, peerDev); }
+    @Override public int cuDeviceGetProperties(long prop, int dev) { return deviceArea.cuDeviceGetProperties(prop, dev); }
+    @Override public int cuGetErrorName(int error, long pStr) { return deviceArea.cuGetErrorName(error, pStr); }
+    @Override public int cuGetErrorString(int error, long pStr) { return deviceArea.cuGetErrorString(error, pStr); }
+    @Override public int cuGetProcAddress_v2(long symbol, long pfn, int cudaVersion, long flags, long symbolStatus) { return deviceArea.cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, symbolStatus); }
+    @Override public int cuGetProcAddress(long symbol, long pfn, int cudaVersion, long flags) { return deviceArea.cuGetProcAddress(symbol, pfn, cudaVersion, flags); }
+    @Override public int cuDeviceGetUuid_v2(long uuid, int dev) { return cuDeviceGetUuid(uuid, dev); }
+    @Override public int cuCtxCreate_v2(long pctx, int flags, int dev) { return contextArea.cuCtxCreate_v2(pctx, flags, dev); }
+    @Override public int cuCtxCreate_v3(long pctx, long paramsArray, int numParams, int flags, int dev) { return contextArea.cuCtxCreate_v3(pctx, paramsArray, numParams, flags, dev); }
+    @Override public int cuCtxCreate_v4(long pctx, long ctxCreateParams, int flags, int dev) { return contextArea.cuCtxCreate_v4(pctx, ctxCreateParams, flags, dev); }
+    @Override public int cuCtxDestroy_v2(long ctx) { return contextArea.cuCtxDestroy_v2(ctx); }
+    @Override public int cuCtxPushCurrent_v2(long ctx) { return contextArea.cuCtxPushCurrent_v2(ctx); }
+    @Override public int cuCtxPopCurrent_v2(long pctx) { return contextArea.cuCtxPopCurrent_v2(pctx); }
+    @Override public int cuCtxSetCurrent(long ctx) { return contextArea.cuCtxSetCurrent(ctx); }
+    @Override public int cuCtxGetCurrent(long pctx) { return contextArea.cuCtxGetCurrent(pctx); }
+    @Override public int cuCtxGetDevice(long device) { return contextArea.cuCtxGetDevice(device); }
+    @Override public int cuCtxGetDevice_v2(long device, long ctx) { return contextArea.cuCtxGetDevice_v2(device, ctx); }
+    @Override public int cuCtxGetFlags(long flags) { return contextArea.cuCtxGetFlags(flags); }
+    @Override public int cuCtxSetFlags(int flags) { return contextArea.cuCtxSetFlags(flags); }
+    @Override public int cuCtxGetId(long ctx, long ctxId) { return contextArea.cuCtxGetId(ctx, ctxId); }
+    @Override public int cuCtxGetApiVersion(long ctx, long version) { return contextArea.cuCtxGetApiVersion(ctx, version); }
+    @Override public int cuCtxSynchronize() { return contextArea.cuCtxSynchronize(); }
+    @Override public int cuCtxSynchronize_v2(long ctx) { return contextArea.cuCtxSynchronize_v2(ctx); }
+    @Override public int cuCtxGetLimit(long pvalue, int limit) { return contextArea.cuCtxGetLimit(pvalue, limit); }
+    @Override public int cuCtxSetLimit(int limit, long value) { return contextArea.cuCtxSetLimit(limit, value); }
+    @Override public int cuCtxGetCacheConfig(long pconfig) { return contextArea.cuCtxGetCacheConfig(pconfig); }
+    @Override public int cuCtxSetCacheConfig(int config) { return contextArea.cuCtxSetCacheConfig(config); }
+    @Override public int cuCtxGetStreamPriorityRange(long leastPriority, long greatestPriority) { return contextArea.cuCtxGetStreamPriorityRange(leastPriority, greatestPriority); }
+    @Override public int cuCtxGetSharedMemConfig(long pConfig) { return contextArea.cuCtxGetSharedMemConfig(pConfig); }
+    @Override public int cuCtxSetSharedMemConfig(int config) { return contextArea.cuCtxSetSharedMemConfig(config); }
+    @Override public int cuDevicePrimaryCtxRetain(long pctx, int dev) { return contextArea.cuDevicePrimaryCtxRetain(pctx, dev); }
+    @Override public int cuDevicePrimaryCtxRelease_v2(int dev) { return contextArea.cuDevicePrimaryCtxRelease_v2(dev); }
+    @Override public int cuDevicePrimaryCtxReset_v2(int dev) { return contextArea.cuDevicePrimaryCtxReset_v2(dev); }
+    @Override public int cuDevicePrimaryCtxGetState(int dev, long flags, long active) { return contextArea.cuDevicePrimaryCtxGetState(dev, flags, active); }
+    @Override public int cuDevicePrimaryCtxSetFlags_v2(int dev, int flags) { return contextArea.cuDevicePrimaryCtxSetFlags_v2(dev, flags); }
+    @Override public int cuCtxCreate(long pctx, int flags, int dev) { return cuCtxCreate_v2(pctx, flags, dev); }
+    @Override public int cuCtxDestroy(long ctx) { return cuCtxDestroy_v2(ctx); }
+    @Override public int cuCtxPushCurrent(long ctx) { return cuCtxPushCurrent_v2(ctx); }
+    @Override public int cuCtxPopCurrent(long pctx) { return cuCtxPopCurrent_v2(pctx); }
+    @Override public int cuDevicePrimaryCtxRelease(int dev) { return cuDevicePrimaryCtxRelease_v2(dev); }
+    @Override public int cuDevicePrimaryCtxReset(int dev) { return cuDevicePrimaryCtxReset_v2(dev); }
+    @Override public int cuDevicePrimaryCtxSetFlags(int dev, int flags) { return cuDevicePrimaryCtxSetFlags_v2(dev, flags); }
+
+    @Override
+    public int unsupported(int functionId) {
+        return state.unsupported(functionId);
+    }
+
+    Backend backend() {
+        return state.backend();
+    }
+
+    int checkDevice(int dev) {
+        return deviceArea.checkDevice(dev);
+    }
+
+    int checkContext() {
+        return contextArea.checkContext();
+    }
+
+    Context current() {
+        return contextArea.current();
+    }
+
+    Context primaryContext() {
+        return contextArea.primaryContext();
+    }
+
+    /** Frees what a context owns: here its allocations; the layers above add their objects. */
+    void release(Context c) {
+        for (Allocation a : c.allocations) freeAllocation(a);
+        c.allocations.clear();
+    }
+
     MemoryLayer(CudaApi api, MemorySegment exports) {
-        super(api, exports);
+        this.state = new DriverState(api, exports);
+        this.deviceArea = new DeviceArea(state);
+        this.contextArea = new ContextArea(state, deviceArea);
+        this.contexts = contextArea.contexts;
+        contextArea.onRelease(this::release);
         for (var m : api.enumType("CUpointer_attribute").orElseThrow().members()) {
             pointerAttribute.put(m.name().substring("CU_POINTER_ATTRIBUTE_".length()), (int) m.value());
         }
@@ -96,7 +195,7 @@ abstract class MemoryLayer extends ContextLayer {
         int r = checkContext();
         if (r != SUCCESS) return r;
         if (out == 0 || bytes <= 0) return INVALID_VALUE;
-        if (kind != Allocation.Kind.HOST_ALLOC && used.get() + bytes > totalMemory) return OUT_OF_MEMORY;
+        if (kind != Allocation.Kind.HOST_ALLOC && used.get() + bytes > state.totalMemory) return OUT_OF_MEMORY;
         Backend b = backend();
         if (!b.deviceSeesHostMemory() && kind == Allocation.Kind.MANAGED) return NOT_SUPPORTED;
         long[] address = new long[1];
@@ -126,7 +225,6 @@ abstract class MemoryLayer extends ContextLayer {
         return SUCCESS;
     }
 
-    @Override
     void freeAllocation(Allocation a) {
         if (allocations.remove(a.address, a)) {
             if (a.kind != Allocation.Kind.HOST_ALLOC && a.kind != Allocation.Kind.HOST_REGISTERED) used.addAndGet(-a.size);
@@ -135,13 +233,13 @@ abstract class MemoryLayer extends ContextLayer {
     }
 
     private int free(long p, Allocation.Kind... kinds) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (p == 0) return SUCCESS;
         Allocation a = allocations.get(p);
         if (a == null || !java.util.List.of(kinds).contains(a.kind)) return INVALID_VALUE;
         // after a kernel fault NVIDIA's driver answers the sticky error (seen on the H200); the
         // memory goes with the context
-        int sticky = stickyError(a.context);
+        int sticky = a.context.stickyError();
         if (sticky != SUCCESS) return sticky;
         a.context.allocations.remove(a);
         freeAllocation(a);
@@ -181,8 +279,8 @@ abstract class MemoryLayer extends ContextLayer {
         int r = checkContext();
         if (r != SUCCESS) return r;
         if (free == 0 || total == 0) return INVALID_VALUE;
-        putLong(free, Math.max(0, totalMemory - used.get()));
-        putLong(total, totalMemory);
+        putLong(free, Math.max(0, state.totalMemory - used.get()));
+        putLong(total, state.totalMemory);
         return SUCCESS;
     }
 
@@ -258,7 +356,7 @@ abstract class MemoryLayer extends ContextLayer {
 
     @Override
     public int cuMemHostUnregister(long p) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Allocation a = allocations.get(p);
         if (a == null || a.kind != Allocation.Kind.HOST_REGISTERED) return HOST_MEMORY_NOT_REGISTERED;
         a.context.allocations.remove(a);
@@ -518,14 +616,14 @@ abstract class MemoryLayer extends ContextLayer {
 
     @Override
     public int cuPointerGetAttribute(long data, int attribute, long ptr) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (data == 0) return INVALID_VALUE;
         return pointerAttribute(data, attribute, ptr, true);
     }
 
     @Override
     public int cuPointerGetAttributes(int numAttributes, long attributes, long data, long ptr) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (numAttributes <= 0 || attributes == 0 || data == 0) return INVALID_VALUE;
         for (int i = 0; i < numAttributes; i++) {
             int attr = getInt(attributes + 4L * i);
@@ -539,7 +637,7 @@ abstract class MemoryLayer extends ContextLayer {
 
     @Override
     public int cuPointerSetAttribute(long value, int attribute, long ptr) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (attribute != pointerAttribute.get("SYNC_MEMOPS") || value == 0) return INVALID_VALUE;
         return find(ptr, 0) == null ? INVALID_VALUE : SUCCESS; // every operation is synchronous already
     }

@@ -163,7 +163,6 @@ abstract class ModuleLayer extends StreamLayer {
     final Handles<Function> functions = new Handles<>(5);
     final Handles<Library> libraries = new Handles<>(6);
     final Handles<LibKernel> libKernels = new Handles<>(7);
-    private final Map<Context, Integer> sticky = new ConcurrentHashMap<>();
     /**
      * Counts module loads from 1 as the trace layer numbers its dump files ({@code module_NNNN_NN.ptx},
      * trace-format/FORMAT.md §6.4): every load call with a non-NULL image or file name, successful
@@ -239,41 +238,10 @@ abstract class ModuleLayer extends StreamLayer {
         return List.copyOf(found.values());
     }
 
-    // ---------------------------------------------------------------- sticky errors
-
-    /** The sticky error of a context (a kernel fault), or SUCCESS. */
-    @Override
-    int stickyError(Context c) {
-        Integer e = c == null ? null : sticky.get(c);
-        return e == null ? SUCCESS : e;
-    }
-
-    /** As ContextLayer's, and a context with a sticky kernel error answers that error (as NVIDIA's does). */
-    @Override
-    int checkContext() {
-        int r = super.checkContext();
-        return r != SUCCESS ? r : stickyError(current());
-    }
-
-    @Override
-    public int cuCtxSynchronize_v2(long ctx) {
-        int r = super.cuCtxSynchronize_v2(ctx);
-        if (r != SUCCESS) return r;
-        return stickyError(ctx == 0 ? current() : contexts.get(ctx));
-    }
-
-    @Override
-    public int cuEventSynchronize(long hEvent) {
-        int r = super.cuEventSynchronize(hEvent);
-        Event e = events.get(hEvent);
-        return r != SUCCESS || e == null ? r : stickyError(e.context);
-    }
-
     @Override
     void release(Context c) {
         super.release(c);
         for (Module m : modules.values()) if (m.context == c) unload(m);
-        sticky.remove(c);
     }
 
     // ---------------------------------------------------------------- loading
@@ -351,7 +319,7 @@ abstract class ModuleLayer extends StreamLayer {
     private String ptxOf(byte[] image) throws LoadFailure {
         try {
             ModuleImage img = ModuleImage.of(image);
-            return img.bestPtx(attributes.major(), attributes.minor()).ptx();
+            return img.bestPtx(state.attributes.major(), state.attributes.minor()).ptx();
         } catch (ModuleImageException e) {
             throw imageFailure(e);
         }
@@ -498,7 +466,7 @@ abstract class ModuleLayer extends StreamLayer {
             public String get() throws LoadFailure {
                 try {
                     ModuleImage img = ModuleImage.fromAddress(image);
-                    ModuleImage.Entry best = img.bestPtx(attributes.major(), attributes.minor());
+                    ModuleImage.Entry best = img.bestPtx(state.attributes.major(), state.attributes.minor());
                     if (given == null) name = moduleFileName(number, img.entries().indexOf(best) + 1);
                     return best.ptx();
                 } catch (ModuleImageException e) {
@@ -537,13 +505,13 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuModuleLoadData(long module, long image) {
-        if (module == 0 || image == 0) return initialized ? INVALID_VALUE : NOT_INITIALIZED;
+        if (module == 0 || image == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         return loadModule(module, "cuModuleLoadData", null, fromImage(image));
     }
 
     @Override
     public int cuModuleLoadDataEx(long module, long image, int numOptions, long options, long optionValues) {
-        if (module == 0 || image == 0) return initialized ? INVALID_VALUE : NOT_INITIALIZED;
+        if (module == 0 || image == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         PtxSource src = fromImage(image); // numbered before the options are checked, as the trace layer counts the call
         JitLog log = jitOptions(numOptions, options, optionValues);
         if (log == null) return INVALID_VALUE;
@@ -552,22 +520,22 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuModuleLoadFatBinary(long module, long fatCubin) {
-        if (module == 0 || fatCubin == 0) return initialized ? INVALID_VALUE : NOT_INITIALIZED;
+        if (module == 0 || fatCubin == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         return loadModule(module, "cuModuleLoadFatBinary", null, fromImage(fatCubin));
     }
 
     @Override
     public int cuModuleLoad(long module, long fname) {
-        if (module == 0 || fname == 0) return initialized ? INVALID_VALUE : NOT_INITIALIZED;
+        if (module == 0 || fname == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         return loadModule(module, "cuModuleLoad", null, fromFile(fname));
     }
 
     @Override
     public int cuModuleUnload(long hmod) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Module m = modules.get(hmod);
         if (m == null || m.library != null) return INVALID_HANDLE;
-        int sticky = stickyError(m.context); // measured on the H200: CUDA_ERROR_ILLEGAL_ADDRESS after a fault
+        int sticky = m.context.stickyError(); // measured on the H200: CUDA_ERROR_ILLEGAL_ADDRESS after a fault
         if (sticky != SUCCESS) return sticky;
         unload(m);
         return SUCCESS;
@@ -663,7 +631,7 @@ abstract class ModuleLayer extends StreamLayer {
             case "LOCAL_SIZE_BYTES" -> (int) k.localBytes();
             case "NUM_REGS" -> k.numRegs();
             case "PTX_VERSION" -> f.module.code.ptxVersion();
-            case "BINARY_VERSION" -> attributes.major() * 10 + attributes.minor();
+            case "BINARY_VERSION" -> state.attributes.major() * 10 + state.attributes.minor();
             case "CACHE_MODE_CA" -> 0;
             case "MAX_DYNAMIC_SHARED_SIZE_BYTES" -> f.maxDynamicShared;
             case "PREFERRED_SHARED_MEMORY_CARVEOUT" -> f.carveout;
@@ -693,7 +661,7 @@ abstract class ModuleLayer extends StreamLayer {
         Function f = function(hfunc);
         if (f == null) return INVALID_HANDLE;
         if (attrib == functionAttribute.get("MAX_DYNAMIC_SHARED_SIZE_BYTES")) {
-            long optin = attributes.byName().get("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN");
+            long optin = state.attributes.byName().get("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN");
             if (value < 0 || value + f.kernel.staticShared() > optin) return INVALID_VALUE;
             f.maxDynamicShared = value;
             return SUCCESS;
@@ -743,7 +711,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuFuncGetName(long name, long hfunc) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (name == 0) return INVALID_VALUE;
         Function f = function(hfunc);
         if (f == null) return INVALID_HANDLE;
@@ -753,7 +721,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuFuncGetParamInfo(long func, long paramIndex, long paramOffset, long paramSize) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Function f = function(func);
         if (f == null) return INVALID_HANDLE;
         List<ParamInfo> ps = f.kernel.info().params();
@@ -765,17 +733,17 @@ abstract class ModuleLayer extends StreamLayer {
     }
 
     @Override
-    public int cuFuncIsLoaded(long state, long function) {
-        if (!initialized) return NOT_INITIALIZED;
-        if (state == 0) return INVALID_VALUE;
+    public int cuFuncIsLoaded(long pState, long function) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        if (pState == 0) return INVALID_VALUE;
         if (function(function) == null) return INVALID_HANDLE;
-        putInt(state, 1); // CU_FUNCTION_LOADING_STATE_LOADED
+        putInt(pState, 1); // CU_FUNCTION_LOADING_STATE_LOADED
         return SUCCESS;
     }
 
     @Override
     public int cuFuncLoad(long function) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         return function(function) == null ? INVALID_HANDLE : SUCCESS;
     }
 
@@ -798,7 +766,7 @@ abstract class ModuleLayer extends StreamLayer {
         if (r != SUCCESS) return r;
         Function fn = function(f);
         if (fn == null) return INVALID_HANDLE;
-        Map<String, Integer> a = attributes.byName();
+        Map<String, Integer> a = state.attributes.byName();
         if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) return INVALID_VALUE;
         if (gx > a.get("MAX_GRID_DIM_X") || gy > a.get("MAX_GRID_DIM_Y") || gz > a.get("MAX_GRID_DIM_Z")) return INVALID_VALUE;
         if (bx > a.get("MAX_BLOCK_DIM_X") || by > a.get("MAX_BLOCK_DIM_Y") || bz > a.get("MAX_BLOCK_DIM_Z")) return INVALID_VALUE;
@@ -854,12 +822,12 @@ abstract class ModuleLayer extends StreamLayer {
             }
         }
         Backend.LaunchOutcome out = b.launch(new Backend.LaunchRequest(fn.loaded, grid, block, (int) shared, nativeStream(hStream), buffer,
-                kernelParams != 0, memoryMap, attributes.byName().get("MULTIPROCESSOR_COUNT"), stackLimit()));
+                kernelParams != 0, memoryMap, state.attributes.byName().get("MULTIPROCESSOR_COUNT"), stackLimit()));
         if (driverEvents != null && out.event() != null) event(out.event().get());
         if (out.result() != SUCCESS) return out.result();
         if (out.kernelError() != SUCCESS) {
             System.err.println("[ZLUDA] " + out.message());
-            sticky.putIfAbsent(current(), out.kernelError());
+            current().fault(out.kernelError());
         }
         if (seen != null) {
             try {
@@ -909,7 +877,7 @@ abstract class ModuleLayer extends StreamLayer {
      */
     @Override
     public int cuLaunchKernelEx(long config, long f, long kernelParams, long extra) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (config == 0) return INVALID_VALUE;
         long attrs = field(launchConfig, config, "attrs");
         long numAttrs = field(launchConfig, config, "numAttrs");
@@ -951,7 +919,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     /** CTAs of {@code blockSize} threads using {@code smem} bytes that fit on one multiprocessor. */
     private int occupancy(Function f, long blockSize, long smem) {
-        Map<String, Integer> a = attributes.byName();
+        Map<String, Integer> a = state.attributes.byName();
         if (blockSize <= 0 || blockSize > f.kernel.maxThreads()) return 0;
         long warps = (blockSize + 31) / 32;
         long byThreads = a.get("MAX_THREADS_PER_MULTIPROCESSOR") / (warps * 32);
@@ -1013,7 +981,7 @@ abstract class ModuleLayer extends StreamLayer {
             if (b < 32) break;
         }
         putInt(blockSize, bestBlock);
-        putInt(minGridSize, bestBlocks * attributes.byName().get("MULTIPROCESSOR_COUNT"));
+        putInt(minGridSize, bestBlocks * state.attributes.byName().get("MULTIPROCESSOR_COUNT"));
         return SUCCESS;
     }
 
@@ -1024,7 +992,7 @@ abstract class ModuleLayer extends StreamLayer {
         if (dynamicSmemSize == 0 || numBlocks <= 0 || blockSize <= 0) return INVALID_VALUE;
         Function f = function(func);
         if (f == null) return INVALID_HANDLE;
-        Map<String, Integer> a = attributes.byName();
+        Map<String, Integer> a = state.attributes.byName();
         long perBlock = a.get("MAX_SHARED_MEMORY_PER_MULTIPROCESSOR") / numBlocks - a.get("RESERVED_SHARED_MEMORY_PER_BLOCK") - f.kernel.staticShared();
         putLong(dynamicSmemSize, Math.max(0, Math.min(perBlock, f.maxDynamicShared)));
         return SUCCESS;
@@ -1048,7 +1016,7 @@ abstract class ModuleLayer extends StreamLayer {
     }
 
     private int loadLibrary(long library, PtxSource src, long jitOptions, long jitValues, int numJit) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (library == 0) return INVALID_VALUE;
         JitLog log = jitOptions(numJit, jitOptions, jitValues);
         if (log == null) return INVALID_VALUE;
@@ -1087,20 +1055,20 @@ abstract class ModuleLayer extends StreamLayer {
     @Override
     public int cuLibraryLoadData(long library, long code, long jitOptions, long jitOptionsValues, int numJitOptions, long libraryOptions,
                                  long libraryOptionValues, int numLibraryOptions) {
-        if (code == 0) return initialized ? INVALID_VALUE : NOT_INITIALIZED;
+        if (code == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         return loadLibrary(library, fromImage(code), jitOptions, jitOptionsValues, numJitOptions);
     }
 
     @Override
     public int cuLibraryLoadFromFile(long library, long fileName, long jitOptions, long jitOptionsValues, int numJitOptions,
                                      long libraryOptions, long libraryOptionValues, int numLibraryOptions) {
-        if (fileName == 0) return initialized ? INVALID_VALUE : NOT_INITIALIZED;
+        if (fileName == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         return loadLibrary(library, fromFile(fileName), jitOptions, jitOptionsValues, numJitOptions);
     }
 
     @Override
     public int cuLibraryUnload(long library) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Library lib = libraries.remove(library);
         if (lib == null) return INVALID_HANDLE;
         for (Module m : List.copyOf(lib.modules.values())) unload(m);
@@ -1110,7 +1078,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuLibraryGetKernel(long pKernel, long library, long name) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (pKernel == 0 || name == 0) return INVALID_VALUE;
         Library lib = libraries.get(library);
         if (lib == null) return INVALID_HANDLE;
@@ -1128,7 +1096,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuLibraryGetKernelCount(long count, long lib) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (count == 0) return INVALID_VALUE;
         Library l = libraries.get(lib);
         if (l == null) return INVALID_HANDLE;
@@ -1138,7 +1106,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuLibraryEnumerateKernels(long kernels, int numKernels, long lib) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (kernels == 0) return INVALID_VALUE;
         Library l = libraries.get(lib);
         if (l == null) return INVALID_HANDLE;
@@ -1167,7 +1135,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuLibraryGetModule(long pMod, long library) {
-        if (pMod == 0) return initialized ? INVALID_VALUE : NOT_INITIALIZED;
+        if (pMod == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         return withLibraryModule(library, m -> {
             putLong(pMod, m.handle);
             return SUCCESS;
@@ -1176,15 +1144,15 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuLibraryGetGlobal(long dptr, long bytes, long library, long name) {
-        if (name == 0) return initialized ? INVALID_VALUE : NOT_INITIALIZED;
+        if (name == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         return withLibraryModule(library, m -> cuModuleGetGlobal_v2(dptr, bytes, m.handle, name));
     }
 
     @Override
     public int cuKernelGetFunction(long pFunc, long kernel) {
-        if (pFunc == 0) return initialized ? INVALID_VALUE : NOT_INITIALIZED;
+        if (pFunc == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         LibKernel k = libKernels.get(kernel);
-        if (k == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        if (k == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
         return withLibraryModule(k.library.handle, m -> {
             Function f = m.functions.get(k.name);
             if (f == null) return NOT_FOUND;
@@ -1195,7 +1163,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuKernelGetLibrary(long pLib, long kernel) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (pLib == 0) return INVALID_VALUE;
         LibKernel k = libKernels.get(kernel);
         if (k == null) return INVALID_HANDLE;
@@ -1205,7 +1173,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuKernelGetName(long name, long hfunc) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (name == 0) return INVALID_VALUE;
         LibKernel k = libKernels.get(hfunc);
         if (k == null) return INVALID_HANDLE;
@@ -1215,7 +1183,7 @@ abstract class ModuleLayer extends StreamLayer {
 
     @Override
     public int cuKernelGetParamInfo(long kernel, long paramIndex, long paramOffset, long paramSize) {
-        if (libKernels.get(kernel) == null) return initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        if (libKernels.get(kernel) == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
         return cuFuncGetParamInfo(kernel, paramIndex, paramOffset, paramSize);
     }
 

@@ -141,7 +141,7 @@ abstract class StreamLayer extends MemoryLayer {
 
     @Override
     public int cuStreamDestroy_v2(long hStream) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Stream s = streams.remove(hStream);
         if (s == null) return INVALID_HANDLE;
         return backend().destroyStream(s.backendHandle);
@@ -295,7 +295,7 @@ abstract class StreamLayer extends MemoryLayer {
 
     @Override
     public int cuEventDestroy_v2(long hEvent) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Event e = events.remove(hEvent);
         if (e == null) return INVALID_HANDLE;
         return backend().destroyEvent(e.backendHandle);
@@ -328,7 +328,7 @@ abstract class StreamLayer extends MemoryLayer {
 
     @Override
     public int cuEventQuery(long hEvent) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
         return backend().queryEvent(e.backendHandle);
@@ -336,15 +336,16 @@ abstract class StreamLayer extends MemoryLayer {
 
     @Override
     public int cuEventSynchronize(long hEvent) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
-        return backend().synchronizeEvent(e.backendHandle);
+        int r = backend().synchronizeEvent(e.backendHandle);
+        return r != SUCCESS ? r : e.context.stickyError(); // after a kernel fault, as NVIDIA's driver answers
     }
 
     @Override
     public int cuEventElapsedTime(long pMilliseconds, long hStart, long hEnd) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (pMilliseconds == 0) return INVALID_VALUE;
         Event a = events.get(hStart), b = events.get(hEnd);
         if (a == null || b == null) return INVALID_HANDLE;

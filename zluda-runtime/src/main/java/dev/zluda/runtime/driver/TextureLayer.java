@@ -145,7 +145,7 @@ abstract class TextureLayer extends CudartLayer {
     }
 
     private int destroy(long handle, boolean surface) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Obj o = objects.get(handle);
         if (o == null || o.object.surface() != surface) return INVALID_VALUE;
         objects.remove(handle);
@@ -160,7 +160,7 @@ abstract class TextureLayer extends CudartLayer {
     }
 
     private int describe(long out, long handle, boolean surface, boolean texture) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (out == 0) return INVALID_VALUE;
         Obj o = objects.get(handle);
         if (o == null || o.object.surface() != surface) return INVALID_VALUE;

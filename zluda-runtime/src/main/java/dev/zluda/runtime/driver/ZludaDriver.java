@@ -19,9 +19,9 @@ public final class ZludaDriver extends TextureLayer {
     /** CUDA_ERROR_INVALID_VALUE. */
     static final int INVALID_VALUE = CuResult.INVALID_VALUE;
     /** The version {@code cuDriverGetVersion} reports. */
-    public static final int DRIVER_VERSION = DeviceLayer.DRIVER_VERSION;
+    public static final int DRIVER_VERSION = DeviceArea.DRIVER_VERSION;
     /** The name of device 0. */
-    public static final String DEVICE_NAME = DeviceLayer.DEVICE_NAME;
+    public static final String DEVICE_NAME = DeviceArea.DEVICE_NAME;
 
     /**
      * @param api the spec

@@ -1,8 +1,5 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.spec.CudaApi;
-
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -15,7 +12,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * primary context with its retain count, and each host thread's stack of current contexts.
  * Handles are deterministic values (see {@link Handles}).
  */
-abstract class ContextLayer extends DeviceLayer {
+final class ContextArea {
     /** CU_CTX_* flags that may be given (CU_CTX_SCHED_MASK | CU_CTX_MAP_HOST | CU_CTX_LMEM_RESIZE_TO_MAX | CU_CTX_COREDUMP_ENABLE | CU_CTX_USER_COREDUMP_ENABLE | CU_CTX_SYNC_MEMOPS). */
     static final int CTX_FLAGS_ALLOWED = 0x07 | 0x08 | 0x10 | 0x20 | 0x40 | 0x80;
     /** CU_CTX_MAP_HOST: always on since CUDA 12. */
@@ -31,8 +28,22 @@ abstract class ContextLayer extends DeviceLayer {
     private int primaryFlags;
     private final Object primaryLock = new Object();
 
-    ContextLayer(CudaApi api, MemorySegment exports) {
-        super(api, exports);
+    private final DriverState state;
+    private final DeviceArea device;
+    /** What frees a context's objects when it is destroyed or reset, in order (wired by the driver). */
+    private final java.util.List<java.util.function.Consumer<Context>> releasers = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    ContextArea(DriverState state, DeviceArea device) {
+        this.state = state;
+        this.device = device;
+    }
+
+    /**
+     * Adds what frees one kind of object of a context being destroyed or reset (its allocations, streams,
+     * modules, context-local storage); they run in the order added.
+     */
+    void onRelease(java.util.function.Consumer<Context> releaser) {
+        releasers.add(releaser);
     }
 
     /** The calling thread's current context, or null. */
@@ -41,29 +52,24 @@ abstract class ContextLayer extends DeviceLayer {
         return c == null || c.destroyed ? null : c;
     }
 
-    /** NOT_INITIALIZED, INVALID_CONTEXT when no context is current, else SUCCESS. */
-    int checkContext() {
-        if (!initialized) return NOT_INITIALIZED;
-        return current() == null ? INVALID_CONTEXT : SUCCESS;
-    }
-
-    /** Frees what a context owns; subclasses add their objects (streams, events, modules). */
-    void release(Context c) {
-        for (Allocation a : c.allocations) freeAllocation(a);
-        c.allocations.clear();
-    }
-
-    abstract void freeAllocation(Allocation a);
-
     /**
-     * The error a context has been left in by a kernel fault (sticky, as on NVIDIA's driver), or
-     * SUCCESS; the module layer, which runs kernels, overrides this.
+     * NOT_INITIALIZED, INVALID_CONTEXT when no context is current, the current context's sticky error after a
+     * kernel fault (as NVIDIA's driver answers every call that checks the context), else SUCCESS.
      */
-    int stickyError(Context c) {
-        return SUCCESS;
+    int checkContext() {
+        if (!state.initialized) return NOT_INITIALIZED;
+        Context c = current();
+        return c == null ? INVALID_CONTEXT : c.stickyError();
     }
 
-    private Context lookup(long handle) {
+    /** Frees what a context owns (every releaser, in order) and forgets its sticky error. */
+    void release(Context c) {
+        for (var r : releasers) r.accept(c);
+        c.clearStickyError();
+    }
+
+    /** A live context by handle, or null. */
+    Context lookup(long handle) {
         Context c = contexts.get(handle);
         return c == null || c.destroyed ? null : c;
     }
@@ -71,7 +77,7 @@ abstract class ContextLayer extends DeviceLayer {
     // ---------------------------------------------------------------- created contexts
 
     private int create(long pctx, int flags, int dev) {
-        int r = checkDevice(dev);
+        int r = device.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pctx == 0 || (flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
         long h = contexts.reserve();
@@ -82,31 +88,22 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxCreate_v2(long pctx, int flags, int dev) {
         return create(pctx, flags, dev);
     }
 
-    @Override
-    public int cuCtxCreate(long pctx, int flags, int dev) {
-        return create(pctx, flags, dev);
-    }
-
-    @Override
     public int cuCtxCreate_v3(long pctx, long paramsArray, int numParams, int flags, int dev) {
         if (numParams != 0 || paramsArray != 0) return NOT_SUPPORTED; // execution affinity (SM count limits)
         return create(pctx, flags, dev);
     }
 
-    @Override
     public int cuCtxCreate_v4(long pctx, long ctxCreateParams, int flags, int dev) {
         if (ctxCreateParams != 0) return NOT_SUPPORTED; // execution affinity / CIG parameters
         return create(pctx, flags, dev);
     }
 
-    @Override
     public int cuCtxDestroy_v2(long ctx) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Context c = lookup(ctx);
         if (c == null || c.primary) return INVALID_CONTEXT;
         c.destroyed = true;
@@ -117,28 +114,16 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
-    public int cuCtxDestroy(long ctx) {
-        return cuCtxDestroy_v2(ctx);
-    }
-
-    @Override
     public int cuCtxPushCurrent_v2(long ctx) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Context c = lookup(ctx);
         if (c == null) return INVALID_CONTEXT;
         stack.get().push(c);
         return SUCCESS;
     }
 
-    @Override
-    public int cuCtxPushCurrent(long ctx) {
-        return cuCtxPushCurrent_v2(ctx);
-    }
-
-    @Override
     public int cuCtxPopCurrent_v2(long pctx) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         ArrayDeque<Context> s = stack.get();
         if (s.isEmpty()) return INVALID_CONTEXT;
         Context c = s.pop();
@@ -146,14 +131,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
-    public int cuCtxPopCurrent(long pctx) {
-        return cuCtxPopCurrent_v2(pctx);
-    }
-
-    @Override
     public int cuCtxSetCurrent(long ctx) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         ArrayDeque<Context> s = stack.get();
         if (ctx == 0) {
             if (!s.isEmpty()) s.pop();
@@ -166,16 +145,14 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetCurrent(long pctx) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (pctx == 0) return INVALID_VALUE;
         Context c = current();
         putLong(pctx, c == null ? 0 : c.handle);
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetDevice(long device) {
         int r = checkContext();
         if (r != SUCCESS) return r;
@@ -184,9 +161,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetDevice_v2(long device, long ctx) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (device == 0) return INVALID_VALUE;
         Context c = ctx == 0 ? current() : lookup(ctx);
         if (c == null) return INVALID_CONTEXT;
@@ -194,7 +170,6 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetFlags(long flags) {
         int r = checkContext();
         if (r != SUCCESS) return r;
@@ -203,7 +178,6 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxSetFlags(int flags) {
         int r = checkContext();
         if (r != SUCCESS) return r;
@@ -212,9 +186,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetId(long ctx, long ctxId) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (ctxId == 0) return INVALID_VALUE;
         Context c = ctx == 0 ? current() : lookup(ctx);
         if (c == null) return INVALID_CONTEXT;
@@ -222,9 +195,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetApiVersion(long ctx, long version) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (version == 0) return INVALID_VALUE;
         Context c = ctx == 0 ? current() : lookup(ctx);
         if (c == null) return INVALID_CONTEXT;
@@ -232,20 +204,19 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxSynchronize() {
         int r = checkContext();
-        return r != SUCCESS ? r : backend().synchronize();
+        return r != SUCCESS ? r : state.backend().synchronize();
     }
 
-    @Override
     public int cuCtxSynchronize_v2(long ctx) {
-        if (!initialized) return NOT_INITIALIZED;
-        if ((ctx == 0 ? current() : lookup(ctx)) == null) return INVALID_CONTEXT;
-        return backend().synchronize();
+        if (!state.initialized) return NOT_INITIALIZED;
+        Context c = ctx == 0 ? current() : lookup(ctx);
+        if (c == null) return INVALID_CONTEXT;
+        int r = state.backend().synchronize();
+        return r != SUCCESS ? r : c.stickyError();
     }
 
-    @Override
     public int cuCtxGetLimit(long pvalue, int limit) {
         int r = checkContext();
         if (r != SUCCESS) return r;
@@ -254,7 +225,6 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxSetLimit(int limit, long value) {
         int r = checkContext();
         if (r != SUCCESS) return r;
@@ -263,7 +233,6 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetCacheConfig(long pconfig) {
         int r = checkContext();
         if (r != SUCCESS) return r;
@@ -272,7 +241,6 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxSetCacheConfig(int config) {
         int r = checkContext();
         if (r != SUCCESS) return r;
@@ -281,7 +249,6 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetStreamPriorityRange(long leastPriority, long greatestPriority) {
         int r = checkContext();
         if (r != SUCCESS) return r;
@@ -296,7 +263,6 @@ abstract class ContextLayer extends DeviceLayer {
      * capability 5.0, so CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE (1) (cuda.h: "devices without
      * configurable shared memory ... return the fixed bank size").
      */
-    @Override
     public int cuCtxGetSharedMemConfig(long pConfig) {
         int r = checkContext();
         if (r != SUCCESS) return r;
@@ -306,7 +272,6 @@ abstract class ContextLayer extends DeviceLayer {
     }
 
     /** Accepts CU_SHARED_MEM_CONFIG_* 0..2 and does nothing (cuda.h: "will do nothing on devices with fixed shared memory bank size"). */
-    @Override
     public int cuCtxSetSharedMemConfig(int config) {
         int r = checkContext();
         if (r != SUCCESS) return r;
@@ -332,9 +297,8 @@ abstract class ContextLayer extends DeviceLayer {
         return p;
     }
 
-    @Override
     public int cuDevicePrimaryCtxRetain(long pctx, int dev) {
-        int r = checkDevice(dev);
+        int r = device.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pctx == 0) return INVALID_VALUE;
         Context c = primaryContext();
@@ -345,9 +309,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuDevicePrimaryCtxRelease_v2(int dev) {
-        int r = checkDevice(dev);
+        int r = device.checkDevice(dev);
         if (r != SUCCESS) return r;
         synchronized (primaryLock) {
             if (primaryRetains == 0) return INVALID_CONTEXT;
@@ -359,14 +322,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
-    public int cuDevicePrimaryCtxRelease(int dev) {
-        return cuDevicePrimaryCtxRelease_v2(dev);
-    }
-
-    @Override
     public int cuDevicePrimaryCtxReset_v2(int dev) {
-        int r = checkDevice(dev);
+        int r = device.checkDevice(dev);
         if (r != SUCCESS) return r;
         synchronized (primaryLock) {
             if (primary != null) release(primary);
@@ -376,14 +333,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
-    public int cuDevicePrimaryCtxReset(int dev) {
-        return cuDevicePrimaryCtxReset_v2(dev);
-    }
-
-    @Override
     public int cuDevicePrimaryCtxGetState(int dev, long flags, long active) {
-        int r = checkDevice(dev);
+        int r = device.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (flags == 0 || active == 0) return INVALID_VALUE;
         synchronized (primaryLock) {
@@ -393,9 +344,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuDevicePrimaryCtxSetFlags_v2(int dev, int flags) {
-        int r = checkDevice(dev);
+        int r = device.checkDevice(dev);
         if (r != SUCCESS) return r;
         if ((flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
         synchronized (primaryLock) {
@@ -405,8 +355,4 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
-    public int cuDevicePrimaryCtxSetFlags(int dev, int flags) {
-        return cuDevicePrimaryCtxSetFlags_v2(dev, flags);
-    }
 }

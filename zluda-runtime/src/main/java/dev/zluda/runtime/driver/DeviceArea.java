@@ -1,10 +1,7 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.runtime.api.CudaDriverApi;
-import dev.zluda.runtime.backend.Backend;
 import dev.zluda.runtime.emulator.EmulatorDevice;
 import dev.zluda.runtime.hip.HipBackend;
-import dev.zluda.spec.CudaApi;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.ErrorStrings;
 import dev.zluda.spec.ProcAddressTable;
@@ -14,7 +11,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static dev.zluda.runtime.driver.CuResult.*;
@@ -27,7 +23,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * (CUDA Driver API groups CUDA_INITIALIZE, CUDA_VERSION, CUDA_DEVICE, CUDA_ERROR,
  * CUDA_DRIVER_ENTRY_POINT). One device, ordinal 0: the emulator, or on the hip backend HIP's device 0.
  */
-abstract class DeviceLayer implements CudaDriverApi {
+final class DeviceArea {
     /** The version {@code cuDriverGetVersion} reports: cudart 13 stops with cudaErrorInsufficientDriver below 13000. */
     public static final int DRIVER_VERSION = 13000;
     /** The name of device 0, chosen so that users see the device is zluda's. */
@@ -35,48 +31,21 @@ abstract class DeviceLayer implements CudaDriverApi {
     /** Device 0's UUID: fixed, so that captures of two runs compare equal. "ZLUDA-emulator\0\0" in ASCII. */
     static final byte[] DEVICE_UUID = "ZLUDA-emulator\0\0".getBytes(StandardCharsets.US_ASCII);
 
-    final CudaApi api;
-    private final MemorySegment exports;
+    private final DriverState state;
     private final ProcAddressTable procTable;
     private final ErrorStrings errors = ErrorStrings.load();
     private final Map<Integer, MemorySegment> errorNames = new ConcurrentHashMap<>();
     private final Map<Integer, MemorySegment> errorDescriptions = new ConcurrentHashMap<>();
-    private final Set<Integer> reportedUnsupported = ConcurrentHashMap.newKeySet();
-    /** The device's attributes: the emulator's, or on the hip backend the AMD device's over them. */
-    volatile DeviceAttributes attributes;
-    /** Bytes of device memory reported (cuDeviceTotalMem, cuMemGetInfo). */
-    volatile long totalMemory;
-    volatile boolean initialized;
-    /** What executes the work, chosen by cuInit: the emulator or HIP; null before. */
-    volatile Backend backend;
+    private volatile int initFailure = SUCCESS;
 
-    DeviceLayer(CudaApi api, MemorySegment exports) {
-        this.api = api;
-        this.exports = exports;
-        this.procTable = api.procAddress();
-        // the environment variable, else the system property an in-process user (zluda replay) sets
-        String override = System.getenv("ZLUDA_OVERRIDE_COMPUTE_CAPABILITY");
-        if (override == null) override = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
-        int[] cc = DeviceAttributes.computeCapability(override);
-        this.attributes = new DeviceAttributes(api, cc[0], cc[1], Runtime.getRuntime().availableProcessors());
-    }
-
-    /** The backend cuInit chose; only called after a successful cuInit. */
-    Backend backend() {
-        return backend;
-    }
-
-    @Override
-    public int unsupported(int functionId) {
-        if (reportedUnsupported.add(functionId)) {
-            System.err.println("[ZLUDA] " + api.function(functionId).name() + " is not supported yet: returning CUDA_ERROR_NOT_SUPPORTED");
-        }
-        return CUDA_ERROR_NOT_SUPPORTED;
+    DeviceArea(DriverState state) {
+        this.state = state;
+        this.procTable = state.api.procAddress();
     }
 
     /** NOT_INITIALIZED before cuInit, INVALID_DEVICE for any ordinal but 0, else SUCCESS. */
     int checkDevice(int dev) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         return dev == 0 ? SUCCESS : INVALID_DEVICE;
     }
 
@@ -88,11 +57,10 @@ abstract class DeviceLayer implements CudaDriverApi {
      * (a variable asked, or an AMD GPU driver is present) or {@code ZLUDA_DEBUG} is set. A failed choice is
      * returned again by every later cuInit.
      */
-    @Override
     public int cuInit(int flags) {
         if (flags != 0) return INVALID_VALUE;
         synchronized (this) {
-            if (!initialized) {
+            if (!state.initialized) {
                 if (initFailure != SUCCESS) return initFailure;
                 String want = HipBackend.requested();
                 var sel = HipBackend.select(want);
@@ -104,25 +72,13 @@ abstract class DeviceLayer implements CudaDriverApi {
                     initFailure = sel.cuInitResult();
                     return initFailure;
                 }
-                use(sel.device() != null ? sel.device() : new EmulatorDevice());
+                state.use(sel.device() != null ? sel.device() : new EmulatorDevice());
             }
-            initialized = true;
+            state.initialized = true;
         }
         return SUCCESS;
     }
 
-    private volatile int initFailure = SUCCESS;
-
-    /** Makes a backend serve: its attributes over the emulator's, its memory size. */
-    private void use(Backend b) {
-        java.util.List<String> names = new java.util.ArrayList<>(attributes.byName().keySet());
-        var over = b.attributes(names);
-        if (!over.isEmpty()) attributes = attributes.with(over);
-        totalMemory = b.totalMemory();
-        backend = b;
-    }
-
-    @Override
     public int cuDriverGetVersion(long driverVersion) {
         if (driverVersion == 0) return INVALID_VALUE;
         putInt(driverVersion, DRIVER_VERSION);
@@ -132,10 +88,8 @@ abstract class DeviceLayer implements CudaDriverApi {
     /**
      * The module loading mode (cuda.h: "controlled by CUDA_MODULE_LOADING env variable"):
      * CU_MODULE_EAGER_LOADING (1) when CUDA_MODULE_LOADING is EAGER, else CU_MODULE_LAZY_LOADING
-     * (2), NVIDIA's default since CUDA 12.2. cudart asks at start-up. Here, not in ModuleLayer, so
-     * that the module layer can still override it.
+     * (2), NVIDIA's default since CUDA 12.2. cudart asks at start-up.
      */
-    @Override
     public int cuModuleGetLoadingMode(long mode) {
         if (mode == 0) return INVALID_VALUE;
         putInt(mode, "EAGER".equalsIgnoreCase(System.getenv("CUDA_MODULE_LOADING")) ? 1 : 2);
@@ -144,29 +98,26 @@ abstract class DeviceLayer implements CudaDriverApi {
 
     // ---------------------------------------------------------------- device
 
-    @Override
     public int cuDeviceGetCount(long count) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (count == 0) return INVALID_VALUE;
         putInt(count, 1);
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGet(long device, int ordinal) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (device == 0) return INVALID_VALUE;
         if (ordinal != 0) return INVALID_DEVICE;
         putInt(device, 0);
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGetName(long name, int len, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (name == 0 || len <= 0) return INVALID_VALUE;
-        byte[] b = backend.deviceName().getBytes(StandardCharsets.US_ASCII);
+        byte[] b = state.backend().deviceName().getBytes(StandardCharsets.US_ASCII);
         int n = Math.min(b.length, len - 1);
         MemorySegment out = at(name, len);
         MemorySegment.copy(b, 0, out, ValueLayout.JAVA_BYTE, 0, n);
@@ -174,47 +125,42 @@ abstract class DeviceLayer implements CudaDriverApi {
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceTotalMem_v2(long bytes, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (bytes == 0) return INVALID_VALUE;
-        putLong(bytes, totalMemory);
+        putLong(bytes, state.totalMemory);
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceTotalMem(long bytes, int dev) {
         // the legacy variant reports an unsigned int
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (bytes == 0) return INVALID_VALUE;
-        putInt(bytes, (int) Math.min(totalMemory, 0xFFFF_FFFFL));
+        putInt(bytes, (int) Math.min(state.totalMemory, 0xFFFF_FFFFL));
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGetAttribute(long pi, int attrib, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pi == 0) return INVALID_VALUE;
-        Integer v = attributes.get(attrib);
+        Integer v = state.attributes.get(attrib);
         if (v == null) return INVALID_VALUE;
         putInt(pi, v);
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceComputeCapability(long major, long minor, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (major == 0 || minor == 0) return INVALID_VALUE;
-        putInt(major, attributes.major());
-        putInt(minor, attributes.minor());
+        putInt(major, state.attributes.major());
+        putInt(minor, state.attributes.minor());
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGetUuid(long uuid, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
@@ -223,12 +169,6 @@ abstract class DeviceLayer implements CudaDriverApi {
         return SUCCESS;
     }
 
-    @Override
-    public int cuDeviceGetUuid_v2(long uuid, int dev) {
-        return cuDeviceGetUuid(uuid, dev);
-    }
-
-    @Override
     public int cuDeviceGetPCIBusId(long pciBusId, int len, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
@@ -241,9 +181,8 @@ abstract class DeviceLayer implements CudaDriverApi {
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGetByPCIBusId(long dev, long pciBusId) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (dev == 0 || pciBusId == 0) return INVALID_VALUE;
         String id = at(pciBusId, 64).getString(0, StandardCharsets.US_ASCII).trim();
         // accepted forms: [domain]:[bus]:[device].[function], [domain]:[bus]:[device], [bus]:[device].[function] (hex)
@@ -256,7 +195,6 @@ abstract class DeviceLayer implements CudaDriverApi {
      * Peer access (cuda.h, cuDeviceCanAccessPeer): there is one device, so no peer; 0 is written,
      * also for {@code dev == peerDev} (NVIDIA's driver answers 0 for a device and itself).
      */
-    @Override
     public int cuDeviceCanAccessPeer(long canAccessPeer, int dev, int peerDev) {
         int r = checkDevice(dev);
         if (r == SUCCESS) r = checkDevice(peerDev);
@@ -266,14 +204,13 @@ abstract class DeviceLayer implements CudaDriverApi {
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGetProperties(long prop, int dev) {
         // CUdevprop: maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], sharedMemPerBlock, totalConstantMemory,
         // SIMDWidth, memPitch, regsPerBlock, clockRate, textureAlign (all int, 56 bytes)
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (prop == 0) return INVALID_VALUE;
-        var a = attributes.byName();
+        var a = state.attributes.byName();
         int[] v = {a.get("MAX_THREADS_PER_BLOCK"), a.get("MAX_BLOCK_DIM_X"), a.get("MAX_BLOCK_DIM_Y"), a.get("MAX_BLOCK_DIM_Z"),
                 a.get("MAX_GRID_DIM_X"), a.get("MAX_GRID_DIM_Y"), a.get("MAX_GRID_DIM_Z"), a.get("MAX_SHARED_MEMORY_PER_BLOCK"),
                 a.get("TOTAL_CONSTANT_MEMORY"), a.get("WARP_SIZE"), a.get("MAX_PITCH"), a.get("MAX_REGISTERS_PER_BLOCK"),
@@ -284,12 +221,10 @@ abstract class DeviceLayer implements CudaDriverApi {
 
     // ---------------------------------------------------------------- errors
 
-    @Override
     public int cuGetErrorName(int error, long pStr) {
         return errorText(errors.name(error).orElse(null), error, pStr, errorNames);
     }
 
-    @Override
     public int cuGetErrorString(int error, long pStr) {
         return errorText(errors.description(error).orElse(null), error, pStr, errorDescriptions);
     }
@@ -308,12 +243,10 @@ abstract class DeviceLayer implements CudaDriverApi {
 
     // ---------------------------------------------------------------- driver entry points
 
-    @Override
     public int cuGetProcAddress_v2(long symbol, long pfn, int cudaVersion, long flags, long symbolStatus) {
         return procAddress(symbol, pfn, cudaVersion, flags, symbolStatus);
     }
 
-    @Override
     public int cuGetProcAddress(long symbol, long pfn, int cudaVersion, long flags) {
         // Measured on NVIDIA's driver: without a status argument, a symbol it cannot give is
         // CUDA_ERROR_NOT_FOUND with *pfn left unchanged.
@@ -334,9 +267,9 @@ abstract class DeviceLayer implements CudaDriverApi {
         MemorySegment fn = MemorySegment.NULL;
         int status = a.symbolStatus();
         if (a.symbol() != null) {
-            CudaFunction f = api.function(a.symbol()).orElse(null);
+            CudaFunction f = state.api.function(a.symbol()).orElse(null);
             if (f != null) {
-                fn = exports.getAtIndex(ValueLayout.ADDRESS, f.id());
+                fn = state.exports.getAtIndex(ValueLayout.ADDRESS, f.id());
             } else {
                 status = ProcAddressTable.SYMBOL_NOT_FOUND; // exported by NVIDIA, declared in no public header
             }

@@ -1,0 +1,71 @@
+package dev.zluda.runtime.driver;
+
+import dev.zluda.runtime.backend.Backend;
+import dev.zluda.spec.CudaApi;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What every area of the driver shares, handed to each explicitly: the API spec, the native exports, device 0's
+ * attributes and memory size, whether {@code cuInit} succeeded, and the {@link Backend} it chose. Areas own their
+ * handle tables; nothing else is shared. Thread-safe: the fields that change after construction are volatile and
+ * change only inside {@code cuInit}.
+ */
+final class DriverState {
+    /** The spec the driver was generated from. */
+    final CudaApi api;
+    /** {@code zl_functions[]}: the native export of every spec function by id, or {@link MemorySegment#NULL} (tests). */
+    final MemorySegment exports;
+    private final Set<Integer> reportedUnsupported = ConcurrentHashMap.newKeySet();
+    /** The device's attributes: the emulator's, or on the hip backend the AMD device's over them. */
+    volatile DeviceAttributes attributes;
+    /** Bytes of device memory reported (cuDeviceTotalMem, cuMemGetInfo); set by cuInit. */
+    volatile long totalMemory;
+    /** Whether cuInit succeeded. */
+    volatile boolean initialized;
+    private volatile Backend backend;
+
+    DriverState(CudaApi api, MemorySegment exports) {
+        this.api = api;
+        this.exports = exports;
+        // the environment variable, else the system property an in-process user (zluda replay) sets
+        String override = System.getenv("ZLUDA_OVERRIDE_COMPUTE_CAPABILITY");
+        if (override == null) override = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
+        int[] cc = DeviceAttributes.computeCapability(override);
+        this.attributes = new DeviceAttributes(api, cc[0], cc[1], Runtime.getRuntime().availableProcessors());
+    }
+
+    /** The backend cuInit chose; null before a successful cuInit (every caller checks {@link #initialized} first). */
+    Backend backend() {
+        return backend;
+    }
+
+    /** Makes a backend serve: its attributes over the emulator's, its memory size (cuInit, once). */
+    void use(Backend b) {
+        java.util.List<String> names = new java.util.ArrayList<>(attributes.byName().keySet());
+        var over = b.attributes(names);
+        if (!over.isEmpty()) attributes = attributes.with(over);
+        totalMemory = b.totalMemory();
+        backend = b;
+    }
+
+    /**
+     * What a function no area serves returns: CUDA_ERROR_NOT_SUPPORTED, said once per function on stderr.
+     *
+     * @param functionId the spec function id
+     */
+    int unsupported(int functionId) {
+        if (reportedUnsupported.add(functionId)) {
+            System.err.println("[ZLUDA] " + api.function(functionId).name() + " is not supported yet: returning CUDA_ERROR_NOT_SUPPORTED");
+        }
+        return CuResult.NOT_SUPPORTED;
+    }
+
+    /** Prints the device printf output kernels left (the backend's; nothing before cuInit). */
+    void flushDeviceOutput() {
+        Backend b = backend;
+        if (b != null) b.flushDeviceOutput();
+    }
+}
