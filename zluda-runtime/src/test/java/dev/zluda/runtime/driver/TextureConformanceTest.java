@@ -168,11 +168,11 @@ class TextureConformanceTest extends DriverTestBase {
         CudaRecord r = api.record(is3 ? "CUDA_MEMCPY3D" : "CUDA_MEMCPY2D").orElseThrow();
         MemorySegment m = mem(256);
         String s = toArray ? "src" : "dst", a = toArray ? "dst" : "src";
-        put(r, m, s + "MemoryType", MemoryLayer.MEMTYPE_HOST);
+        put(r, m, s + "MemoryType", MemoryArea.MEMTYPE_HOST);
         put(r, m, s + "Host", addr(host));
         put(r, m, s + "Pitch", row);
         if (is3) put(r, m, s + "Height", c.h());
-        put(r, m, a + "MemoryType", MemoryLayer.MEMTYPE_ARRAY);
+        put(r, m, a + "MemoryType", MemoryArea.MEMTYPE_ARRAY);
         put(r, m, a + "Array", arr);
         put(r, m, "WidthInBytes", row);
         put(r, m, "Height", c.h());
@@ -221,10 +221,10 @@ class TextureConformanceTest extends DriverTestBase {
             long base = (memPtr + 511) & ~511L;
             CudaRecord r = CudaApi.get().record("CUDA_MEMCPY2D").orElseThrow();
             MemorySegment m = mem(256);
-            put(r, m, "srcMemoryType", MemoryLayer.MEMTYPE_HOST);
+            put(r, m, "srcMemoryType", MemoryArea.MEMTYPE_HOST);
             put(r, m, "srcHost", addr(texels));
             put(r, m, "srcPitch", (long) c.w() * c.elementSize());
-            put(r, m, "dstMemoryType", MemoryLayer.MEMTYPE_DEVICE);
+            put(r, m, "dstMemoryType", MemoryArea.MEMTYPE_DEVICE);
             put(r, m, "dstDevice", base);
             put(r, m, "dstPitch", TextureCases.PITCH);
             put(r, m, "WidthInBytes", (long) c.w() * c.elementSize());
