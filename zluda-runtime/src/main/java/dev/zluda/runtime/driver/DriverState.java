@@ -26,6 +26,7 @@ final class DriverState {
     /** Whether cuInit succeeded. */
     volatile boolean initialized;
     private volatile Backend backend;
+    private volatile java.util.function.Consumer<String> events;
 
     DriverState(CudaApi api, MemorySegment exports) {
         this.api = api;
@@ -61,6 +62,30 @@ final class DriverState {
             System.err.println("[ZLUDA] " + api.function(functionId).name() + " is not supported yet: returning CUDA_ERROR_NOT_SUPPORTED");
         }
         return CuResult.NOT_SUPPORTED;
+    }
+
+    /**
+     * Sets who is told of the driver's own events, one line of text each (the trace layer writes them as MARKER
+     * records, FORMAT.md §6): every module compile with its result and log, every launch's execution; null: nobody.
+     */
+    void events(java.util.function.Consumer<String> sink) {
+        this.events = sink;
+    }
+
+    /** Whether anyone is told of driver events (so that a caller need not format one for nobody). */
+    boolean wantsEvents() {
+        return events != null;
+    }
+
+    /** Tells the driver-events sink, never failing the call that caused the event. */
+    void event(String text) {
+        java.util.function.Consumer<String> sink = events;
+        if (sink == null) return;
+        try {
+            sink.accept(text);
+        } catch (RuntimeException e) {
+            if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace();
+        }
     }
 
     /** Prints the device printf output kernels left (the backend's; nothing before cuInit). */
