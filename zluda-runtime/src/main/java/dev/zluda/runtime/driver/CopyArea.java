@@ -2,13 +2,20 @@ package dev.zluda.runtime.driver;
 
 import dev.zluda.spec.CudaRecord;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
 import static dev.zluda.runtime.driver.CuResult.*;
 import static dev.zluda.runtime.driver.Native.getInt;
+import static dev.zluda.runtime.driver.Native.at;
 import static dev.zluda.runtime.driver.Native.getLong;
+import static dev.zluda.runtime.driver.Native.putInt;
+import static dev.zluda.runtime.driver.Native.putLong;
 
 /**
  * Copies and memsets (CUDA Driver API group CUDA_MEM): every memcpy form on linear memory (1D, 2D, 3D, peer, async)
- * and every memset form. Device-side ranges are checked against the known allocations ({@link MemoryArea#find}): a
+ * and to, from and between CUDA arrays ({@link ArrayArea}: rows of packed elements, whose sides a 2D or 3D copy
+ * rewrites as pitched device memory), and every memset form. Device-side ranges are checked against the known allocations ({@link MemoryArea#find}): a
  * copy that would leave them returns CUDA_ERROR_INVALID_VALUE instead of touching memory; host pointers the program
  * passes are its own business, as with NVIDIA's driver. The bytes move through the backend ({@code Backend#copy},
  * {@code Backend#memset}). An async form first waits for the stream's earlier work ({@link StreamArea#streamDone}),
@@ -19,13 +26,15 @@ final class CopyArea {
     private final ContextArea contexts;
     private final MemoryArea memory;
     private final StreamArea streams;
+    private final ArrayArea arrays;
     private final CudaRecord memcpy2d, memcpy3d;
 
-    CopyArea(DriverState state, ContextArea contexts, MemoryArea memory, StreamArea streams) {
+    CopyArea(DriverState state, ContextArea contexts, MemoryArea memory, StreamArea streams, ArrayArea arrays) {
         this.state = state;
         this.contexts = contexts;
         this.memory = memory;
         this.streams = streams;
+        this.arrays = arrays;
         memcpy2d = state.api.record("CUDA_MEMCPY2D").orElseThrow();
         memcpy3d = state.api.record("CUDA_MEMCPY3D").orElseThrow();
     }
@@ -137,9 +146,6 @@ final class CopyArea {
         return SUCCESS;
     }
 
-    public int cuMemcpy2D_v2(long pCopy) { return copy3d(memcpy2d, pCopy, false); }
-    public int cuMemcpy3D_v2(long pCopy) { return copy3d(memcpy3d, pCopy, true); }
-
     public int cuMemcpy2DAsync_v2(long pCopy, long hStream) {
         int s = streams.streamDone(hStream);
         return s != SUCCESS ? s : cuMemcpy2D_v2(pCopy);
@@ -148,6 +154,121 @@ final class CopyArea {
     public int cuMemcpy3DAsync_v2(long pCopy, long hStream) {
         int s = streams.streamDone(hStream);
         return s != SUCCESS ? s : cuMemcpy3D_v2(pCopy);
+    }
+
+    /** cuMemcpy2D_v2, also to and from CUDA arrays (their rows as pitched device memory). */
+    public int cuMemcpy2D_v2(long pCopy) {
+        try (Arena a = Arena.ofConfined()) {
+            long c = arraysAsDevice(pCopy, false, a);
+            return c == 0 && pCopy != 0 ? INVALID_VALUE : copy3d(memcpy2d, c, false);
+        }
+    }
+
+    /** cuMemcpy3D_v2, also to and from CUDA arrays (their slices as pitched device memory). */
+    public int cuMemcpy3D_v2(long pCopy) {
+        try (Arena a = Arena.ofConfined()) {
+            long c = arraysAsDevice(pCopy, true, a);
+            return c == 0 && pCopy != 0 ? INVALID_VALUE : copy3d(memcpy3d, c, true);
+        }
+    }
+
+    // ---------------------------------------------------------------- CUDA arrays
+
+    /** The device address of [offset, offset+bytes) of an array (row-major bytes), or 0 when it is not inside. */
+    private static long inside(ArrayArea.CuArray a, long offset, long bytes) {
+        return a == null || offset < 0 || bytes < 0 || offset + bytes > a.bytes() ? 0 : a.base + offset;
+    }
+
+    /** cuMemcpyHtoA_v2: bytes from host memory to the array at a byte offset (row-major); outside the array: CUDA_ERROR_INVALID_VALUE. */
+    public int cuMemcpyHtoA_v2(long dstArray, long dstOffset, long srcHost, long ByteCount) {
+        ArrayArea.CuArray a = arrays.array(dstArray);
+        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long d = inside(a, dstOffset, ByteCount);
+        return d == 0 ? INVALID_VALUE : cuMemcpyHtoD_v2(d, srcHost, ByteCount);
+    }
+
+    /** cuMemcpyAtoH_v2: bytes from the array at a byte offset to host memory. */
+    public int cuMemcpyAtoH_v2(long dstHost, long srcArray, long srcOffset, long ByteCount) {
+        ArrayArea.CuArray a = arrays.array(srcArray);
+        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long s = inside(a, srcOffset, ByteCount);
+        return s == 0 ? INVALID_VALUE : cuMemcpyDtoH_v2(dstHost, s, ByteCount);
+    }
+
+    /** cuMemcpyDtoA_v2: bytes from device memory to the array at a byte offset. */
+    public int cuMemcpyDtoA_v2(long dstArray, long dstOffset, long srcDevice, long ByteCount) {
+        ArrayArea.CuArray a = arrays.array(dstArray);
+        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long d = inside(a, dstOffset, ByteCount);
+        return d == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(d, srcDevice, ByteCount);
+    }
+
+    /** cuMemcpyAtoD_v2: bytes from the array at a byte offset to device memory. */
+    public int cuMemcpyAtoD_v2(long dstDevice, long srcArray, long srcOffset, long ByteCount) {
+        ArrayArea.CuArray a = arrays.array(srcArray);
+        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long s = inside(a, srcOffset, ByteCount);
+        return s == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(dstDevice, s, ByteCount);
+    }
+
+    /** cuMemcpyAtoA_v2: bytes between two arrays at byte offsets. */
+    public int cuMemcpyAtoA_v2(long dstArray, long dstOffset, long srcArray, long srcOffset, long ByteCount) {
+        ArrayArea.CuArray da = arrays.array(dstArray), sa = arrays.array(srcArray);
+        if (da == null || sa == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long d = inside(da, dstOffset, ByteCount), s = inside(sa, srcOffset, ByteCount);
+        return d == 0 || s == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(d, s, ByteCount);
+    }
+
+    /** cuMemcpyHtoAAsync_v2: as cuMemcpyHtoA_v2, on a stream. */
+    public int cuMemcpyHtoAAsync_v2(long dstArray, long dstOffset, long srcHost, long ByteCount, long hStream) {
+        int r = streams.streamDone(hStream);
+        return r != SUCCESS ? r : cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+    }
+
+    /** cuMemcpyAtoHAsync_v2: as cuMemcpyAtoH_v2, on a stream. */
+    public int cuMemcpyAtoHAsync_v2(long dstHost, long srcArray, long srcOffset, long ByteCount, long hStream) {
+        int r = streams.streamDone(hStream);
+        return r != SUCCESS ? r : cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+    }
+
+    /** The CUDA 3.1 forms with 32-bit offsets and sizes. */
+    public int cuMemcpyHtoA(long a, int o, long h, int n) { return cuMemcpyHtoA_v2(a, o & 0xFFFF_FFFFL, h, n & 0xFFFF_FFFFL); }
+    public int cuMemcpyAtoH(long h, long a, int o, int n) { return cuMemcpyAtoH_v2(h, a, o & 0xFFFF_FFFFL, n & 0xFFFF_FFFFL); }
+    public int cuMemcpyAtoA(long da, int dof, long sa, int sof, int n) { return cuMemcpyAtoA_v2(da, dof & 0xFFFF_FFFFL, sa, sof & 0xFFFF_FFFFL, n & 0xFFFF_FFFFL); }
+    public int cuMemcpyHtoAAsync(long a, int o, long h, int n, long s) { return cuMemcpyHtoAAsync_v2(a, o & 0xFFFF_FFFFL, h, n & 0xFFFF_FFFFL, s); }
+    public int cuMemcpyAtoHAsync(long h, long a, int o, int n, long s) { return cuMemcpyAtoHAsync_v2(h, a, o & 0xFFFF_FFFFL, n & 0xFFFF_FFFFL, s); }
+
+    /**
+     * A CUDA_MEMCPY2D/3D descriptor whose array sides are rewritten as device memory (the array's
+     * base, its row pitch and, for 3D, its height), for the layers below, which copy between
+     * pitched linear memory; {@code p} itself when no side is an array; 0 for an unknown array.
+     */
+    private long arraysAsDevice(long p, boolean is3d, Arena arena) {
+        if (p == 0) return p;
+        long srcType = is3d ? 32 : 16, dstType = is3d ? 120 : 72;
+        int st = getInt(p + srcType), dt = getInt(p + dstType);
+        if (st != MemoryArea.MEMTYPE_ARRAY && dt != MemoryArea.MEMTYPE_ARRAY) return p;
+        int size = is3d ? 200 : 128;
+        MemorySegment copy = arena.allocate(size, 8);
+        MemorySegment.copy(at(p, size), 0, copy, 0, size);
+        long c = copy.address();
+        if (st == MemoryArea.MEMTYPE_ARRAY) {
+            ArrayArea.CuArray a = arrays.array(getLong(p + (is3d ? 56 : 40)));
+            if (a == null) return 0;
+            putInt(c + srcType, MemoryArea.MEMTYPE_DEVICE);
+            putLong(c + (is3d ? 48 : 32), a.base);
+            putLong(c + (is3d ? 72 : 48), a.rowBytes());
+            if (is3d) putLong(c + 80, Math.max(1, a.height));
+        }
+        if (dt == MemoryArea.MEMTYPE_ARRAY) {
+            ArrayArea.CuArray a = arrays.array(getLong(p + (is3d ? 144 : 96)));
+            if (a == null) return 0;
+            putInt(c + dstType, MemoryArea.MEMTYPE_DEVICE);
+            putLong(c + (is3d ? 136 : 88), a.base);
+            putLong(c + (is3d ? 160 : 104), a.rowBytes());
+            if (is3d) putLong(c + 168, Math.max(1, a.height));
+        }
+        return c;
     }
 
     // ---------------------------------------------------------------- memset

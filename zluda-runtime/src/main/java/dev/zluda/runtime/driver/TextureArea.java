@@ -1,7 +1,6 @@
 package dev.zluda.runtime.driver;
 
 import dev.zluda.runtime.emulator.TextureObject;
-import dev.zluda.spec.CudaApi;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +16,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
 
 /**
  * Texture and surface objects (CUDA Driver API groups CUDA_TEXOBJECT, CUDA_SURFOBJECT) on CUDA arrays
- * ({@link CudartLayer}: rows of {@code Width × element size} bytes, packed), linear and pitched memory.
+ * ({@link ArrayArea}: rows of {@code Width × element size} bytes, packed), linear and pitched memory.
  *
  * <p>Texture and surface objects are registered with
  * the emulator ({@link TextureObject}) under their handle, which kernels pass as a 64-bit value.
@@ -26,7 +25,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * normalized-float reads, sRGB. Resource views, mipmapped arrays, layered and cube-map arrays return
  * CUDA_ERROR_NOT_SUPPORTED.
  */
-abstract class TextureLayer extends CudartLayer {
+final class TextureArea {
     /** CUDA_ARRAY3D_* flags (cuda.h). */
     static final int ARRAY_LAYERED = 0x01, ARRAY_SURFACE_LDST = 0x02, ARRAY_CUBEMAP = 0x04, ARRAY_TEXTURE_GATHER = 0x08;
     /** CUresourcetype (cuda.h). */
@@ -42,8 +41,17 @@ abstract class TextureLayer extends CudartLayer {
     private final ConcurrentHashMap<Long, Obj> objects = new ConcurrentHashMap<>();
     private static final AtomicLong OBJECT_IDS = new AtomicLong(0);
 
-    TextureLayer(CudaApi api, MemorySegment exports) {
-        super(api, exports);
+    private final DriverState state;
+    private final ContextArea contexts;
+    private final MemoryArea memory;
+    private final ArrayArea arrays;
+
+    TextureArea(DriverState state, ContextArea contexts, MemoryArea memory, ArrayArea arrays) {
+        this.state = state;
+        this.contexts = contexts;
+        this.memory = memory;
+        this.arrays = arrays;
+        arrays.onDestroy(this::forget);
     }
 
     // ---------------------------------------------------------------- texture and surface objects
@@ -58,7 +66,7 @@ abstract class TextureLayer extends CudartLayer {
         switch (type) {
             case RES_ARRAY -> {
                 long h = getLong(u);
-                CuArray a = h == 0 ? null : arrays.get(h);
+                ArrayArea.CuArray a = arrays.array(h);
                 if (a == null) {
                     rc[0] = INVALID_HANDLE;
                     return null;
@@ -88,7 +96,7 @@ abstract class TextureLayer extends CudartLayer {
                 long es = (long) cs * channels;
                 if (type == RES_LINEAR) {
                     long bytes = getLong(u + 16);
-                    if (bytes <= 0 || find(ptr, bytes) == null) {
+                    if (bytes <= 0 || memory.find(ptr, bytes) == null) {
                         rc[0] = INVALID_VALUE;
                         return null;
                     }
@@ -96,7 +104,7 @@ abstract class TextureLayer extends CudartLayer {
                             new int[3], false, false, false, false, new int[4], false);
                 }
                 long w = getLong(u + 16), h = getLong(u + 24), pitch = getLong(u + 32);
-                if (w <= 0 || h <= 0 || pitch < w * es || pitch % TEXTURE_PITCH_ALIGNMENT != 0 || find(ptr, pitch * (h - 1) + w * es) == null) {
+                if (w <= 0 || h <= 0 || pitch < w * es || pitch % TEXTURE_PITCH_ALIGNMENT != 0 || memory.find(ptr, pitch * (h - 1) + w * es) == null) {
                     rc[0] = INVALID_VALUE;
                     return null;
                 }
@@ -117,11 +125,10 @@ abstract class TextureLayer extends CudartLayer {
      *     for an unknown array, CUDA_ERROR_NOT_SUPPORTED for resource views and mipmapped arrays, and on the hip
      *     backend (the LLVM lowering has no texture instructions)
      */
-    @Override
     public int cuTexObjectCreate(long pTexObject, long pResDesc, long pTexDesc, long pResViewDesc) {
-        int r = checkContext();
+        int r = contexts.checkContext();
         if (r != SUCCESS) return r;
-        if (!backend().supportsTextures()) return NOT_SUPPORTED;
+        if (!state.backend().supportsTextures()) return NOT_SUPPORTED;
         if (pTexObject == 0 || pResDesc == 0 || pTexDesc == 0) return INVALID_VALUE;
         if (pResViewDesc != 0) return NOT_SUPPORTED;
         int[] rc = {SUCCESS};
@@ -139,7 +146,7 @@ abstract class TextureLayer extends CudartLayer {
         long h = OBJECT_IDS.incrementAndGet();
         objects.put(h, new Obj(at(pResDesc, RESOURCE_DESC_BYTES).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
                 at(pTexDesc, TEXTURE_DESC_BYTES).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), t));
-        backend().registerTexture(h, t);
+        state.backend().registerTexture(h, t);
         putLong(pTexObject, h);
         return SUCCESS;
     }
@@ -149,12 +156,11 @@ abstract class TextureLayer extends CudartLayer {
         Obj o = objects.get(handle);
         if (o == null || o.object.surface() != surface) return INVALID_VALUE;
         objects.remove(handle);
-        backend().unregisterTexture(handle);
+        state.backend().unregisterTexture(handle);
         return SUCCESS;
     }
 
     /** CUDA Driver API, cuTexObjectDestroy. */
-    @Override
     public int cuTexObjectDestroy(long texObject) {
         return destroy(texObject, false);
     }
@@ -170,60 +176,50 @@ abstract class TextureLayer extends CudartLayer {
     }
 
     /** CUDA Driver API, cuTexObjectGetResourceDesc: the CUDA_RESOURCE_DESC the object was created with. */
-    @Override
     public int cuTexObjectGetResourceDesc(long pResDesc, long texObject) {
         return describe(pResDesc, texObject, false, false);
     }
 
     /** CUDA Driver API, cuTexObjectGetTextureDesc: the CUDA_TEXTURE_DESC the object was created with. */
-    @Override
     public int cuTexObjectGetTextureDesc(long pTexDesc, long texObject) {
         return describe(pTexDesc, texObject, false, true);
     }
 
-    /** CUDA Driver API, cuArrayDestroy: also forgets the texture and surface objects on the array. */
-    @Override
-    public int cuArrayDestroy(long hArray) {
-        CuArray a = hArray == 0 ? null : arrays.get(hArray);
-        if (a != null) {
-            for (var e : objects.entrySet()) {
-                if (e.getValue().object().base() == a.base) {
-                    objects.remove(e.getKey());
-                    backend().unregisterTexture(e.getKey());
-                }
+    /** Forgets the texture and surface objects on an array that is being destroyed (cuArrayDestroy). */
+    private void forget(ArrayArea.CuArray a) {
+        for (var e : objects.entrySet()) {
+            if (e.getValue().object().base() == a.base) {
+                objects.remove(e.getKey());
+                state.backend().unregisterTexture(e.getKey());
             }
         }
-        return super.cuArrayDestroy(hArray);
     }
 
     /**
      * CUDA Driver API, cuSurfObjectCreate: the resource must be a CUDA array created with
      * CUDA_ARRAY3D_SURFACE_LDST (else CUDA_ERROR_INVALID_VALUE). CUDA_ERROR_NOT_SUPPORTED on the hip backend.
      */
-    @Override
     public int cuSurfObjectCreate(long pSurfObject, long pResDesc) {
-        int r = checkContext();
+        int r = contexts.checkContext();
         if (r != SUCCESS) return r;
-        if (!backend().supportsTextures()) return NOT_SUPPORTED;
+        if (!state.backend().supportsTextures()) return NOT_SUPPORTED;
         if (pSurfObject == 0 || pResDesc == 0) return INVALID_VALUE;
         int[] rc = {SUCCESS};
         TextureObject res = resource(pResDesc, true, rc);
         if (res == null) return rc[0];
         long h = OBJECT_IDS.incrementAndGet();
         objects.put(h, new Obj(at(pResDesc, RESOURCE_DESC_BYTES).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), new byte[0], res));
-        backend().registerTexture(h, res);
+        state.backend().registerTexture(h, res);
         putLong(pSurfObject, h);
         return SUCCESS;
     }
 
     /** CUDA Driver API, cuSurfObjectDestroy. */
-    @Override
     public int cuSurfObjectDestroy(long surfObject) {
         return destroy(surfObject, true);
     }
 
     /** CUDA Driver API, cuSurfObjectGetResourceDesc. */
-    @Override
     public int cuSurfObjectGetResourceDesc(long pResDesc, long surfObject) {
         return describe(pResDesc, surfObject, true, false);
     }

@@ -1,0 +1,51 @@
+package dev.zluda.runtime.driver;
+
+/**
+ * The areas of the driver, each a final class with one job, made and wired once per driver: who needs whom is
+ * written here and nowhere else. The dispatch table hands each CUDA function to the area that serves it.
+ */
+final class Areas {
+    final DeviceArea device;
+    final ContextArea context;
+    final MemoryArea memory;
+    final StreamArea stream;
+    final EventArea event;
+    final ArrayArea array;
+    final CopyArea copy;
+    final ModuleArea module;
+    final LibraryArea library;
+    final FunctionArea function;
+    final LaunchArea launch;
+    final PoolArea pool;
+    final HintArea hint;
+    final TextureArea texture;
+    final ExportTableArea exportTable;
+
+    /**
+     * @param state the shared driver state
+     * @param moduleLoad {@code cuModuleLoadData} as the driver serves it, for the export tables' module loads
+     */
+    Areas(DriverState state, ExportTableArea.ModuleLoad moduleLoad) {
+        device = new DeviceArea(state);
+        context = new ContextArea(state, device);
+        memory = new MemoryArea(state, context);
+        stream = new StreamArea(state, context);
+        event = new EventArea(state, context, stream);
+        array = new ArrayArea(state, context, memory);
+        copy = new CopyArea(state, context, memory, stream, array);
+        module = new ModuleArea(state, context, memory);
+        library = new LibraryArea(state, context, module);
+        function = new FunctionArea(state, device, context, module, library);
+        launch = new LaunchArea(state, context, memory, stream, event, function);
+        pool = new PoolArea(state, device, context, memory, stream);
+        hint = new HintArea(device, context, stream);
+        texture = new TextureArea(state, context, memory, array);
+        exportTable = new ExportTableArea(state, device, context, module, moduleLoad);
+        // what a destroyed or reset context frees, in this order
+        context.onRelease(exportTable::release);
+        context.onRelease(memory::release);
+        context.onRelease(stream::release);
+        context.onRelease(event::release);
+        context.onRelease(module::release);
+    }
+}
