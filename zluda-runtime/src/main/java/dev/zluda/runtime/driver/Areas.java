@@ -2,9 +2,11 @@ package dev.zluda.runtime.driver;
 
 /**
  * The areas of the driver, each a final class with one job, made and wired once per driver: who needs whom is
- * written here and nowhere else. The dispatch table hands each CUDA function to the area that serves it.
+ * written here and nowhere else. The dispatch table ({@code DriverTable}, generated from cuda-api-driver.yaml)
+ * hands each CUDA function to the method of the same name in the area that serves it.
  */
 final class Areas {
+    private final DriverState state;
     final DeviceArea device;
     final ContextArea context;
     final MemoryArea memory;
@@ -26,6 +28,7 @@ final class Areas {
      * @param moduleLoad {@code cuModuleLoadData} as the driver serves it, for the export tables' module loads
      */
     Areas(DriverState state, ExportTableArea.ModuleLoad moduleLoad) {
+        this.state = state;
         device = new DeviceArea(state);
         context = new ContextArea(state, device);
         memory = new MemoryArea(state, context);
@@ -47,5 +50,10 @@ final class Areas {
         context.onRelease(stream::release);
         context.onRelease(event::release);
         context.onRelease(module::release);
+    }
+
+    /** What the dispatch table gives a function no area serves: CUDA_ERROR_NOT_SUPPORTED, said once on stderr. */
+    int unsupported(int functionId) {
+        return state.unsupported(functionId);
     }
 }

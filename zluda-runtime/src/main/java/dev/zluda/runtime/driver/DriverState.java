@@ -26,7 +26,7 @@ final class DriverState {
     /** Whether cuInit succeeded. */
     volatile boolean initialized;
     private volatile Backend backend;
-    private volatile java.util.function.Consumer<String> events;
+    private final ThreadLocal<Call> calls = new ThreadLocal<>();
 
     DriverState(CudaApi api, MemorySegment exports) {
         this.api = api;
@@ -64,22 +64,43 @@ final class DriverState {
         return CuResult.NOT_SUPPORTED;
     }
 
-    /**
-     * Sets who is told of the driver's own events, one line of text each (the trace layer writes them as MARKER
-     * records, FORMAT.md §6): every module compile with its result and log, every launch's execution; null: nobody.
-     */
-    void events(java.util.function.Consumer<String> sink) {
-        this.events = sink;
+    /** The innermost call of this thread that is passing the driver, or null (an area used directly). */
+    Call call() {
+        return calls.get();
     }
 
-    /** Whether anyone is told of driver events (so that a caller need not format one for nobody). */
+    /** Makes {@code c} this thread's innermost call; returns the one it replaces, for {@link #leave}. */
+    Call enter(Call c) {
+        Call outer = calls.get();
+        calls.set(c);
+        return outer;
+    }
+
+    /** Ends the innermost call: {@code outer} is current again. */
+    void leave(Call outer) {
+        if (outer == null) calls.remove();
+        else calls.set(outer);
+    }
+
+    /** Whether the current call's driver events are wanted (so that a caller need not format one for nobody). */
     boolean wantsEvents() {
-        return events != null;
+        Call c = calls.get();
+        return c != null && c.events() != null;
     }
 
-    /** Tells the driver-events sink, never failing the call that caused the event. */
+    /** Who sees the kernel launches of the current call (kernel snapshots), or null. */
+    LaunchObserver launchObserver() {
+        Call c = calls.get();
+        return c == null ? null : c.launchObserver();
+    }
+
+    /**
+     * Tells the current call's driver-events sink (the trace layer writes them as MARKER records, FORMAT.md §6):
+     * every module compile with its result and log, every launch's execution. Never fails the call that caused it.
+     */
     void event(String text) {
-        java.util.function.Consumer<String> sink = events;
+        Call c = calls.get();
+        java.util.function.Consumer<String> sink = c == null ? null : c.events();
         if (sink == null) return;
         try {
             sink.accept(text);

@@ -50,7 +50,6 @@ final class LaunchArea {
     private final FunctionArea functions;
     private final CudaRecord launchConfig, launchAttribute;
     private final MemoryMap memoryMap = this::findForKernel;
-    private volatile LaunchObserver launchObserver;
 
     LaunchArea(DriverState state, ContextArea contexts, MemoryArea memory, StreamArea streams, EventArea events, FunctionArea functions) {
         this.state = state;
@@ -61,11 +60,6 @@ final class LaunchArea {
         this.functions = functions;
         launchConfig = state.api.record("CUlaunchConfig").orElseThrow();
         launchAttribute = state.api.record("CUlaunchAttribute").orElseThrow();
-    }
-
-    /** Sets who sees every kernel launch before and after it runs (the trace layer's kernel snapshots); null: nobody. */
-    void observer(LaunchObserver observer) {
-        this.launchObserver = observer;
     }
 
     private boolean findForKernel(long address, long[] out) {
@@ -156,22 +150,25 @@ final class LaunchArea {
             return INVALID_VALUE;
         }
         Backend b = state.backend();
+        long stream = streams.nativeStream(hStream);
         int[] grid = {(int) gx, (int) gy, (int) gz}, block = {(int) bx, (int) by, (int) bz};
-        LaunchObserver obs = launchObserver;
+        LaunchObserver obs = state.launchObserver();
         LaunchObserver.KernelLaunch seen = null;
         Object token = null;
-        if (obs != null && b.synchronous()) {
+        if (obs != null) {
             try {
                 if (obs.wants(fn.kernel.name())) {
+                    // on an asynchronous backend the before-images are read once the stream's earlier work is done
+                    if (!b.synchronous()) b.synchronizeStream(stream);
                     seen = new LaunchObserver.KernelLaunch(f, fn.kernel.name(), fn.module.ptx, new long[] {gx, gy, gz}, new long[] {bx, by, bz},
-                            shared, buffer.clone(), pointedTo(buffer));
+                            shared, buffer.clone(), pointedTo(buffer), this::read);
                     token = obs.before(seen);
                 }
             } catch (RuntimeException e) {
                 seen = null; // a failing observer never stops the launch
             }
         }
-        Backend.LaunchOutcome out = b.launch(new Backend.LaunchRequest(fn.loaded, grid, block, (int) shared, streams.nativeStream(hStream), buffer,
+        Backend.LaunchOutcome out = b.launch(new Backend.LaunchRequest(fn.loaded, grid, block, (int) shared, stream, buffer,
                 kernelParams != 0, memoryMap, state.attributes.byName().get("MULTIPROCESSOR_COUNT"), stackLimit()));
         if (state.wantsEvents() && out.event() != null) state.event(out.event().get());
         if (out.result() != SUCCESS) return out.result();
@@ -180,13 +177,24 @@ final class LaunchArea {
             contexts.current().fault(out.kernelError());
         }
         if (seen != null) {
+            // a snapshotted launch on an asynchronous backend waits for the kernel: its result is the wait's
+            int result = b.synchronous() ? out.kernelError() : b.synchronizeStream(stream);
             try {
-                obs.after(token, seen, out.kernelError());
+                obs.after(token, seen, result);
             } catch (RuntimeException e) {
                 // the observer's failure is its own
             }
         }
         return SUCCESS;
+    }
+
+    /** The bytes of a region a launch's parameters point into, read through the backend (kernel snapshots). */
+    private byte[] read(long address, long size) {
+        try {
+            return state.backend().read(address, size, memory.onDevice(address, size));
+        } catch (dev.zluda.runtime.backend.BackendException e) {
+            throw new IllegalStateException("cannot read " + size + " bytes at 0x" + Long.toHexString(address) + ": " + e.getMessage(), e);
+        }
     }
 
     private static long u(int v) {
