@@ -194,7 +194,9 @@ public final class CudaApi {
         for (DriverDispatch.Entry e : entries.values()) {
             if (e.function().role() == Role.NONE) overlayProblems.add("cuda-api-driver.yaml: " + e.function().name() + " is served but has no role");
         }
-        return new DriverDispatch(entries, areas);
+        List<String> views = strings(driver.path("views"));
+        for (String v : views) if (record(v).isEmpty()) overlayProblems.add("cuda-api-driver.yaml: views names " + v + ", which is no struct of cuda.h");
+        return new DriverDispatch(entries, areas, views);
     }
 
     /** Whether two functions take parameters of the same types, in the same order (after typedefs). */

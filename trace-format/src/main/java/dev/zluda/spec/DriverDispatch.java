@@ -26,10 +26,20 @@ public final class DriverDispatch {
 
     private final Map<Integer, Entry> entries;
     private final List<String> areas;
+    private final List<String> views;
 
-    DriverDispatch(Map<Integer, Entry> entries, List<String> areas) {
+    DriverDispatch(Map<Integer, Entry> entries, List<String> areas, List<String> views) {
         this.entries = Collections.unmodifiableMap(new LinkedHashMap<>(entries));
         this.areas = List.copyOf(areas);
+        this.views = List.copyOf(views);
+    }
+
+    /**
+     * The structs the driver reads and writes through views generated from their layouts ({@code views} of
+     * cuda-api-driver.yaml; {@code CudaStructs}), by the typedef name the driver uses.
+     */
+    public List<String> views() {
+        return views;
     }
 
     /** How a function is served, or empty when the driver does not implement it. */

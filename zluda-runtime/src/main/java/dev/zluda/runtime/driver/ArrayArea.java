@@ -1,5 +1,10 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.runtime.api.CudaStructs.CUDA_ARRAY3D_DESCRIPTOR;
+import dev.zluda.runtime.api.CudaStructs.CUDA_ARRAY3D_DESCRIPTOR_v1;
+import dev.zluda.runtime.api.CudaStructs.CUDA_ARRAY_DESCRIPTOR;
+import dev.zluda.runtime.api.CudaStructs.CUDA_ARRAY_DESCRIPTOR_v1;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -108,26 +113,30 @@ final class ArrayArea {
     /** cuArrayCreate_v2 (CUDA_ARRAY_DESCRIPTOR: Width, Height, Format, NumChannels): a 1D (Height 0) or 2D array. */
     public int cuArrayCreate_v2(long pHandle, long desc) {
         if (desc == 0) return INVALID_VALUE;
-        return createArray(pHandle, getLong(desc), getLong(desc + 8), 0, getInt(desc + 16), getInt(desc + 20), 0);
+        return createArray(pHandle, CUDA_ARRAY_DESCRIPTOR.Width(desc), CUDA_ARRAY_DESCRIPTOR.Height(desc), 0, CUDA_ARRAY_DESCRIPTOR.Format(desc),
+                CUDA_ARRAY_DESCRIPTOR.NumChannels(desc), 0);
     }
 
     /** cuArrayCreate, the CUDA 3.1 form: CUDA_ARRAY_DESCRIPTOR_v1 with 32-bit Width and Height. */
     public int cuArrayCreate(long pHandle, long desc) {
         if (desc == 0) return INVALID_VALUE;
-        return createArray(pHandle, getInt(desc) & 0xFFFF_FFFFL, getInt(desc + 4) & 0xFFFF_FFFFL, 0, getInt(desc + 8), getInt(desc + 12), 0);
+        return createArray(pHandle, Integer.toUnsignedLong(CUDA_ARRAY_DESCRIPTOR_v1.Width(desc)), Integer.toUnsignedLong(CUDA_ARRAY_DESCRIPTOR_v1.Height(desc)), 0,
+                CUDA_ARRAY_DESCRIPTOR_v1.Format(desc), CUDA_ARRAY_DESCRIPTOR_v1.NumChannels(desc), 0);
     }
 
     /** cuArray3DCreate_v2 (CUDA_ARRAY3D_DESCRIPTOR: Width, Height, Depth, Format, NumChannels, Flags). */
     public int cuArray3DCreate_v2(long pHandle, long desc) {
         if (desc == 0) return INVALID_VALUE;
-        return createArray(pHandle, getLong(desc), getLong(desc + 8), getLong(desc + 16), getInt(desc + 24), getInt(desc + 28), getInt(desc + 32));
+        return createArray(pHandle, CUDA_ARRAY3D_DESCRIPTOR.Width(desc), CUDA_ARRAY3D_DESCRIPTOR.Height(desc), CUDA_ARRAY3D_DESCRIPTOR.Depth(desc),
+                CUDA_ARRAY3D_DESCRIPTOR.Format(desc), CUDA_ARRAY3D_DESCRIPTOR.NumChannels(desc), CUDA_ARRAY3D_DESCRIPTOR.Flags(desc));
     }
 
     /** cuArray3DCreate, the CUDA 3.1 form with 32-bit sizes (CUDA_ARRAY3D_DESCRIPTOR_v1). */
     public int cuArray3DCreate(long pHandle, long desc) {
         if (desc == 0) return INVALID_VALUE;
-        return createArray(pHandle, getInt(desc) & 0xFFFF_FFFFL, getInt(desc + 4) & 0xFFFF_FFFFL, getInt(desc + 8) & 0xFFFF_FFFFL,
-                getInt(desc + 12), getInt(desc + 16), getInt(desc + 20));
+        return createArray(pHandle, Integer.toUnsignedLong(CUDA_ARRAY3D_DESCRIPTOR_v1.Width(desc)),
+                Integer.toUnsignedLong(CUDA_ARRAY3D_DESCRIPTOR_v1.Height(desc)), Integer.toUnsignedLong(CUDA_ARRAY3D_DESCRIPTOR_v1.Depth(desc)),
+                CUDA_ARRAY3D_DESCRIPTOR_v1.Format(desc), CUDA_ARRAY3D_DESCRIPTOR_v1.NumChannels(desc), CUDA_ARRAY3D_DESCRIPTOR_v1.Flags(desc));
     }
 
     CuArray array(long h) {
@@ -150,10 +159,10 @@ final class ArrayArea {
         CuArray a = array(hArray);
         if (a == null) return INVALID_HANDLE;
         if (desc == 0) return INVALID_VALUE;
-        putLong(desc, a.width);
-        putLong(desc + 8, a.height);
-        putInt(desc + 16, a.format);
-        putInt(desc + 20, a.channels);
+        CUDA_ARRAY_DESCRIPTOR.Width(desc, a.width);
+        CUDA_ARRAY_DESCRIPTOR.Height(desc, a.height);
+        CUDA_ARRAY_DESCRIPTOR.Format(desc, a.format);
+        CUDA_ARRAY_DESCRIPTOR.NumChannels(desc, a.channels);
         return SUCCESS;
     }
 
@@ -163,10 +172,10 @@ final class ArrayArea {
         CuArray a = array(hArray);
         if (a == null) return INVALID_HANDLE;
         if (desc == 0) return INVALID_VALUE;
-        putInt(desc, (int) a.width);
-        putInt(desc + 4, (int) a.height);
-        putInt(desc + 8, a.format);
-        putInt(desc + 12, a.channels);
+        CUDA_ARRAY_DESCRIPTOR_v1.Width(desc, (int) a.width);
+        CUDA_ARRAY_DESCRIPTOR_v1.Height(desc, (int) a.height);
+        CUDA_ARRAY_DESCRIPTOR_v1.Format(desc, a.format);
+        CUDA_ARRAY_DESCRIPTOR_v1.NumChannels(desc, a.channels);
         return SUCCESS;
     }
 
@@ -176,12 +185,12 @@ final class ArrayArea {
         CuArray a = array(hArray);
         if (a == null) return INVALID_HANDLE;
         if (desc == 0) return INVALID_VALUE;
-        putLong(desc, a.width);
-        putLong(desc + 8, a.height);
-        putLong(desc + 16, a.depth);
-        putInt(desc + 24, a.format);
-        putInt(desc + 28, a.channels);
-        putInt(desc + 32, a.flags);
+        CUDA_ARRAY3D_DESCRIPTOR.Width(desc, a.width);
+        CUDA_ARRAY3D_DESCRIPTOR.Height(desc, a.height);
+        CUDA_ARRAY3D_DESCRIPTOR.Depth(desc, a.depth);
+        CUDA_ARRAY3D_DESCRIPTOR.Format(desc, a.format);
+        CUDA_ARRAY3D_DESCRIPTOR.NumChannels(desc, a.channels);
+        CUDA_ARRAY3D_DESCRIPTOR.Flags(desc, a.flags);
         return SUCCESS;
     }
 
@@ -191,12 +200,12 @@ final class ArrayArea {
         CuArray a = array(hArray);
         if (a == null) return INVALID_HANDLE;
         if (desc == 0) return INVALID_VALUE;
-        putInt(desc, (int) a.width);
-        putInt(desc + 4, (int) a.height);
-        putInt(desc + 8, (int) a.depth);
-        putInt(desc + 12, a.format);
-        putInt(desc + 16, a.channels);
-        putInt(desc + 20, a.flags);
+        CUDA_ARRAY3D_DESCRIPTOR_v1.Width(desc, (int) a.width);
+        CUDA_ARRAY3D_DESCRIPTOR_v1.Height(desc, (int) a.height);
+        CUDA_ARRAY3D_DESCRIPTOR_v1.Depth(desc, (int) a.depth);
+        CUDA_ARRAY3D_DESCRIPTOR_v1.Format(desc, a.format);
+        CUDA_ARRAY3D_DESCRIPTOR_v1.NumChannels(desc, a.channels);
+        CUDA_ARRAY3D_DESCRIPTOR_v1.Flags(desc, a.flags);
         return SUCCESS;
     }
 

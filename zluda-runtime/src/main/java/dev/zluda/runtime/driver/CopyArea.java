@@ -1,6 +1,7 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.spec.CudaRecord;
+import dev.zluda.runtime.api.CudaStructs.CUDA_MEMCPY2D;
+import dev.zluda.runtime.api.CudaStructs.CUDA_MEMCPY3D;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -27,7 +28,6 @@ final class CopyArea {
     private final MemoryArea memory;
     private final StreamArea streams;
     private final ArrayArea arrays;
-    private final CudaRecord memcpy2d, memcpy3d;
 
     CopyArea(DriverState state, ContextArea contexts, MemoryArea memory, StreamArea streams, ArrayArea arrays) {
         this.state = state;
@@ -35,8 +35,6 @@ final class CopyArea {
         this.memory = memory;
         this.streams = streams;
         this.arrays = arrays;
-        memcpy2d = state.api.record("CUDA_MEMCPY2D").orElseThrow();
-        memcpy3d = state.api.record("CUDA_MEMCPY3D").orElseThrow();
     }
 
     /** Copies bytes whose device-side ranges were checked, through the backend. */
@@ -104,28 +102,46 @@ final class CopyArea {
         return s != SUCCESS ? s : cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     }
 
-    /** A field of a CUDA_MEMCPY2D/3D descriptor, read at the offset the spec gives for x86-64. */
-    private static long field(CudaRecord r, long base, String name) {
-        for (CudaRecord.Field f : r.fields()) {
-            if (f.name().equals(name)) return f.size() == 8 ? getLong(base + f.offset()) : getInt(base + f.offset()) & 0xFFFF_FFFFL;
+    /**
+     * What a copy of pitched linear memory reads from a CUDA_MEMCPY2D or CUDA_MEMCPY3D (a 2D copy is one slice:
+     * depth 1, z 0, slice heights the copy's height).
+     */
+    private record Descriptor(long width, long height, long depth, int srcType, int dstType, long src, long dst, long srcPitch, long dstPitch,
+                              long srcHeight, long dstHeight, long srcX, long srcY, long srcZ, long dstX, long dstY, long dstZ) {
+        static Descriptor of(long p, boolean is3d) {
+            if (is3d) {
+                int st = CUDA_MEMCPY3D.srcMemoryType(p), dt = CUDA_MEMCPY3D.dstMemoryType(p);
+                return new Descriptor(CUDA_MEMCPY3D.WidthInBytes(p), CUDA_MEMCPY3D.Height(p), CUDA_MEMCPY3D.Depth(p), st, dt,
+                        st == MemoryArea.MEMTYPE_HOST ? CUDA_MEMCPY3D.srcHost(p) : CUDA_MEMCPY3D.srcDevice(p),
+                        dt == MemoryArea.MEMTYPE_HOST ? CUDA_MEMCPY3D.dstHost(p) : CUDA_MEMCPY3D.dstDevice(p),
+                        CUDA_MEMCPY3D.srcPitch(p), CUDA_MEMCPY3D.dstPitch(p), CUDA_MEMCPY3D.srcHeight(p), CUDA_MEMCPY3D.dstHeight(p),
+                        CUDA_MEMCPY3D.srcXInBytes(p), CUDA_MEMCPY3D.srcY(p), CUDA_MEMCPY3D.srcZ(p),
+                        CUDA_MEMCPY3D.dstXInBytes(p), CUDA_MEMCPY3D.dstY(p), CUDA_MEMCPY3D.dstZ(p));
+            }
+            int st = CUDA_MEMCPY2D.srcMemoryType(p), dt = CUDA_MEMCPY2D.dstMemoryType(p);
+            long height = CUDA_MEMCPY2D.Height(p);
+            return new Descriptor(CUDA_MEMCPY2D.WidthInBytes(p), height, 1, st, dt,
+                    st == MemoryArea.MEMTYPE_HOST ? CUDA_MEMCPY2D.srcHost(p) : CUDA_MEMCPY2D.srcDevice(p),
+                    dt == MemoryArea.MEMTYPE_HOST ? CUDA_MEMCPY2D.dstHost(p) : CUDA_MEMCPY2D.dstDevice(p),
+                    CUDA_MEMCPY2D.srcPitch(p), CUDA_MEMCPY2D.dstPitch(p), height, height,
+                    CUDA_MEMCPY2D.srcXInBytes(p), CUDA_MEMCPY2D.srcY(p), 0, CUDA_MEMCPY2D.dstXInBytes(p), CUDA_MEMCPY2D.dstY(p), 0);
         }
-        throw new IllegalStateException(r.name() + " has no field " + name);
     }
 
     /** CUDA Driver API, cuMemcpy2D / cuMemcpy3D: copies Depth × Height rows of WidthInBytes bytes between pitched linear memory. */
-    private int copy3d(CudaRecord r, long p, boolean is3d) {
+    private int copy3d(long p, boolean is3d) {
         int rc = contexts.checkContext();
         if (rc != SUCCESS) return rc;
         if (p == 0) return INVALID_VALUE;
-        long width = field(r, p, "WidthInBytes"), height = field(r, p, "Height"), depth = is3d ? field(r, p, "Depth") : 1;
-        int srcType = (int) field(r, p, "srcMemoryType"), dstType = (int) field(r, p, "dstMemoryType");
+        Descriptor c = Descriptor.of(p, is3d);
+        long width = c.width, height = c.height, depth = c.depth;
+        int srcType = c.srcType, dstType = c.dstType;
         if (srcType == MemoryArea.MEMTYPE_ARRAY || dstType == MemoryArea.MEMTYPE_ARRAY) return NOT_SUPPORTED;
-        long src = srcType == MemoryArea.MEMTYPE_HOST ? field(r, p, "srcHost") : field(r, p, "srcDevice");
-        long dst = dstType == MemoryArea.MEMTYPE_HOST ? field(r, p, "dstHost") : field(r, p, "dstDevice");
-        long srcPitch = field(r, p, "srcPitch"), dstPitch = field(r, p, "dstPitch");
-        long srcHeight = is3d ? field(r, p, "srcHeight") : height, dstHeight = is3d ? field(r, p, "dstHeight") : height;
-        long srcX = field(r, p, "srcXInBytes"), srcY = field(r, p, "srcY"), dstX = field(r, p, "dstXInBytes"), dstY = field(r, p, "dstY");
-        long srcZ = is3d ? field(r, p, "srcZ") : 0, dstZ = is3d ? field(r, p, "dstZ") : 0;
+        long src = c.src, dst = c.dst;
+        long srcPitch = c.srcPitch, dstPitch = c.dstPitch;
+        long srcHeight = c.srcHeight, dstHeight = c.dstHeight;
+        long srcX = c.srcX, srcY = c.srcY, dstX = c.dstX, dstY = c.dstY;
+        long srcZ = c.srcZ, dstZ = c.dstZ;
         if (width == 0 || height == 0 || depth == 0) return SUCCESS;
         if (srcPitch < width && height > 1 || dstPitch < width && height > 1) return INVALID_VALUE;
         long srcFirst = src + srcX + srcPitch * (srcY + srcHeight * srcZ);
@@ -160,7 +176,7 @@ final class CopyArea {
     public int cuMemcpy2D_v2(long pCopy) {
         try (Arena a = Arena.ofConfined()) {
             long c = arraysAsDevice(pCopy, false, a);
-            return c == 0 && pCopy != 0 ? INVALID_VALUE : copy3d(memcpy2d, c, false);
+            return c == 0 && pCopy != 0 ? INVALID_VALUE : copy3d(c, false);
         }
     }
 
@@ -168,7 +184,7 @@ final class CopyArea {
     public int cuMemcpy3D_v2(long pCopy) {
         try (Arena a = Arena.ofConfined()) {
             long c = arraysAsDevice(pCopy, true, a);
-            return c == 0 && pCopy != 0 ? INVALID_VALUE : copy3d(memcpy3d, c, true);
+            return c == 0 && pCopy != 0 ? INVALID_VALUE : copy3d(c, true);
         }
     }
 
@@ -245,28 +261,40 @@ final class CopyArea {
      */
     private long arraysAsDevice(long p, boolean is3d, Arena arena) {
         if (p == 0) return p;
-        long srcType = is3d ? 32 : 16, dstType = is3d ? 120 : 72;
-        int st = getInt(p + srcType), dt = getInt(p + dstType);
+        int st = is3d ? CUDA_MEMCPY3D.srcMemoryType(p) : CUDA_MEMCPY2D.srcMemoryType(p);
+        int dt = is3d ? CUDA_MEMCPY3D.dstMemoryType(p) : CUDA_MEMCPY2D.dstMemoryType(p);
         if (st != MemoryArea.MEMTYPE_ARRAY && dt != MemoryArea.MEMTYPE_ARRAY) return p;
-        int size = is3d ? 200 : 128;
+        int size = is3d ? CUDA_MEMCPY3D.SIZE : CUDA_MEMCPY2D.SIZE;
         MemorySegment copy = arena.allocate(size, 8);
         MemorySegment.copy(at(p, size), 0, copy, 0, size);
         long c = copy.address();
         if (st == MemoryArea.MEMTYPE_ARRAY) {
-            ArrayArea.CuArray a = arrays.array(getLong(p + (is3d ? 56 : 40)));
+            ArrayArea.CuArray a = arrays.array(is3d ? CUDA_MEMCPY3D.srcArray(p) : CUDA_MEMCPY2D.srcArray(p));
             if (a == null) return 0;
-            putInt(c + srcType, MemoryArea.MEMTYPE_DEVICE);
-            putLong(c + (is3d ? 48 : 32), a.base);
-            putLong(c + (is3d ? 72 : 48), a.rowBytes());
-            if (is3d) putLong(c + 80, Math.max(1, a.height));
+            if (is3d) {
+                CUDA_MEMCPY3D.srcMemoryType(c, MemoryArea.MEMTYPE_DEVICE);
+                CUDA_MEMCPY3D.srcDevice(c, a.base);
+                CUDA_MEMCPY3D.srcPitch(c, a.rowBytes());
+                CUDA_MEMCPY3D.srcHeight(c, Math.max(1, a.height));
+            } else {
+                CUDA_MEMCPY2D.srcMemoryType(c, MemoryArea.MEMTYPE_DEVICE);
+                CUDA_MEMCPY2D.srcDevice(c, a.base);
+                CUDA_MEMCPY2D.srcPitch(c, a.rowBytes());
+            }
         }
         if (dt == MemoryArea.MEMTYPE_ARRAY) {
-            ArrayArea.CuArray a = arrays.array(getLong(p + (is3d ? 144 : 96)));
+            ArrayArea.CuArray a = arrays.array(is3d ? CUDA_MEMCPY3D.dstArray(p) : CUDA_MEMCPY2D.dstArray(p));
             if (a == null) return 0;
-            putInt(c + dstType, MemoryArea.MEMTYPE_DEVICE);
-            putLong(c + (is3d ? 136 : 88), a.base);
-            putLong(c + (is3d ? 160 : 104), a.rowBytes());
-            if (is3d) putLong(c + 168, Math.max(1, a.height));
+            if (is3d) {
+                CUDA_MEMCPY3D.dstMemoryType(c, MemoryArea.MEMTYPE_DEVICE);
+                CUDA_MEMCPY3D.dstDevice(c, a.base);
+                CUDA_MEMCPY3D.dstPitch(c, a.rowBytes());
+                CUDA_MEMCPY3D.dstHeight(c, Math.max(1, a.height));
+            } else {
+                CUDA_MEMCPY2D.dstMemoryType(c, MemoryArea.MEMTYPE_DEVICE);
+                CUDA_MEMCPY2D.dstDevice(c, a.base);
+                CUDA_MEMCPY2D.dstPitch(c, a.rowBytes());
+            }
         }
         return c;
     }

@@ -1,5 +1,6 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.runtime.api.CudaStructs.CUdevprop;
 import dev.zluda.runtime.emulator.EmulatorDevice;
 import dev.zluda.runtime.hip.HipBackend;
 import dev.zluda.spec.CudaFunction;
@@ -205,17 +206,24 @@ final class DeviceArea {
     }
 
     public int cuDeviceGetProperties(long prop, int dev) {
-        // CUdevprop: maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], sharedMemPerBlock, totalConstantMemory,
-        // SIMDWidth, memPitch, regsPerBlock, clockRate, textureAlign (all int, 56 bytes)
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (prop == 0) return INVALID_VALUE;
         var a = state.attributes.byName();
-        int[] v = {a.get("MAX_THREADS_PER_BLOCK"), a.get("MAX_BLOCK_DIM_X"), a.get("MAX_BLOCK_DIM_Y"), a.get("MAX_BLOCK_DIM_Z"),
-                a.get("MAX_GRID_DIM_X"), a.get("MAX_GRID_DIM_Y"), a.get("MAX_GRID_DIM_Z"), a.get("MAX_SHARED_MEMORY_PER_BLOCK"),
-                a.get("TOTAL_CONSTANT_MEMORY"), a.get("WARP_SIZE"), a.get("MAX_PITCH"), a.get("MAX_REGISTERS_PER_BLOCK"),
-                a.get("CLOCK_RATE"), a.get("TEXTURE_ALIGNMENT")};
-        for (int i = 0; i < v.length; i++) putInt(prop + 4L * i, v[i]);
+        CUdevprop.maxThreadsPerBlock(prop, a.get("MAX_THREADS_PER_BLOCK"));
+        CUdevprop.maxThreadsDim(prop, 0, a.get("MAX_BLOCK_DIM_X"));
+        CUdevprop.maxThreadsDim(prop, 1, a.get("MAX_BLOCK_DIM_Y"));
+        CUdevprop.maxThreadsDim(prop, 2, a.get("MAX_BLOCK_DIM_Z"));
+        CUdevprop.maxGridSize(prop, 0, a.get("MAX_GRID_DIM_X"));
+        CUdevprop.maxGridSize(prop, 1, a.get("MAX_GRID_DIM_Y"));
+        CUdevprop.maxGridSize(prop, 2, a.get("MAX_GRID_DIM_Z"));
+        CUdevprop.sharedMemPerBlock(prop, a.get("MAX_SHARED_MEMORY_PER_BLOCK"));
+        CUdevprop.totalConstantMemory(prop, a.get("TOTAL_CONSTANT_MEMORY"));
+        CUdevprop.SIMDWidth(prop, a.get("WARP_SIZE"));
+        CUdevprop.memPitch(prop, a.get("MAX_PITCH"));
+        CUdevprop.regsPerBlock(prop, a.get("MAX_REGISTERS_PER_BLOCK"));
+        CUdevprop.clockRate(prop, a.get("CLOCK_RATE"));
+        CUdevprop.textureAlign(prop, a.get("TEXTURE_ALIGNMENT"));
         return SUCCESS;
     }
 

@@ -1,5 +1,7 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.runtime.api.CudaStructs.CUmemLocation;
+
 import static dev.zluda.runtime.driver.CuResult.*;
 import static dev.zluda.runtime.driver.Native.at;
 import static dev.zluda.runtime.driver.Native.getInt;
@@ -61,7 +63,7 @@ final class HintArea {
 
     /** CUmemLocationType: DEVICE 1 (id an ordinal), HOST 2, HOST_NUMA 3, HOST_NUMA_CURRENT 4. */
     private int checkLocation(long location) {
-        int type = getInt(location), id = getInt(location + 4);
+        int type = CUmemLocation.type(location), id = CUmemLocation.id(location);
         if (type == LOCATION_TYPE_DEVICE) return devices.checkDevice(id) == SUCCESS ? SUCCESS : INVALID_DEVICE;
         return type >= 2 && type <= 4 ? SUCCESS : INVALID_VALUE;
     }

@@ -3,7 +3,8 @@ package dev.zluda.runtime.driver;
 import dev.zluda.ptx.ParamInfo;
 import dev.zluda.runtime.backend.Backend;
 import dev.zluda.runtime.emulator.MemoryMap;
-import dev.zluda.spec.CudaRecord;
+import dev.zluda.runtime.api.CudaStructs.CUlaunchAttribute;
+import dev.zluda.runtime.api.CudaStructs.CUlaunchConfig;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -48,7 +49,6 @@ final class LaunchArea {
     private final StreamArea streams;
     private final EventArea events;
     private final FunctionArea functions;
-    private final CudaRecord launchConfig, launchAttribute;
     private final MemoryMap memoryMap = this::findForKernel;
 
     LaunchArea(DriverState state, ContextArea contexts, MemoryArea memory, StreamArea streams, EventArea events, FunctionArea functions) {
@@ -58,8 +58,6 @@ final class LaunchArea {
         this.streams = streams;
         this.events = events;
         this.functions = functions;
-        launchConfig = state.api.record("CUlaunchConfig").orElseThrow();
-        launchAttribute = state.api.record("CUlaunchAttribute").orElseThrow();
     }
 
     private boolean findForKernel(long address, long[] out) {
@@ -207,18 +205,6 @@ final class LaunchArea {
                 kernelParams, extra);
     }
 
-    private static long field(CudaRecord r, long base, String name) {
-        for (CudaRecord.Field f : r.fields()) {
-            if (f.name().equals(name)) return f.size() == 8 ? getLong(base + f.offset()) : getInt(base + f.offset()) & 0xFFFF_FFFFL;
-        }
-        throw new IllegalStateException(r.name() + " has no field " + name);
-    }
-
-    private static long offset(CudaRecord r, String name) {
-        for (CudaRecord.Field f : r.fields()) if (f.name().equals(name)) return f.offset();
-        throw new IllegalStateException(r.name() + " has no field " + name);
-    }
-
     /**
      * cuLaunchKernelEx: the CUlaunchConfig record as the spec lays it out. Attributes: cooperative
      * launches and clusters larger than one CTA are CUDA_ERROR_NOT_SUPPORTED; a launch-completion or
@@ -229,33 +215,33 @@ final class LaunchArea {
     public int cuLaunchKernelEx(long config, long f, long kernelParams, long extra) {
         if (!state.initialized) return NOT_INITIALIZED;
         if (config == 0) return INVALID_VALUE;
-        long attrs = field(launchConfig, config, "attrs");
-        long numAttrs = field(launchConfig, config, "numAttrs");
+        long attrs = CUlaunchConfig.attrs(config);
+        long numAttrs = Integer.toUnsignedLong(CUlaunchConfig.numAttrs(config));
         if (numAttrs > 0 && attrs == 0) return INVALID_VALUE;
-        long valueOff = offset(launchAttribute, "value");
         List<Long> completion = new ArrayList<>();
         for (long i = 0; i < numAttrs; i++) {
-            long at = attrs + i * launchAttribute.size();
-            int id = getInt(at);
-            long v = at + valueOff;
-            switch (id) {
+            long at = attrs + i * CUlaunchAttribute.SIZE;
+            switch (CUlaunchAttribute.id(at)) {
                 case 0, 1, 3, 5, 6, 8, 9, 10, 11, 13, 14, 16 -> {}
                 case 2 -> {
-                    if (getInt(v) != 0) return NOT_SUPPORTED; // cooperative launch
+                    if (CUlaunchAttribute.value_cooperative(at) != 0) return NOT_SUPPORTED; // cooperative launch
                 }
                 case 4 -> {
-                    if (getInt(v) > 1 || getInt(v + 4) > 1 || getInt(v + 8) > 1) return NOT_SUPPORTED; // cluster dimension
+                    if (CUlaunchAttribute.value_clusterDim_x(at) > 1 || CUlaunchAttribute.value_clusterDim_y(at) > 1
+                            || CUlaunchAttribute.value_clusterDim_z(at) > 1) return NOT_SUPPORTED; // cluster dimension
                 }
-                case 7, 12 -> completion.add(getLong(v)); // programmatic event, launch completion event
+                // programmatic event, launch completion event: the event is the union's first member
+                case 7 -> completion.add(CUlaunchAttribute.value_programmaticEvent_event(at));
+                case 12 -> completion.add(CUlaunchAttribute.value_launchCompletionEvent_event(at));
                 default -> {
                     return INVALID_VALUE;
                 }
             }
         }
-        long stream = field(launchConfig, config, "hStream");
-        int r = launch(f, field(launchConfig, config, "gridDimX"), field(launchConfig, config, "gridDimY"),
-                field(launchConfig, config, "gridDimZ"), field(launchConfig, config, "blockDimX"), field(launchConfig, config, "blockDimY"),
-                field(launchConfig, config, "blockDimZ"), field(launchConfig, config, "sharedMemBytes"), stream, kernelParams, extra);
+        long stream = CUlaunchConfig.hStream(config);
+        int r = launch(f, u(CUlaunchConfig.gridDimX(config)), u(CUlaunchConfig.gridDimY(config)), u(CUlaunchConfig.gridDimZ(config)),
+                u(CUlaunchConfig.blockDimX(config)), u(CUlaunchConfig.blockDimY(config)), u(CUlaunchConfig.blockDimZ(config)),
+                u(CUlaunchConfig.sharedMemBytes(config)), stream, kernelParams, extra);
         if (r == SUCCESS) for (long e : completion) if (e != 0) events.cuEventRecord(e, stream);
         return r;
     }

@@ -1,6 +1,8 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.spec.CudaRecord;
+import dev.zluda.runtime.api.CudaStructs.CUmemAccessDesc;
+import dev.zluda.runtime.api.CudaStructs.CUmemLocation;
+import dev.zluda.runtime.api.CudaStructs.CUmemPoolProps;
 
 import java.util.Map;
 import java.util.Set;
@@ -26,7 +28,6 @@ final class PoolArea {
     private final ContextArea contexts;
     private final MemoryArea memory;
     private final StreamArea streams;
-    private final CudaRecord poolProps, accessDesc;
 
     PoolArea(DriverState state, DeviceArea device, ContextArea contexts, MemoryArea memory, StreamArea streams) {
         this.state = state;
@@ -34,25 +35,6 @@ final class PoolArea {
         this.contexts = contexts;
         this.memory = memory;
         this.streams = streams;
-        poolProps = state.api.record("CUmemPoolProps").orElseThrow();
-        accessDesc = state.api.record("CUmemAccessDesc").orElseThrow();
-    }
-
-    /**
-     * Offset of a field; "location.type" and "location.id" are the two ints of the nested
-     * CUmemLocation ({CUmemLocationType type; int id}, 8 bytes, cuda.h).
-     */
-    static long offset(CudaRecord r, String path) {
-        String[] parts = path.split("\\.");
-        long off = -1;
-        for (CudaRecord.Field f : r.fields()) if (f.name().equals(parts[0])) off = f.offset();
-        if (off < 0) throw new IllegalStateException(r.name() + " has no field " + parts[0]);
-        if (parts.length == 1) return off;
-        return switch (parts[1]) {
-            case "type" -> off;
-            case "id" -> off + 4;
-            default -> throw new IllegalStateException("CUmemLocation has no field " + parts[1]);
-        };
     }
 
     // ---------------------------------------------------------------- memory pools, stream-ordered allocation
@@ -144,10 +126,10 @@ final class PoolArea {
     public int cuMemPoolCreate(long pool, long poolPropsPtr) {
         if (!state.initialized) return NOT_INITIALIZED;
         if (pool == 0 || poolPropsPtr == 0) return INVALID_VALUE;
-        int allocType = getInt(poolPropsPtr + offset(poolProps, "allocType"));
-        int handleTypes = getInt(poolPropsPtr + offset(poolProps, "handleTypes"));
-        int locType = getInt(poolPropsPtr + offset(poolProps, "location.type"));
-        int locId = getInt(poolPropsPtr + offset(poolProps, "location.id"));
+        int allocType = CUmemPoolProps.allocType(poolPropsPtr);
+        int handleTypes = CUmemPoolProps.handleTypes(poolPropsPtr);
+        int locType = CUmemPoolProps.location_type(poolPropsPtr);
+        int locId = CUmemPoolProps.location_id(poolPropsPtr);
         if (allocType != ALLOCATION_TYPE_PINNED || locType != LOCATION_TYPE_DEVICE) return INVALID_VALUE;
         int r = device.checkDevice(locId);
         if (r != SUCCESS) return r == INVALID_DEVICE ? INVALID_VALUE : r;
@@ -232,11 +214,11 @@ final class PoolArea {
         if (!state.initialized) return NOT_INITIALIZED;
         Pool p = pools.get(pool);
         if (p == null || (count > 0 && map == 0) || count < 0) return INVALID_VALUE;
-        long size = accessDesc.size();
+        long size = CUmemAccessDesc.SIZE;
         for (long i = 0; i < count; i++) {
             long d = map + i * size;
-            int type = getInt(d + offset(accessDesc, "location.type")), id = getInt(d + offset(accessDesc, "location.id"));
-            int flags = getInt(d + offset(accessDesc, "flags"));
+            int type = CUmemAccessDesc.location_type(d), id = CUmemAccessDesc.location_id(d);
+            int flags = CUmemAccessDesc.flags(d);
             if (type != LOCATION_TYPE_DEVICE || device.checkDevice(id) != SUCCESS) return INVALID_VALUE;
             if (id == p.device && flags != ACCESS_READWRITE) return INVALID_VALUE;
         }
@@ -248,7 +230,7 @@ final class PoolArea {
         if (!state.initialized) return NOT_INITIALIZED;
         Pool p = pools.get(memPool);
         if (p == null || flags == 0 || location == 0) return INVALID_VALUE;
-        int type = getInt(location), id = getInt(location + 4);
+        int type = CUmemLocation.type(location), id = CUmemLocation.id(location);
         putInt(flags, type == LOCATION_TYPE_DEVICE && id == p.device ? ACCESS_READWRITE : 0);
         return SUCCESS;
     }

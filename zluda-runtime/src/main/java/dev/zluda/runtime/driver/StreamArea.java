@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.zluda.runtime.backend.BackendException;
-import dev.zluda.spec.CudaRecord;
+import dev.zluda.runtime.api.CudaStructs.CUstreamAttrValue;
 
 import static dev.zluda.runtime.driver.CuResult.*;
 import static dev.zluda.runtime.driver.Native.at;
@@ -57,12 +57,10 @@ final class StreamArea {
     private static final MethodHandle CALL_VOID_PTR = Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
     private static final MethodHandle CALL_STREAM_CALLBACK = Linker.nativeLinker().downcallHandle(
             FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
-    private final CudaRecord attrValue;
 
     StreamArea(DriverState state, ContextArea contexts) {
         this.state = state;
         this.contexts = contexts;
-        attrValue = state.api.record("CUstreamAttrValue").or(() -> state.api.record("CUlaunchAttributeValue")).orElseThrow();
     }
 
     /** SUCCESS for a stream the calling context may use (the default, legacy and per-thread streams, or a live one). */
@@ -234,7 +232,7 @@ final class StreamArea {
         if (r != SUCCESS) return r;
         if (value == 0 || !STREAM_ATTRIBUTES.contains(attr)) return INVALID_VALUE;
         byte[] v = streamAttributes.getOrDefault(streamKey(hStream), Map.of()).get(attr);
-        MemorySegment out = at(value, attrValue.size());
+        MemorySegment out = at(value, CUstreamAttrValue.SIZE);
         if (v != null) {
             MemorySegment.copy(v, 0, out, ValueLayout.JAVA_BYTE, 0, v.length);
         } else {
@@ -249,7 +247,7 @@ final class StreamArea {
         int r = checkStream(hStream);
         if (r != SUCCESS) return r;
         if (param == 0 || !STREAM_ATTRIBUTES.contains(attr)) return INVALID_VALUE;
-        byte[] v = at(param, attrValue.size()).toArray(ValueLayout.JAVA_BYTE);
+        byte[] v = at(param, CUstreamAttrValue.SIZE).toArray(ValueLayout.JAVA_BYTE);
         streamAttributes.computeIfAbsent(streamKey(hStream), k -> new ConcurrentHashMap<>()).put(attr, v);
         return SUCCESS;
     }

@@ -1,5 +1,7 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.runtime.api.CudaStructs.CUDA_RESOURCE_DESC;
+import dev.zluda.runtime.api.CudaStructs.CUDA_TEXTURE_DESC;
 import dev.zluda.runtime.emulator.TextureObject;
 
 import java.lang.foreign.Arena;
@@ -30,8 +32,8 @@ final class TextureArea {
     static final int ARRAY_LAYERED = 0x01, ARRAY_SURFACE_LDST = 0x02, ARRAY_CUBEMAP = 0x04, ARRAY_TEXTURE_GATHER = 0x08;
     /** CUresourcetype (cuda.h). */
     static final int RES_ARRAY = 0, RES_MIPMAPPED = 1, RES_LINEAR = 2, RES_PITCH2D = 3;
-    /** sizeof(CUDA_RESOURCE_DESC) and sizeof(CUDA_TEXTURE_DESC) on x86-64 (cuda.h). */
-    static final int RESOURCE_DESC_BYTES = 144, TEXTURE_DESC_BYTES = 104;
+    /** sizeof(CUDA_RESOURCE_DESC) and sizeof(CUDA_TEXTURE_DESC) on x86-64 (cuda.h, the spec's layouts). */
+    static final int RESOURCE_DESC_BYTES = CUDA_RESOURCE_DESC.SIZE, TEXTURE_DESC_BYTES = CUDA_TEXTURE_DESC.SIZE;
     /** CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT of the H200. */
     static final long TEXTURE_PITCH_ALIGNMENT = 32;
 
@@ -61,11 +63,11 @@ final class TextureArea {
      * receives the error when null.
      */
     private TextureObject resource(long pResDesc, boolean surface, int[] rc) {
-        int type = getInt(pResDesc);
-        long u = pResDesc + 8; // the union res
+        int type = CUDA_RESOURCE_DESC.resType(pResDesc);
+        long u = pResDesc;
         switch (type) {
             case RES_ARRAY -> {
-                long h = getLong(u);
+                long h = CUDA_RESOURCE_DESC.res_array_hArray(u);
                 ArrayArea.CuArray a = arrays.array(h);
                 if (a == null) {
                     rc[0] = INVALID_HANDLE;
@@ -86,8 +88,9 @@ final class TextureArea {
                     rc[0] = NOT_SUPPORTED;
                     return null;
                 }
-                long ptr = getLong(u);
-                int format = getInt(u + 8), channels = getInt(u + 12);
+                // res.linear and res.pitch2D begin alike: devPtr, format, numChannels
+                long ptr = CUDA_RESOURCE_DESC.res_linear_devPtr(u);
+                int format = CUDA_RESOURCE_DESC.res_linear_format(u), channels = CUDA_RESOURCE_DESC.res_linear_numChannels(u);
                 int cs = TextureObject.formatSize(format);
                 if (cs == 0 || (channels != 1 && channels != 2 && channels != 4)) {
                     rc[0] = INVALID_VALUE;
@@ -95,7 +98,7 @@ final class TextureArea {
                 }
                 long es = (long) cs * channels;
                 if (type == RES_LINEAR) {
-                    long bytes = getLong(u + 16);
+                    long bytes = CUDA_RESOURCE_DESC.res_linear_sizeInBytes(u);
                     if (bytes <= 0 || memory.find(ptr, bytes) == null) {
                         rc[0] = INVALID_VALUE;
                         return null;
@@ -103,7 +106,8 @@ final class TextureArea {
                     return new TextureObject(ptr, 1, (int) Math.min(Integer.MAX_VALUE, bytes / es), 1, 1, bytes, bytes, format, channels, true,
                             new int[3], false, false, false, false, new int[4], false);
                 }
-                long w = getLong(u + 16), h = getLong(u + 24), pitch = getLong(u + 32);
+                long w = CUDA_RESOURCE_DESC.res_pitch2D_width(u), h = CUDA_RESOURCE_DESC.res_pitch2D_height(u);
+                long pitch = CUDA_RESOURCE_DESC.res_pitch2D_pitchInBytes(u);
                 if (w <= 0 || h <= 0 || pitch < w * es || pitch % TEXTURE_PITCH_ALIGNMENT != 0 || memory.find(ptr, pitch * (h - 1) + w * es) == null) {
                     rc[0] = INVALID_VALUE;
                     return null;
@@ -118,8 +122,8 @@ final class TextureArea {
     }
 
     /**
-     * CUDA Driver API, cuTexObjectCreate. CUDA_TEXTURE_DESC (x86-64): addressMode[3] at 0, filterMode at 12,
-     * flags at 16, borderColor[4] at 40; mipmap fields and maxAnisotropy are ignored (no mipmaps).
+     * CUDA Driver API, cuTexObjectCreate: CUDA_TEXTURE_DESC's addressMode[3], filterMode, flags and
+     * borderColor[4] are read; mipmap fields and maxAnisotropy are ignored (no mipmaps).
      *
      * @return CUDA_ERROR_INVALID_VALUE for null descriptors or an invalid resource, CUDA_ERROR_INVALID_HANDLE
      *     for an unknown array, CUDA_ERROR_NOT_SUPPORTED for resource views and mipmapped arrays, and on the hip
@@ -134,12 +138,12 @@ final class TextureArea {
         int[] rc = {SUCCESS};
         TextureObject res = resource(pResDesc, false, rc);
         if (res == null) return rc[0];
-        int[] am = {getInt(pTexDesc), getInt(pTexDesc + 4), getInt(pTexDesc + 8)};
+        int[] am = {CUDA_TEXTURE_DESC.addressMode(pTexDesc, 0), CUDA_TEXTURE_DESC.addressMode(pTexDesc, 1), CUDA_TEXTURE_DESC.addressMode(pTexDesc, 2)};
         for (int m : am) if (m < 0 || m > 3) return INVALID_VALUE;
-        int filter = getInt(pTexDesc + 12), flags = getInt(pTexDesc + 16);
+        int filter = CUDA_TEXTURE_DESC.filterMode(pTexDesc), flags = CUDA_TEXTURE_DESC.flags(pTexDesc);
         if (filter != 0 && filter != 1) return INVALID_VALUE;
-        int[] border = new int[4];
-        for (int i = 0; i < 4; i++) border[i] = getInt(pTexDesc + 40 + 4L * i);
+        int[] border = new int[4]; // the float colour's bits
+        for (int i = 0; i < 4; i++) border[i] = Float.floatToRawIntBits(CUDA_TEXTURE_DESC.borderColor(pTexDesc, i));
         TextureObject t = new TextureObject(res.base(), res.dims(), res.width(), res.height(), res.depth(), res.pitch(), res.slicePitch(),
                 res.format(), res.channels(), res.linearMemory(), am, filter == 1, (flags & 0x02) != 0, (flags & 0x01) != 0,
                 (flags & 0x10) != 0, border, false);
