@@ -92,6 +92,16 @@ public enum Role {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
+    /** The role of a function, {@link #NONE} for null (a capture's pseudo-function such as an export-table slot). */
+    public static Role of(CudaFunction f) {
+        return f == null ? NONE : f.role();
+    }
+
+    /** The role of the function with this exact name in the shared spec, {@link #NONE} when it has none or is unknown. */
+    public static Role of(String functionName) {
+        return functionName == null ? NONE : CudaApi.get().function(functionName).map(CudaFunction::role).orElse(NONE);
+    }
+
     /** The role a {@link #key()} names, or null. */
     public static Role ofKey(String key) {
         for (Role r : values()) if (r.key().equals(key)) return r;

@@ -132,7 +132,8 @@ public final class CallTracer {
                 index.put(p.name(), p.index());
             }
             Integer image = TracerGenerator.MODULE_IMAGE.get(f.name());
-            boolean file = f.name().equals("cuModuleLoad") || f.name().startsWith("cuLibraryLoadFromFile");
+            // a load whose image parameter is a C string names a file (cuModuleLoad, cuLibraryLoadFromFile)
+            boolean file = image != null && f.params().get(image).string();
             plans[f.id()] = new Plan(f, int32, index, image == null ? -1 : image, file);
         }
     }
@@ -188,7 +189,7 @@ public final class CallTracer {
     }
 
     /**
-     * The sink for the driver's own events ({@code ModuleLayer.driverEvents}): each line becomes a
+     * The sink for the driver's own events ({@code ZludaDriver.driverEvents}): each line becomes a
      * MARKER record on the calling thread's log, inside the call that caused it.
      */
     public java.util.function.Consumer<String> driverEvents() {
