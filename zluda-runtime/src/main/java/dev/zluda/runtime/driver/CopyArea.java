@@ -256,7 +256,7 @@ final class CopyArea {
 
     /**
      * A CUDA_MEMCPY2D/3D descriptor whose array sides are rewritten as device memory (the array's
-     * base, its row pitch and, for 3D, its height), for the layers below, which copy between
+     * base, its row pitch and, for 3D, its height), for {@link #copy3d}, which copies between
      * pitched linear memory; {@code p} itself when no side is an array; 0 for an unknown array.
      */
     private long arraysAsDevice(long p, boolean is3d, Arena arena) {

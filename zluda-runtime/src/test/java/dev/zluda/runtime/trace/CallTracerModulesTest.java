@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * The MODULE records of {@link CallTracer} for the load paths the sample programs do not take: a
- * fatbin wrapper loaded through CUDART_INTERFACE slot 1 (what {@code ExportTableLayer} reports),
+ * fatbin wrapper loaded through CUDART_INTERFACE slot 1 (what {@code ExportTableArea} reports),
  * a file given to {@code cuModuleLoad}, and {@code ZLUDA_CAPTURE_MODULES=ptx}. The fatbin is nvcc's
  * (kernels.zstd.fatbin, zluda-runtime/src/test/cuda/make-fatbins.sh); each dumped entry must have
  * the MD5 of what NVIDIA's {@code cuobjdump -xptx all / -xelf all} extracted from it
