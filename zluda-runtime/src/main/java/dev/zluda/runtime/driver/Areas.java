@@ -30,20 +30,20 @@ final class Areas {
     Areas(DriverState state, ExportTableArea.ModuleLoad moduleLoad) {
         this.state = state;
         device = new DeviceArea(state);
-        context = new ContextArea(state, device);
-        memory = new MemoryArea(state, context);
-        stream = new StreamArea(state, context);
-        event = new EventArea(state, context, stream);
-        array = new ArrayArea(state, context, memory);
-        copy = new CopyArea(state, context, memory, stream, array);
-        module = new ModuleArea(state, context, memory);
-        library = new LibraryArea(state, context, module);
-        function = new FunctionArea(state, device, context, module, library);
-        launch = new LaunchArea(state, context, memory, stream, event, function);
-        pool = new PoolArea(state, device, context, memory, stream);
-        hint = new HintArea(device, context, stream);
-        texture = new TextureArea(state, context, memory, array);
-        exportTable = new ExportTableArea(state, device, context, module, moduleLoad);
+        context = new ContextArea(state);
+        memory = new MemoryArea(state);
+        stream = new StreamArea(state);
+        event = new EventArea(state, stream);
+        array = new ArrayArea(state, memory);
+        copy = new CopyArea(state, memory, stream, array);
+        module = new ModuleArea(state, memory);
+        library = new LibraryArea(state, module);
+        function = new FunctionArea(state, module, library);
+        launch = new LaunchArea(state, memory, stream, event, function);
+        pool = new PoolArea(state, memory, stream);
+        hint = new HintArea(state, stream);
+        texture = new TextureArea(state, memory, array);
+        exportTable = new ExportTableArea(state, context, module, moduleLoad);
         // what a destroyed or reset context frees, in this order
         context.onRelease(exportTable::release);
         context.onRelease(memory::release);

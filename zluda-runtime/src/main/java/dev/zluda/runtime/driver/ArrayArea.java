@@ -24,13 +24,11 @@ import static dev.zluda.runtime.driver.Native.putLong;
  */
 final class ArrayArea {
     private final DriverState state;
-    private final ContextArea contexts;
     private final MemoryArea memory;
     private final java.util.List<java.util.function.Consumer<CuArray>> destroyed = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    ArrayArea(DriverState state, ContextArea contexts, MemoryArea memory) {
+    ArrayArea(DriverState state, MemoryArea memory) {
         this.state = state;
-        this.contexts = contexts;
         this.memory = memory;
     }
 
@@ -47,22 +45,7 @@ final class ArrayArea {
      * elements of {@code elementBytes} (format size × channels); textures and surfaces, which would
      * read it in other layouts, are not implemented.
      */
-    static final class CuArray {
-        final long handle, base, width, height, depth;
-        final int format, channels, flags, elementBytes;
-
-        CuArray(long handle, long base, long width, long height, long depth, int format, int channels, int flags, int elementBytes) {
-            this.handle = handle;
-            this.base = base;
-            this.width = width;
-            this.height = height;
-            this.depth = depth;
-            this.format = format;
-            this.channels = channels;
-            this.flags = flags;
-            this.elementBytes = elementBytes;
-        }
-
+    record CuArray(long handle, long base, long width, long height, long depth, int format, int channels, int flags, int elementBytes) {
         long rowBytes() {
             return width * elementBytes;
         }
@@ -85,7 +68,7 @@ final class ArrayArea {
     }
 
     private int createArray(long pHandle, long width, long height, long depth, int format, int channels, int flags) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (pHandle == 0 || width <= 0 || height < 0 || depth < 0 || (depth > 0 && height == 0)) return INVALID_VALUE;
         if (channels != 1 && channels != 2 && channels != 4) return INVALID_VALUE;
@@ -150,63 +133,64 @@ final class ArrayArea {
         if (!state.initialized) return NOT_INITIALIZED;
         CuArray a = arrays.remove(hArray);
         if (a == null) return INVALID_HANDLE;
-        return memory.cuMemFree_v2(a.base);
+        return memory.cuMemFree_v2(a.base());
+    }
+
+    /**
+     * Writes an array's descriptor: CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_HANDLE for an unknown array,
+     * CUDA_ERROR_INVALID_VALUE for a NULL descriptor, else {@code write} fills it.
+     */
+    private int describe(long desc, long hArray, java.util.function.Consumer<CuArray> write) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        CuArray a = array(hArray);
+        if (a == null) return INVALID_HANDLE;
+        if (desc == 0) return INVALID_VALUE;
+        write.accept(a);
+        return SUCCESS;
     }
 
     /** cuArrayGetDescriptor_v2: Width, Height, Format, NumChannels as created (a 3D array's depth is not part of it). */
     public int cuArrayGetDescriptor_v2(long desc, long hArray) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        CuArray a = array(hArray);
-        if (a == null) return INVALID_HANDLE;
-        if (desc == 0) return INVALID_VALUE;
-        CUDA_ARRAY_DESCRIPTOR.Width(desc, a.width);
-        CUDA_ARRAY_DESCRIPTOR.Height(desc, a.height);
-        CUDA_ARRAY_DESCRIPTOR.Format(desc, a.format);
-        CUDA_ARRAY_DESCRIPTOR.NumChannels(desc, a.channels);
-        return SUCCESS;
+        return describe(desc, hArray, a -> {
+            CUDA_ARRAY_DESCRIPTOR.Width(desc, a.width());
+            CUDA_ARRAY_DESCRIPTOR.Height(desc, a.height());
+            CUDA_ARRAY_DESCRIPTOR.Format(desc, a.format());
+            CUDA_ARRAY_DESCRIPTOR.NumChannels(desc, a.channels());
+        });
     }
 
     /** cuArrayGetDescriptor: the CUDA 3.1 form (32-bit Width and Height). */
     public int cuArrayGetDescriptor(long desc, long hArray) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        CuArray a = array(hArray);
-        if (a == null) return INVALID_HANDLE;
-        if (desc == 0) return INVALID_VALUE;
-        CUDA_ARRAY_DESCRIPTOR_v1.Width(desc, (int) a.width);
-        CUDA_ARRAY_DESCRIPTOR_v1.Height(desc, (int) a.height);
-        CUDA_ARRAY_DESCRIPTOR_v1.Format(desc, a.format);
-        CUDA_ARRAY_DESCRIPTOR_v1.NumChannels(desc, a.channels);
-        return SUCCESS;
+        return describe(desc, hArray, a -> {
+            CUDA_ARRAY_DESCRIPTOR_v1.Width(desc, (int) a.width());
+            CUDA_ARRAY_DESCRIPTOR_v1.Height(desc, (int) a.height());
+            CUDA_ARRAY_DESCRIPTOR_v1.Format(desc, a.format());
+            CUDA_ARRAY_DESCRIPTOR_v1.NumChannels(desc, a.channels());
+        });
     }
 
     /** cuArray3DGetDescriptor_v2: Width, Height, Depth, Format, NumChannels, Flags as created. */
     public int cuArray3DGetDescriptor_v2(long desc, long hArray) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        CuArray a = array(hArray);
-        if (a == null) return INVALID_HANDLE;
-        if (desc == 0) return INVALID_VALUE;
-        CUDA_ARRAY3D_DESCRIPTOR.Width(desc, a.width);
-        CUDA_ARRAY3D_DESCRIPTOR.Height(desc, a.height);
-        CUDA_ARRAY3D_DESCRIPTOR.Depth(desc, a.depth);
-        CUDA_ARRAY3D_DESCRIPTOR.Format(desc, a.format);
-        CUDA_ARRAY3D_DESCRIPTOR.NumChannels(desc, a.channels);
-        CUDA_ARRAY3D_DESCRIPTOR.Flags(desc, a.flags);
-        return SUCCESS;
+        return describe(desc, hArray, a -> {
+            CUDA_ARRAY3D_DESCRIPTOR.Width(desc, a.width());
+            CUDA_ARRAY3D_DESCRIPTOR.Height(desc, a.height());
+            CUDA_ARRAY3D_DESCRIPTOR.Depth(desc, a.depth());
+            CUDA_ARRAY3D_DESCRIPTOR.Format(desc, a.format());
+            CUDA_ARRAY3D_DESCRIPTOR.NumChannels(desc, a.channels());
+            CUDA_ARRAY3D_DESCRIPTOR.Flags(desc, a.flags());
+        });
     }
 
     /** cuArray3DGetDescriptor: the CUDA 3.1 form (32-bit sizes). */
     public int cuArray3DGetDescriptor(long desc, long hArray) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        CuArray a = array(hArray);
-        if (a == null) return INVALID_HANDLE;
-        if (desc == 0) return INVALID_VALUE;
-        CUDA_ARRAY3D_DESCRIPTOR_v1.Width(desc, (int) a.width);
-        CUDA_ARRAY3D_DESCRIPTOR_v1.Height(desc, (int) a.height);
-        CUDA_ARRAY3D_DESCRIPTOR_v1.Depth(desc, (int) a.depth);
-        CUDA_ARRAY3D_DESCRIPTOR_v1.Format(desc, a.format);
-        CUDA_ARRAY3D_DESCRIPTOR_v1.NumChannels(desc, a.channels);
-        CUDA_ARRAY3D_DESCRIPTOR_v1.Flags(desc, a.flags);
-        return SUCCESS;
+        return describe(desc, hArray, a -> {
+            CUDA_ARRAY3D_DESCRIPTOR_v1.Width(desc, (int) a.width());
+            CUDA_ARRAY3D_DESCRIPTOR_v1.Height(desc, (int) a.height());
+            CUDA_ARRAY3D_DESCRIPTOR_v1.Depth(desc, (int) a.depth());
+            CUDA_ARRAY3D_DESCRIPTOR_v1.Format(desc, a.format());
+            CUDA_ARRAY3D_DESCRIPTOR_v1.NumChannels(desc, a.channels());
+            CUDA_ARRAY3D_DESCRIPTOR_v1.Flags(desc, a.flags());
+        });
     }
 
 }

@@ -29,24 +29,16 @@ public final class Call {
     }
 
     /** The function called. */
-    public CudaFunction function() {
-        return function;
-    }
+    public CudaFunction function() { return function; }
 
     /** What the function does (from the spec). */
-    public Role role() {
-        return function.role();
-    }
+    public Role role() { return function.role(); }
 
     /** The arguments, one 64-bit word each; an interceptor must not change them. */
-    public long[] args() {
-        return args;
-    }
+    public long[] args() { return args; }
 
     /** Whether the driver made this call itself, not the program (the trace layer records only the program's). */
-    public boolean internal() {
-        return internal;
-    }
+    public boolean internal() { return internal; }
 
     /** Makes the kernel launches of this call seen by an observer (kernel snapshots); one observer per call. */
     public void observeLaunches(LaunchObserver observer) {

@@ -20,22 +20,20 @@ final class ContextArea {
     /** The API version a context reports (cuCtxGetApiVersion): 3020, as for every context since CUDA 3.2. */
     static final int CONTEXT_API_VERSION = 3020;
 
-    final Handles<Context> contexts = new Handles<>(1);
+    private final Handles<Context> contexts;
     private final AtomicLong contextIds = new AtomicLong();
-    private final ThreadLocal<ArrayDeque<Context>> stack = ThreadLocal.withInitial(ArrayDeque::new);
     private volatile Context primary;
     private int primaryRetains;
     private int primaryFlags;
     private final Object primaryLock = new Object();
 
     private final DriverState state;
-    private final DeviceArea device;
     /** What frees a context's objects when it is destroyed or reset, in order (wired by the driver). */
     private final java.util.List<java.util.function.Consumer<Context>> releasers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    ContextArea(DriverState state, DeviceArea device) {
+    ContextArea(DriverState state) {
         this.state = state;
-        this.device = device;
+        this.contexts = state.contexts;
     }
 
     /**
@@ -46,44 +44,23 @@ final class ContextArea {
         releasers.add(releaser);
     }
 
-    /** The calling thread's current context, or null. */
-    Context current() {
-        Context c = stack.get().peek();
-        return c == null || c.destroyed ? null : c;
-    }
-
-    /**
-     * NOT_INITIALIZED, INVALID_CONTEXT when no context is current, the current context's sticky error after a
-     * kernel fault (as NVIDIA's driver answers every call that checks the context), else SUCCESS.
-     */
-    int checkContext() {
-        if (!state.initialized) return NOT_INITIALIZED;
-        Context c = current();
-        return c == null ? INVALID_CONTEXT : c.stickyError();
-    }
-
     /** Frees what a context owns (every releaser, in order) and forgets its sticky error. */
     void release(Context c) {
         for (var r : releasers) r.accept(c);
         c.clearStickyError();
     }
 
-    /** A live context by handle, or null. */
-    Context lookup(long handle) {
-        Context c = contexts.get(handle);
-        return c == null || c.destroyed ? null : c;
-    }
 
     // ---------------------------------------------------------------- created contexts
 
     private int create(long pctx, int flags, int dev) {
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pctx == 0 || (flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
         long h = contexts.reserve();
         Context c = new Context(h, contextIds.incrementAndGet(), dev, false, flags | CU_CTX_MAP_HOST);
         contexts.put(h, c);
-        stack.get().push(c);
+        state.stack().push(c);
         putLong(pctx, h);
         return SUCCESS;
     }
@@ -104,27 +81,27 @@ final class ContextArea {
 
     public int cuCtxDestroy_v2(long ctx) {
         if (!state.initialized) return NOT_INITIALIZED;
-        Context c = lookup(ctx);
+        Context c = state.lookup(ctx);
         if (c == null || c.primary) return INVALID_CONTEXT;
         c.destroyed = true;
         contexts.remove(ctx);
         release(c);
-        ArrayDeque<Context> s = stack.get();
+        ArrayDeque<Context> s = state.stack();
         if (s.peek() == c) s.pop();
         return SUCCESS;
     }
 
     public int cuCtxPushCurrent_v2(long ctx) {
         if (!state.initialized) return NOT_INITIALIZED;
-        Context c = lookup(ctx);
+        Context c = state.lookup(ctx);
         if (c == null) return INVALID_CONTEXT;
-        stack.get().push(c);
+        state.stack().push(c);
         return SUCCESS;
     }
 
     public int cuCtxPopCurrent_v2(long pctx) {
         if (!state.initialized) return NOT_INITIALIZED;
-        ArrayDeque<Context> s = stack.get();
+        ArrayDeque<Context> s = state.stack();
         if (s.isEmpty()) return INVALID_CONTEXT;
         Context c = s.pop();
         if (pctx != 0) putLong(pctx, c.handle);
@@ -133,12 +110,12 @@ final class ContextArea {
 
     public int cuCtxSetCurrent(long ctx) {
         if (!state.initialized) return NOT_INITIALIZED;
-        ArrayDeque<Context> s = stack.get();
+        ArrayDeque<Context> s = state.stack();
         if (ctx == 0) {
             if (!s.isEmpty()) s.pop();
             return SUCCESS;
         }
-        Context c = lookup(ctx);
+        Context c = state.lookup(ctx);
         if (c == null) return INVALID_CONTEXT;
         if (!s.isEmpty()) s.pop();
         s.push(c);
@@ -148,109 +125,105 @@ final class ContextArea {
     public int cuCtxGetCurrent(long pctx) {
         if (!state.initialized) return NOT_INITIALIZED;
         if (pctx == 0) return INVALID_VALUE;
-        Context c = current();
+        Context c = state.current();
         putLong(pctx, c == null ? 0 : c.handle);
         return SUCCESS;
     }
 
-    public int cuCtxGetDevice(long device) {
-        int r = checkContext();
+    /** Writes a 4-byte property of the current context (checked first) to {@code out}. */
+    private int aboutCurrent(long out, java.util.function.ToIntFunction<Context> property) {
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
-        if (device == 0) return INVALID_VALUE;
-        putInt(device, current().device);
+        if (out == 0) return INVALID_VALUE;
+        putInt(out, property.applyAsInt(state.current()));
         return SUCCESS;
+    }
+
+    /**
+     * Writes a property of a context given by handle (0: the current one) to {@code out}, 8 bytes when {@code wide};
+     * CUDA_ERROR_INVALID_CONTEXT for an unknown or destroyed one.
+     */
+    private int aboutContext(long ctx, long out, java.util.function.ToLongFunction<Context> property, boolean wide) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        if (out == 0) return INVALID_VALUE;
+        Context c = ctx == 0 ? state.current() : state.lookup(ctx);
+        if (c == null) return INVALID_CONTEXT;
+        if (wide) putLong(out, property.applyAsLong(c));
+        else putInt(out, (int) property.applyAsLong(c));
+        return SUCCESS;
+    }
+
+    public int cuCtxGetDevice(long device) {
+        return aboutCurrent(device, c -> c.device);
     }
 
     public int cuCtxGetDevice_v2(long device, long ctx) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        if (device == 0) return INVALID_VALUE;
-        Context c = ctx == 0 ? current() : lookup(ctx);
-        if (c == null) return INVALID_CONTEXT;
-        putInt(device, c.device);
-        return SUCCESS;
+        return aboutContext(ctx, device, c -> c.device, false);
     }
 
     public int cuCtxGetFlags(long flags) {
-        int r = checkContext();
-        if (r != SUCCESS) return r;
-        if (flags == 0) return INVALID_VALUE;
-        putInt(flags, current().flags);
-        return SUCCESS;
+        return aboutCurrent(flags, c -> c.flags);
     }
 
     public int cuCtxSetFlags(int flags) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if ((flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
-        current().flags = flags | CU_CTX_MAP_HOST;
+        state.current().flags = flags | CU_CTX_MAP_HOST;
         return SUCCESS;
     }
 
     public int cuCtxGetId(long ctx, long ctxId) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        if (ctxId == 0) return INVALID_VALUE;
-        Context c = ctx == 0 ? current() : lookup(ctx);
-        if (c == null) return INVALID_CONTEXT;
-        putLong(ctxId, c.id);
-        return SUCCESS;
+        return aboutContext(ctx, ctxId, c -> c.id, true);
     }
 
     public int cuCtxGetApiVersion(long ctx, long version) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        if (version == 0) return INVALID_VALUE;
-        Context c = ctx == 0 ? current() : lookup(ctx);
-        if (c == null) return INVALID_CONTEXT;
-        putInt(version, CONTEXT_API_VERSION);
-        return SUCCESS;
+        return aboutContext(ctx, version, c -> CONTEXT_API_VERSION, false);
     }
 
     public int cuCtxSynchronize() {
-        int r = checkContext();
+        int r = state.checkContext();
         return r != SUCCESS ? r : state.backend().synchronize();
     }
 
     public int cuCtxSynchronize_v2(long ctx) {
         if (!state.initialized) return NOT_INITIALIZED;
-        Context c = ctx == 0 ? current() : lookup(ctx);
+        Context c = ctx == 0 ? state.current() : state.lookup(ctx);
         if (c == null) return INVALID_CONTEXT;
         int r = state.backend().synchronize();
         return r != SUCCESS ? r : c.stickyError();
     }
 
     public int cuCtxGetLimit(long pvalue, int limit) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (pvalue == 0 || limit < 0 || limit >= Context.DEFAULT_LIMITS.length) return INVALID_VALUE;
-        putLong(pvalue, current().limit(limit));
+        putLong(pvalue, state.current().limit(limit));
         return SUCCESS;
     }
 
     public int cuCtxSetLimit(int limit, long value) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (limit < 0 || limit >= Context.DEFAULT_LIMITS.length) return INVALID_VALUE;
-        current().limits.put(limit, value);
+        state.current().limits.put(limit, value);
         return SUCCESS;
     }
 
     public int cuCtxGetCacheConfig(long pconfig) {
-        int r = checkContext();
-        if (r != SUCCESS) return r;
-        if (pconfig == 0) return INVALID_VALUE;
-        putInt(pconfig, current().cacheConfig);
-        return SUCCESS;
+        return aboutCurrent(pconfig, c -> c.cacheConfig);
     }
 
     public int cuCtxSetCacheConfig(int config) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (config < 0 || config > 3) return INVALID_VALUE; // CU_FUNC_CACHE_PREFER_NONE … PREFER_EQUAL
-        current().cacheConfig = config;
+        state.current().cacheConfig = config;
         return SUCCESS;
     }
 
     public int cuCtxGetStreamPriorityRange(long leastPriority, long greatestPriority) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         // as NVIDIA reports on compute capability 7.0 and later: 0 (lowest) … -5 (highest)
         if (leastPriority != 0) putInt(leastPriority, 0);
@@ -264,7 +237,7 @@ final class ContextArea {
      * configurable shared memory ... return the fixed bank size").
      */
     public int cuCtxGetSharedMemConfig(long pConfig) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (pConfig == 0) return INVALID_VALUE;
         putInt(pConfig, 1);
@@ -273,7 +246,7 @@ final class ContextArea {
 
     /** Accepts CU_SHARED_MEM_CONFIG_* 0..2 and does nothing (cuda.h: "will do nothing on devices with fixed shared memory bank size"). */
     public int cuCtxSetSharedMemConfig(int config) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         return config < 0 || config > 2 ? INVALID_VALUE : SUCCESS;
     }
@@ -298,7 +271,7 @@ final class ContextArea {
     }
 
     public int cuDevicePrimaryCtxRetain(long pctx, int dev) {
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pctx == 0) return INVALID_VALUE;
         Context c = primaryContext();
@@ -310,7 +283,7 @@ final class ContextArea {
     }
 
     public int cuDevicePrimaryCtxRelease_v2(int dev) {
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         synchronized (primaryLock) {
             if (primaryRetains == 0) return INVALID_CONTEXT;
@@ -323,7 +296,7 @@ final class ContextArea {
     }
 
     public int cuDevicePrimaryCtxReset_v2(int dev) {
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         synchronized (primaryLock) {
             if (primary != null) release(primary);
@@ -334,7 +307,7 @@ final class ContextArea {
     }
 
     public int cuDevicePrimaryCtxGetState(int dev, long flags, long active) {
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (flags == 0 || active == 0) return INVALID_VALUE;
         synchronized (primaryLock) {
@@ -345,7 +318,7 @@ final class ContextArea {
     }
 
     public int cuDevicePrimaryCtxSetFlags_v2(int dev, int flags) {
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if ((flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
         synchronized (primaryLock) {

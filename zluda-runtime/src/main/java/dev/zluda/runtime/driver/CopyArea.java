@@ -24,14 +24,12 @@ import static dev.zluda.runtime.driver.Native.putLong;
  */
 final class CopyArea {
     private final DriverState state;
-    private final ContextArea contexts;
     private final MemoryArea memory;
     private final StreamArea streams;
     private final ArrayArea arrays;
 
-    CopyArea(DriverState state, ContextArea contexts, MemoryArea memory, StreamArea streams, ArrayArea arrays) {
+    CopyArea(DriverState state, MemoryArea memory, StreamArea streams, ArrayArea arrays) {
         this.state = state;
-        this.contexts = contexts;
         this.memory = memory;
         this.streams = streams;
         this.arrays = arrays;
@@ -46,7 +44,7 @@ final class CopyArea {
 
     /** Copies bytes after checking that each device-side range lies in one allocation. */
     private int copy(long dst, boolean dstDevice, long src, boolean srcDevice, long bytes) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (bytes == 0) return SUCCESS;
         if (bytes < 0 || dst == 0 || src == 0) return INVALID_VALUE;
@@ -73,33 +71,28 @@ final class CopyArea {
     }
 
     public int cuMemcpyPeer(long dstDevice, long dstContext, long srcDevice, long srcContext, long ByteCount) {
-        if (contexts.contexts.get(dstContext) == null || contexts.contexts.get(srcContext) == null) return INVALID_CONTEXT;
+        if (state.contexts.get(dstContext) == null || state.contexts.get(srcContext) == null) return INVALID_CONTEXT;
         return copy(dstDevice, true, srcDevice, true, ByteCount);
     }
 
     public int cuMemcpyHtoDAsync_v2(long dstDevice, long srcHost, long ByteCount, long hStream) {
-        int s = streams.streamDone(hStream);
-        return s != SUCCESS ? s : cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount);
+        return afterStream(hStream, () -> cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount));
     }
 
     public int cuMemcpyDtoHAsync_v2(long dstHost, long srcDevice, long ByteCount, long hStream) {
-        int s = streams.streamDone(hStream);
-        return s != SUCCESS ? s : cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount);
+        return afterStream(hStream, () -> cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount));
     }
 
     public int cuMemcpyDtoDAsync_v2(long dstDevice, long srcDevice, long ByteCount, long hStream) {
-        int s = streams.streamDone(hStream);
-        return s != SUCCESS ? s : cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount);
+        return afterStream(hStream, () -> cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount));
     }
 
     public int cuMemcpyAsync(long dst, long src, long ByteCount, long hStream) {
-        int s = streams.streamDone(hStream);
-        return s != SUCCESS ? s : cuMemcpy(dst, src, ByteCount);
+        return afterStream(hStream, () -> cuMemcpy(dst, src, ByteCount));
     }
 
     public int cuMemcpyPeerAsync(long dstDevice, long dstContext, long srcDevice, long srcContext, long ByteCount, long hStream) {
-        int s = streams.streamDone(hStream);
-        return s != SUCCESS ? s : cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+        return afterStream(hStream, () -> cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount));
     }
 
     /**
@@ -130,7 +123,7 @@ final class CopyArea {
 
     /** CUDA Driver API, cuMemcpy2D / cuMemcpy3D: copies Depth × Height rows of WidthInBytes bytes between pitched linear memory. */
     private int copy3d(long p, boolean is3d) {
-        int rc = contexts.checkContext();
+        int rc = state.checkContext();
         if (rc != SUCCESS) return rc;
         if (p == 0) return INVALID_VALUE;
         Descriptor c = Descriptor.of(p, is3d);
@@ -163,13 +156,11 @@ final class CopyArea {
     }
 
     public int cuMemcpy2DAsync_v2(long pCopy, long hStream) {
-        int s = streams.streamDone(hStream);
-        return s != SUCCESS ? s : cuMemcpy2D_v2(pCopy);
+        return afterStream(hStream, () -> cuMemcpy2D_v2(pCopy));
     }
 
     public int cuMemcpy3DAsync_v2(long pCopy, long hStream) {
-        int s = streams.streamDone(hStream);
-        return s != SUCCESS ? s : cuMemcpy3D_v2(pCopy);
+        return afterStream(hStream, () -> cuMemcpy3D_v2(pCopy));
     }
 
     /** cuMemcpy2D_v2, also to and from CUDA arrays (their rows as pitched device memory). */
@@ -192,39 +183,38 @@ final class CopyArea {
 
     /** The device address of [offset, offset+bytes) of an array (row-major bytes), or 0 when it is not inside. */
     private static long inside(ArrayArea.CuArray a, long offset, long bytes) {
-        return a == null || offset < 0 || bytes < 0 || offset + bytes > a.bytes() ? 0 : a.base + offset;
+        return a == null || offset < 0 || bytes < 0 || offset + bytes > a.bytes() ? 0 : a.base() + offset;
+    }
+
+    /**
+     * A copy between one array and linear memory: the array's bytes [offset, offset+bytes) as device memory, handed to
+     * {@code copy}; CUDA_ERROR_INVALID_HANDLE for an unknown array, CUDA_ERROR_INVALID_VALUE for a range outside it.
+     */
+    private int arrayCopy(long hArray, long offset, long bytes, java.util.function.LongUnaryOperator copy) {
+        ArrayArea.CuArray a = arrays.array(hArray);
+        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
+        long at = inside(a, offset, bytes);
+        return at == 0 ? INVALID_VALUE : (int) copy.applyAsLong(at);
     }
 
     /** cuMemcpyHtoA_v2: bytes from host memory to the array at a byte offset (row-major); outside the array: CUDA_ERROR_INVALID_VALUE. */
     public int cuMemcpyHtoA_v2(long dstArray, long dstOffset, long srcHost, long ByteCount) {
-        ArrayArea.CuArray a = arrays.array(dstArray);
-        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
-        long d = inside(a, dstOffset, ByteCount);
-        return d == 0 ? INVALID_VALUE : cuMemcpyHtoD_v2(d, srcHost, ByteCount);
+        return arrayCopy(dstArray, dstOffset, ByteCount, d -> cuMemcpyHtoD_v2(d, srcHost, ByteCount));
     }
 
     /** cuMemcpyAtoH_v2: bytes from the array at a byte offset to host memory. */
     public int cuMemcpyAtoH_v2(long dstHost, long srcArray, long srcOffset, long ByteCount) {
-        ArrayArea.CuArray a = arrays.array(srcArray);
-        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
-        long s = inside(a, srcOffset, ByteCount);
-        return s == 0 ? INVALID_VALUE : cuMemcpyDtoH_v2(dstHost, s, ByteCount);
+        return arrayCopy(srcArray, srcOffset, ByteCount, s -> cuMemcpyDtoH_v2(dstHost, s, ByteCount));
     }
 
     /** cuMemcpyDtoA_v2: bytes from device memory to the array at a byte offset. */
     public int cuMemcpyDtoA_v2(long dstArray, long dstOffset, long srcDevice, long ByteCount) {
-        ArrayArea.CuArray a = arrays.array(dstArray);
-        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
-        long d = inside(a, dstOffset, ByteCount);
-        return d == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(d, srcDevice, ByteCount);
+        return arrayCopy(dstArray, dstOffset, ByteCount, d -> cuMemcpyDtoD_v2(d, srcDevice, ByteCount));
     }
 
     /** cuMemcpyAtoD_v2: bytes from the array at a byte offset to device memory. */
     public int cuMemcpyAtoD_v2(long dstDevice, long srcArray, long srcOffset, long ByteCount) {
-        ArrayArea.CuArray a = arrays.array(srcArray);
-        if (a == null) return state.initialized ? INVALID_HANDLE : NOT_INITIALIZED;
-        long s = inside(a, srcOffset, ByteCount);
-        return s == 0 ? INVALID_VALUE : cuMemcpyDtoD_v2(dstDevice, s, ByteCount);
+        return arrayCopy(srcArray, srcOffset, ByteCount, s -> cuMemcpyDtoD_v2(dstDevice, s, ByteCount));
     }
 
     /** cuMemcpyAtoA_v2: bytes between two arrays at byte offsets. */
@@ -237,14 +227,12 @@ final class CopyArea {
 
     /** cuMemcpyHtoAAsync_v2: as cuMemcpyHtoA_v2, on a stream. */
     public int cuMemcpyHtoAAsync_v2(long dstArray, long dstOffset, long srcHost, long ByteCount, long hStream) {
-        int r = streams.streamDone(hStream);
-        return r != SUCCESS ? r : cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+        return afterStream(hStream, () -> cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount));
     }
 
     /** cuMemcpyAtoHAsync_v2: as cuMemcpyAtoH_v2, on a stream. */
     public int cuMemcpyAtoHAsync_v2(long dstHost, long srcArray, long srcOffset, long ByteCount, long hStream) {
-        int r = streams.streamDone(hStream);
-        return r != SUCCESS ? r : cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+        return afterStream(hStream, () -> cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount));
     }
 
     /** The CUDA 3.1 forms with 32-bit offsets and sizes. */
@@ -261,49 +249,49 @@ final class CopyArea {
      */
     private long arraysAsDevice(long p, boolean is3d, Arena arena) {
         if (p == 0) return p;
-        int st = is3d ? CUDA_MEMCPY3D.srcMemoryType(p) : CUDA_MEMCPY2D.srcMemoryType(p);
-        int dt = is3d ? CUDA_MEMCPY3D.dstMemoryType(p) : CUDA_MEMCPY2D.dstMemoryType(p);
+        Side src = is3d ? SRC_3D : SRC_2D, dst = is3d ? DST_3D : DST_2D;
+        int st = getInt(p + src.type), dt = getInt(p + dst.type);
         if (st != MemoryArea.MEMTYPE_ARRAY && dt != MemoryArea.MEMTYPE_ARRAY) return p;
         int size = is3d ? CUDA_MEMCPY3D.SIZE : CUDA_MEMCPY2D.SIZE;
         MemorySegment copy = arena.allocate(size, 8);
         MemorySegment.copy(at(p, size), 0, copy, 0, size);
         long c = copy.address();
-        if (st == MemoryArea.MEMTYPE_ARRAY) {
-            ArrayArea.CuArray a = arrays.array(is3d ? CUDA_MEMCPY3D.srcArray(p) : CUDA_MEMCPY2D.srcArray(p));
-            if (a == null) return 0;
-            if (is3d) {
-                CUDA_MEMCPY3D.srcMemoryType(c, MemoryArea.MEMTYPE_DEVICE);
-                CUDA_MEMCPY3D.srcDevice(c, a.base);
-                CUDA_MEMCPY3D.srcPitch(c, a.rowBytes());
-                CUDA_MEMCPY3D.srcHeight(c, Math.max(1, a.height));
-            } else {
-                CUDA_MEMCPY2D.srcMemoryType(c, MemoryArea.MEMTYPE_DEVICE);
-                CUDA_MEMCPY2D.srcDevice(c, a.base);
-                CUDA_MEMCPY2D.srcPitch(c, a.rowBytes());
-            }
-        }
-        if (dt == MemoryArea.MEMTYPE_ARRAY) {
-            ArrayArea.CuArray a = arrays.array(is3d ? CUDA_MEMCPY3D.dstArray(p) : CUDA_MEMCPY2D.dstArray(p));
-            if (a == null) return 0;
-            if (is3d) {
-                CUDA_MEMCPY3D.dstMemoryType(c, MemoryArea.MEMTYPE_DEVICE);
-                CUDA_MEMCPY3D.dstDevice(c, a.base);
-                CUDA_MEMCPY3D.dstPitch(c, a.rowBytes());
-                CUDA_MEMCPY3D.dstHeight(c, Math.max(1, a.height));
-            } else {
-                CUDA_MEMCPY2D.dstMemoryType(c, MemoryArea.MEMTYPE_DEVICE);
-                CUDA_MEMCPY2D.dstDevice(c, a.base);
-                CUDA_MEMCPY2D.dstPitch(c, a.rowBytes());
-            }
-        }
+        if (st == MemoryArea.MEMTYPE_ARRAY && !arrayAsDevice(p, c, src)) return 0;
+        if (dt == MemoryArea.MEMTYPE_ARRAY && !arrayAsDevice(p, c, dst)) return 0;
         return c;
+    }
+
+    /**
+     * The members of one side (source or destination) of a CUDA_MEMCPY2D/3D, by offset (the generated views'); a
+     * 2D copy has no slice height ({@code height} -1).
+     */
+    private record Side(int type, int array, int device, int pitch, int height) {}
+
+    private static final Side SRC_2D = new Side(CUDA_MEMCPY2D.OFF_srcMemoryType, CUDA_MEMCPY2D.OFF_srcArray, CUDA_MEMCPY2D.OFF_srcDevice,
+            CUDA_MEMCPY2D.OFF_srcPitch, -1);
+    private static final Side DST_2D = new Side(CUDA_MEMCPY2D.OFF_dstMemoryType, CUDA_MEMCPY2D.OFF_dstArray, CUDA_MEMCPY2D.OFF_dstDevice,
+            CUDA_MEMCPY2D.OFF_dstPitch, -1);
+    private static final Side SRC_3D = new Side(CUDA_MEMCPY3D.OFF_srcMemoryType, CUDA_MEMCPY3D.OFF_srcArray, CUDA_MEMCPY3D.OFF_srcDevice,
+            CUDA_MEMCPY3D.OFF_srcPitch, CUDA_MEMCPY3D.OFF_srcHeight);
+    private static final Side DST_3D = new Side(CUDA_MEMCPY3D.OFF_dstMemoryType, CUDA_MEMCPY3D.OFF_dstArray, CUDA_MEMCPY3D.OFF_dstDevice,
+            CUDA_MEMCPY3D.OFF_dstPitch, CUDA_MEMCPY3D.OFF_dstHeight);
+
+    /** Rewrites side {@code s} of the copy {@code c} of descriptor {@code p} as the array's device memory; false for an unknown array. */
+    private boolean arrayAsDevice(long p, long c, Side s) {
+        ArrayArea.CuArray a = arrays.array(getLong(p + s.array));
+        if (a == null) return false;
+        putInt(c + s.type, MemoryArea.MEMTYPE_DEVICE);
+        putLong(c + s.device, a.base());
+        putLong(c + s.pitch, a.rowBytes());
+        if (s.height >= 0) putLong(c + s.height, Math.max(1, a.height()));
+        return true;
     }
 
     // ---------------------------------------------------------------- memset
 
     /** CUDA Driver API, cuMemsetD2D8/16/32: Height rows of Width elements of elementSize bytes, rows dstPitch apart. */
     private int memset(long dst, long pitch, long value, long width, long height, int elementSize) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (width == 0 || height == 0) return SUCCESS;
         if (dst % elementSize != 0 || (height > 1 && (pitch < width * elementSize || pitch % elementSize != 0))) return INVALID_VALUE;
@@ -320,16 +308,20 @@ final class CopyArea {
     public int cuMemsetD2D16_v2(long dstDevice, long dstPitch, int us, long Width, long Height) { return memset(dstDevice, dstPitch, us, Width, Height, 2); }
     public int cuMemsetD2D32_v2(long dstDevice, long dstPitch, int ui, long Width, long Height) { return memset(dstDevice, dstPitch, ui, Width, Height, 4); }
 
-    private int memsetAsync(long hStream, java.util.function.IntSupplier op) {
+    /**
+     * An async copy or memset: checks the stream and waits for its earlier work ({@link StreamArea#streamDone}), then
+     * does the operation at once, ordered after it.
+     */
+    private int afterStream(long hStream, java.util.function.IntSupplier op) {
         int s = streams.streamDone(hStream);
         return s != SUCCESS ? s : op.getAsInt();
     }
 
-    public int cuMemsetD8Async(long d, int v, long n, long st) { return memsetAsync(st, () -> cuMemsetD8_v2(d, v, n)); }
-    public int cuMemsetD16Async(long d, int v, long n, long st) { return memsetAsync(st, () -> cuMemsetD16_v2(d, v, n)); }
-    public int cuMemsetD32Async(long d, int v, long n, long st) { return memsetAsync(st, () -> cuMemsetD32_v2(d, v, n)); }
-    public int cuMemsetD2D8Async(long d, long p, int v, long w, long h, long st) { return memsetAsync(st, () -> cuMemsetD2D8_v2(d, p, v, w, h)); }
-    public int cuMemsetD2D16Async(long d, long p, int v, long w, long h, long st) { return memsetAsync(st, () -> cuMemsetD2D16_v2(d, p, v, w, h)); }
-    public int cuMemsetD2D32Async(long d, long p, int v, long w, long h, long st) { return memsetAsync(st, () -> cuMemsetD2D32_v2(d, p, v, w, h)); }
+    public int cuMemsetD8Async(long d, int v, long n, long st) { return afterStream(st, () -> cuMemsetD8_v2(d, v, n)); }
+    public int cuMemsetD16Async(long d, int v, long n, long st) { return afterStream(st, () -> cuMemsetD16_v2(d, v, n)); }
+    public int cuMemsetD32Async(long d, int v, long n, long st) { return afterStream(st, () -> cuMemsetD32_v2(d, v, n)); }
+    public int cuMemsetD2D8Async(long d, long p, int v, long w, long h, long st) { return afterStream(st, () -> cuMemsetD2D8_v2(d, p, v, w, h)); }
+    public int cuMemsetD2D16Async(long d, long p, int v, long w, long h, long st) { return afterStream(st, () -> cuMemsetD2D16_v2(d, p, v, w, h)); }
+    public int cuMemsetD2D32Async(long d, long p, int v, long w, long h, long st) { return afterStream(st, () -> cuMemsetD2D32_v2(d, p, v, w, h)); }
 
 }

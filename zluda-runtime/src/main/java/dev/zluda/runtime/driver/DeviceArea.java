@@ -44,10 +44,8 @@ final class DeviceArea {
         this.procTable = state.api.procAddress();
     }
 
-    /** NOT_INITIALIZED before cuInit, INVALID_DEVICE for any ordinal but 0, else SUCCESS. */
-    int checkDevice(int dev) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        return dev == 0 ? SUCCESS : INVALID_DEVICE;
+    private int checkDevice(int dev) {
+        return state.checkDevice(dev);
     }
 
     // ---------------------------------------------------------------- initialization, version

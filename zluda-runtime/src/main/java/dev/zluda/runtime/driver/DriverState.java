@@ -4,14 +4,17 @@ import dev.zluda.runtime.backend.Backend;
 import dev.zluda.spec.CudaApi;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What every area of the driver shares, handed to each explicitly: the API spec, the native exports, device 0's
- * attributes and memory size, whether {@code cuInit} succeeded, and the {@link Backend} it chose. Areas own their
- * handle tables; nothing else is shared. Thread-safe: the fields that change after construction are volatile and
- * change only inside {@code cuInit}.
+ * attributes and memory size, whether {@code cuInit} succeeded, the {@link Backend} it chose, and the contexts with
+ * each host thread's stack of current contexts — what every call is checked against ({@link #checkDevice},
+ * {@link #checkContext}). {@link ContextArea} serves the context API over them; the other areas own their own
+ * handle tables. Thread-safe: the fields that change after construction are volatile and change only inside
+ * {@code cuInit}; the context table is concurrent, the stacks per thread.
  */
 final class DriverState {
     /** The spec the driver was generated from. */
@@ -27,6 +30,9 @@ final class DriverState {
     volatile boolean initialized;
     private volatile Backend backend;
     private final ThreadLocal<Call> calls = new ThreadLocal<>();
+    /** The contexts by handle (CUcontext). */
+    final Handles<Context> contexts = new Handles<>(1);
+    private final ThreadLocal<ArrayDeque<Context>> stack = ThreadLocal.withInitial(ArrayDeque::new);
 
     DriverState(CudaApi api, MemorySegment exports) {
         this.api = api;
@@ -36,6 +42,39 @@ final class DriverState {
         if (override == null) override = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
         int[] cc = DeviceAttributes.computeCapability(override);
         this.attributes = new DeviceAttributes(api, cc[0], cc[1], Runtime.getRuntime().availableProcessors());
+    }
+
+    /** NOT_INITIALIZED before cuInit, INVALID_DEVICE for any ordinal but 0, else SUCCESS. */
+    int checkDevice(int dev) {
+        if (!initialized) return CuResult.NOT_INITIALIZED;
+        return dev == 0 ? CuResult.SUCCESS : CuResult.INVALID_DEVICE;
+    }
+
+    /** The calling thread's stack of current contexts, the current one on top. */
+    ArrayDeque<Context> stack() {
+        return stack.get();
+    }
+
+    /** The calling thread's current context, or null. */
+    Context current() {
+        Context c = stack.get().peek();
+        return c == null || c.destroyed ? null : c;
+    }
+
+    /**
+     * NOT_INITIALIZED, INVALID_CONTEXT when no context is current, the current context's sticky error after a
+     * kernel fault (as NVIDIA's driver answers every call that checks the context), else SUCCESS.
+     */
+    int checkContext() {
+        if (!initialized) return CuResult.NOT_INITIALIZED;
+        Context c = current();
+        return c == null ? CuResult.INVALID_CONTEXT : c.stickyError();
+    }
+
+    /** A live context by handle, or null. */
+    Context lookup(long handle) {
+        Context c = contexts.get(handle);
+        return c == null || c.destroyed ? null : c;
     }
 
     /** The backend cuInit chose; null before a successful cuInit (every caller checks {@link #initialized} first). */

@@ -34,13 +34,11 @@ final class EventArea {
     }
 
     private final DriverState state;
-    private final ContextArea contexts;
     private final StreamArea streams;
     final Handles<Event> events = new Handles<>(3);
 
-    EventArea(DriverState state, ContextArea contexts, StreamArea streams) {
+    EventArea(DriverState state, StreamArea streams) {
         this.state = state;
-        this.contexts = contexts;
         this.streams = streams;
     }
 
@@ -54,7 +52,7 @@ final class EventArea {
     // ---------------------------------------------------------------- events
 
     public int cuEventCreate(long phEvent, int Flags) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (phEvent == 0 || (Flags & ~0x7) != 0) return INVALID_VALUE;
         if ((Flags & 0x4) != 0 && (Flags & EVENT_DISABLE_TIMING) == 0) return INVALID_VALUE; // INTERPROCESS needs DISABLE_TIMING
@@ -65,7 +63,7 @@ final class EventArea {
             return e.cuResult;
         }
         long h = events.reserve();
-        events.put(h, new Event(h, contexts.current(), Flags, he));
+        events.put(h, new Event(h, state.current(), Flags, he));
         putLong(phEvent, h);
         return SUCCESS;
     }
@@ -131,7 +129,7 @@ final class EventArea {
     /** cuCtxRecordEvent: records the event after all work of the context (all of it is done). */
     public int cuCtxRecordEvent(long hCtx, long hEvent) {
         if (!state.initialized) return NOT_INITIALIZED;
-        Context c = contexts.contexts.get(hCtx);
+        Context c = state.contexts.get(hCtx);
         if (c == null || c.destroyed) return INVALID_CONTEXT;
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
@@ -142,7 +140,7 @@ final class EventArea {
     /** cuCtxWaitEvent: later work of the context waits for the event, which has completed. */
     public int cuCtxWaitEvent(long hCtx, long hEvent) {
         if (!state.initialized) return NOT_INITIALIZED;
-        Context c = contexts.contexts.get(hCtx);
+        Context c = state.contexts.get(hCtx);
         if (c == null || c.destroyed) return INVALID_CONTEXT;
         return events.get(hEvent) == null ? INVALID_HANDLE : SUCCESS;
     }

@@ -95,7 +95,6 @@ final class ExportTableArea {
     }
 
     private final DriverState state;
-    private final DeviceArea device;
     private final ContextArea contexts;
     private final ModuleArea modules;
     private final ModuleLoad moduleLoad;
@@ -104,9 +103,8 @@ final class ExportTableArea {
      * @param moduleLoad how a slot's module is loaded: {@code cuModuleLoadData} as the driver serves it (its device
      *     printf flush and driver events included), not recorded by the trace layer as a call of the program
      */
-    ExportTableArea(DriverState state, DeviceArea device, ContextArea contexts, ModuleArea modules, ModuleLoad moduleLoad) {
+    ExportTableArea(DriverState state, ContextArea contexts, ModuleArea modules, ModuleLoad moduleLoad) {
         this.state = state;
-        this.device = device;
         this.contexts = contexts;
         this.modules = modules;
         this.moduleLoad = moduleLoad;
@@ -175,11 +173,10 @@ final class ExportTableArea {
      */
     private long[] locateNativeTables() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment pfn = a.allocate(8);
             long fn;
             try {
-                if (device.cuGetProcAddress_v2(a.allocateFrom("cuInit").address(), pfn.address(), 13000, 0, 0) != SUCCESS) return new long[0];
-                fn = pfn.get(ValueLayout.JAVA_LONG, 0);
+                // the native export of cuInit, which lives in the libcuda.so.1 the tables are in
+                fn = state.exports.getAtIndex(ValueLayout.ADDRESS, state.api.function("cuInit").orElseThrow().id()).address();
             } catch (RuntimeException noNativeExports) {
                 return new long[0]; // a driver made without libcuda.so.1 (tests)
             }
@@ -383,7 +380,7 @@ final class ExportTableArea {
      * @return CUDA_SUCCESS, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE or CUDA_ERROR_INVALID_VALUE
      */
     int cudartPrimaryContext(long pctx, int dev) {
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pctx == 0) return INVALID_VALUE;
         putLong(pctx, contexts.primaryContext().handle);
@@ -393,8 +390,8 @@ final class ExportTableArea {
     // --------------------------------------------------------------- CONTEXT_LOCAL_STORAGE
 
     private Context clsContext(long ctx) {
-        if (ctx == 0) return contexts.current();
-        Context c = contexts.contexts.get(ctx);
+        if (ctx == 0) return state.current();
+        Context c = state.contexts.get(ctx);
         return c == null || c.destroyed ? null : c;
     }
 

@@ -28,18 +28,14 @@ import static dev.zluda.runtime.driver.Native.putLong;
  */
 final class FunctionArea {
     private final DriverState state;
-    private final DeviceArea device;
-    private final ContextArea contexts;
     private final ModuleArea modules;
     private final LibraryArea libraries;
     private final Map<String, Integer> functionAttribute = new ConcurrentHashMap<>();
     private static final MethodHandle CALL_B2DSIZE = Linker.nativeLinker().downcallHandle(
             FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
 
-    FunctionArea(DriverState state, DeviceArea device, ContextArea contexts, ModuleArea modules, LibraryArea libraries) {
+    FunctionArea(DriverState state, ModuleArea modules, LibraryArea libraries) {
         this.state = state;
-        this.device = device;
-        this.contexts = contexts;
         this.modules = modules;
         this.libraries = libraries;
         for (var m : state.api.enumType("CUfunction_attribute").orElseThrow().members()) {
@@ -86,7 +82,7 @@ final class FunctionArea {
     }
 
     public int cuFuncGetAttribute(long pi, int attrib, long hfunc) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (pi == 0) return INVALID_VALUE;
         ModuleArea.Function f = function(hfunc);
@@ -98,7 +94,7 @@ final class FunctionArea {
     }
 
     public int cuFuncSetAttribute(long hfunc, int attrib, int value) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         ModuleArea.Function f = function(hfunc);
         if (f == null) return INVALID_HANDLE;
@@ -122,7 +118,7 @@ final class FunctionArea {
     }
 
     public int cuFuncSetCacheConfig(long hfunc, int config) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         ModuleArea.Function f = function(hfunc);
         if (f == null) return INVALID_HANDLE;
@@ -132,14 +128,14 @@ final class FunctionArea {
     }
 
     public int cuFuncSetSharedMemConfig(long hfunc, int config) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (function(hfunc) == null) return INVALID_HANDLE;
         return config < 0 || config > 2 ? INVALID_VALUE : SUCCESS;
     }
 
     public int cuFuncGetModule(long hmod, long hfunc) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (hmod == 0) return INVALID_VALUE;
         ModuleArea.Function f = function(hfunc);
@@ -200,7 +196,7 @@ final class FunctionArea {
     }
 
     public int cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(long numBlocks, long func, int blockSize, long dynamicSMemSize, int flags) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (numBlocks == 0 || (flags & ~1) != 0) return INVALID_VALUE;
         ModuleArea.Function f = function(func);
@@ -216,7 +212,7 @@ final class FunctionArea {
 
     public int cuOccupancyMaxPotentialBlockSizeWithFlags(long minGridSize, long blockSize, long func, long blockSizeToDynamicSMemSize,
                                                          long dynamicSMemSize, int blockSizeLimit, int flags) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (minGridSize == 0 || blockSize == 0 || (flags & ~1) != 0) return INVALID_VALUE;
         ModuleArea.Function f = function(func);
@@ -249,7 +245,7 @@ final class FunctionArea {
     }
 
     public int cuOccupancyAvailableDynamicSMemPerBlock(long dynamicSmemSize, long func, int numBlocks, int blockSize) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (dynamicSmemSize == 0 || numBlocks <= 0 || blockSize <= 0) return INVALID_VALUE;
         ModuleArea.Function f = function(func);
@@ -266,21 +262,21 @@ final class FunctionArea {
     }
 
     public int cuKernelGetAttribute(long pi, int attrib, long kernel, int dev) {
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (libraries.libKernels.get(kernel) == null) return INVALID_HANDLE;
         return cuFuncGetAttribute(pi, attrib, kernel);
     }
 
     public int cuKernelSetAttribute(int attrib, int val, long kernel, int dev) {
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (libraries.libKernels.get(kernel) == null) return INVALID_HANDLE;
         return cuFuncSetAttribute(kernel, attrib, val);
     }
 
     public int cuKernelSetCacheConfig(long kernel, int config, int dev) {
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (libraries.libKernels.get(kernel) == null) return INVALID_HANDLE;
         return cuFuncSetCacheConfig(kernel, config);

@@ -19,13 +19,11 @@ final class HintArea {
     /** CU_MEM_LOCATION_TYPE_DEVICE (cuda.h, CUmemLocationType). */
     static final int LOCATION_TYPE_DEVICE = 1;
 
-    private final DeviceArea devices;
-    private final ContextArea contexts;
+    private final DriverState state;
     private final StreamArea streams;
 
-    HintArea(DeviceArea device, ContextArea contexts, StreamArea streams) {
-        this.devices = device;
-        this.contexts = contexts;
+    HintArea(DriverState state, StreamArea streams) {
+        this.state = state;
         this.streams = streams;
     }
 
@@ -36,7 +34,7 @@ final class HintArea {
 
     /** A range the device can address: any host or device memory (pageable memory access is reported). */
     private int checkRange(long devPtr, long count) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         return devPtr == 0 || count <= 0 ? INVALID_VALUE : SUCCESS;
     }
@@ -50,7 +48,7 @@ final class HintArea {
         int r = checkRange(devPtr, count);
         if (r != SUCCESS) return r;
         if (!validAdvice(advice)) return INVALID_VALUE;
-        return device == -1 ? SUCCESS : devices.checkDevice(device);
+        return device == -1 ? SUCCESS : state.checkDevice(device);
     }
 
     /** cuMemAdvise_v2: as cuMemAdvise, the location a CUmemLocation (DEVICE with an ordinal, HOST, HOST_NUMA*). */
@@ -64,7 +62,7 @@ final class HintArea {
     /** CUmemLocationType: DEVICE 1 (id an ordinal), HOST 2, HOST_NUMA 3, HOST_NUMA_CURRENT 4. */
     private int checkLocation(long location) {
         int type = CUmemLocation.type(location), id = CUmemLocation.id(location);
-        if (type == LOCATION_TYPE_DEVICE) return devices.checkDevice(id) == SUCCESS ? SUCCESS : INVALID_DEVICE;
+        if (type == LOCATION_TYPE_DEVICE) return state.checkDevice(id) == SUCCESS ? SUCCESS : INVALID_DEVICE;
         return type >= 2 && type <= 4 ? SUCCESS : INVALID_VALUE;
     }
 
@@ -73,7 +71,7 @@ final class HintArea {
         int r = streams.checkStream(hStream);
         if (r == SUCCESS) r = checkRange(devPtr, count);
         if (r != SUCCESS) return r;
-        return dstDevice == -1 ? SUCCESS : devices.checkDevice(dstDevice);
+        return dstDevice == -1 ? SUCCESS : state.checkDevice(dstDevice);
     }
 
     /** cuMemPrefetchAsync_v2: as cuMemPrefetchAsync, to a CUmemLocation; flags must be 0. */
@@ -95,17 +93,17 @@ final class HintArea {
 
     /** cuProfilerStart: no profiler is attached to the emulator; success, as NVIDIA's driver without one. */
     public int cuProfilerStart() {
-        return contexts.checkContext();
+        return state.checkContext();
     }
 
     /** cuProfilerStop: see {@link #cuProfilerStart()}. */
     public int cuProfilerStop() {
-        return contexts.checkContext();
+        return state.checkContext();
     }
 
     /** cuCtxResetPersistingL2Cache: the emulator has no L2 cache to reset. */
     public int cuCtxResetPersistingL2Cache() {
-        return contexts.checkContext();
+        return state.checkContext();
     }
 
 }

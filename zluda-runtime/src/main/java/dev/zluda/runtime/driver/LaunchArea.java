@@ -44,16 +44,14 @@ final class LaunchArea {
     static final long LAUNCH_PARAM_END = 0, LAUNCH_PARAM_BUFFER_POINTER = 1, LAUNCH_PARAM_BUFFER_SIZE = 2;
 
     private final DriverState state;
-    private final ContextArea contexts;
     private final MemoryArea memory;
     private final StreamArea streams;
     private final EventArea events;
     private final FunctionArea functions;
     private final MemoryMap memoryMap = this::findForKernel;
 
-    LaunchArea(DriverState state, ContextArea contexts, MemoryArea memory, StreamArea streams, EventArea events, FunctionArea functions) {
+    LaunchArea(DriverState state, MemoryArea memory, StreamArea streams, EventArea events, FunctionArea functions) {
         this.state = state;
-        this.contexts = contexts;
         this.memory = memory;
         this.streams = streams;
         this.events = events;
@@ -70,7 +68,7 @@ final class LaunchArea {
 
     /** Each thread's stack for the emulator: the current context's CU_LIMIT_STACK_SIZE (limit 0). */
     private long stackLimit() {
-        Context c = contexts.current();
+        Context c = state.current();
         return c == null ? dev.zluda.runtime.emulator.Emulator.DEFAULT_STACK_BYTES : c.limit(0);
     }
 
@@ -172,7 +170,7 @@ final class LaunchArea {
         if (out.result() != SUCCESS) return out.result();
         if (out.kernelError() != SUCCESS) {
             System.err.println("[ZLUDA] " + out.message());
-            contexts.current().fault(out.kernelError());
+            state.current().fault(out.kernelError());
         }
         if (seen != null) {
             // a snapshotted launch on an asynchronous backend waits for the kernel: its result is the wait's
@@ -267,7 +265,7 @@ final class LaunchArea {
 
     /** cuFuncSetBlockShape: the block of later cuLaunch/cuLaunchGrid calls; each dimension ≥ 1. */
     public int cuFuncSetBlockShape(long hfunc, int x, int y, int z) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         LegacyLaunch l = legacy(hfunc);
         if (l == null) return INVALID_HANDLE;
@@ -280,7 +278,7 @@ final class LaunchArea {
 
     /** cuFuncSetSharedSize: dynamic shared memory bytes of later legacy launches. */
     public int cuFuncSetSharedSize(long hfunc, int bytes) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         LegacyLaunch l = legacy(hfunc);
         if (l == null) return INVALID_HANDLE;
@@ -291,7 +289,7 @@ final class LaunchArea {
 
     /** cuParamSetSize: the size in bytes of the parameter buffer, at most 32764 (the kernel parameter limit since CUDA 12.1). */
     public int cuParamSetSize(long hfunc, int numbytes) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         LegacyLaunch l = legacy(hfunc);
         if (l == null) return INVALID_HANDLE;
@@ -301,7 +299,7 @@ final class LaunchArea {
     }
 
     private int setParam(long hfunc, int offset, byte[] bytes) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         LegacyLaunch l = legacy(hfunc);
         if (l == null) return INVALID_HANDLE;
@@ -328,7 +326,7 @@ final class LaunchArea {
 
     /** A legacy launch: the stored block, shared size and parameters, through cuLaunchKernel's {@code extra} buffer. */
     private int legacyLaunch(long f, int gw, int gh, long hStream) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         LegacyLaunch l = legacy(f);
         if (l == null) return INVALID_HANDLE;

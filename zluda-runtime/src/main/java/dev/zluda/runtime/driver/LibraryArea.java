@@ -56,14 +56,12 @@ final class LibraryArea {
     }
 
     private final DriverState state;
-    private final ContextArea contexts;
     private final ModuleArea modules;
     final Handles<Library> libraries = new Handles<>(6);
     final Handles<LibKernel> libKernels = new Handles<>(7);
 
-    LibraryArea(DriverState state, ContextArea contexts, ModuleArea modules) {
+    LibraryArea(DriverState state, ModuleArea modules) {
         this.state = state;
-        this.contexts = contexts;
         this.modules = modules;
     }
 
@@ -71,7 +69,7 @@ final class LibraryArea {
 
     /** The library's module in the current context, loaded on first use. */
     ModuleArea.Module libraryModule(Library lib) throws LoadFailure {
-        Context c = contexts.current();
+        Context c = state.current();
         if (c == null) return null;
         ModuleArea.Module m = lib.modules.get(c);
         if (m != null && !m.unloaded) return m;
@@ -101,7 +99,7 @@ final class LibraryArea {
             long h = libraries.reserve();
             Library lib = new Library(h, ptx, src.name(), names);
             String info = "";
-            if (contexts.current() != null) {
+            if (state.current() != null) {
                 ModuleArea.Module m = libraryModule(lib); // a full load now reports unsupported instructions at once
                 info = m.infoLog();
             }
@@ -184,7 +182,7 @@ final class LibraryArea {
     }
 
     private int withLibraryModule(long library, java.util.function.ToIntFunction<ModuleArea.Module> action) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         Library lib = libraries.get(library);
         if (lib == null) return INVALID_HANDLE;

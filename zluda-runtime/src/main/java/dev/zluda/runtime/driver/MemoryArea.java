@@ -33,15 +33,13 @@ final class MemoryArea {
     static final long PITCH_ALIGNMENT = 512;
 
     private final DriverState state;
-    private final ContextArea contexts;
     private final ConcurrentSkipListMap<Long, Allocation> allocations = new ConcurrentSkipListMap<>();
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong bufferIds = new AtomicLong();
     private final Map<String, Integer> pointerAttribute = new HashMap<>();
 
-    MemoryArea(DriverState state, ContextArea contexts) {
+    MemoryArea(DriverState state) {
         this.state = state;
-        this.contexts = contexts;
         for (var m : state.api.enumType("CUpointer_attribute").orElseThrow().members()) {
             pointerAttribute.put(m.name().substring("CU_POINTER_ATTRIBUTE_".length()), (int) m.value());
         }
@@ -73,7 +71,7 @@ final class MemoryArea {
     }
 
     private int allocate(Allocation.Kind kind, long out, long bytes, int flags) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (out == 0 || bytes <= 0) return INVALID_VALUE;
         if (kind != Allocation.Kind.HOST_ALLOC && used.get() + bytes > state.totalMemory) return OUT_OF_MEMORY;
@@ -97,7 +95,7 @@ final class MemoryArea {
                 return OUT_OF_MEMORY;
             }
         }
-        Context c = contexts.current();
+        Context c = state.current();
         Allocation a = new Allocation(kind, address[0], bytes, c, flags, bufferIds.incrementAndGet(), arena, release);
         if (kind != Allocation.Kind.HOST_ALLOC) used.addAndGet(bytes);
         allocations.put(a.address, a);
@@ -152,7 +150,7 @@ final class MemoryArea {
     }
 
     public int cuMemGetInfo_v2(long free, long total) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (free == 0 || total == 0) return INVALID_VALUE;
         putLong(free, Math.max(0, state.totalMemory - used.get()));
@@ -161,7 +159,7 @@ final class MemoryArea {
     }
 
     public int cuMemGetAddressRange_v2(long pbase, long psize, long dptr) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         Allocation a = find(dptr, 0);
         if (a == null) return NOT_FOUND;
@@ -185,7 +183,7 @@ final class MemoryArea {
     }
 
     public int cuMemHostGetDevicePointer_v2(long pdptr, long p, int Flags) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (pdptr == 0 || Flags != 0) return INVALID_VALUE;
         if (!state.backend().deviceSeesHostMemory()) return NOT_SUPPORTED; // device memory and the program's host memory are apart
@@ -196,7 +194,7 @@ final class MemoryArea {
     }
 
     public int cuMemHostGetFlags(long pFlags, long p) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (pFlags == 0) return INVALID_VALUE;
         Allocation a = find(p, 0);
@@ -206,15 +204,15 @@ final class MemoryArea {
     }
 
     public int cuMemHostRegister_v2(long p, long bytesize, int Flags) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (p == 0 || bytesize <= 0 || (Flags & ~0xF) != 0) return INVALID_VALUE;
         if (!state.backend().deviceSeesHostMemory()) return NOT_SUPPORTED; // kernels on the device would not see it
         var below = allocations.floorEntry(p + bytesize - 1);
         if (below != null && below.getValue().address + below.getValue().size > p) return HOST_MEMORY_ALREADY_REGISTERED;
-        Allocation a = new Allocation(Allocation.Kind.HOST_REGISTERED, p, bytesize, contexts.current(), Flags, bufferIds.incrementAndGet(), null);
+        Allocation a = new Allocation(Allocation.Kind.HOST_REGISTERED, p, bytesize, state.current(), Flags, bufferIds.incrementAndGet(), null);
         allocations.put(p, a);
-        contexts.current().allocations.add(a);
+        state.current().allocations.add(a);
         return SUCCESS;
     }
 

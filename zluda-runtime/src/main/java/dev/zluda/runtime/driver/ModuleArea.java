@@ -96,7 +96,6 @@ final class ModuleArea {
     }
 
     private final DriverState state;
-    private final ContextArea contexts;
     private final MemoryArea memory;
     final Handles<Module> modules = new Handles<>(4);
     final Handles<Function> functions = new Handles<>(5);
@@ -110,9 +109,8 @@ final class ModuleArea {
     final ThreadLocal<String> nextImageName = new ThreadLocal<>();
     private final AtomicLong variableBufferIds = new AtomicLong(1L << 40);
 
-    ModuleArea(DriverState state, ContextArea contexts, MemoryArea memory) {
+    ModuleArea(DriverState state, MemoryArea memory) {
         this.state = state;
-        this.contexts = contexts;
         this.memory = memory;
     }
 
@@ -142,7 +140,7 @@ final class ModuleArea {
 
     /** Compiles PTX into a module of the current context, through the backend. */
     Module compile(String ptx, String source, LibraryArea.Library library) throws LoadFailure {
-        Context ctx = contexts.current();
+        Context ctx = state.current();
         List<Allocation> vars = new ArrayList<>();
         Backend.VariableAllocator alloc = new Backend.VariableAllocator() {
             @Override
@@ -194,7 +192,7 @@ final class ModuleArea {
     }
 
     private int loadModule(long pModule, String via, JitLog log, PtxSource src) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         long t0 = System.nanoTime();
         try {
@@ -348,7 +346,7 @@ final class ModuleArea {
     }
 
     public int cuModuleGetFunction(long hfunc, long hmod, long name) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (hfunc == 0 || name == 0) return INVALID_VALUE;
         Module m = module(hmod);
@@ -360,7 +358,7 @@ final class ModuleArea {
     }
 
     public int cuModuleGetFunctionCount(long count, long mod) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (count == 0) return INVALID_VALUE;
         Module m = module(mod);
@@ -370,7 +368,7 @@ final class ModuleArea {
     }
 
     public int cuModuleEnumerateFunctions(long functionsOut, int numFunctions, long mod) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (functionsOut == 0) return INVALID_VALUE;
         Module m = module(mod);
@@ -384,7 +382,7 @@ final class ModuleArea {
     }
 
     public int cuModuleGetGlobal_v2(long dptr, long bytes, long hmod, long name) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (name == 0) return INVALID_VALUE;
         Module m = module(hmod);

@@ -24,15 +24,11 @@ import static dev.zluda.runtime.driver.Native.putLong;
  */
 final class PoolArea {
     private final DriverState state;
-    private final DeviceArea device;
-    private final ContextArea contexts;
     private final MemoryArea memory;
     private final StreamArea streams;
 
-    PoolArea(DriverState state, DeviceArea device, ContextArea contexts, MemoryArea memory, StreamArea streams) {
+    PoolArea(DriverState state, MemoryArea memory, StreamArea streams) {
         this.state = state;
-        this.device = device;
-        this.contexts = contexts;
         this.memory = memory;
         this.streams = streams;
     }
@@ -87,29 +83,28 @@ final class PoolArea {
      * use. CUDA_ERROR_INVALID_DEVICE for a bad ordinal, CUDA_ERROR_INVALID_VALUE for a NULL output.
      */
     public int cuDeviceGetDefaultMemPool(long poolOut, int dev) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        int r = device.checkDevice(dev);
-        if (r != SUCCESS) return r;
-        if (poolOut == 0) return INVALID_VALUE;
-        putLong(poolOut, defaultPool(dev).handle);
-        return SUCCESS;
+        return answerPool(poolOut, dev, false);
     }
 
     /** The device's current pool: the default one until cuDeviceSetMemPool names another. */
     public int cuDeviceGetMemPool(long pool, int dev) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        int r = device.checkDevice(dev);
+        return answerPool(pool, dev, true);
+    }
+
+    /** Writes a device's default or current pool (checked: the device, the output). */
+    private int answerPool(long out, int dev, boolean current) {
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
-        if (pool == 0) return INVALID_VALUE;
-        Pool p = currentPools.get(dev);
-        putLong(pool, (p != null && pools.get(p.handle) != null ? p : defaultPool(dev)).handle);
+        if (out == 0) return INVALID_VALUE;
+        Pool p = current ? currentPools.get(dev) : null;
+        putLong(out, (p != null && pools.get(p.handle) != null ? p : defaultPool(dev)).handle);
         return SUCCESS;
     }
 
     /** cuDeviceSetMemPool: the pool must belong to the device (CUDA_ERROR_INVALID_DEVICE otherwise). */
     public int cuDeviceSetMemPool(int dev, long pool) {
         if (!state.initialized) return NOT_INITIALIZED;
-        int r = device.checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         Pool p = pools.get(pool);
         if (p == null) return INVALID_VALUE;
@@ -131,7 +126,7 @@ final class PoolArea {
         int locType = CUmemPoolProps.location_type(poolPropsPtr);
         int locId = CUmemPoolProps.location_id(poolPropsPtr);
         if (allocType != ALLOCATION_TYPE_PINNED || locType != LOCATION_TYPE_DEVICE) return INVALID_VALUE;
-        int r = device.checkDevice(locId);
+        int r = state.checkDevice(locId);
         if (r != SUCCESS) return r == INVALID_DEVICE ? INVALID_VALUE : r;
         if (handleTypes != 0) return NOT_SUPPORTED;
         long h = pools.reserve();
@@ -219,7 +214,7 @@ final class PoolArea {
             long d = map + i * size;
             int type = CUmemAccessDesc.location_type(d), id = CUmemAccessDesc.location_id(d);
             int flags = CUmemAccessDesc.flags(d);
-            if (type != LOCATION_TYPE_DEVICE || device.checkDevice(id) != SUCCESS) return INVALID_VALUE;
+            if (type != LOCATION_TYPE_DEVICE || state.checkDevice(id) != SUCCESS) return INVALID_VALUE;
             if (id == p.device && flags != ACCESS_READWRITE) return INVALID_VALUE;
         }
         return SUCCESS;
@@ -259,10 +254,10 @@ final class PoolArea {
      */
     public int cuMemAllocAsync(long dptr, long bytesize, long hStream) {
         if (!state.initialized) return NOT_INITIALIZED;
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
-        Pool p = currentPools.get(contexts.current().device);
-        return allocFromPool(dptr, bytesize, p != null && pools.get(p.handle) != null ? p : defaultPool(contexts.current().device), hStream);
+        Pool p = currentPools.get(state.current().device);
+        return allocFromPool(dptr, bytesize, p != null && pools.get(p.handle) != null ? p : defaultPool(state.current().device), hStream);
     }
 
     /** cuMemAllocFromPoolAsync: as cuMemAllocAsync, from the given pool. */

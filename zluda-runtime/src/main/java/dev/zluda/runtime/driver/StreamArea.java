@@ -33,49 +33,33 @@ final class StreamArea {
     static final long CU_STREAM_LEGACY = 0x1, CU_STREAM_PER_THREAD = 0x2;
 
     /** A stream (CUstream). */
-    static final class Stream {
-        final long handle, id;
-        final Context context;
-        final int flags, priority;
-        /** The backend's stream (hipStream_t on the hip backend), else 0. */
-        final long backendHandle;
-
-        Stream(long handle, long id, Context context, int flags, int priority, long backendHandle) {
-            this.handle = handle;
-            this.id = id;
-            this.context = context;
-            this.flags = flags;
-            this.priority = priority;
-            this.backendHandle = backendHandle;
-        }
-    }
+    /** @param backendHandle the backend's stream (hipStream_t on the hip backend), else 0 */
+    record Stream(long handle, long id, Context context, int flags, int priority, long backendHandle) {}
 
     private final DriverState state;
-    private final ContextArea contexts;
     final Handles<Stream> streams = new Handles<>(2);
     private final AtomicLong streamIds = new AtomicLong(10); // ids of the special streams stay below
     private static final MethodHandle CALL_VOID_PTR = Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
     private static final MethodHandle CALL_STREAM_CALLBACK = Linker.nativeLinker().downcallHandle(
             FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
 
-    StreamArea(DriverState state, ContextArea contexts) {
+    StreamArea(DriverState state) {
         this.state = state;
-        this.contexts = contexts;
     }
 
     /** SUCCESS for a stream the calling context may use (the default, legacy and per-thread streams, or a live one). */
     int checkStream(long hStream) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (hStream == 0 || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD) return SUCCESS;
         Stream s = streams.get(hStream);
-        return s == null || s.context.destroyed ? INVALID_HANDLE : SUCCESS;
+        return s == null || s.context().destroyed ? INVALID_HANDLE : SUCCESS;
     }
 
     /** The backend's stream of a CUstream whose handle was checked: its null stream (0) for the default and legacy ones. */
     long nativeStream(long hStream) {
         Stream s = stream(hStream);
-        return s == null ? 0 : s.backendHandle;
+        return s == null ? 0 : s.backendHandle();
     }
 
     /**
@@ -90,14 +74,14 @@ final class StreamArea {
     /** Destroys the streams of a context being destroyed or reset. */
     void release(Context c) {
         for (Stream s : streams.values()) {
-            if (s.context == c && streams.remove(s.handle) != null) state.backend().destroyStream(s.backendHandle);
+            if (s.context() == c && streams.remove(s.handle()) != null) state.backend().destroyStream(s.backendHandle());
         }
     }
 
     // ---------------------------------------------------------------- streams
 
     private int createStream(long phStream, int flags, int priority) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (phStream == 0 || (flags & ~1) != 0) return INVALID_VALUE; // CU_STREAM_DEFAULT | CU_STREAM_NON_BLOCKING
         int prio = Math.max(-5, Math.min(0, priority));
@@ -108,7 +92,7 @@ final class StreamArea {
             return e.cuResult;
         }
         long h = streams.reserve();
-        streams.put(h, new Stream(h, streamIds.incrementAndGet(), contexts.current(), flags, prio, hs));
+        streams.put(h, new Stream(h, streamIds.incrementAndGet(), state.current(), flags, prio, hs));
         putLong(phStream, h);
         return SUCCESS;
     }
@@ -125,7 +109,7 @@ final class StreamArea {
         if (!state.initialized) return NOT_INITIALIZED;
         Stream s = streams.remove(hStream);
         if (s == null) return INVALID_HANDLE;
-        return state.backend().destroyStream(s.backendHandle);
+        return state.backend().destroyStream(s.backendHandle());
     }
 
     public int cuStreamSynchronize(long hStream) {
@@ -141,49 +125,38 @@ final class StreamArea {
         return hStream == 0 || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD ? null : streams.get(hStream);
     }
 
-    public int cuStreamGetFlags(long hStream, long flags) {
+    /**
+     * Answers a question about a stream: checks it and the output pointer, then writes what {@code answer} gives for
+     * the stream (null for the default, legacy and per-thread streams): 8 bytes when {@code wide}, else 4.
+     */
+    private int answer(long hStream, long out, java.util.function.ToLongFunction<Stream> answer, boolean wide) {
         int r = checkStream(hStream);
         if (r != SUCCESS) return r;
-        if (flags == 0) return INVALID_VALUE;
-        Stream s = stream(hStream);
-        putInt(flags, s == null ? 0 : s.flags);
+        if (out == 0) return INVALID_VALUE;
+        long v = answer.applyAsLong(stream(hStream));
+        if (wide) putLong(out, v);
+        else putInt(out, (int) v);
         return SUCCESS;
+    }
+
+    public int cuStreamGetFlags(long hStream, long flags) {
+        return answer(hStream, flags, s -> s == null ? 0 : s.flags(), false);
     }
 
     public int cuStreamGetPriority(long hStream, long priority) {
-        int r = checkStream(hStream);
-        if (r != SUCCESS) return r;
-        if (priority == 0) return INVALID_VALUE;
-        Stream s = stream(hStream);
-        putInt(priority, s == null ? 0 : s.priority);
-        return SUCCESS;
+        return answer(hStream, priority, s -> s == null ? 0 : s.priority(), false);
     }
 
     public int cuStreamGetId(long hStream, long streamId) {
-        int r = checkStream(hStream);
-        if (r != SUCCESS) return r;
-        if (streamId == 0) return INVALID_VALUE;
-        Stream s = stream(hStream);
-        putLong(streamId, s == null ? hStream : s.id);
-        return SUCCESS;
+        return answer(hStream, streamId, s -> s == null ? hStream : s.id(), true);
     }
 
     public int cuStreamGetCtx(long hStream, long pctx) {
-        int r = checkStream(hStream);
-        if (r != SUCCESS) return r;
-        if (pctx == 0) return INVALID_VALUE;
-        Stream s = stream(hStream);
-        putLong(pctx, s == null ? contexts.current().handle : s.context.handle);
-        return SUCCESS;
+        return answer(hStream, pctx, s -> s == null ? state.current().handle : s.context().handle, true);
     }
 
     public int cuStreamGetDevice(long hStream, long device) {
-        int r = checkStream(hStream);
-        if (r != SUCCESS) return r;
-        if (device == 0) return INVALID_VALUE;
-        Stream s = stream(hStream);
-        putInt(device, s == null ? contexts.current().device : s.context.device);
-        return SUCCESS;
+        return answer(hStream, device, s -> s == null ? state.current().device : s.context().device, false);
     }
 
     public int cuLaunchHostFunc(long hStream, long fn, long userData) {

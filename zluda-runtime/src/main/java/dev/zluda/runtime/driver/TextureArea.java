@@ -44,13 +44,11 @@ final class TextureArea {
     private static final AtomicLong OBJECT_IDS = new AtomicLong(0);
 
     private final DriverState state;
-    private final ContextArea contexts;
     private final MemoryArea memory;
     private final ArrayArea arrays;
 
-    TextureArea(DriverState state, ContextArea contexts, MemoryArea memory, ArrayArea arrays) {
+    TextureArea(DriverState state, MemoryArea memory, ArrayArea arrays) {
         this.state = state;
-        this.contexts = contexts;
         this.memory = memory;
         this.arrays = arrays;
         arrays.onDestroy(this::forget);
@@ -73,15 +71,15 @@ final class TextureArea {
                     rc[0] = INVALID_HANDLE;
                     return null;
                 }
-                if (surface && (a.flags & ARRAY_SURFACE_LDST) == 0) {
+                if (surface && (a.flags() & ARRAY_SURFACE_LDST) == 0) {
                     rc[0] = INVALID_VALUE;
                     return null;
                 }
                 // Height 0 makes a 1D array; cuArrayCreate's Height 1 makes a 2D array of one row (as on NVIDIA's driver)
-                int dims = a.depth > 0 ? 3 : a.height > 0 ? 2 : 1;
-                long rows = Math.max(1, a.height);
-                return new TextureObject(a.base, dims, (int) a.width, (int) rows, (int) Math.max(1, a.depth), a.rowBytes(),
-                        a.rowBytes() * rows, a.format, a.channels, false, new int[3], false, false, false, false, new int[4], surface);
+                int dims = a.depth() > 0 ? 3 : a.height() > 0 ? 2 : 1;
+                long rows = Math.max(1, a.height());
+                return new TextureObject(a.base(), dims, (int) a.width(), (int) rows, (int) Math.max(1, a.depth()), a.rowBytes(),
+                        a.rowBytes() * rows, a.format(), a.channels(), false, new int[3], false, false, false, false, new int[4], surface);
             }
             case RES_LINEAR, RES_PITCH2D -> {
                 if (surface) {
@@ -130,7 +128,7 @@ final class TextureArea {
      *     backend (the LLVM lowering has no texture instructions)
      */
     public int cuTexObjectCreate(long pTexObject, long pResDesc, long pTexDesc, long pResViewDesc) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (!state.backend().supportsTextures()) return NOT_SUPPORTED;
         if (pTexObject == 0 || pResDesc == 0 || pTexDesc == 0) return INVALID_VALUE;
@@ -192,7 +190,7 @@ final class TextureArea {
     /** Forgets the texture and surface objects on an array that is being destroyed (cuArrayDestroy). */
     private void forget(ArrayArea.CuArray a) {
         for (var e : objects.entrySet()) {
-            if (e.getValue().object().base() == a.base) {
+            if (e.getValue().object().base() == a.base()) {
                 objects.remove(e.getKey());
                 state.backend().unregisterTexture(e.getKey());
             }
@@ -204,7 +202,7 @@ final class TextureArea {
      * CUDA_ARRAY3D_SURFACE_LDST (else CUDA_ERROR_INVALID_VALUE). CUDA_ERROR_NOT_SUPPORTED on the hip backend.
      */
     public int cuSurfObjectCreate(long pSurfObject, long pResDesc) {
-        int r = contexts.checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (!state.backend().supportsTextures()) return NOT_SUPPORTED;
         if (pSurfObject == 0 || pResDesc == 0) return INVALID_VALUE;

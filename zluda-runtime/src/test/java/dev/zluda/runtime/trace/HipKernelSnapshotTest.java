@@ -54,12 +54,12 @@ class HipKernelSnapshotTest {
             .address_size 64
             .visible .entry fill(.param .u64 p, .param .u32 n)
             {
-                .reg .u64 %rd<3>;
-                .reg .u32 %r<3>;
-                ld.param.u64 %rd1, [p];
-                ld.param.u32 %r1, [n];
-                cvta.to.global.u64 %rd2, %rd1;
-                st.global.u32 [%rd2], %r1;
+                .reg .b64 %p<2>;
+                .reg .b32 %v<2>;
+                ld.param.u32 %v0, [n];
+                ld.param.u64 %p0, [p];
+                add.u32 %v1, %v0, 1;
+                st.global.u32 [%p0+4], %v1;
                 ret;
             }
             """;
