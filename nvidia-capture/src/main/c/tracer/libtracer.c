@@ -219,8 +219,12 @@ __attribute__((constructor)) static void lt_load(void) {
     real = find_real();
     real_fns = calloc((size_t)(lt_recorded_count > 0 ? lt_recorded_count : 1), sizeof(void *));
     if (!real) {
-        fprintf(stderr, "[ZLUDA_TRACE] %s: no real %s found (set ZLUDA_%s_LIB, or LD_LIBRARY_PATH to its directory): its functions answer 'not supported'\n",
-                lt_library, lt_soname, lt_library);
+        char env[64] = "ZLUDA_";
+        size_t k = strlen(env);
+        for (const char *c = lt_library; *c && k < sizeof env - 5; c++) env[k++] = (char)toupper((unsigned char)*c);
+        memcpy(env + k, "_LIB", 5);
+        fprintf(stderr, "[ZLUDA_TRACE] %s: no real %s found (set %s, or LD_LIBRARY_PATH to its directory): its functions answer 'not supported'\n",
+                lt_library, lt_soname, env);
     }
     for (int i = 0; i < lt_recorded_count && real_fns; i++) real_fns[i] = real ? dlsym(real, lt_recorded_names[i]) : NULL;
     for (int i = 0; i < lt_forwarded_count; i++) {
