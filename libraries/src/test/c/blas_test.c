@@ -587,6 +587,9 @@ static void test_errors(cublasHandle_t h, cublasLtHandle_t lt) {
     int v = 0;
     if (cublasGetVersion(h, &v) == CUBLAS_STATUS_SUCCESS && v >= 130000) printf("PASS cublasGetVersion %d\n", v);
     else { printf("FAIL cublasGetVersion %d\n", v); failures++; }
+    size_t cv = cublasGetCudartVersion();
+    if (cv >= 13000) printf("PASS cublasGetCudartVersion %zu\n", cv);
+    else { printf("FAIL cublasGetCudartVersion %zu\n", cv); failures++; }
     if (!zluda_only) return;
     /* a function zluda does not implement: CUBLAS_STATUS_NOT_SUPPORTED and one line on stderr */
     s = cublasStrsm(h, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, 4, 4, &one, NULL, 4, NULL, 4);

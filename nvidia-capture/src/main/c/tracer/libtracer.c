@@ -237,18 +237,6 @@ void *lt_real(int k) {
     return real_fns && k >= 0 && k < lt_recorded_count ? real_fns[k] : NULL;
 }
 
-int lt_float_bits(float f) {
-    int b;
-    memcpy(&b, &f, 4);
-    return b;
-}
-
-int lt_double_bits(double d) {
-    uint64_t b;
-    memcpy(&b, &d, 8);
-    return (int)(uint32_t)b;
-}
-
 /* ---------------------------------------------------------------- recording through the driver tracer */
 
 static pthread_once_t hooks_once = PTHREAD_ONCE_INIT;

@@ -33,8 +33,5 @@ extern void *lt_slots[];
 uint32_t lt_fid(int k);
 /* The real library's recorded function k, or NULL. */
 void *lt_real(int k);
-/* A float's or double's bits as a LEAVE result (the low 32 bits of a double). */
-int lt_float_bits(float f);
-int lt_double_bits(double d);
 
 #endif

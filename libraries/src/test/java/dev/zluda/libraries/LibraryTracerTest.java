@@ -74,7 +74,7 @@ class LibraryTracerTest {
         assertNotNull(cap, "no capture of the tracer in " + tmp);
         try (Capture c = Capture.open(cap)) {
             CallFormatter fmt = new CallFormatter(c::specFunction, c::functionName, new java.util.HashMap<>());
-            int sgemm = 0, nestedLaunches = 0, ltMatmuls = 0, topLevelLaunches = 0;
+            int sgemm = 0, nestedLaunches = 0, ltMatmuls = 0, topLevelLaunches = 0, cudartVersion = 0, heuristic = 0, setAttr = 0;
             String open = null;
             int openDepth = -1;
             List<Call> all = new ArrayList<>();
@@ -102,12 +102,28 @@ class LibraryTracerTest {
                     }
                 }
                 if (name.equals("cublasLtMatmul")) ltMatmuls++;
+                if (name.equals("cublasGetCudartVersion")) {
+                    // a value, not a status: result 0, the value in the item one past the parameters
+                    assertEquals("cublasGetCudartVersion() -> 13000", fmt.format(call));
+                    cudartVersion++;
+                }
+                if (name.equals("cublasLtMatmulAlgoGetHeuristic") && heuristic++ == 0) {
+                    String line = fmt.format(call);
+                    assertTrue(line.contains("requestedAlgoCount: 4"), line);
+                    assertTrue(line.contains("returnAlgoCount: 1"), line);
+                }
+                if (name.equals("cublasLtMatmulDescSetAttribute") && setAttr++ == 2) {
+                    // the third attribute set by the first matmul: the epilogue, recorded as the bytes behind buf
+                    String line = fmt.format(call);
+                    assertTrue(line.contains("attr: CUBLASLT_MATMUL_DESC_EPILOGUE, buf: <4 bytes: 01 00 00 00>"), line);
+                }
                 if (name.equals("cuLaunchKernel")) {
                     if (e.depth() == 1 && open != null && openDepth == 0) nestedLaunches++;
                     if (e.depth() == 0) topLevelLaunches++;
                 }
             }
             assertTrue(sgemm >= 7, sgemm + " cublasSgemm_v2 calls");
+            assertEquals(1, cudartVersion);
             assertTrue(ltMatmuls >= 10, ltMatmuls + " cublasLtMatmul calls");
             assertEquals(0, topLevelLaunches, "every kernel launch was made by a library call");
             assertTrue(nestedLaunches >= 40, nestedLaunches + " launches nested in library calls");

@@ -66,6 +66,7 @@ public final class CallFormatter {
         }
         sb.append(") -> ");
         if (c.leave() == null) sb.append("(in flight: the capture ends before this call returned)");
+        else if (f != null && returnsValue(f)) sb.append(returnValue(f, item(c.leave().data(), f.params().size())));
         else sb.append(f != null && !f.library().equals(CudaApi.DRIVER) ? result(f, c.leave().result()) : result(c.leave().result()));
         return sb.toString();
     }
@@ -93,6 +94,30 @@ public final class CallFormatter {
             if (n.isPresent()) return n.get();
         }
         return Integer.toUnsignedString(r);
+    }
+
+    /**
+     * Whether a library function returns a value rather than a status ({@code size_t cublasGetCudartVersion},
+     * {@code const char *cublasGetStatusName}): its LEAVE result is 0 and the value is the data item of
+     * parameter n, one past its last (FORMAT.md §6.10, "Library functions").
+     */
+    public boolean returnsValue(CudaFunction f) {
+        if (f.library().equals(CudaApi.DRIVER)) return false;
+        String t = f.returnType().replace("const ", "").trim();
+        if (t.equals("void")) return false;
+        CudaApi a = apiOf(f.library());
+        return a.enumType(t).isEmpty() && !a.canonicalType(t).equals("enum") && !t.equals("int");
+    }
+
+    /** A returned value as its C type says: a number, a pointer in hex; "(not recorded)" when absent. */
+    private String returnValue(CudaFunction f, DataItem d) {
+        if (d == null || d.kind() != CaptureFormat.ITEM_INLINE) return "(not recorded)";
+        byte[] b = d.bytes();
+        String t = apiOf(f.library()).canonicalType(f.returnType());
+        if (t.equals("pointer")) return hex(le(b, 0, Math.min(8, b.length)));
+        if (t.equals("float") && b.length == 4) return Float.toString(Float.intBitsToFloat((int) le(b, 0, 4)));
+        if (t.equals("double") && b.length == 8) return Double.toString(Double.longBitsToDouble(le(b, 0, 8)));
+        return Long.toUnsignedString(le(b, 0, Math.min(8, b.length)));
     }
 
     /** The spec of an API by short name; the driver's when a library's cannot be loaded. */

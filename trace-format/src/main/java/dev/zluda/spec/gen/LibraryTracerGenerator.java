@@ -30,9 +30,10 @@ import java.util.List;
  *     function table (FORMAT.md §6.10, "Library functions").
  * </ul>
  *
- * <p>A call's LEAVE result is the function's return value: the status for functions that return one
- * ({@code cublasStatus_t}, {@code cudnnStatus_t}, ...), the low 32 bits otherwise (a pointer, a
- * {@code size_t}, a {@code float}'s bits); 0 for {@code void}.
+ * <p>A call's LEAVE result is the status for functions that return one ({@code cublasStatus_t},
+ * {@code cudnnStatus_t}, an {@code int}); a function that returns a value (a pointer, a {@code size_t},
+ * a {@code float}) has result 0 and its value, as returned, in the LEAVE's data item of parameter n (one
+ * past its last parameter); {@code void} has result 0.
  *
  * <p>Usage: {@code LibraryTracerGenerator OUT_DIR}.
  */
@@ -50,19 +51,19 @@ public final class LibraryTracerGenerator {
         this.abi = new EntryGenerator(api);
     }
 
-    /** How a function returns: its C type in the wrapper and how the result becomes the LEAVE's u32. */
-    private record Ret(String c, String toResult) {}
+    /** How a function returns: its C type in the wrapper. */
+    private record Ret(String c) {}
 
     /** The return handling of a function, or null when a wrapper cannot forward it (a struct by value). */
     private Ret ret(CudaFunction f) {
         String t = api.canonicalType(f.returnType());
         return switch (t) {
-            case "void" -> new Ret("void", "0");
-            case "enum", "int", "signed int", "unsigned int", "uint32_t" -> new Ret("int", "(int)r");
-            case "pointer" -> new Ret("void *", "(int)(uint32_t)(uintptr_t)r");
-            case "size_t", "unsigned long", "unsigned long long", "long", "long long", "uint64_t" -> new Ret("uint64_t", "(int)(uint32_t)r");
-            case "float" -> new Ret("float", "lt_float_bits(r)");
-            case "double" -> new Ret("double", "lt_double_bits(r)");
+            case "void" -> new Ret("void");
+            case "enum", "int", "signed int", "unsigned int", "uint32_t" -> new Ret("int");
+            case "pointer" -> new Ret("void *");
+            case "size_t", "unsigned long", "unsigned long long", "long", "long long", "uint64_t" -> new Ret("uint64_t");
+            case "float" -> new Ret("float");
+            case "double" -> new Ret("double");
             default -> null;
         };
     }
@@ -166,8 +167,12 @@ public final class LibraryTracerGenerator {
                 sb.append("    if (r == 0) {\n");
                 tracer.dataItems(sb, f, false);
                 sb.append("    }\n");
+                sb.append("    zt_end(&c, r);\n    return r;\n}\n\n");
+            } else {
+                // a value, not a status: the LEAVE's result is 0 and the value is the data item of parameter n (FORMAT.md 6.10)
+                sb.append("    zt_data(&c, ").append(n).append(", &r, sizeof r);\n");
+                sb.append("    zt_end(&c, 0);\n    return r;\n}\n\n");
             }
-            sb.append("    zt_end(&c, ").append(r.toResult).append(");\n    return r;\n}\n\n");
         }
         return sb.toString();
     }
