@@ -46,32 +46,17 @@ class LibraryTracerTest {
         String mout = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         Assumptions.assumeTrue(make.waitFor(300, TimeUnit.SECONDS) && make.exitValue() == 0, "SKIPPED: building blas_test failed:\n" + mout);
 
-        ProcessBuilder pb = new ProcessBuilder(nativeDir.resolve("bin/blas_test").toString()).redirectErrorStream(true);
-        pb.environment().put("LD_LIBRARY_PATH", traceDir + ":" + nativeDir.resolve("lib"));
-        pb.environment().put("ZLUDA_CUDA_LIB", driver.toString());
-        pb.environment().put("ZLUDA_LOG_DIR", tmp.toString());
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        pb.environment().put("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(300, TimeUnit.SECONDS), out);
-        assertEquals(0, p.exitValue(), out);
-
-        // the tracer's capture (zluda's driver, with ZLUDA_LOG_DIR set, writes one of its own beside it)
-        Path cap = null;
-        try (Stream<Path> dirs = Files.list(tmp)) {
-            for (Path d : dirs.toList()) {
-                JsonNode m = new ObjectMapper().readTree(d.resolve("manifest.json").toFile());
-                if (m.path("tool").path("name").asText().equals("zluda nvidia-capture")) {
-                    cap = d;
-                    List<String> libs = new ArrayList<>();
-                    for (JsonNode l : m.path("libraries")) libs.add(l.path("name").asText() + " " + Path.of(l.path("library").asText()).getFileName());
-                    assertEquals(List.of("cublas libcublas.so.13", "cublasLt libcublasLt.so.13"), libs, m.toString());
-                }
-            }
+        Path cap = traced(nativeDir, traceDir, driver, tmp.resolve("run1"));
+        // a second run of the same program: its capture pairs with the first call by call, library calls
+        // included (handles and descriptors as symbols, the bias pointer attribute as a device pointer)
+        Path cap2 = traced(nativeDir, traceDir, driver, tmp.resolve("run2"));
+        try (Capture a = Capture.open(cap); Capture b = Capture.open(cap2)) {
+            dev.zluda.diff.DiffResult d = new dev.zluda.diff.DiffEngine(dev.zluda.diff.DiffOptions.defaults()).diff(a, b);
+            java.io.StringWriter report = new java.io.StringWriter();
+            dev.zluda.diff.TextReport.write(d, new java.io.PrintWriter(report));
+            assertTrue(d.same(), "two runs of blas_test differ:\n" + report);
+            assertTrue(report.toString().contains("library choice"), report.toString());
         }
-        assertNotNull(cap, "no capture of the tracer in " + tmp);
         try (Capture c = Capture.open(cap)) {
             CallFormatter fmt = new CallFormatter(c::specFunction, c::functionName, new java.util.HashMap<>());
             int sgemm = 0, nestedLaunches = 0, ltMatmuls = 0, topLevelLaunches = 0, cudartVersion = 0, heuristic = 0, setAttr = 0;
@@ -128,6 +113,39 @@ class LibraryTracerTest {
             assertEquals(0, topLevelLaunches, "every kernel launch was made by a library call");
             assertTrue(nestedLaunches >= 40, nestedLaunches + " launches nested in library calls");
         }
+    }
+
+    /**
+     * Runs blas_test with the tracers in front of zluda's libraries and driver, recording into dir;
+     * returns the tracer's capture (zluda's driver, with ZLUDA_LOG_DIR set, writes one of its own beside
+     * it), after checking that its manifest names the real libraries.
+     */
+    private static Path traced(Path nativeDir, Path traceDir, Path driver, Path dir) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(nativeDir.resolve("bin/blas_test").toString()).redirectErrorStream(true);
+        pb.environment().put("LD_LIBRARY_PATH", traceDir + ":" + nativeDir.resolve("lib"));
+        pb.environment().put("ZLUDA_CUDA_LIB", driver.toString());
+        pb.environment().put("ZLUDA_LOG_DIR", dir.toString());
+        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
+        pb.environment().put("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(300, TimeUnit.SECONDS), out);
+        assertEquals(0, p.exitValue(), out);
+        Path cap = null;
+        try (Stream<Path> dirs = Files.list(dir)) {
+            for (Path d : dirs.toList()) {
+                JsonNode m = new ObjectMapper().readTree(d.resolve("manifest.json").toFile());
+                if (m.path("tool").path("name").asText().equals("zluda nvidia-capture")) {
+                    cap = d;
+                    List<String> libs = new ArrayList<>();
+                    for (JsonNode l : m.path("libraries")) libs.add(l.path("name").asText() + " " + Path.of(l.path("library").asText()).getFileName());
+                    assertEquals(List.of("cublas libcublas.so.13", "cublasLt libcublasLt.so.13"), libs, m.toString());
+                }
+            }
+        }
+        assertNotNull(cap, "no capture of the tracer in " + dir);
+        return cap;
     }
 
     /** A call and its subtree, in order of their ENTERs. */
