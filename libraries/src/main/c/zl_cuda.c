@@ -136,7 +136,8 @@ CUresult zl_launch(CUcontext ctx, enum zl_kernel k, unsigned gx, unsigned gy, un
 
 CUresult zl_gemm_launch(CUcontext ctx, CUstream s, enum zl_kernel k, zl_gemm *g, CUdeviceptr A, CUdeviceptr B, CUdeviceptr C,
                         CUdeviceptr D, int64_t batch, int arrays, size_t esize_in, size_t esize_out) {
-    unsigned gx = (unsigned)((g->m + 15) / 16), gy = (unsigned)((g->n + 15) / 16);
+    /* a 16 x 16 CTA covers 64 x 64 elements of D (blas_kernels.cu: 4 x 4 per thread) */
+    unsigned gx = (unsigned)((g->m + 63) / 64), gy = (unsigned)((g->n + 63) / 64);
     for (int64_t z0 = 0; z0 < batch; z0 += 65535) {
         int64_t nz = batch - z0 < 65535 ? batch - z0 : 65535;
         CUdeviceptr a, b, c, d;

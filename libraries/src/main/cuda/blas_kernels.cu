@@ -3,8 +3,9 @@
 // which load them with cuModuleLoadData on whichever driver they run on (zluda's or NVIDIA's).
 //
 // Accumulation order (what a result is bit for bit, documented in docs/support.md):
-//  - GEMM/GEMV: one thread per output element; the products are accumulated in order of k from 0
-//    with fused multiply-adds into an accumulator of the compute type (fp32 for fp32, fp16 and bf16
+//  - GEMM/GEMV: each output element is its own sum (GEMM: a thread computes a 4 x 4 block of them);
+//    the products are accumulated in order of k from 0 with fused multiply-adds into an accumulator of
+//    the compute type (fp32 for fp32, fp16 and bf16
 //    inputs; fp64 for fp64): acc = fma(a(i,k), b(k,j), acc). Then r = alpha * acc; if beta != 0,
 //    r = fma(beta, c, r) (C is not read when beta == 0, as BLAS says); then + bias[i], then the
 //    epilogue (ReLU: r > 0 ? r : 0; GELU: 0.5 r (1 + tanh(sqrt(2/pi) (r + 0.044715 r^3)))), then one
@@ -70,47 +71,116 @@ struct Gemm {
     const void *alphaPtr, *betaPtr, *bias;
 };
 
+// Each thread computes a 4 x 4 block of D: rows i0 + 16 r and columns j0 + 16 c (r, c = 0..3), so a
+// 16 x 16 CTA covers 64 x 64 elements; per k it loads 4 values of op(A) and 4 of op(B) once and does 16
+// fused multiply-adds. Every element is still its own sum in order of k, so the results are those of
+// one thread per element bit for bit; only the instructions per multiply-add drop (about 2 instead of
+// 6.5). Rows and columns past the matrix read a valid element (clamped) and are not stored.
+#define TILE 4
+#define STEP 16
+
+// The end of one element: + beta C, + bias, the epilogue, the rounding to TC. Not inlined: the 16 call
+// sites of a thread's block would otherwise each carry the epilogue's code (GELU's tanh).
+template <typename TC>
+__device__ __noinline__ void store_f32(TC *D, i64 di, const TC *C, i64 ci, float v, float beta, const void *bias, int biasKind, i64 bi, int ep) {
+    if (beta != 0.0f) v = fmaf(beta, tof<TC>(C[ci]), v);
+    if (bias) v += bias_at(bias, biasKind, bi);
+    D[di] = fromf<TC>(epilogue(v, ep));
+}
+
+__device__ __noinline__ void store_f64(double *D, i64 di, const double *C, i64 ci, double v, double beta, const double *bias, i64 bi, int ep) {
+    if (beta != 0.0) v = fma(beta, C[ci], v);
+    if (bias) v += bias[bi];
+    D[di] = epilogue(v, ep);
+}
+
 template <typename TA, typename TC>
 __device__ __forceinline__ void gemm_f32acc(const Gemm &g, const TA *A, const TA *B, const TC *C, TC *D) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    int j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= g.m || j >= g.n) return;
-    const TA *a = A + i * g.a_rs;
-    const TA *b = B + j * g.b_cs;
-    float acc = 0.0f;
-    #pragma unroll 4
+    int i0 = blockIdx.x * (STEP * TILE) + threadIdx.x;
+    int j0 = blockIdx.y * (STEP * TILE) + threadIdx.y;
+    if (i0 >= g.m || j0 >= g.n) return;
+    const TA *a[TILE], *b[TILE];
+    #pragma unroll
+    for (int r = 0; r < TILE; r++) {
+        int i = min(i0 + STEP * r, g.m - 1), j = min(j0 + STEP * r, g.n - 1);
+        a[r] = A + i * g.a_rs;
+        b[r] = B + j * g.b_cs;
+    }
+    float acc[TILE][TILE];
+    #pragma unroll
+    for (int r = 0; r < TILE; r++)
+        #pragma unroll
+        for (int c = 0; c < TILE; c++) acc[r][c] = 0.0f;
+    i64 ak = 0, bk = 0;
     for (int p = 0; p < g.k; p++) {
-        acc = fmaf(tof<TA>(*a), tof<TA>(*b), acc);
-        a += g.a_ks;
-        b += g.b_ks;
+        float av[TILE], bv[TILE];
+        #pragma unroll
+        for (int r = 0; r < TILE; r++) { av[r] = tof<TA>(a[r][ak]); bv[r] = tof<TA>(b[r][bk]); }
+        #pragma unroll
+        for (int r = 0; r < TILE; r++)
+            #pragma unroll
+            for (int c = 0; c < TILE; c++) acc[r][c] = fmaf(av[r], bv[c], acc[r][c]);
+        ak += g.a_ks;
+        bk += g.b_ks;
     }
     float alpha = (float)scalar(g.alphaPtr, g.scalarKind, g.alpha);
     float beta = (float)scalar(g.betaPtr, g.scalarKind, g.beta);
-    float r = alpha * acc;
-    if (beta != 0.0f) r = fmaf(beta, tof<TC>(C[i * g.c_rs + j * g.c_cs]), r);
-    if (g.bias) r += bias_at(g.bias, g.biasKind, i + (i64)blockIdx.z * g.bias_bs);
-    D[i * g.d_rs + j * g.d_cs] = fromf<TC>(epilogue(r, g.ep));
+    #pragma unroll
+    for (int r = 0; r < TILE; r++) {
+        int i = i0 + STEP * r;
+        if (i >= g.m) continue;
+        #pragma unroll
+        for (int c = 0; c < TILE; c++) {
+            int j = j0 + STEP * c;
+            if (j >= g.n) continue;
+            store_f32<TC>(D, i * g.d_rs + j * g.d_cs, C, i * g.c_rs + j * g.c_cs, alpha * acc[r][c], beta, g.bias, g.biasKind,
+                          i + (i64)blockIdx.z * g.bias_bs, g.ep);
+        }
+    }
 }
 
 __device__ __forceinline__ void gemm_f64(const Gemm &g, const double *A, const double *B, const double *C, double *D) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    int j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= g.m || j >= g.n) return;
-    const double *a = A + i * g.a_rs;
-    const double *b = B + j * g.b_cs;
-    double acc = 0.0;
-    #pragma unroll 4
+    int i0 = blockIdx.x * (STEP * TILE) + threadIdx.x;
+    int j0 = blockIdx.y * (STEP * TILE) + threadIdx.y;
+    if (i0 >= g.m || j0 >= g.n) return;
+    const double *a[TILE], *b[TILE];
+    #pragma unroll
+    for (int r = 0; r < TILE; r++) {
+        int i = min(i0 + STEP * r, g.m - 1), j = min(j0 + STEP * r, g.n - 1);
+        a[r] = A + i * g.a_rs;
+        b[r] = B + j * g.b_cs;
+    }
+    double acc[TILE][TILE];
+    #pragma unroll
+    for (int r = 0; r < TILE; r++)
+        #pragma unroll
+        for (int c = 0; c < TILE; c++) acc[r][c] = 0.0;
+    i64 ak = 0, bk = 0;
     for (int p = 0; p < g.k; p++) {
-        acc = fma(*a, *b, acc);
-        a += g.a_ks;
-        b += g.b_ks;
+        double av[TILE], bv[TILE];
+        #pragma unroll
+        for (int r = 0; r < TILE; r++) { av[r] = a[r][ak]; bv[r] = b[r][bk]; }
+        #pragma unroll
+        for (int r = 0; r < TILE; r++)
+            #pragma unroll
+            for (int c = 0; c < TILE; c++) acc[r][c] = fma(av[r], bv[c], acc[r][c]);
+        ak += g.a_ks;
+        bk += g.b_ks;
     }
     double alpha = scalar(g.alphaPtr, g.scalarKind, g.alpha);
     double beta = scalar(g.betaPtr, g.scalarKind, g.beta);
-    double r = alpha * acc;
-    if (beta != 0.0) r = fma(beta, C[i * g.c_rs + j * g.c_cs], r);
-    if (g.bias) r += ((const double *)g.bias)[i + (i64)blockIdx.z * g.bias_bs];
-    D[i * g.d_rs + j * g.d_cs] = epilogue(r, g.ep);
+    #pragma unroll
+    for (int r = 0; r < TILE; r++) {
+        int i = i0 + STEP * r;
+        if (i >= g.m) continue;
+        #pragma unroll
+        for (int c = 0; c < TILE; c++) {
+            int j = j0 + STEP * c;
+            if (j >= g.n) continue;
+            store_f64(D, i * g.d_rs + j * g.d_cs, C, i * g.c_rs + j * g.c_cs, alpha * acc[r][c], beta, (const double *)g.bias,
+                      i + (i64)blockIdx.z * g.bias_bs, g.ep);
+        }
+    }
 }
 
 // One entry point per (input type, output type): _s strided batches, _p arrays of pointers.
