@@ -58,5 +58,35 @@ class NvccProgramTest {
         assertTrue(out.contains("cublasLtMatmul fp32 TN bias+GELU: 6144 results within the bound"), out);
         assertTrue(out.lines().anyMatch(l -> l.equals("PASS")), out);
         assertEquals(0, p.exitValue(), out);
+
+        // the same program with NVIDIA's tracers in front of zluda's driver and libraries: a capture of a
+        // zluda run whose library calls are there, with the driver calls they make nested inside
+        Path traceDir = repo.resolve("nvidia-capture/target/native/trace");
+        Assumptions.assumeTrue(Files.isRegularFile(traceDir.resolve("libcublas.so.13")), "SKIPPED: the tracers are not built in " + traceDir);
+        Path logs = tmp.resolve("logs");
+        ProcessBuilder tb = new ProcessBuilder(exe.toString()).redirectErrorStream(true);
+        tb.environment().put("LD_LIBRARY_PATH", traceDir + ":" + libs);
+        tb.environment().put("ZLUDA_CUDA_LIB", driver.resolve("libcuda.so.1").toString());
+        tb.environment().put("ZLUDA_LOG_DIR", logs.toString());
+        tb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
+        tb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
+        tb.environment().put("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
+        Process t = tb.start();
+        String tout = new String(t.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(t.waitFor(300, TimeUnit.SECONDS), tout);
+        assertEquals(0, t.exitValue(), tout);
+        Path cap = null;
+        try (var dirs = Files.list(logs)) {
+            for (Path d : dirs.toList()) if (Files.readString(d.resolve("manifest.json")).contains("zluda nvidia-capture")) cap = d;
+        }
+        assertTrue(cap != null, "no tracer capture in " + logs);
+        java.io.StringWriter sw = new java.io.StringWriter();
+        try (dev.zluda.capture.Capture c = dev.zluda.capture.Capture.open(cap)) {
+            dev.zluda.capture.text.Dump.dump(c, dev.zluda.capture.text.Dump.Options.all(), new java.io.PrintWriter(sw));
+        }
+        String dump = sw.toString();
+        assertTrue(dump.matches("(?s).*\\ncublasGemmEx\\(handle: 0x[0-9a-f]+, transa: CUBLAS_OP_N, transb: CUBLAS_OP_N, m: 96, n: 64, k: 80,.*"
+                + "computeType: CUBLAS_COMPUTE_32F, algo: CUBLAS_GEMM_DFALT\\) -> CUBLAS_STATUS_SUCCESS\\n(  .*\\n)*  cuLaunchKernel\\(.*"), dump);
+        assertTrue(dump.matches("(?s).*\\ncublasLtMatmul\\(.*-> CUBLAS_STATUS_SUCCESS\\n(  .*\\n)*  cuLaunchKernel\\(.*"), dump);
     }
 }
