@@ -78,7 +78,7 @@ abstract class ModuleLayer extends StreamLayer {
             ERROR_FILE_NOT_FOUND = 301, ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
     /** CUjit_option values the loader reads (cuda.h). */
     static final int JIT_WALL_TIME = 2, JIT_INFO_LOG_BUFFER = 3, JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4, JIT_ERROR_LOG_BUFFER = 5,
-            JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6, JIT_NUM_OPTIONS = 35;
+            JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6, JIT_LOG_VERBOSE = 12, JIT_NUM_OPTIONS = 35;
     /** {@code CU_LAUNCH_PARAM_END}, {@code CU_LAUNCH_PARAM_BUFFER_POINTER}, {@code CU_LAUNCH_PARAM_BUFFER_SIZE} (cuda.h). */
     static final long LAUNCH_PARAM_END = 0, LAUNCH_PARAM_BUFFER_POINTER = 1, LAUNCH_PARAM_BUFFER_SIZE = 2;
     /** Dynamic shared memory a function may use without opting in (48 KiB, every GPU since Kepler). */
@@ -302,6 +302,8 @@ abstract class ModuleLayer extends StreamLayer {
         long errorBuffer, errorSize, infoBuffer, infoSize;
         int errorSizeSlot = -1, infoSizeSlot = -1, wallTimeSlot = -1;
         long values;
+        /** CU_JIT_LOG_VERBOSE given non-zero: the info log gets the per-kernel lines, as ptxas -v prints them on NVIDIA's. */
+        boolean verbose;
     }
 
     /** Reads CUjit_option / value arrays; null for invalid options (CUDA_ERROR_INVALID_VALUE). */
@@ -319,6 +321,7 @@ abstract class ModuleLayer extends StreamLayer {
                 case JIT_INFO_LOG_BUFFER -> log.infoBuffer = v;
                 case JIT_INFO_LOG_BUFFER_SIZE_BYTES -> { log.infoSize = v & 0xFFFF_FFFFL; log.infoSizeSlot = i; }
                 case JIT_WALL_TIME -> log.wallTimeSlot = i;
+                case JIT_LOG_VERBOSE -> log.verbose = (int) v != 0;
                 default -> {
                     if (opt < 0 || opt >= JIT_NUM_OPTIONS) return null;
                 }
@@ -327,10 +330,19 @@ abstract class ModuleLayer extends StreamLayer {
         return log;
     }
 
-    /** Writes a log into a caller buffer of {@code size} bytes, NUL-terminated; returns bytes written with the NUL. */
+    /**
+     * Writes a log into a caller buffer of {@code size} bytes, NUL-terminated; returns the bytes written
+     * with the NUL, or 0 for an empty log: what NVIDIA's driver writes into the *_LOG_BUFFER_SIZE_BYTES
+     * slot after a load that logged nothing (0 for both logs of cuModuleLoadDataEx in the H200 captures
+     * samples/traces/h200/{matrixMul,reduction,histogram,scan}, which passed 8192 in).
+     */
     private static long writeLog(long buffer, long size, String text) {
         if (buffer == 0 || size <= 0) return 0;
         byte[] b = text.getBytes(StandardCharsets.UTF_8);
+        if (b.length == 0) {
+            at(buffer, 1).set(ValueLayout.JAVA_BYTE, 0, (byte) 0);
+            return 0;
+        }
         int n = (int) Math.min(b.length, size - 1);
         MemorySegment out = at(buffer, size);
         MemorySegment.copy(b, 0, out, ValueLayout.JAVA_BYTE, 0, n);
@@ -341,7 +353,8 @@ abstract class ModuleLayer extends StreamLayer {
     private static void finishLog(JitLog log, String error, String info, long nanos) {
         if (log == null) return;
         long e = writeLog(log.errorBuffer, log.errorSize, error);
-        long i = writeLog(log.infoBuffer, log.infoSize, info);
+        // NVIDIA's JIT writes its info log (ptxas info lines) only with CU_JIT_LOG_VERBOSE
+        long i = writeLog(log.infoBuffer, log.infoSize, log.verbose ? info : "");
         if (log.errorSizeSlot >= 0) putLong(log.values + 8L * log.errorSizeSlot, e);
         if (log.infoSizeSlot >= 0) putLong(log.values + 8L * log.infoSizeSlot, i);
         if (log.wallTimeSlot >= 0) {
