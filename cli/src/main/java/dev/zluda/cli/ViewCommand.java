@@ -66,6 +66,17 @@ final class ViewCommand implements Callable<Integer> {
         }
         String problem = Viewer.displayProblem(env);
         if (problem != null) {
+            // no window can open: still say first when an input is no capture at all (a text file, a damaged header)
+            for (Path c : new Path[] {capture, other}) {
+                if (c == null) continue;
+                try (Capture ignored = Capture.open(c)) {
+                    // readable
+                } catch (Exception e) {
+                    err.println("zluda view: error: " + Main.describe(e));
+                    err.flush();
+                    return Main.TROUBLE;
+                }
+            }
             err.println("zluda view: error: " + problem);
             err.flush();
             return 2;
