@@ -390,7 +390,9 @@ final class RunCommand implements Callable<Integer> {
                     err.println("zluda run: warning: could not pack " + d + ": " + Main.describe(e));
                 }
             }
-            err.println("           look at it: " + zluda + " dump " + d + "   (" + zluda + " info, " + zluda + " view with a display)");
+            err.println("           look at it: " + zluda + " dump " + d);
+            err.println(zluda.equals("zluda") ? "                       (also zluda info, and zluda view with a display)"
+                    : "                       (also info, and view with a display; export PATH=\"" + Path.of(zluda).getParent() + ":$PATH\" makes plain 'zluda' work)");
         }
         err.flush();
     }
