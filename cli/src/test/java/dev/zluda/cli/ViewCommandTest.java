@@ -59,7 +59,9 @@ class ViewCommandTest {
     void helpDescribesIt() {
         CliRun.Result r = CliRun.run("view", "--help");
         assertEquals(0, r.code());
-        assertTrue(r.out().contains("Usage: zluda view [-hV] [--screenshot=PNG] [CAPTURE] [OTHER]"), r.out());
+        assertTrue(r.out().contains("Usage: zluda view [-hV] [--divergence=N] [--font-size=PX] [--screenshot=PNG]"), r.out());
+        assertTrue(r.out().contains("[--size=WxH] [--theme=THEME] [CAPTURE] [OTHER]"), r.out());
+        assertTrue(r.out().contains("light (default) or dark"), "the dark theme is said: " + r.out());
         assertTrue(r.out().contains("side by side"), r.out());
         assertFalse(r.out().contains("--benchmark"), "hidden options stay hidden");
     }
