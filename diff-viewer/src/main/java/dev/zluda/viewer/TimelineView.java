@@ -44,6 +44,9 @@ final class TimelineView extends BorderPane {
     private final Canvas canvas = new Canvas();
     private final Pane holder = new Pane(canvas);
     private final Label info = new Label();
+    {
+        info.setId("timelineInfo");
+    }
     private double viewStart;      // ns at the left edge of the plot
     private double nsPerPx = 1000; // zoom
     private double scrollY;
@@ -511,8 +514,9 @@ final class TimelineView extends BorderPane {
         String streamText = sl == null ? (idx.isComplete() || idx.isCancelled() ? " · streams: reading…" : "")
                 : String.format(Locale.ROOT, " · %d stream%s, %,d operations%s (bar: enqueued → known complete)",
                 streamIds.size(), streamIds.size() == 1 ? "" : "s", sl.size(), sl.truncated() ? ", the first " + STREAM_OPS_LIMIT + " shown" : "");
-        info.setText(String.format(Locale.ROOT, "%s per pixel · %s visible · %d threads%s · wheel: zoom, drag: pan, click: select",
-                ViewerWindow.duration(Math.max(1, Math.round(nsPerPx))), ViewerWindow.duration(Math.round(viewEnd - viewStart)), lanes, streamText));
+        info.setText(String.format(Locale.ROOT, "%s per pixel · %s visible · %d thread%s%s · wheel: zoom, drag: pan, click: select",
+                ViewerWindow.duration(Math.max(1, Math.round(nsPerPx))), ViewerWindow.duration(Math.round(viewEnd - viewStart)), lanes,
+                lanes == 1 ? "" : "s", streamText));
     }
 
     private void axis(GraphicsContext g, double width) {

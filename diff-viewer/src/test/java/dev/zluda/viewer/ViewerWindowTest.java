@@ -577,4 +577,20 @@ class ViewerWindowTest {
         robot.interact(() -> w.launchMenu().hide());
         assertTrue(asked.isEmpty());
     }
+
+    /** The timeline's line counts its threads in the right number: "1 thread", "3 threads". */
+    @Test
+    void theTimelineCountsThreadsInWords(FxRobot robot) throws Exception {
+        open(robot, Fx.sample("vectorAdd"));
+        robot.clickOn("#timelineTab");
+        WaitForAsyncUtils.waitForFxEvents();
+        String one = robot.lookup("#timelineInfo").queryAs(Label.class).getText();
+        assertTrue(one.contains(" · 1 thread") && !one.contains("1 threads"), one);
+        Path dir = tmp.resolve("three-threads");
+        SyntheticCapture.write(dir, 60, 3);
+        open(robot, dir);
+        robot.clickOn("#timelineTab");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(robot.lookup("#timelineInfo").queryAs(Label.class).getText().contains(" · 3 threads"));
+    }
 }
