@@ -297,4 +297,13 @@ class CaptureCommandsTest {
         assertTrue(filtered.out().lines().filter(l -> !l.startsWith("#")).allMatch(l -> l.startsWith("cuGetProcAddress_v2(")), "a filter shows what it selects one by one");
         assertEquals(3, CliRun.run("dump", cap, "--calls", "1..3").out().lines().filter(l -> !l.startsWith("#")).count());
     }
+
+    /** cuModuleLoadDataEx's option values are printed by their keys: the log sizes NVIDIA wrote back (0) as numbers, the log buffers as addresses. */
+    @Test
+    void jitOptionValuesAreReadByTheirKeys() {
+        String cap = Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200/matrixMul").toString();
+        CliRun.Result r = CliRun.run("dump", cap, "--function", "cuModuleLoadDataEx");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().matches("(?s).*optionValues: \\[0x[0-9a-f]+, 0, 0x[0-9a-f]+, 0\\]\\) -> CUDA_SUCCESS.*"), r.out());
+    }
 }
