@@ -62,14 +62,21 @@ public final class CallFormatter {
                 sb.append(NOT_WRITTEN);
                 continue;
             }
-            DataItem shown = out != null ? out : in;
-            String keyed = p == null ? null : jitValues(f, p, e.data(), shown);
-            sb.append(keyed != null ? keyed : value(p, args[i], shown));
+            sb.append(value(f, p, args[i], e.data(), out != null ? out : in));
         }
         sb.append(") -> ");
         if (c.leave() == null) sb.append("(in flight: the capture ends before this call returned)");
         else sb.append(result(c.leave().result()));
         return sb.toString();
+    }
+
+    /**
+     * One argument of a call of {@code f}, as {@link #value(CudaParam, long, DataItem)} renders it, except
+     * the JIT option values, which are read by their keys in {@code enterData} (the call's ENTER data).
+     */
+    public String value(CudaFunction f, CudaParam p, long v, List<DataItem> enterData, DataItem d) {
+        String keyed = p == null ? null : jitValues(f, p, enterData, d);
+        return keyed != null ? keyed : value(p, v, d);
     }
 
     /**
