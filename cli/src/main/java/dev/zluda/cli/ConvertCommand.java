@@ -53,7 +53,7 @@ final class ConvertCommand implements Callable<Integer> {
                 st = to.equals("jsonl") ? Converters.jsonl(cap, out) : Converters.perfetto(cap, out);
                 what = st.records() + " records";
             }
-            if (st.stoppedEarly()) spec.commandLine().getErr().println("zluda convert: warning: " + cap.source() + ": stopped at byte " + st.stopOffset() + ": " + st.stopReason());
+            if (st.stoppedEarly()) spec.commandLine().getErr().println("zluda convert: warning: " + cap.source() + ": " + st.summary());
             spec.commandLine().getOut().println("wrote " + out + (to.equals("parquet") ? "/ (" : " (") + what + ")");
             spec.commandLine().getOut().flush();
             return 0;

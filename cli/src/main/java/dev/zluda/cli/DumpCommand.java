@@ -70,7 +70,7 @@ final class DumpCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (Capture cap = Capture.open(capture)) {
             var st = Dump.dump(cap, new Dump.Options(threads, time, p, errors, from, to), out);
-            return st.stoppedEarly() && !st.stopReason().endsWith("(cut)") && !st.stopReason().contains(": cut") ? 1 : 0;
+            return st.damaged() ? 1 : 0;
         }
     }
 }

@@ -360,7 +360,7 @@ final class RunCommand implements Callable<Integer> {
                             : String.format(", %,d kernel snapshot%s (zluda replay --list)", info.kernelSnapshots, info.kernelSnapshots == 1 ? "" : "s"));
             err.printf("           %,d bytes (capture.zcap %,d, %d module file%s of %d module load%s)%s%n", bytes, Files.size(d.resolve("capture.zcap")),
                     moduleFiles, moduleFiles == 1 ? "" : "s", info.modules.size(), info.modules.size() == 1 ? "" : "s",
-                    info.status.endedCleanly() ? "" : "; the process did not end cleanly (" + info.status + ")");
+                    info.status.endedCleanly() ? "" : "; the capture did not end cleanly: " + info.status.summary());
             if (pack) {
                 Path zip = d.resolveSibling(d.getFileName() + ".zip");
                 try (Capture c = Capture.open(d)) {

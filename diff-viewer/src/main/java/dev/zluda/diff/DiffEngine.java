@@ -788,7 +788,7 @@ public final class DiffEngine {
         CallAssembler asm = new CallAssembler(new CallAssembler.Listener() {
             @Override
             public void call(Call c) {
-                visit(c);
+                Call.walk(c, (k, level, parent) -> visit(k));
             }
 
             void visit(Call c) {
@@ -801,7 +801,6 @@ public final class DiffEngine {
                         }
                     }
                 }
-                for (Call k : c.children()) visit(k);
             }
         });
         for (CaptureRecord r : s.cap.reader()) asm.accept(r);
@@ -1176,7 +1175,7 @@ public final class DiffEngine {
 
     private static void warnings(SideIndex s, String label, List<String> out) {
         ReadStatus st = s.status;
-        if (st != null && st.stoppedEarly()) out.add("capture " + label + " stops at byte " + st.stopOffset() + ": " + st.stopReason() + " (calls after it are not compared)");
+        if (st != null && st.stoppedEarly()) out.add("capture " + label + " is " + st.summary() + " (records not read are not compared)");
         if (s.inFlight > 0) out.add("capture " + label + " ends with " + s.inFlight + (s.inFlight == 1 ? " call" : " calls") + " in flight (entered, never returned)");
     }
 
@@ -1184,7 +1183,7 @@ public final class DiffEngine {
         JsonNode m = c.manifest();
         String note = null;
         ReadStatus st = s.status;
-        if (st != null && st.stoppedEarly()) note = "stops at byte " + st.stopOffset() + ": " + st.stopReason();
+        if (st != null && st.stoppedEarly()) note = st.summary();
         else if (st != null && !st.endedCleanly()) note = "no process end (killed, crashed, or written without one)";
         return new DiffResult.Side(c.source().toString(), program(c), driver(m), device(m), s.n, s.threadIds.size(), note, level(c));
     }

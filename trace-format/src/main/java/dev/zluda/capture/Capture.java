@@ -97,6 +97,14 @@ public final class Capture implements AutoCloseable {
         }
     }
 
+    /**
+     * A capture over an open reader (e.g. one reading bytes in memory), with the manifest given: for
+     * tests and tools that read captures without a directory. Closing it closes the reader.
+     */
+    public static Capture of(CaptureReader reader, JsonNode manifest) {
+        return new Capture(reader.file(), null, null, reader, manifest == null ? JsonNodeFactory.instance.objectNode() : manifest);
+    }
+
     /** What was opened (directory, file or pack). */
     public Path source() {
         return source;

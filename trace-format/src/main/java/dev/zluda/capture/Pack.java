@@ -153,7 +153,11 @@ public final class Pack {
         return s.replaceAll("/home/[^/\\s\"':=]+", "~").replaceAll("(?<![\\w/])/root(?=/|$|\\s)", "~");
     }
 
-    /** Rewrites the capture with buffer contents replaced by hashes and sizes (FORMAT.md §8). */
+    /**
+     * Rewrites the capture with buffer contents replaced by hashes and sizes (FORMAT.md §8). The copy
+     * keeps the records' order and renumbers them densely (the blobs it drops take no sequence number),
+     * so that a reader can tell a number no record has from a lost record (FORMAT.md §4).
+     */
     static void redactData(Capture capture, Path out) throws IOException, CaptureException {
         CaptureReader r = capture.reader();
         // pass 1: blobs that hold module images are code, not data: keep them
@@ -167,31 +171,45 @@ public final class Pack {
         CaptureWriter.Options o = CaptureWriter.Options.defaults().rewriting(r.header());
         Map<Long, ThreadLog> logs = new HashMap<>();
         DataItems items = new DataItems();
-        Map<Long, Integer> openCalls = new HashMap<>(); // ENTER seq -> function id of calls not yet returned
+        Map<Long, long[]> openCalls = new HashMap<>(); // ENTER seq -> {function id, its number in the copy} of calls not yet returned
+        // recent ENTERs' numbers in the copy, for the KERNEL records that refer to their launch (between its ENTER and LEAVE, or just after)
+        Map<Long, Long> recent = new java.util.LinkedHashMap<>(256, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, Long> e) {
+                return size() > 4096;
+            }
+        };
+        long next = 1; // the function table is number 0
         // the function table in the log of the thread that held it: no chunk more than the original
         try (CaptureWriter w = tableThread < 0 ? CaptureWriter.create(out, o, r.functions()) : CaptureWriter.create(out, o, r.functions(), tableThread)) {
             if (tableThread >= 0) logs.put(tableThread, w.functionTableLog());
             for (CaptureRecord rec : r) {
                 if (rec instanceof CaptureRecord.FunctionTable) continue;
+                if (rec instanceof CaptureRecord.Blob b && !moduleBlobs.contains(b.hash())) continue; // data: dropped
+                if (rec instanceof CaptureRecord.Unknown) continue;
                 ThreadLog t = logs.computeIfAbsent(rec.threadId(), w::thread);
-                t.nextSeq(rec.seq());
+                long seq = next++;
+                t.nextSeq(seq);
                 switch (rec) {
                     case CaptureRecord.Enter e -> {
-                        openCalls.put(e.seq(), e.functionId());
+                        openCalls.put(e.seq(), new long[] {e.functionId(), seq});
+                        recent.put(e.seq(), seq);
                         t.enter(e.functionId(), e.depth(), e.ts(), e.args(), redacted(items, capture.specFunction(e.functionId()), e.data()));
                     }
                     case CaptureRecord.Leave l -> {
-                        Integer fid = openCalls.remove(l.enterSeq());
-                        t.leave(l.enterSeq(), l.ts(), l.result(), redacted(items, fid == null ? null : capture.specFunction(fid), l.data()));
+                        long[] call = openCalls.remove(l.enterSeq());
+                        long enter = call != null ? call[1] : Math.max(0, seq - (l.seq() - l.enterSeq())); // an ENTER lost to damage: the same distance
+                        t.leave(enter, l.ts(), l.result(), redacted(items, call == null ? null : capture.specFunction((int) call[0]), l.data()));
                     }
                     case CaptureRecord.Blob b -> {
-                        if (moduleBlobs.contains(b.hash())) {
-                            byte[] stored = b.stored().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-                            t.rawBlob(b.hash(), b.size(), b.compression(), stored, 0, stored.length, b.ts());
-                        }
+                        byte[] stored = b.stored().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                        t.rawBlob(b.hash(), b.size(), b.compression(), stored, 0, stored.length, b.ts());
                     }
                     case CaptureRecord.Module m -> t.module(m.library(), m.index(), m.kind(), m.imageHash(), m.size(), m.handle(), m.fileName(), m.ts());
-                    case CaptureRecord.Kernel k -> t.kernel(k.launchSeq(), k.function(), k.name(), k.params(), k.buffers(), k.launch(), k.ts());
+                    case CaptureRecord.Kernel k -> {
+                        Long launch = recent.get(k.launchSeq());
+                        t.kernel(launch != null ? launch : Math.max(0, seq - (k.seq() - k.launchSeq())), k.function(), k.name(), k.params(), k.buffers(), k.launch(), k.ts());
+                    }
                     case CaptureRecord.ThreadName n -> t.threadName(n.namedThread(), n.name(), n.ts());
                     case CaptureRecord.Marker m -> t.marker(m.text(), m.ts());
                     case CaptureRecord.ProcessEnd p -> t.processEnd(p.reason(), p.status(), p.ts());
