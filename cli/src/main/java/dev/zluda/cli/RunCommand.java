@@ -318,17 +318,54 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
+    /** Names of the signals a killed program most often dies of, for messages ({@code SIGKILL}); null for others. */
+    static String signalName(int signal) {
+        return switch (signal) {
+            case 1 -> "SIGHUP"; case 2 -> "SIGINT"; case 3 -> "SIGQUIT"; case 4 -> "SIGILL"; case 6 -> "SIGABRT"; case 7 -> "SIGBUS";
+            case 8 -> "SIGFPE"; case 9 -> "SIGKILL"; case 11 -> "SIGSEGV"; case 13 -> "SIGPIPE"; case 15 -> "SIGTERM";
+            default -> null;
+        };
+    }
+
+    /**
+     * What to say when a run left no capture: the program died of a signal before the recorder wrote
+     * anything (it starts at the first CUDA call; with zluda's driver that call first starts a Java
+     * runtime), it died after the recorder made the capture directory but before the capture file had
+     * its first record ({@code started}: those directories), or it ended normally without a CUDA call
+     * through the libcuda.so.1 zluda run put first.
+     */
+    static String noCaptureMessage(Path logDir, int exitCode, List<Path> started) {
+        if (exitCode > 128) {
+            int sig = exitCode - 128;
+            String name = signalName(sig);
+            String killed = "the program was killed by signal " + sig + (name != null ? " (" + name + ")" : "");
+            if (!started.isEmpty()) {
+                return killed + " while the recorder was starting: " + String.join(", ", started.stream().map(Path::toString).toList())
+                        + " holds no capture file (the recorder names the file only once its function table is in it); nothing was recorded";
+            }
+            return killed + " before its first CUDA call was recorded: no capture in " + logDir
+                    + " (the recorder starts at the program's first CUDA call; zluda's driver first starts a Java runtime there, which"
+                    + " takes a moment)";
+        }
+        if (!started.isEmpty()) {
+            return String.join(", ", started.stream().map(Path::toString).toList()) + " holds no capture file: the recorder did not get to"
+                    + " write its first record (see the program's output above)";
+        }
+        return "the program made no capture in " + logDir + ": it made no CUDA call through libcuda.so.1 (did it load it? "
+                + "see docs/troubleshooting.md)";
+    }
+
     private void summarize(Path logDir, Set<Path> before, int exitCode, PrintWriter err) throws IOException {
-        List<Path> made;
+        List<Path> made, started;
         try (Stream<Path> s = Files.list(logDir)) {
-            made = s.filter(d -> !before.contains(d) && Files.isRegularFile(d.resolve("capture.zcap"))).sorted().toList();
+            List<Path> fresh = s.filter(d -> !before.contains(d) && Files.isDirectory(d)).sorted().toList();
+            made = fresh.stream().filter(d -> Files.isRegularFile(d.resolve("capture.zcap"))).toList();
+            started = fresh.stream().filter(d -> !Files.isRegularFile(d.resolve("capture.zcap"))).toList();
         }
+        String sig = exitCode > 128 ? signalName(exitCode - 128) : null;
         err.println("zluda run: " + command.getFirst() + " exited with " + exitCode
-                + (exitCode > 128 ? " (signal " + (exitCode - 128) + ")" : ""));
-        if (made.isEmpty()) {
-            err.println("zluda run: warning: the program made no capture in " + logDir + " (did it load libcuda.so.1? "
-                    + "see docs/troubleshooting.md)");
-        }
+                + (exitCode > 128 ? " (signal " + (exitCode - 128) + (sig != null ? ", " + sig : "") + ")" : ""));
+        if (made.isEmpty()) err.println("zluda run: warning: " + noCaptureMessage(logDir, exitCode, started));
         for (Path d : made) {
             recordExit(d, exitCode, err);
             try {
