@@ -59,8 +59,6 @@ public final class Pack {
         }
     }
 
-    /** Largest total size an unpack writes, in bytes (64 GiB). */
-    public static final long MAX_UNPACKED = 64L << 30;
     private static final Pattern ENTRY_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,200}");
 
     /** Whether the file starts with a ZIP local header ({@code PK\3\4}). */
@@ -254,21 +252,41 @@ public final class Pack {
     /**
      * Unpacks a pack into {@code dest} (an empty directory). Refuses, naming the entry: names that
      * are absolute, contain {@code ..}, a slash, a backslash or NUL, duplicates, symbolic links,
-     * more than 10,000 entries, and more than {@link #MAX_UNPACKED} bytes in all; never writes
-     * outside {@code dest} nor through a link.
+     * more than 10,000 entries, an entry that declares no size or unpacks to more than it declares;
+     * and, before writing anything, a pack whose entries declare more bytes in all than the file
+     * system of {@code dest} has free, less a reserve ({@link #reserve}). Never writes outside
+     * {@code dest} nor through a link. What it wrote stays when it refuses: the caller removes
+     * {@code dest} (as {@link Capture#open} does).
      *
-     * @throws CaptureException naming the pack and the bad entry
+     * @throws CaptureException naming the pack and the bad entry, or the sizes
      */
     public static void unpack(Path zip, Path dest) throws CaptureException {
+        long usable;
+        try {
+            usable = Files.getFileStore(dest).getUsableSpace();
+        } catch (IOException e) {
+            throw new CaptureException(zip, -1, "cannot unpack into " + dest + ": " + e.getMessage(), e);
+        }
+        unpack(zip, dest, usable);
+    }
+
+    /** Bytes an unpack leaves free of the {@code usable} bytes of its file system: a tenth, at least 64 MiB. */
+    static long reserve(long usable) {
+        return Math.max(64L << 20, usable / 10);
+    }
+
+    /** {@link #unpack(Path, Path)} into a file system with {@code usable} bytes free. */
+    static void unpack(Path zip, Path dest, long usable) throws CaptureException {
         Map<String, Integer> modes = centralDirectoryModes(zip);
         Set<String> seen = new HashSet<>();
-        long total = 0;
         try (ZipFile zf = new ZipFile(zip.toFile())) {
+            // first the names, links and declared sizes of every entry: nothing is written for a pack that is refused
+            List<ZipEntry> entries = new ArrayList<>();
+            long declared = 0;
             var en = zf.entries();
-            int count = 0;
             while (en.hasMoreElements()) {
                 ZipEntry e = en.nextElement();
-                if (++count > 10_000) throw new CaptureException(zip, -1, "more than 10000 entries: not a zluda pack");
+                if (entries.size() == 10_000) throw new CaptureException(zip, -1, "more than 10000 entries: not a zluda pack");
                 String name = e.getName();
                 if (!ENTRY_NAME.matcher(name).matches() || name.contains("..")) {
                     throw new CaptureException(zip, -1, "refusing entry '" + printable(name) + "': packs hold plain file names only (no absolute paths, '..', directories)");
@@ -278,22 +296,30 @@ public final class Pack {
                     throw new CaptureException(zip, -1, "refusing entry '" + name + "': it is a symbolic link");
                 }
                 if (!seen.add(name)) throw new CaptureException(zip, -1, "refusing entry '" + name + "': it appears twice");
-                Path target = dest.resolve(name);
-                if (!target.normalize().getParent().equals(dest.normalize())) {
+                if (!dest.resolve(name).normalize().getParent().equals(dest.normalize())) {
                     throw new CaptureException(zip, -1, "refusing entry '" + name + "': outside the destination");
                 }
+                if (e.getSize() < 0) throw new CaptureException(zip, -1, "refusing entry '" + name + "': it declares no size");
+                declared = declared > Long.MAX_VALUE - e.getSize() ? Long.MAX_VALUE : declared + e.getSize();
+                entries.add(e);
+            }
+            long room = usable - reserve(usable);
+            if (declared > room) {
+                throw new CaptureException(zip, -1, String.format("refusing to unpack %,d bytes (what its entries declare): %s has %,d bytes free,"
+                        + " of which an unpack leaves %,d; point TMPDIR (java.io.tmpdir: ZLUDA_JVM_OPTS=-Djava.io.tmpdir=DIR) at a roomier place",
+                        declared, dest.getParent() != null ? dest.getParent() : dest, usable, reserve(usable)));
+            }
+            byte[] buf = new byte[1 << 16];
+            for (ZipEntry e : entries) {
+                String name = e.getName();
+                long size = e.getSize();
                 try (InputStream in = zf.getInputStream(e);
-                     OutputStream os = Files.newOutputStream(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-                    byte[] buf = new byte[1 << 16];
+                     OutputStream os = Files.newOutputStream(dest.resolve(name), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                     long n = 0;
-                    long declared = e.getSize();
                     int k;
                     while ((k = in.read(buf)) > 0) {
                         n += k;
-                        total += k;
-                        if ((declared >= 0 && n > declared) || total > MAX_UNPACKED) {
-                            throw new CaptureException(zip, -1, "refusing entry '" + name + "': it unpacks to more than it declares or than " + MAX_UNPACKED + " bytes in all");
-                        }
+                        if (n > size) throw new CaptureException(zip, -1, "refusing entry '" + name + "': it unpacks to more than the " + size + " bytes it declares");
                         os.write(buf, 0, k);
                     }
                 }
