@@ -52,7 +52,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         CommandLine cl = new CommandLine(new Main());
         cl.setExitCodeExceptionMapper(t -> t instanceof CommandLine.ParameterException ? 2 : TROUBLE);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            cmd.getErr().println(errorPrefix(cmd) + (ex.getMessage() != null ? ex.getMessage() : ex.toString()));
+            cmd.getErr().println(errorPrefix(cmd) + message(ex));
             if (System.getenv("ZLUDA_DEBUG") != null) ex.printStackTrace(cmd.getErr());
             cmd.getErr().flush();
             return "run".equals(cmd.getCommandName()) ? RunCommand.OWN_FAILURE : TROUBLE;
@@ -61,6 +61,26 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         cl.setUsageHelpAutoWidth(true);
         HelpText.reflow(cl);
         return cl;
+    }
+
+    /**
+     * The line for a command's failure: the exception's own message, which names the file and what
+     * is wrong; for a Java runtime failure that carries no such message (an index out of bounds, a
+     * null, a stack or heap exhausted) the words "internal error", the capture record being read when
+     * it happened (file, record number, byte offset), and how to report it — never the bare Java text
+     * alone (e.g. {@code Index -2 out of bounds for length 672}).
+     */
+    static String message(Throwable ex) {
+        boolean internal = ex instanceof IndexOutOfBoundsException || ex instanceof NullPointerException || ex instanceof ClassCastException
+                || ex instanceof ArithmeticException || ex instanceof NegativeArraySizeException || ex instanceof ArrayStoreException
+                || ex instanceof StackOverflowError || ex instanceof OutOfMemoryError || ex.getMessage() == null;
+        if (!internal) return ex.getMessage();
+        String what = ex instanceof StackOverflowError ? "the call stack overflowed"
+                : ex instanceof OutOfMemoryError ? "out of memory (" + ex.getMessage() + "; ZLUDA_JVM_OPTS=-Xmx... gives it more)"
+                : ex.getClass().getSimpleName() + (ex.getMessage() != null ? " (" + ex.getMessage() + ")" : "");
+        String where = dev.zluda.capture.CaptureReader.readingNow();
+        return "internal error: " + what + (where != null ? ", while reading " + where : "")
+                + "; please report it with the input (ZLUDA_DEBUG=1 prints where in zluda)";
     }
 
     /**

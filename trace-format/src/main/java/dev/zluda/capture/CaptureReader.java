@@ -260,7 +260,26 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
     /** A fresh iterator over the records in sequence order; {@link #status()} is set when it is exhausted. */
     @Override
     public Iterator<CaptureRecord> iterator() {
-        return new Merge();
+        Merge m = new Merge();
+        READING.set(new java.lang.ref.WeakReference<>(m));
+        return m;
+    }
+
+    /** The iteration this thread started last, for {@link #readingNow()}. */
+    private static final ThreadLocal<java.lang.ref.WeakReference<Merge>> READING = new ThreadLocal<>();
+
+    /**
+     * Where the iteration this thread started last stands: {@code FILE: record N (a TYPE at byte X)},
+     * the record it delivered last; null when there is none. For error messages about a failure while
+     * records are being processed (the record it failed on is usually this one).
+     */
+    public static String readingNow() {
+        java.lang.ref.WeakReference<Merge> ref = READING.get();
+        Merge m = ref == null ? null : ref.get();
+        if (m == null || m.last == null) return null;
+        CaptureRecord r = m.last;
+        return m.owner().file + ": record " + m.delivered + " in sequence order (a " + CaptureFormat.typeName(typeOf(r)) + " at byte " + r.offset()
+                + ", sequence number " + r.seq() + ")";
     }
 
     /**
@@ -1168,6 +1187,11 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
      */
     private final class Merge implements Iterator<CaptureRecord> {
         final Scan scan = new Scan();
+
+        CaptureReader owner() {
+            return CaptureReader.this;
+        }
+
         /** By sequence number; of two records with the same one (damage), the one earlier in the file first. */
         final PriorityQueue<Cursor> heap = new PriorityQueue<>(8, (a, b) -> a.cur.seq() != b.cur.seq() ? Long.compare(a.cur.seq(), b.cur.seq())
                 : Long.compare(a.cur.offset(), b.cur.offset()));
