@@ -114,7 +114,9 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
         byte[] want = "ZLUDACAP".getBytes(StandardCharsets.US_ASCII);
         for (int i = 0; i < magic.length; i++) {
             if (magic[i] != want[i]) {
-                throw new CaptureException(file, i, "not a zluda capture: the file starts with " + hex(magic) + ", not 'ZLUDACAP'");
+                String kind = kindOf(magic);
+                throw new CaptureException(file, i, "not a zluda capture: the file starts with " + hex(magic) + ", not 'ZLUDACAP'"
+                        + (kind != null ? " (" + kind + ")" : ""));
             }
         }
         if (size < CaptureFormat.FILE_HEADER_SIZE) {
@@ -144,6 +146,20 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
             throw new CaptureException(file, 16, "chunk size " + Integer.toUnsignedString(cs) + " is not a power of two in 4096..16777216");
         }
         return new CaptureHeader(major, minor, cs, s.get(LONG, 24), s.get(LONG, 32), s.get(LONG, 40), s.get(INT, 48));
+    }
+
+    /** What a file that is no capture seems to be, from its first bytes, or null. */
+    private static String kindOf(byte[] m) {
+        String s = new String(m, StandardCharsets.ISO_8859_1);
+        if (s.startsWith("PAR1")) return "a Parquet file: zluda convert --to parquet writes tables from a capture; give the capture";
+        if (s.startsWith("\u007fELF")) return "an ELF file: a program or library, not its capture";
+        if (s.startsWith("PK")) return "a ZIP archive that is no zluda pack";
+        if (s.startsWith("\u0028\u00b5\u002f\u00fd")) return "a zstd-compressed file: decompress it first";
+        if (s.startsWith("\u001f\u008b")) return "a gzip-compressed file: decompress it first";
+        String t = s.stripLeading();
+        if (t.startsWith("{") || t.startsWith("[")) return "JSON: a manifest.json or zluda convert's output? give the capture directory";
+        if (t.startsWith("//") || t.startsWith(".versio")) return "text, PTX perhaps: zluda ptx check reads PTX";
+        return null;
     }
 
     private static String hex(byte[] b) {

@@ -171,6 +171,6 @@ class PackTest {
         // a Parquet file given as a capture
         Path pq = Files.write(tmp.resolve("calls.parquet"), "PAR1\0\0\0\0 some parquet bytes".getBytes());
         CaptureException e = assertThrows(CaptureException.class, () -> Capture.open(pq));
-        assertTrue(e.getMessage().contains("byte 0: not a zluda capture: the file starts with 50 41 52 31"), e.getMessage());
+        assertTrue(e.getMessage().contains("byte 0: not a zluda capture: the file starts with 50 41 52 31") && e.getMessage().contains("(a Parquet file: "), e.getMessage());
     }
 }
