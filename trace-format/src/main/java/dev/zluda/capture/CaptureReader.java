@@ -680,13 +680,15 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
         private boolean resync(Scan scan, long p, long len, Damage failure) {
             int record = frames + 1;
             boolean inChunk = len > 0 && p + 4 + len <= end;
-            if (failure != null && inChunk && failure.kind == Damage.FUNCTION_ID && nextIsFrame(padded(p, len))) {
+            // the length word is believed when what it claims holds no run of frames that decode, and a frame follows it
+            boolean lengthHolds = inChunk && nextIsFrame(padded(p, len)) && findFrame(p + 4, padded(p, len)) < 0;
+            if (failure != null && lengthHolds && failure.kind == Damage.FUNCTION_ID) {
                 // counted once per chunk: a damaged function id, or a table that lacks it
                 if (badFunction++ == 0) { badFunctionAt = p; badFunctionRecord = record; badFunctionWhat = failure.getMessage(); }
                 lose(scan, p, padded(p, len), record, null);
                 return true;
             }
-            if (failure != null && inChunk && nextIsFrame(padded(p, len))) {
+            if (failure != null && lengthHolds) {
                 // the frame is where its length says: the payload is damaged
                 return lose(scan, p, padded(p, len), record, "the record does not decode (" + failure.getMessage() + ")");
             }
@@ -694,7 +696,7 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
             // the next frames, in order: the first that the record ends at (read with that length), else the first
             long q = -1;
             boolean blob = (seg.get(ValueLayout.JAVA_BYTE, p + 4) & 0xFF) == CaptureFormat.BLOB;
-            for (long c = findFrame(p + 4); c >= 0; c = findFrame(c + 4)) {
+            for (long c = findFrame(p + 4, Long.MAX_VALUE); c >= 0; c = findFrame(c + 4, Long.MAX_VALUE)) {
                 if (q < 0) q = c;
                 if ((c - p > RESYNC_REACH && !blob) || work > budget()) break; // only a blob is that long
                 if (readAs(scan, p, len, c, Math.max(1, c - p - 7), c - p - 4, record, found)) return true;
@@ -771,7 +773,8 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
             }
             long more = countFrames(next);
             scan.note(p, this, record, (why != null ? why : "the record does not decode") + "; its tag or deltas do not decode either, so the "
-                    + more + " records after it in this chunk cannot be placed in the capture's order", 1 + more, false);
+                    + more + " records after it in this chunk cannot be placed in the capture's order"
+                    + (next - p > 64 ? " (and whatever records bytes " + p + ".." + next + " held are lost)" : ""), 1 + more, false);
             done = true;
             return false;
         }
@@ -789,17 +792,33 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
             return n;
         }
 
-        /** Whether a frame can start at {@code q}: the chunk's end, a zero length word, or a frame that decodes. */
+        /**
+         * Whether the frame after one whose payload does not decode starts at {@code q}, as its length word
+         * says: the chunk's end, a zero length word with only zeros after it, or {@link #CHAIN} length words
+         * in a row that each land inside the chunk on a plausible tag (the frames need not decode: the
+         * next record may be damaged too).
+         */
         private boolean nextIsFrame(long q) {
             if (q + 4 > end) return true;
-            return u32(q) == 0 || frameAt(q);
+            if (u32(q) == 0) return q > lastNonZero();
+            for (int i = 0; i < CHAIN; i++) {
+                long len = Integer.toUnsignedLong(u32(q));
+                if (len == 0) return i > 0;
+                if (q + 5 > end || q + 4 + len > nominalEnd) return false;
+                int tag = seg.get(ValueLayout.JAVA_BYTE, q + 4) & 0xFF;
+                if (tag == CaptureFormat.SEAL) return len == 9;
+                if (!plausibleTag(tag)) return false;
+                q = padded(q, len);
+                if (q + 4 > end) return true;
+            }
+            return true;
         }
 
-        /** The first 4-aligned offset from {@code from} where a frame decodes and is followed by a plausible one; -1 when none. */
-        private long findFrame(long from) {
+        /** The first 4-aligned offset from {@code from}, below {@code before}, where {@link #frameAt} holds; -1 when none. */
+        private long findFrame(long from, long before) {
             long q = start + ((from - start + 3) & ~3L);
             long last = lastNonZero();
-            for (; q + 5 <= end && q <= last; q += 4) {
+            for (; q + 5 <= end && q <= last && q < before; q += 4) {
                 if (work > budget()) return -1;
                 if (frameAt(q)) return q;
             }
@@ -1042,6 +1061,16 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
                     long n = lim - q;
                     if (sz < 0) throw damage("blob size " + Long.toUnsignedString(sz) + " out of range");
                     if (comp == CaptureFormat.COMPRESSION_NONE && n != sz) throw damage("blob claims " + sz + " bytes but stores " + n);
+                    // what a reader of the blob will allocate must follow from the bytes stored
+                    if (comp == CaptureFormat.COMPRESSION_LZ4 && sz > n * 255 + 64) {
+                        throw damage("an LZ4 blob of " + n + " stored bytes cannot hold " + sz + " (at most 255 bytes per stored byte)");
+                    }
+                    if (comp == CaptureFormat.COMPRESSION_ZSTD) {
+                        long fcs = zstdContentSize(q, n);
+                        if (fcs == -2) throw damage("the zstd frame header of a blob is damaged");
+                        if (fcs >= 0 && fcs != sz) throw damage("a zstd blob's frame holds " + Long.toUnsignedString(fcs) + " bytes, the blob claims " + sz);
+                        if (fcs < 0 && sz > n * 32768 + 64) throw damage("a zstd blob of " + n + " stored bytes cannot hold " + sz);
+                    }
                     MemorySegment stored = probe ? null : seg.asSlice(q, n);
                     q = lim;
                     yield probe ? null : new CaptureRecord.Blob(seq, ts, tid, frame, hash, sz, comp, stored);
@@ -1152,6 +1181,24 @@ public final class CaptureReader implements AutoCloseable, Iterable<CaptureRecor
             List<DataItem> items = items();
             if (unknown) throw new Damage(Damage.ARGS_UNKNOWN, "arguments stored relative to a lost record");
             return new CaptureRecord.Enter(seq, ts, tid, frame, f, (int) depth, args, items);
+        }
+
+        /**
+         * The Frame_Content_Size of the zstd frame at {@code off} ({@code n} bytes), RFC 8878 §3.1.1.1:
+         * -1 when the frame does not say, -2 when it is no zstd frame header.
+         */
+        private long zstdContentSize(long off, long n) {
+            if (n < 6 || seg.get(INT, off) != 0xFD2FB528) return -2;
+            int fhd = seg.get(ValueLayout.JAVA_BYTE, off + 4) & 0xFF;
+            if ((fhd & 0x08) != 0) return -2; // the reserved bit
+            int fcsFlag = fhd >>> 6, single = (fhd >>> 5) & 1, dictFlag = fhd & 3;
+            long p = off + 5 + (single == 0 ? 1 : 0) + new int[] {0, 1, 2, 4}[dictFlag];
+            int size = fcsFlag == 0 ? single : 1 << fcsFlag;
+            if (size == 0) return -1;
+            if (p + size > off + n) return -2;
+            long v = 0;
+            for (int i = 0; i < size; i++) v |= (seg.get(ValueLayout.JAVA_BYTE, p + i) & 0xFFL) << (8 * i);
+            return size == 2 ? v + 256 : v;
         }
 
         private List<DataItem> items() throws Damage {

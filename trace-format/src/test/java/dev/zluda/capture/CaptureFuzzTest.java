@@ -134,7 +134,8 @@ class CaptureFuzzTest {
                 long t0 = System.nanoTime();
                 // well-formed frames copied from elsewhere in the file can replace records undetectably where no SEAL covers them
                 boolean substitution = kind[0].equals("copied range") || kind[0].equals("duplicated chunk");
-                Future<Result> f = worker.submit(() -> check(b, input, changed, substitution));
+                final int nn = n;
+                Future<Result> f = worker.submit(() -> check(b, input, changed, substitution, nn));
                 Result r;
                 try {
                     r = f.get(READ_LIMIT_S, TimeUnit.SECONDS);
@@ -255,7 +256,7 @@ class CaptureFuzzTest {
     private static final Writer NOWHERE = Writer.nullWriter();
 
     /** Reads one mutated capture as zluda dump and zluda info do; null problem when every check holds. */
-    static Result check(Base b, byte[] img, int first, boolean substitution) {
+    static Result check(Base b, byte[] img, int first, boolean substitution, int n) {
         var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long before = mx.getCurrentThreadAllocatedBytes();
         Path name = Path.of("fuzz.zcap");

@@ -224,6 +224,34 @@ class CaptureResyncTest {
         }
     }
 
+    /**
+     * A compressed blob's size is what a reader allocates to decompress it: it must follow from the
+     * bytes stored (LZ4: at most 255 per stored byte; zstd: the frame's own content size).
+     */
+    @Test
+    void aCompressedBlobCannotClaimMoreThanItsBytesHold() throws Exception {
+        Path f = dir.resolve("blobs.zcap");
+        byte[] data = "0123456789abcdef".repeat(4096).getBytes();
+        CaptureWriter w = CaptureWriter.create(f, TestCaptures.options(1 << 16), TestCaptures.FUNCS);
+        ThreadLog t = w.thread(7);
+        t.blob(data, 0, data.length, CaptureFormat.COMPRESSION_ZSTD, 1);
+        byte[] other = "fedcba9876543210".repeat(4096).getBytes();
+        t.blob(other, 0, other.length, CaptureFormat.COMPRESSION_LZ4, 2);
+        byte[] z = com.github.luben.zstd.Zstd.compress(data, 3);
+        t.rawBlob(1, 1L << 40, CaptureFormat.COMPRESSION_ZSTD, z, 0, z.length, 3);          // the frame says 65,536
+        byte[] l = net.jpountz.lz4.LZ4Factory.fastestJavaInstance().fastCompressor().compress(other);
+        t.rawBlob(2, (long) l.length * 1000, CaptureFormat.COMPRESSION_LZ4, l, 0, l.length, 4); // over 255 per byte
+        w.close();
+        try (CaptureReader r = CaptureReader.open(f)) {
+            List<CaptureRecord.Blob> blobs = new ArrayList<>();
+            r.forEachRecord(x -> { if (x instanceof CaptureRecord.Blob b) blobs.add(b); });
+            assertEquals(2, blobs.size(), r.status().toString());
+            assertEquals(List.of(CaptureFormat.COMPRESSION_ZSTD, CaptureFormat.COMPRESSION_LZ4), blobs.stream().map(CaptureRecord.Blob::compression).toList());
+            assertTrue(r.status().damage().get(0).what().contains("a zstd blob's frame holds 65536 bytes, the blob claims 1099511627776"), r.status().toString());
+            assertTrue(r.status().damage().get(1).what().contains("cannot hold " + (long) l.length * 1000 + " (at most 255 bytes per stored byte)"), r.status().toString());
+        }
+    }
+
     /** A chunk whose magic word was zeroed but that holds records (and passes its header check) is read, with a note. */
     @Test
     void aZeroedChunkMagicIsReadWithANote() throws Exception {
