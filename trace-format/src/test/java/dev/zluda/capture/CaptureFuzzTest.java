@@ -44,7 +44,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class CaptureFuzzTest {
     static final int MUTATIONS = 3000;
     static final long READ_LIMIT_S = 10;
-    static final long ALLOC_PER_BYTE = 256, ALLOC_FIXED = 64L << 20;
+    static final long ALLOC_PER_BYTE = 512, ALLOC_FIXED = 64L << 20;
     static final Path H200 = Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200");
 
     /** One unmutated capture: its bytes, manifest, and records by frame offset (canonical text, frame end). */
