@@ -57,7 +57,7 @@ final class ConvertCommand implements Callable<Integer> {
             } catch (IOException e) {
                 throw new Main.WriteError(out, e);
             }
-            if (st.stoppedEarly()) spec.commandLine().getErr().println("zluda convert: warning: " + cap.source() + ": stopped at byte " + st.stopOffset() + ": " + st.stopReason());
+            if (st.stoppedEarly()) spec.commandLine().getErr().println("zluda convert: warning: " + cap.source() + ": " + st.summary());
             spec.commandLine().getOut().println("wrote " + out + (to.equals("parquet") ? "/ (" : " (") + what + ")");
             spec.commandLine().getOut().flush();
             return 0;

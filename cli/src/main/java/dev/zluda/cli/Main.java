@@ -65,6 +65,26 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
     }
 
     /**
+     * The line for a command's failure: the exception's own message, which names the file and what
+     * is wrong; for a Java runtime failure that carries no such message (an index out of bounds, a
+     * null, a stack or heap exhausted) the words "internal error", the capture record being read when
+     * it happened (file, record number, byte offset), and how to report it — never the bare Java text
+     * alone (e.g. {@code Index -2 out of bounds for length 672}).
+     */
+    static String message(Throwable ex) {
+        boolean internal = ex instanceof IndexOutOfBoundsException || ex instanceof NullPointerException || ex instanceof ClassCastException
+                || ex instanceof ArithmeticException || ex instanceof NegativeArraySizeException || ex instanceof ArrayStoreException
+                || ex instanceof StackOverflowError || ex instanceof OutOfMemoryError || ex.getMessage() == null;
+        if (!internal) return ex.getMessage();
+        String what = ex instanceof StackOverflowError ? "the call stack overflowed"
+                : ex instanceof OutOfMemoryError ? "out of memory (" + ex.getMessage() + "; ZLUDA_JVM_OPTS=-Xmx... gives it more)"
+                : ex.getClass().getSimpleName() + (ex.getMessage() != null ? " (" + ex.getMessage() + ")" : "");
+        String where = dev.zluda.capture.CaptureReader.readingNow();
+        return "internal error: " + what + (where != null ? ", while reading " + where : "")
+                + "; please report it with the input (ZLUDA_DEBUG=1 prints where in zluda)";
+    }
+
+    /**
      * The start of every error line the zluda command prints on stderr: {@code zluda diff: error: },
      * {@code zluda ptx check: error: }, {@code zluda: error: } without a command. (Messages of
      * zluda's driver inside a traced program start with {@code [ZLUDA]}: another channel.)
@@ -227,7 +247,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
             String file = io instanceof java.nio.file.FileSystemException f ? f.getFile() : null;
             return file != null ? file + ": " + why(io, Path.of(file)) : why(io, null);
         }
-        return e.getMessage() != null ? e.getMessage() : e.toString();
+        return message(e);
     }
 
     /**

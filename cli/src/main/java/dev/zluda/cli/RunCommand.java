@@ -323,6 +323,40 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
+    /** The name of a signal ({@code SIGKILL}) from {@link #SIGNALS}; null for one not listed there. */
+    static String signalName(int signal) {
+        String[] s = SIGNALS.get(signal);
+        return s != null ? s[0] : null;
+    }
+
+    /**
+     * What to say when a run left no capture: the program died of a signal before the recorder wrote
+     * anything (it starts at the first CUDA call; with zluda's driver that call first starts a Java
+     * runtime), it died after the recorder made the capture directory but before the capture file had
+     * its first record ({@code started}: those directories), or it ended normally without a CUDA call
+     * through the libcuda.so.1 zluda run put first.
+     */
+    static String noCaptureMessage(Path logDir, int exitCode, List<Path> started) {
+        if (exitCode > 128) {
+            int sig = exitCode - 128;
+            String name = signalName(sig);
+            String killed = "the program was killed by signal " + sig + (name != null ? " (" + name + ")" : "");
+            if (!started.isEmpty()) {
+                return killed + " while the recorder was starting: " + String.join(", ", started.stream().map(Path::toString).toList())
+                        + " holds no capture file (the recorder names the file only once its function table is in it); nothing was recorded";
+            }
+            return killed + " before its first CUDA call was recorded: no capture in " + logDir
+                    + " (the recorder starts at the program's first CUDA call; zluda's driver first starts a Java runtime there, which"
+                    + " takes a moment)";
+        }
+        if (!started.isEmpty()) {
+            return String.join(", ", started.stream().map(Path::toString).toList()) + " holds no capture file: the recorder did not get to"
+                    + " write its first record (see the program's output above)";
+        }
+        return "the program made no capture in " + logDir + ": it made no CUDA call through libcuda.so.1 (did it load it? "
+                + "see docs/troubleshooting.md)";
+    }
+
     /**
      * Prints how the program ended (in words: the signal's name and meaning) and, for every capture
      * the run made: calls, errors, kernel launches, size, where it is, how it ended (the last
@@ -330,9 +364,11 @@ final class RunCommand implements Callable<Integer> {
      * launcher's absolute path unless PATH finds it; with {@code --pack} writes the bundle next to it.
      */
     private void summarize(Path logDir, Set<Path> before, int exitCode, long pid, PrintWriter err) throws IOException {
-        List<Path> made;
+        List<Path> made, started;
         try (Stream<Path> s = Files.list(logDir)) {
-            made = s.filter(d -> !before.contains(d) && Files.isRegularFile(d.resolve("capture.zcap"))).sorted().toList();
+            List<Path> fresh = s.filter(d -> !before.contains(d) && Files.isDirectory(d)).sorted().toList();
+            made = fresh.stream().filter(d -> Files.isRegularFile(d.resolve("capture.zcap"))).toList();
+            started = fresh.stream().filter(d -> !Files.isRegularFile(d.resolve("capture.zcap"))).toList();
         }
         err.println("zluda run: " + command.getFirst() + " " + howItEnded(exitCode));
         Path jvmReport = jvmCrashReport(exitCode, pid, environment);
@@ -340,10 +376,7 @@ final class RunCommand implements Callable<Integer> {
             err.println("zluda run: the Java runtime inside the program crashed (a zluda bug, not the program's): its report is " + jvmReport
                     + "; please attach it to a bug report (docs/troubleshooting.md)");
         }
-        if (made.isEmpty()) {
-            err.println("zluda run: warning: the program made no capture in " + logDir + " (did it load libcuda.so.1? "
-                    + "see docs/troubleshooting.md)");
-        }
+        if (made.isEmpty()) err.println("zluda run: warning: " + noCaptureMessage(logDir, exitCode, started));
         String zluda = DemoCommand.launcher(System.getProperty("zluda.home"), environment.get("PATH"));
         for (Path d : made) {
             recordExit(d, exitCode, err);
@@ -442,9 +475,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** Why a capture has no clean end, in words. */
     static String captureEnd(dev.zluda.capture.ReadStatus st) {
-        if (st.stoppedEarly()) {
-            return "the capture is damaged at byte " + st.stopOffset() + " (" + st.stopReason() + "): the calls before it were read";
-        }
+        if (st.stoppedEarly()) return "the capture did not end cleanly: " + st.summary() + "; every record around it was read";
         return "the capture has no process end: the program did not exit normally; every call it made up to the end was recorded";
     }
 

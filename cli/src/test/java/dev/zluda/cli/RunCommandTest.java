@@ -31,6 +31,44 @@ class RunCommandTest {
         }
     }
 
+    /**
+     * A program killed before anything was recorded (e.g. while zluda's driver starts its Java runtime at
+     * the first CUDA call) is not told that it may not have loaded libcuda.so.1: the summary says it was
+     * killed, and by what.
+     */
+    @Test
+    void aProgramKilledBeforeItsFirstRecordIsSaidToHaveBeenKilled(@TempDir Path tmp) throws Exception {
+        Path lib = Files.createDirectories(tmp.resolve("lib"));
+        Files.writeString(lib.resolve("libcuda.so.1"), "stand-in");
+        String old = System.getProperty("zluda.home");
+        System.setProperty("zluda.home", tmp.toString());
+        try {
+            java.io.StringWriter err = new java.io.StringWriter();
+            var cl = Main.commandLine();
+            cl.setErr(new java.io.PrintWriter(err, true));
+            assertEquals(137, cl.execute("run", "--zluda-trace", "-o", tmp.resolve("logs").toString(), "--", "/bin/sh", "-c", "kill -9 $$"));
+            String e = err.toString();
+            assertTrue(e.contains("/bin/sh was killed by SIGKILL (signal 9, "), e);
+            assertTrue(e.contains("warning: the program was killed by signal 9 (SIGKILL) before its first CUDA call was recorded: no capture in "), e);
+            assertFalse(e.contains("did it load libcuda.so.1"), e);
+
+            // killed after the recorder made the capture directory, before the capture file had its name
+            err.getBuffer().setLength(0);
+            assertEquals(137, cl.execute("run", "--zluda-trace", "-o", tmp.resolve("logs2").toString(), "--", "/bin/sh", "-c",
+                    "mkdir \"$ZLUDA_LOG_DIR/sh\" && kill -9 $$"));
+            e = err.toString();
+            assertTrue(e.contains("killed by signal 9 (SIGKILL) while the recorder was starting: " + tmp.resolve("logs2/sh")
+                    + " holds no capture file"), e);
+
+            // no CUDA call at all, and a normal exit: the question whether it loaded libcuda.so.1 is the right one
+            err.getBuffer().setLength(0);
+            assertEquals(0, cl.execute("run", "--zluda-trace", "-o", tmp.resolve("logs3").toString(), "--", "/bin/sh", "-c", "exit 0"));
+            assertTrue(err.toString().contains("it made no CUDA call through libcuda.so.1 (did it load it?"), err.toString());
+        } finally {
+            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
+        }
+    }
+
     @Test
     void missingDriverIsAClearError(@TempDir Path tmp) {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/true")));

@@ -789,7 +789,7 @@ public final class DiffEngine {
         CallAssembler asm = new CallAssembler(new CallAssembler.Listener() {
             @Override
             public void call(Call c) {
-                visit(c);
+                Call.walk(c, (k, level, parent) -> visit(k));
             }
 
             void visit(Call c) {
@@ -802,7 +802,6 @@ public final class DiffEngine {
                         }
                     }
                 }
-                for (Call k : c.children()) visit(k);
             }
         });
         for (CaptureRecord r : s.cap.reader()) asm.accept(r);
@@ -1177,7 +1176,7 @@ public final class DiffEngine {
 
     private static void warnings(SideIndex s, String label, List<String> out) {
         ReadStatus st = s.status;
-        if (st != null && st.stoppedEarly()) out.add("capture " + label + " stops at byte " + st.stopOffset() + ": " + st.stopReason() + " (calls after it are not compared)");
+        if (st != null && st.stoppedEarly()) out.add("capture " + label + " is " + st.summary() + " (records not read are not compared)");
         if (s.inFlight > 0) out.add("capture " + label + " ends with " + s.inFlight + (s.inFlight == 1 ? " call" : " calls") + " in flight (entered, never returned)");
     }
 
@@ -1185,7 +1184,7 @@ public final class DiffEngine {
         JsonNode m = c.manifest();
         String note = null;
         ReadStatus st = s.status;
-        if (st != null && st.stoppedEarly()) note = "stops at byte " + st.stopOffset() + ": " + st.stopReason();
+        if (st != null && st.stoppedEarly()) note = st.summary();
         else if (st != null && !st.endedCleanly()) note = "no process end (killed, crashed, or written without one)";
         String device = device(m);
         if (device.isEmpty() && s.deviceName != null) device = s.deviceName; // manifests name no device: the one the program asked about

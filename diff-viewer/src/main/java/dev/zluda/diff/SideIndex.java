@@ -161,10 +161,14 @@ final class SideIndex {
         norm = null;
     }
 
-    private void add(Call c, int level) {
+    /** Adds {@code root} and the calls nested in it, in pre-order (iteratively: any depth). */
+    private void add(Call root, int level) {
+        Call.walk(root, (c, l, parent) -> addOne(c));
+    }
+
+    private void addOne(Call c) {
         if (!keepExportTableCalls && isExportTableSlot(cap.functionName(c.enter().functionId()))) {
-            exportTableCalls++;
-            for (Call k : c.children()) add(k, level);
+            exportTableCalls++; // the calls made inside it are still added
             return;
         }
         if (n == key.length) grow();
@@ -195,7 +199,6 @@ final class SideIndex {
         thread[i] = t;
         threadCalls.get(t).add(i);
         facts[i] = store.append(norm.w.count, norm.w.buf, norm.w.len);
-        for (Call k : c.children()) add(k, level + 1);
     }
 
     /** The {@code name} output of a cuDeviceGetName call (parameter 0), or null. */

@@ -655,7 +655,7 @@ public final class ViewerWindow {
             sb.append(" — loading cancelled: the calls after these were not read");
         } else {
             ReadStatus st = index.status();
-            if (st != null && st.stoppedEarly()) sb.append(" — capture stops at byte ").append(st.stopOffset()).append(": ").append(st.stopReason());
+            if (st != null && st.stoppedEarly()) sb.append(" — capture ").append(st.summary());
             else if (st != null && !st.endedCleanly()) sb.append(" — no process end (killed or crashed?)");
             sb.append(String.format(Locale.ROOT, " — read in %.2f s", loadNanos / 1e9));
         }

@@ -4,6 +4,7 @@ import dev.zluda.capture.Call;
 import dev.zluda.capture.CallAssembler;
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureRecord;
+import dev.zluda.capture.DamageNote;
 import dev.zluda.capture.ReadStatus;
 import dev.zluda.spec.Role;
 
@@ -93,6 +94,19 @@ public final class Dump {
         return sb.toString();
     }
 
+    /** Levels of nesting shown by indentation; deeper calls carry their depth instead, so a line's length does not grow with it. */
+    public static final int MAX_INDENT = 32;
+
+    /**
+     * Two spaces per level of nesting up to {@link #MAX_INDENT} levels; below that the indentation stays
+     * and the line starts with {@code [depth N] }: the output grows linearly with the calls however deep
+     * they nest.
+     */
+    static void indent(StringBuilder sb, int level) {
+        sb.repeat("  ", Math.min(level, MAX_INDENT));
+        if (level > MAX_INDENT) sb.append("[depth ").append(level).append("] ");
+    }
+
     /** The filters of {@code o} in the words of the options: {@code --calls 30..40, --errors: no call failed}. */
     private static String filters(Options o) {
         List<String> f = new ArrayList<>();
@@ -100,6 +114,28 @@ public final class Dump {
         if (o.function != null) f.add("--function " + o.function.pattern());
         if (o.errorsOnly) f.add("--errors: no call failed");
         return String.join(", ", f);
+    }
+
+    /** Damage notes printed in full; more are counted. */
+    public static final int NOTES_SHOWN = 20;
+
+    /**
+     * The damage notes of a read as {@code #} lines: a first line with how many places were damaged or
+     * cut and how many records were not read, then one line per note (the first {@link #NOTES_SHOWN}).
+     * Nothing when there is no note.
+     */
+    public static void damageLines(ReadStatus st, PrintWriter out) {
+        if (!st.stoppedEarly()) return;
+        long n = st.damageCount();
+        out.println("# capture " + (st.damaged() ? "damaged" : "cut") + (n == 1 ? " in 1 place" : " in " + n + " places")
+                + (st.recordsLost() > 0 ? ", " + st.recordsLost() + (st.recordsLost() == 1 ? " record" : " records") + " not read" : "")
+                + "; everything else was read:");
+        int shown = 0;
+        for (DamageNote d : st.damage()) {
+            if (shown++ == NOTES_SHOWN) break;
+            out.println("#   " + (d.cut() ? "cut at " : "damaged at ") + d.text());
+        }
+        if (n > NOTES_SHOWN) out.println("#   (" + (n - NOTES_SHOWN) + " more not shown)");
     }
 
     /**
@@ -125,7 +161,7 @@ public final class Dump {
                     return;
                 }
                 fold.flush();
-                print(c, 0);
+                Call.walk(c, (k, level, parent) -> print(k, level));
             }
 
             @Override
@@ -143,7 +179,7 @@ public final class Dump {
                 StringBuilder sb = new StringBuilder();
                 if (o.threads) sb.append('[').append(c.threadId()).append("] ");
                 if (o.time) sb.append(String.format(Locale.ROOT, "+%.6f ", (c.enter().ts() - start) / 1e9));
-                sb.repeat("  ", level);
+                indent(sb, level);
                 return sb.toString();
             }
 
@@ -155,8 +191,13 @@ public final class Dump {
                 }
                 launchesOpen.remove(c.enter().seq());
                 List<String> snaps = snapshots.remove(c.enter().seq());
-                if (snaps != null && selected(c)) for (String s : snaps) out.println("  ".repeat(level + 1) + s);
-                for (Call k : c.children()) print(k, level + 1);
+                if (snaps != null && selected(c)) {
+                    for (String s : snaps) {
+                        StringBuilder sb = new StringBuilder();
+                        indent(sb, level + 1);
+                        out.println(sb.append(s));
+                    }
+                }
             }
 
             boolean selected(Call c) {
@@ -197,7 +238,7 @@ public final class Dump {
         ReadStatus st = cap.reader().status();
         boolean filtered = o.from > 1 || o.to < Long.MAX_VALUE || o.errorsOnly || o.function != null;
         if (filtered && seen[1] == 0) out.println("# no calls match (" + filters(o) + "; the capture holds " + seen[0] + (seen[0] == 1 ? " call)" : " calls)"));
-        if (st.stoppedEarly()) out.println("# capture stops at byte " + st.stopOffset() + ": " + st.stopReason());
+        damageLines(st, out);
         if (!flying.isEmpty()) {
             StringBuilder sb = new StringBuilder("# capture ends while " + flying.size() + (flying.size() == 1 ? " call was" : " calls were")
                     + " in flight (entered, never returned): ");
