@@ -179,6 +179,14 @@ public final class Semantics {
 
     // ------------------------------------------------------------------ declarations
 
+    /**
+     * What a declaration declares, one {@link VariableInfo} per name, resolved as {@link #analyze} does (its
+     * problems are {@link #analyze}'s to report; here they are ignored).
+     */
+    public static List<VariableInfo> variables(Decl d) {
+        return new Semantics("").declare(d, new Scope(null));
+    }
+
     /** Resolves a declaration and enters its names into {@code scope}; returns one info per name. */
     private List<VariableInfo> declare(Decl d, Scope scope) {
         List<VariableInfo> out = new ArrayList<>();
