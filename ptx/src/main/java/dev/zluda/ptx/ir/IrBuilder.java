@@ -49,13 +49,28 @@ public final class IrBuilder {
         return new IrBuilder(source).run(ast, model);
     }
 
+    /**
+     * The IR of a module from the front end's model alone (module variables from {@link ModuleModel#globals()},
+     * no {@code .alias}es); {@link IrModule#ast()} is then null.
+     */
+    public static IrModule build(ModuleModel model, String source) {
+        return new IrBuilder(source).run(null, model);
+    }
+
     private IrModule run(Ast.Module ast, ModuleModel model) {
-        for (Ast.ModuleItem item : ast.items()) {
-            switch (item) {
-                case Ast.Function f -> moduleScope.names.putIfAbsent(f.name(), new Func(f.name()));
-                case Ast.Alias a -> moduleScope.names.putIfAbsent(a.alias(), new Func(a.alias()));
-                case Ast.Decl d -> declare(d, moduleScope, true);
-                default -> {}
+        if (ast != null) {
+            for (Ast.ModuleItem item : ast.items()) {
+                switch (item) {
+                    case Ast.Function f -> moduleScope.names.putIfAbsent(f.name(), new Func(f.name()));
+                    case Ast.Alias a -> moduleScope.names.putIfAbsent(a.alias(), new Func(a.alias()));
+                    case Ast.Decl d -> declare(d, moduleScope, true);
+                    default -> {}
+                }
+            }
+        } else {
+            for (String f : model.functions().keySet()) moduleScope.names.putIfAbsent(f, new Func(f));
+            for (VariableInfo v : model.globals().values()) {
+                moduleScope.names.putIfAbsent(v.name(), new Var(v.name(), v, StateSpace.of(v.space()), true));
             }
         }
         Map<String, IrFunction> functions = new LinkedHashMap<>();

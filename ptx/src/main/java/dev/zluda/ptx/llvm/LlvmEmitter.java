@@ -1,20 +1,7 @@
 package dev.zluda.ptx.llvm;
 
 import dev.zluda.ptx.Ast;
-import dev.zluda.ptx.Ast.AddressOperand;
-import dev.zluda.ptx.Ast.Binary;
-import dev.zluda.ptx.Ast.Expr;
-import dev.zluda.ptx.Ast.FloatLit;
-import dev.zluda.ptx.Ast.HexFloat;
-import dev.zluda.ptx.Ast.Instruction;
 import dev.zluda.ptx.Ast.Loc;
-import dev.zluda.ptx.Ast.NegPred;
-import dev.zluda.ptx.Ast.Operand;
-import dev.zluda.ptx.Ast.Paren;
-import dev.zluda.ptx.Ast.PredPair;
-import dev.zluda.ptx.Ast.Sym;
-import dev.zluda.ptx.Ast.TupleOperand;
-import dev.zluda.ptx.Ast.VectorOperand;
 import dev.zluda.ptx.Diagnostic;
 import dev.zluda.ptx.FunctionInfo;
 import dev.zluda.ptx.ModuleModel;
@@ -22,6 +9,30 @@ import dev.zluda.ptx.ParamInfo;
 import dev.zluda.ptx.PtxType;
 import dev.zluda.ptx.Semantics;
 import dev.zluda.ptx.VariableInfo;
+import dev.zluda.ptx.ir.Instr;
+import dev.zluda.ptx.ir.IrBuilder;
+import dev.zluda.ptx.ir.IrFunction;
+import dev.zluda.ptx.ir.IrModule;
+import dev.zluda.ptx.ir.Mod;
+import dev.zluda.ptx.ir.Mod.BoolOp;
+import dev.zluda.ptx.ir.Mod.Compare;
+import dev.zluda.ptx.ir.Mod.Flag;
+import dev.zluda.ptx.ir.Mod.MemOrder;
+import dev.zluda.ptx.ir.Mod.PrmtMode;
+import dev.zluda.ptx.ir.Mod.ReduceOp;
+import dev.zluda.ptx.ir.Mod.Rounding;
+import dev.zluda.ptx.ir.Mod.ShflMode;
+import dev.zluda.ptx.ir.Mod.ShiftDir;
+import dev.zluda.ptx.ir.Mod.ShiftMode;
+import dev.zluda.ptx.ir.Mod.StateSpace;
+import dev.zluda.ptx.ir.Mod.TestClass;
+import dev.zluda.ptx.ir.Mod.VoteMode;
+import dev.zluda.ptx.ir.Modifiers;
+import dev.zluda.ptx.ir.Opcode;
+import dev.zluda.ptx.ir.Operand;
+import dev.zluda.ptx.ir.Operand.*;
+import dev.zluda.ptx.ir.SpecialReg;
+import dev.zluda.ptx.ir.Stmt;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -82,8 +93,11 @@ public final class LlvmEmitter {
     /** A variable in memory: the LLVM pointer value that addresses it and its address space. */
     private record Global(String ptr, int space) {}
 
-    private LlvmEmitter(ModuleModel model, LlvmTarget target, String source) {
-        this.model = model;
+    private final IrModule ir;
+
+    private LlvmEmitter(IrModule ir, LlvmTarget target, String source) {
+        this.ir = ir;
+        this.model = ir.model();
         this.target = target;
         this.source = source;
     }
@@ -97,11 +111,12 @@ public final class LlvmEmitter {
      * @return the IR, or the errors
      */
     public static Result emit(ModuleModel model, LlvmTarget target, String source) {
-        LlvmEmitter e = new LlvmEmitter(model, target, source);
+        LlvmEmitter e = new LlvmEmitter(IrBuilder.build(model, source), target, source);
         return e.run();
     }
 
     private Result run() {
+        if (!ir.ok()) return new Result(null, ir.diagnostics());
         if (model.addressSize() != 64) {
             error(Loc.NONE, ".address_size " + model.addressSize() + " is not supported (only 64)");
         }
@@ -109,12 +124,12 @@ public final class LlvmEmitter {
         for (FunctionInfo f : model.functions().values()) {
             if (!f.defined()) continue;
             if (!f.entry()) continue;       // a device function is lowered when a call reaches it
-            new Fn(f).emitKernel();
+            new Fn(ir.function(f.name())).emitKernel();
         }
         // device functions called from the kernels (and from each other), each once
         while (!pendingFuncs.isEmpty()) {
             String name = pendingFuncs.removeFirst();
-            if (emittedFuncs.add(name)) new Fn(model.function(name)).emitFunc();
+            if (emittedFuncs.add(name)) new Fn(ir.function(name)).emitFunc();
         }
         if (!errors.isEmpty()) {
             errors.sort((a, b) -> a.line() != b.line() ? Integer.compare(a.line(), b.line()) : Integer.compare(a.column(), b.column()));
@@ -150,19 +165,21 @@ public final class LlvmEmitter {
         return sb.toString();
     }
 
-    private static int spaceOf(String space) {
+    /** The LLVM address space of a PTX state space: 1 global, 3 shared, 4 const, 5 local, 101 param, 0 otherwise. */
+    private static int spaceOf(StateSpace space) {
+        if (space == null) return 0;
         return switch (space) {
-            case ".global" -> 1;
-            case ".shared", ".shared::cta" -> 3;
-            case ".const" -> 4;
-            case ".local" -> 5;
-            case ".param" -> 101;
+            case GLOBAL -> 1;
+            case SHARED, SHARED_CTA -> 3;
+            case CONST -> 4;
+            case LOCAL -> 5;
+            case PARAM -> 101;
             default -> 0;
         };
     }
 
     private void moduleVariable(VariableInfo v) {
-        int as = spaceOf(v.space());
+        int as = spaceOf(StateSpace.of(v.space()));
         if (as != 1 && as != 3 && as != 4) {
             error(v.loc(), "module variable in " + v.space() + " is not supported");
             return;
@@ -189,7 +206,7 @@ public final class LlvmEmitter {
     private String initializer(VariableInfo v, long size) {
         Ast.Declarator decl = findDeclarator(v);
         if (decl == null || decl.init() == null) return "zeroinitializer";
-        List<Expr> flat = new ArrayList<>();
+        List<Ast.Expr> flat = new ArrayList<>();
         if (!flatten(decl.init(), flat)) {
             error(v.loc(), "initializer of " + v.name() + " is not supported (only integer and float constants)");
             return "zeroinitializer";
@@ -197,18 +214,18 @@ public final class LlvmEmitter {
         int es = v.type() == null ? 1 : v.type().size();
         byte[] bytes = new byte[(int) size];
         for (int i = 0; i < flat.size() && (long) (i + 1) * es <= size; i++) {
-            Expr e = flat.get(i);
+            Ast.Expr e = flat.get(i);
             long bits;
             Long c = Semantics.constant(e);
             if (c != null) {
                 bits = c;
                 if (v.type() == PtxType.F32) bits = Float.floatToRawIntBits((float) (long) c);
                 if (v.type() == PtxType.F64) bits = Double.doubleToRawLongBits((double) (long) c);
-            } else if (e instanceof HexFloat || e instanceof FloatLit) {
-                double d = e instanceof HexFloat h ? h.value() : ((FloatLit) e).value();
+            } else if (e instanceof Ast.HexFloat || e instanceof Ast.FloatLit) {
+                double d = e instanceof Ast.HexFloat h ? h.value() : ((Ast.FloatLit) e).value();
                 bits = es == 4 ? Float.floatToRawIntBits((float) d) : Double.doubleToRawLongBits(d);
-                if (e instanceof HexFloat h && es == 4 && !h.dbl()) bits = h.bits();
-                if (e instanceof HexFloat h && es == 8 && h.dbl()) bits = h.bits();
+                if (e instanceof Ast.HexFloat h && es == 4 && !h.dbl()) bits = h.bits();
+                if (e instanceof Ast.HexFloat h && es == 8 && h.dbl()) bits = h.bits();
             } else {
                 error(v.loc(), "initializer of " + v.name() + " is not supported (only integer and float constants)");
                 return "zeroinitializer";
@@ -223,7 +240,7 @@ public final class LlvmEmitter {
         return sb.append(']').toString();
     }
 
-    private static boolean flatten(Ast.Initializer init, List<Expr> out) {
+    private static boolean flatten(Ast.Initializer init, List<Ast.Expr> out) {
         switch (init) {
             case Ast.ExprInit e -> { out.add(e.expr()); return true; }
             case Ast.ListInit l -> {
@@ -252,7 +269,7 @@ public final class LlvmEmitter {
      * variable initializers taken from the AST).
      */
     public static Result emit(Ast.Module module, ModuleModel model, LlvmTarget target, String source) {
-        LlvmEmitter e = new LlvmEmitter(model, target, source);
+        LlvmEmitter e = new LlvmEmitter(IrBuilder.build(module, model, source), target, source);
         e.indexDeclarators(module);
         return e.run();
     }
@@ -271,6 +288,7 @@ public final class LlvmEmitter {
     /** One kernel being lowered (package-private: {@link WarpAtomicLowering} and {@link FloatFormLowering} lower through it). */
     final class Fn {
         final FunctionInfo info;
+        final IrFunction fn;
         final StringBuilder entry = new StringBuilder();
         final StringBuilder body = new StringBuilder();
         final Map<String, Reg> regs = new HashMap<>();
@@ -283,8 +301,9 @@ public final class LlvmEmitter {
         boolean failed;
         String carry;
 
-        Fn(FunctionInfo info) {
-            this.info = info;
+        Fn(IrFunction fn) {
+            this.fn = fn;
+            this.info = fn.info();
         }
 
         /** The target being emitted for. */
@@ -360,6 +379,7 @@ public final class LlvmEmitter {
          * {@code body}; false when an instruction was refused ({@link #fail}).
          */
         private boolean lowerBody(Ast.Function f) {
+            Stmt.Block body = fn.body();
             // in source order (the map's order is unspecified), so that the same PTX always gives the same IR
             List<VariableInfo> regList = new ArrayList<>(info.registers().values());
             regList.sort(java.util.Comparator.comparingInt((VariableInfo r) -> r.loc().line())
@@ -368,8 +388,8 @@ public final class LlvmEmitter {
             carry = "%cf";
             entry.append("  %cf = alloca i1").append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
             entry.append("  store i1 false, ").append(allocaAs()).append(" %cf\n");
-            collectLocals(f.body());
-            blockBody(f.body());
+            collectLocals(body);
+            blockBody(body);
             if (!terminated) line("ret void");
             return !failed;
         }
@@ -422,11 +442,11 @@ public final class LlvmEmitter {
             List<Operand> rets = List.of(), args = List.of();
             String callee = null;
             for (Operand o : ops) {
-                if (o instanceof TupleOperand t) {
+                if (o instanceof Tuple t) {
                     if (callee == null) rets = t.elements();
                     else args = t.elements();
-                } else if (o instanceof Sym s && callee == null) {
-                    callee = s.name();
+                } else if (name(o) != null && callee == null) {
+                    callee = name(o);
                 } else {
                     throw new Unsupported("indirect call (through a prototype or a register) is not supported by the LLVM back end");
                 }
@@ -456,10 +476,11 @@ public final class LlvmEmitter {
         /** The stack slot passed for one call operand (see {@link #callInstr}). */
         String slot(Operand op, ParamInfo p, boolean result, List<Runnable> after) {
             if (!".param".equals(p.variable().space())) throw new Unsupported(p.variable().space() + " parameter " + p.name() + " is not supported (only .param)");
-            if (op instanceof Sym s && reg(s.name()) == null && !s.name().startsWith("%")) {
-                Global g = symbol(s.name());
+            String n = name(op);
+            if (n != null && reg(n) == null && !n.startsWith("%")) {
+                Global g = symbol(n);
                 if (g == null || g.space != target.allocaSpace() || g.ptr.startsWith("@")) {
-                    throw new Unsupported("call operand " + s.name() + " must be a .param variable of this function");
+                    throw new Unsupported("call operand " + n + " must be a .param variable of this function");
                 }
                 return g.ptr;
             }
@@ -527,17 +548,17 @@ public final class LlvmEmitter {
         }
 
         /** The variables each block declares (PTX scoping: a name declared in a block is that block's inside it). */
-        final Map<Ast.Block, Map<String, Global>> blockSyms = new java.util.IdentityHashMap<>();
+        final Map<Stmt.Block, Map<String, Global>> blockSyms = new java.util.IdentityHashMap<>();
 
         /** A block's statements with its own variables in scope, the outer ones again after it. */
-        void blockBody(Ast.Block b) {
+        void blockBody(Stmt.Block b) {
             Map<String, Global> own = blockSyms.getOrDefault(b, Map.of());
             Map<String, Global> saved = new HashMap<>();
             for (var e : own.entrySet()) {
                 saved.put(e.getKey(), syms.get(e.getKey()));
                 syms.put(e.getKey(), e.getValue());
             }
-            for (Ast.Statement x : b.statements()) statement(x);
+            for (Stmt x : b.statements()) statement(x);
             for (var e : saved.entrySet()) {
                 if (e.getValue() == null) syms.remove(e.getKey());
                 else syms.put(e.getKey(), e.getValue());
@@ -545,14 +566,14 @@ public final class LlvmEmitter {
         }
 
         /** Function-scope {@code .shared} / {@code .local} / {@code .const} variables and labels. */
-        void collectLocals(Ast.Block b) {
-            for (Ast.Statement s : b.statements()) {
+        void collectLocals(Stmt.Block b) {
+            for (Stmt s : b.statements()) {
                 switch (s) {
-                    case Ast.Block inner -> collectLocals(inner);
-                    case Ast.Label l -> labels.put(l.name(), "L" + labels.size());
-                    case Ast.Decl d when !d.space().equals(".reg") -> {
-                        for (Ast.Declarator x : d.declarators()) {
-                            localVariable(d, x);
+                    case Stmt.Block inner -> collectLocals(inner);
+                    case Stmt.Label l -> labels.put(l.name(), "L" + labels.size());
+                    case Stmt.Decl d when d.space() != StateSpace.REG -> {
+                        for (Ast.Declarator x : d.source().declarators()) {
+                            localVariable(d.source(), x);
                             Global g = syms.get(x.name());
                             if (g != null) blockSyms.computeIfAbsent(b, k -> new LinkedHashMap<>()).put(x.name(), g);
                         }
@@ -582,7 +603,7 @@ public final class LlvmEmitter {
                 else count *= n;
             }
             if (align == 0) align = Math.max(1, elem);
-            int as = spaceOf(d.space());
+            int as = spaceOf(StateSpace.of(d.space()));
             String gname = "@" + quote(info.name() + "." + x.name());
             switch (as) {
                 case 3 -> {
@@ -653,11 +674,11 @@ public final class LlvmEmitter {
 
         // -------------------------------------------------------------- statements
 
-        void statement(Ast.Statement s) {
+        void statement(Stmt s) {
             switch (s) {
-                case Ast.Block b -> blockBody(b);
-                case Ast.Label l -> block(labels.get(l.name()));
-                case Instruction i -> {
+                case Stmt.Block b -> blockBody(b);
+                case Stmt.Label l -> block(labels.get(l.name()));
+                case Instr i -> {
                     loc = i.loc();
                     try {
                         guarded(i);
@@ -669,14 +690,14 @@ public final class LlvmEmitter {
             }
         }
 
-        void guarded(Instruction i) {
+        void guarded(Instr i) {
             if (i.guard() == null) {
                 instruction(i);
                 return;
             }
-            String p = readPredName(i.guard().predicate(), i.guard().negated());
-            if (i.opcode().equals("bra")) {
-                String target = label(i.operands().get(0));
+            String p = readPredName(name(i.guard()), i.guardNegated());
+            if (i.opcode() == Opcode.BRA) {
+                String target = label(i.op(0));
                 String next = "b" + (blocks++);
                 terminate("br i1 " + p + ", label %" + target + ", label %" + next);
                 body.append(next).append(":\n");
@@ -694,99 +715,116 @@ public final class LlvmEmitter {
         }
 
         String label(Operand op) {
-            if (op instanceof Sym s && labels.containsKey(s.name())) return labels.get(s.name());
+            String n = name(op);
+            if (n != null && labels.containsKey(n)) return labels.get(n);
             throw new Unsupported("branch target must be a label of this function");
         }
 
-        void instruction(Instruction i) {
+        void instruction(Instr i) {
             Ins x = new Ins(i);
             switch (i.opcode()) {
-                case "bra" -> terminate("br label %" + label(i.operands().get(0)));
-                case "ret", "exit" -> terminate("ret void");
-                case "trap" -> { call("void", "llvm.trap", "", ""); terminate("unreachable"); }
-                case "mov" -> mov(x);
-                case "add", "sub", "mul", "mad", "div", "rem", "min", "max", "abs", "neg", "fma", "sad" -> arith(x);
-                case "addc", "subc", "madc" -> carryOp(x);
-                case "and", "or", "xor", "not", "cnot" -> logic(x);
-                case "shl", "shr" -> shift(x);
-                case "popc", "clz", "brev" -> bits(x);
-                case "set" -> set(x);
-                case "mul24", "mad24" -> mul24(x);
-                case "selp" -> selp(x);
-                case "lop3" -> lop3(x);
-                case "bfe" -> bfe(x);
-                case "bfi" -> bfi(x);
-                case "bfind" -> bfind(x);
-                case "bmsk" -> bmsk(x);
-                case "szext" -> szext(x);
-                case "shf" -> shf(x);
-                case "prmt" -> prmt(x);
-                case "fns" -> fns(x);
-                case "slct" -> slct(x);
-                case "dp4a", "dp2a" -> dot(x);
-                case "setp" -> setp(x);
-                case "cvt" -> cvt(x);
-                case "cvta" -> cvta(x);
-                case "ld" -> ld(x);
-                case "st" -> st(x);
-                case "atom", "red" -> atom(x);
-                case "match" -> WarpAtomicLowering.match(this, x);
-                case "redux" -> WarpAtomicLowering.redux(this, x);
-                case "bar", "barrier" -> bar(x);
-                case "membar", "fence" -> fence(x);
-                case "shfl" -> shfl(x);
-                case "vote" -> vote(x);
-                case "activemask" -> write(x.op(0), ballot(Boolean.TRUE.toString()), 32, false);
-                case "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh" -> unaryFloat(x);
-                case "copysign" -> copysign(x);
-                case "testp" -> testp(x);
-                case "call" -> callInstr(x);
+                case BRA -> terminate("br label %" + label(i.op(0)));
+                case RET, EXIT -> terminate("ret void");
+                case TRAP -> { call("void", "llvm.trap", "", ""); terminate("unreachable"); }
+                case MOV -> mov(x);
+                case ADD, ADD_CC, SUB, SUB_CC, MUL, MAD, MAD_CC, DIV, REM, MIN, MAX, ABS, NEG, FMA, SAD -> arith(x);
+                case ADDC, SUBC, MADC -> carryOp(x);
+                case AND, OR, XOR, NOT, CNOT -> logic(x);
+                case SHL, SHR -> shift(x);
+                case POPC, CLZ, BREV -> bits(x);
+                case SET -> set(x);
+                case MUL24, MAD24 -> mul24(x);
+                case SELP -> selp(x);
+                case LOP3 -> lop3(x);
+                case BFE -> bfe(x);
+                case BFI -> bfi(x);
+                case BFIND -> bfind(x);
+                case BMSK -> bmsk(x);
+                case SZEXT -> szext(x);
+                case SHF -> shf(x);
+                case PRMT -> prmt(x);
+                case FNS -> fns(x);
+                case SLCT -> slct(x);
+                case DP4A, DP2A -> dot(x);
+                case SETP -> setp(x);
+                case CVT, CVT_PACK -> cvt(x);
+                case CVTA -> cvta(x);
+                case LD -> ld(x);
+                case ST, ST_ASYNC, ST_BULK -> st(x);
+                case ATOM, RED, RED_ASYNC -> atom(x);
+                case MATCH -> WarpAtomicLowering.match(this, x);
+                case REDUX -> WarpAtomicLowering.redux(this, x);
+                case BAR, BARRIER, BAR_WARP_SYNC, BARRIER_CLUSTER -> bar(x);
+                case MEMBAR, FENCE -> fence(x);
+                case SHFL -> shfl(x);
+                case VOTE -> vote(x);
+                case ACTIVEMASK -> write(x.op(0), ballot(Boolean.TRUE.toString()), 32, false);
+                case RCP, SQRT, RSQRT, SIN, COS, LG2, EX2, TANH -> unaryFloat(x);
+                case COPYSIGN -> copysign(x);
+                case TESTP -> testp(x);
+                case CALL -> callInstr(x);
                 default -> throw new Unsupported(i.form() + " is not supported by the LLVM back end");
             }
         }
 
         // -------------------------------------------------------------- operands
 
+        /**
+         * The name an operand was written as, for the operands this lowering looks up by name (registers in its
+         * allocas, variables in its symbols, labels); null for immediates, addresses and groups.
+         */
+        String name(Operand op) {
+            return switch (op) {
+                case Operand.Reg r -> r.name();
+                case Var v -> v.name();
+                case Special sp -> sp.name();
+                case Func f -> f.name();
+                case Operand.Label l -> l.name();
+                case Unknown u -> u.name();
+                case Sink s -> "_";
+                default -> null;
+            };
+        }
+
         /** Reads an operand as an {@code bits}-bit integer (registers narrowed or widened, zero- or sign-extended). */
         String read(Operand op, int bits, boolean signed) {
-            switch (op) {
-                case Sym s -> {
-                    Reg r = reg(s.name());
-                    if (r != null) {
-                        if (r.bits == 1) throw new Unsupported("predicate " + s.name() + " used as a value");
-                        String x = v("load " + r.ty + ", " + allocaAs() + " " + r.ptr);
-                        return resize(x, r.bits, bits, signed);
-                    }
-                    if (s.name().startsWith("%")) {
-                        String x = special(s.name(), s.component());
-                        int w = s.name().startsWith("%clock64") || s.name().equals("%globaltimer") ? 64 : 32;
-                        return resize(x, w, bits, false);
-                    }
-                    Global g = symbol(s.name());
-                    if (g == null) throw new Unsupported("unknown name " + s.name());
-                    return v("ptrtoint " + as(g.space) + " " + g.ptr + " to " + ity(bits));
+            String n = name(op);
+            if (n != null) {
+                Reg r = reg(n);
+                if (r != null) {
+                    if (r.bits == 1) throw new Unsupported("predicate " + n + " used as a value");
+                    String x = v("load " + r.ty + ", " + allocaAs() + " " + r.ptr);
+                    return resize(x, r.bits, bits, signed);
                 }
-                case Paren p -> { return read(p.inner(), bits, signed); }
-                case HexFloat h -> {
-                    long b = h.bits();
-                    if (bits == 32 && h.dbl()) b = Float.floatToRawIntBits((float) h.value());
-                    if (bits == 64 && !h.dbl()) b = Double.doubleToRawLongBits(h.value());
+                if (n.startsWith("%")) {
+                    String x = special(op);
+                    int w = op instanceof Special sp && (sp.reg() == SpecialReg.CLOCK64 || sp.reg() == SpecialReg.GLOBALTIMER) ? 64 : 32;
+                    return resize(x, w, bits, false);
+                }
+                Global g = symbol(n);
+                if (g == null) throw new Unsupported("unknown name " + n);
+                return v("ptrtoint " + as(g.space) + " " + g.ptr + " to " + ity(bits));
+            }
+            switch (op) {
+                case FloatImm f when !f.negated() -> {
+                    if (f.kind() == FloatImm.Kind.DECIMAL) {
+                        double d = f.value();
+                        return constant(bits == 32 ? Float.floatToRawIntBits((float) d) : Double.doubleToRawLongBits(d), bits);
+                    }
+                    long b = f.bits();
+                    boolean dbl = f.kind() == FloatImm.Kind.HEX_F64;
+                    if (bits == 32 && dbl) b = Float.floatToRawIntBits((float) f.value());
+                    if (bits == 64 && !dbl) b = Double.doubleToRawLongBits(f.value());
                     return constant(b, bits);
                 }
-                case FloatLit f -> {
-                    double d = f.value();
-                    return constant(bits == 32 ? Float.floatToRawIntBits((float) d) : Double.doubleToRawLongBits(d), bits);
+                case FloatImm f -> throw new Unsupported("operand is not supported: " + f.source());
+                case IntImm c -> { return constant(c.value(), bits); }
+                case Sum sum when !sum.generic() -> {
+                    String base = read(sum.base(), bits, signed);
+                    return v("add " + ity(bits) + " " + base + ", " + sum.offset());
                 }
-                case Expr e -> {
-                    Long c = Semantics.constant(e);
-                    if (c != null) return constant(c, bits);
-                    if (e instanceof Binary b && (b.op().equals("+") || b.op().equals("-")) && Semantics.constant(b.right()) != null) {
-                        String base = read(b.left(), bits, signed);
-                        long k = Semantics.constant(b.right());
-                        return v("add " + ity(bits) + " " + base + ", " + (b.op().equals("+") ? k : -k));
-                    }
-                    throw new Unsupported("operand is not supported: " + e);
-                }
+                case Sum sum -> throw new Unsupported("operand is not supported: " + sum.source());
+                case Malformed m when !m.address() -> throw new Unsupported("operand is not supported: " + m.source());
                 default -> throw new Unsupported("operand is not supported here");
             }
         }
@@ -814,10 +852,11 @@ public final class LlvmEmitter {
         }
 
         void write(Operand dst, String val, int bits, boolean signed) {
-            if (dst instanceof Sym s && s.name().equals("_")) return;
-            if (!(dst instanceof Sym s)) throw new Unsupported("destination must be a register");
-            Reg r = reg(s.name());
-            if (r == null || r.bits == 1) throw new Unsupported("destination " + s.name() + " is not a value register");
+            if (dst instanceof Sink) return;
+            String n = name(dst);
+            if (n == null) throw new Unsupported("destination must be a register");
+            Reg r = reg(n);
+            if (r == null || r.bits == 1) throw new Unsupported("destination " + n + " is not a value register");
             String x = resize(val, bits, r.bits, signed);
             line("store " + r.ty + " " + x + ", " + allocaAs() + " " + r.ptr);
         }
@@ -828,12 +867,11 @@ public final class LlvmEmitter {
         }
 
         String readPred(Operand op) {
-            return switch (op) {
-                case NegPred n -> readPredName(n.name(), true);
-                case Sym s -> readPredName(s.name(), false);
-                case Expr e when Semantics.constant(e) != null -> Semantics.constant(e) != 0 ? "true" : "false";
-                default -> throw new Unsupported("predicate operand expected");
-            };
+            if (op instanceof Not n && name(n.inner()) != null) return readPredName(name(n.inner()), true);
+            String n = name(op);
+            if (n != null) return readPredName(n, false);
+            if (op instanceof IntImm c) return c.value() != 0 ? "true" : "false";
+            throw new Unsupported("predicate operand expected");
         }
 
         String readPredName(String name, boolean negated) {
@@ -844,10 +882,11 @@ public final class LlvmEmitter {
         }
 
         void writePred(Operand dst, String val) {
-            if (dst instanceof Sym s && s.name().equals("_")) return;
-            if (!(dst instanceof Sym s)) throw new Unsupported("predicate destination expected");
-            Reg r = reg(s.name());
-            if (r == null || r.bits != 1) throw new Unsupported(s.name() + " is not a predicate register");
+            if (dst instanceof Sink) return;
+            String n = name(dst);
+            if (n == null) throw new Unsupported("predicate destination expected");
+            Reg r = reg(n);
+            if (r == null || r.bits != 1) throw new Unsupported(n + " is not a predicate register");
             line("store i1 " + val + ", " + allocaAs() + " " + r.ptr);
         }
 
@@ -858,56 +897,55 @@ public final class LlvmEmitter {
 
         // -------------------------------------------------------------- special registers (target hooks)
 
-        String special(String name, String comp) {
-            int dim = comp == null ? 0 : switch (comp) {
-                case ".x" -> 0;
-                case ".y" -> 1;
-                case ".z" -> 2;
-                default -> throw new Unsupported(name + comp + " is not supported");
-            };
+        /** A special register's value (i32, or i64 for {@code %clock64} and {@code %globaltimer}). */
+        String special(Operand op) {
+            String name = name(op);
+            if (!(op instanceof Special sp)) {
+                throw new Unsupported("special register " + name + (target.amd() ? " has no AMD GPU equivalent" : " is not supported"));
+            }
+            if (sp.component() > 2) throw new Unsupported(name + " with this component is not supported");
+            int dim = Math.max(0, sp.component());
             String xyz = "xyz".substring(dim, dim + 1);
+            SpecialReg r = sp.reg();
             if (!target.amd()) {
-                String sreg = switch (name) {
-                    case "%tid", "%ntid", "%ctaid", "%nctaid" -> name.substring(1) + "." + xyz;
-                    case "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%clock", "%clock64", "%globaltimer",
-                         "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge" -> name.substring(1);
-                    case "%warpsize" -> null;
+                String sreg = switch (r) {
+                    case TID, NTID, CTAID, NCTAID -> name.substring(1) + "." + xyz;
+                    case LANEID, WARPID, NWARPID, SMID, NSMID, CLOCK, CLOCK64, GLOBALTIMER,
+                         LANEMASK_EQ, LANEMASK_LT, LANEMASK_LE, LANEMASK_GT, LANEMASK_GE -> name.substring(1);
                     default -> throw new Unsupported("special register " + name + " is not supported");
                 };
-                if (sreg == null) return "32";
-                String ty = name.equals("%clock64") || name.equals("%globaltimer") ? "i64" : "i32";
+                String ty = r == SpecialReg.CLOCK64 || r == SpecialReg.GLOBALTIMER ? "i64" : "i32";
                 return call(ty, "llvm.nvvm.read.ptx.sreg." + sreg, "", "");
             }
-            switch (name) {
-                case "%tid" -> { return call("i32", "llvm.amdgcn.workitem.id." + xyz, "", ""); }
-                case "%ctaid" -> { return call("i32", "llvm.amdgcn.workgroup.id." + xyz, "", ""); }
-                case "%ntid", "%nctaid" -> {
+            switch (r) {
+                case TID -> { return call("i32", "llvm.amdgcn.workitem.id." + xyz, "", ""); }
+                case CTAID -> { return call("i32", "llvm.amdgcn.workgroup.id." + xyz, "", ""); }
+                case NTID, NCTAID -> {
                     // code object v5 hidden kernel arguments: block counts (u32) at 0/4/8, group sizes (u16) at 12/14/16
                     String p = call("ptr addrspace(4)", "llvm.amdgcn.implicitarg.ptr", "", "");
-                    boolean n = name.equals("%ntid");
+                    boolean n = r == SpecialReg.NTID;
                     String q = v("getelementptr i8, ptr addrspace(4) " + p + ", i64 " + (n ? 12 + 2 * dim : 4 * dim));
                     if (!n) return v("load i32, ptr addrspace(4) " + q + ", align 4, !invariant.load !{}");
                     String h = v("load i16, ptr addrspace(4) " + q + ", align 2, !invariant.load !{}");
                     return v("zext i16 " + h + " to i32");
                 }
-                case "%laneid" -> { return laneId(); }
-                case "%warpsize" -> { requireWave32(name); return "32"; }
-                case "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge" -> {
+                case LANEID -> { return laneId(); }
+                case LANEMASK_EQ, LANEMASK_LT, LANEMASK_LE, LANEMASK_GT, LANEMASK_GE -> {
                     String l = laneId();
                     String eq = v("shl i32 1, " + l);
                     String lt = v("sub i32 " + eq + ", 1");
                     String le = v("or i32 " + lt + ", " + eq);
-                    return switch (name) {
-                        case "%lanemask_eq" -> eq;
-                        case "%lanemask_lt" -> lt;
-                        case "%lanemask_le" -> le;
-                        case "%lanemask_gt" -> v("xor i32 " + le + ", -1");
+                    return switch (r) {
+                        case LANEMASK_EQ -> eq;
+                        case LANEMASK_LT -> lt;
+                        case LANEMASK_LE -> le;
+                        case LANEMASK_GT -> v("xor i32 " + le + ", -1");
                         default -> v("xor i32 " + lt + ", -1");
                     };
                 }
-                case "%clock", "%clock64" -> {
+                case CLOCK, CLOCK64 -> {
                     String c = call("i64", "llvm.readcyclecounter", "", "");
-                    return name.equals("%clock") ? v("trunc i64 " + c + " to i32") : c;
+                    return r == SpecialReg.CLOCK ? v("trunc i64 " + c + " to i32") : c;
                 }
                 default -> throw new Unsupported("special register " + name + " has no AMD GPU equivalent");
             }
@@ -968,7 +1006,7 @@ public final class LlvmEmitter {
             }
             int bits = t.size() * 8;
             Operand d = x.op(0), a = x.op(1);
-            if (d instanceof VectorOperand vd) {
+            if (d instanceof Vec vd) {
                 String val = read(a, bits, false);
                 int n = vd.elements().size(), w = bits / n;
                 for (int k = 0; k < n; k++) {
@@ -977,7 +1015,7 @@ public final class LlvmEmitter {
                 }
                 return;
             }
-            if (a instanceof VectorOperand va) {
+            if (a instanceof Vec va) {
                 int n = va.elements().size(), w = bits / n;
                 String acc = constant(0, bits);
                 for (int k = 0; k < n; k++) {
@@ -998,7 +1036,7 @@ public final class LlvmEmitter {
                 floatArith(x, t);
                 return;
             }
-            if ((t == PtxType.U16X2 || t == PtxType.S16X2) && (x.i.opcode().equals("min") || x.i.opcode().equals("max"))) {
+            if ((t == PtxType.U16X2 || t == PtxType.S16X2) && (x.opcode() == Opcode.MIN || x.opcode() == Opcode.MAX)) {
                 minMax16x2(x, t);
                 return;
             }
@@ -1006,54 +1044,55 @@ public final class LlvmEmitter {
             int bits = t.size() * 8;
             boolean s = t.kind() == PtxType.Kind.SIGNED;
             String ty = ity(bits);
-            String op = x.i.opcode();
-            if (x.has(".cc")) {
+            Opcode op = x.opcode();
+            if (x.has(Flag.CC)) {
                 carryOp(x);
                 return;
             }
-            if (t == PtxType.S32 && x.has(".relu") && (op.equals("min") || op.equals("max")) && x.mods.size() == 2) {
+            if (t == PtxType.S32 && x.has(Flag.RELU) && (op == Opcode.MIN || op == Opcode.MAX) && x.mods.distinctCount() == 2) {
                 // min/max.relu.s32 (PTX ISA 9.0, min and max): the signed min/max, a negative result clamped to 0
                 String a = read(x.op(1), 32, true), b = read(x.op(2), 32, true);
-                String m = call("i32", "llvm.s" + op + ".i32", "i32, i32", "i32 " + a + ", i32 " + b);
+                String m = call("i32", "llvm.s" + (op == Opcode.MIN ? "min" : "max") + ".i32", "i32, i32", "i32 " + a + ", i32 " + b);
                 write(x.op(0), call("i32", "llvm.smax.i32", "i32, i32", "i32 " + m + ", i32 0"), 32, true);
                 return;
             }
-            if (t == PtxType.S32 && op.equals("mad") && x.has(".hi") && x.has(".sat") && x.mods.size() == 3) {
+            if (t == PtxType.S32 && (op == Opcode.MAD || op == Opcode.MAD_CC) && x.has(Flag.HI) && x.has(Flag.SAT) && x.mods.distinctCount() == 3) {
                 // mad.hi.sat.s32 (PTX ISA 9.0, mad): the high 32 bits of the 64-bit product plus c, saturated to .s32
                 String a = resize(read(x.op(1), 32, true), 32, 64, true), b = resize(read(x.op(2), 32, true), 32, 64, true);
                 String hi = resize(v("ashr i64 " + v("mul i64 " + a + ", " + b) + ", 32"), 64, 32, false);
                 write(x.op(0), call("i32", "llvm.sadd.sat.i32", "i32, i32", "i32 " + hi + ", i32 " + read(x.op(3), 32, true)), 32, true);
                 return;
             }
-            if (x.has(".relu") || (x.has(".sat") && !(op.equals("add") || op.equals("sub")))) {
+            if (x.has(Flag.RELU) || (x.has(Flag.SAT) && !(op == Opcode.ADD || op == Opcode.ADD_CC || op == Opcode.SUB || op == Opcode.SUB_CC))) {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
-            boolean wide = x.has(".wide"), hi = x.has(".hi");
+            boolean wide = x.has(Flag.WIDE), hi = x.has(Flag.HI);
             switch (op) {
-                case "add", "sub" -> {
+                case ADD, ADD_CC, SUB, SUB_CC -> {
+                    String name = op == Opcode.ADD || op == Opcode.ADD_CC ? "add" : "sub";
                     String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s);
-                    String r = x.has(".sat")
-                            ? call(ty, "llvm." + (s ? "s" : "u") + op + ".sat." + ty, ty + ", " + ty, ty + " " + a + ", " + ty + " " + b)
-                            : v(op + " " + ty + " " + a + ", " + b);
+                    String r = x.has(Flag.SAT)
+                            ? call(ty, "llvm." + (s ? "s" : "u") + name + ".sat." + ty, ty + ", " + ty, ty + " " + a + ", " + ty + " " + b)
+                            : v(name + " " + ty + " " + a + ", " + b);
                     write(x.op(0), r, bits, s);
                 }
-                case "mul", "mad" -> {
+                case MUL, MAD, MAD_CC -> {
                     int w = wide || hi ? 2 * bits : bits;
                     String a = resize(read(x.op(1), bits, s), bits, w, s), b = resize(read(x.op(2), bits, s), bits, w, s);
                     String p = v("mul " + ity(w) + " " + a + ", " + b);
                     if (hi) p = resize(v((s ? "ashr " : "lshr ") + ity(w) + " " + p + ", " + bits), w, bits, s);
                     int rw = wide ? w : bits;
-                    if (op.equals("mad")) p = v("add " + ity(rw) + " " + p + ", " + read(x.op(3), rw, s));
+                    if (op != Opcode.MUL) p = v("add " + ity(rw) + " " + p + ", " + read(x.op(3), rw, s));
                     write(x.op(0), p, rw, s);
                 }
-                case "sad" -> {
+                case SAD -> {
                     String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s), c = read(x.op(3), bits, s);
                     String lt = v("icmp " + (s ? "slt " : "ult ") + ty + " " + a + ", " + b);
                     String d1 = v("sub " + ty + " " + b + ", " + a), d2 = v("sub " + ty + " " + a + ", " + b);
                     String d = v("select i1 " + lt + ", " + ty + " " + d1 + ", " + ty + " " + d2);
                     write(x.op(0), v("add " + ty + " " + d + ", " + c), bits, s);
                 }
-                case "div", "rem" -> {
+                case DIV, REM -> {
                     // PTX defines division by zero (all ones, as an H200 gives) and MIN/-1 (wraps); LLVM makes both UB
                     String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s);
                     String z = v("icmp eq " + ty + " " + b + ", 0");
@@ -1061,22 +1100,22 @@ public final class LlvmEmitter {
                     if (s) {
                         String m1 = v("icmp eq " + ty + " " + safeB + ", -1");
                         safeB = v("select i1 " + m1 + ", " + ty + " 1, " + ty + " " + safeB);
-                        String q = v((op.equals("div") ? "sdiv " : "srem ") + ty + " " + a + ", " + safeB);
+                        String q = v((op == Opcode.DIV ? "sdiv " : "srem ") + ty + " " + a + ", " + safeB);
                         String neg = v("sub " + ty + " 0, " + a);
-                        q = v("select i1 " + m1 + ", " + ty + " " + (op.equals("div") ? neg : "0") + ", " + ty + " " + q);
+                        q = v("select i1 " + m1 + ", " + ty + " " + (op == Opcode.DIV ? neg : "0") + ", " + ty + " " + q);
                         write(x.op(0), v("select i1 " + z + ", " + ty + " -1, " + ty + " " + q), bits, s);
                     } else {
-                        String q = v((op.equals("div") ? "udiv " : "urem ") + ty + " " + a + ", " + safeB);
+                        String q = v((op == Opcode.DIV ? "udiv " : "urem ") + ty + " " + a + ", " + safeB);
                         write(x.op(0), v("select i1 " + z + ", " + ty + " -1, " + ty + " " + q), bits, s);
                     }
                 }
-                case "min", "max" -> {
+                case MIN, MAX -> {
                     String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s);
-                    String fn = "llvm." + (s ? "s" : "u") + op + "." + ty;
+                    String fn = "llvm." + (s ? "s" : "u") + (op == Opcode.MIN ? "min" : "max") + "." + ty;
                     write(x.op(0), call(ty, fn, ty + ", " + ty, ty + " " + a + ", " + ty + " " + b), bits, s);
                 }
-                case "abs" -> write(x.op(0), call(ty, "llvm.abs." + ty, ty + ", i1", ty + " " + read(x.op(1), bits, s) + ", i1 false"), bits, s);
-                case "neg" -> write(x.op(0), v("sub " + ty + " 0, " + read(x.op(1), bits, s)), bits, s);
+                case ABS -> write(x.op(0), call(ty, "llvm.abs." + ty, ty + ", i1", ty + " " + read(x.op(1), bits, s) + ", i1 false"), bits, s);
+                case NEG -> write(x.op(0), v("sub " + ty + " 0, " + read(x.op(1), bits, s)), bits, s);
                 default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
         }
@@ -1091,13 +1130,14 @@ public final class LlvmEmitter {
             if (t == null || t.size() < 4 || t.kind() == PtxType.Kind.FLOAT) throw new Unsupported(x.i.form() + " is not supported");
             int bits = t.size() * 8;
             String ty = ity(bits);
-            String op = x.i.opcode();
-            boolean cin = op.endsWith("c"), cout = x.has(".cc"), sub = op.startsWith("sub");
-            boolean mad = op.startsWith("mad");
+            Opcode op = x.opcode();
+            boolean cin = op == Opcode.ADDC || op == Opcode.SUBC || op == Opcode.MADC, cout = x.has(Flag.CC);
+            boolean sub = op == Opcode.SUB || op == Opcode.SUB_CC || op == Opcode.SUBC;
+            boolean mad = op == Opcode.MAD || op == Opcode.MAD_CC || op == Opcode.MADC;
             String p, q;
             if (mad) {
                 boolean s = t.kind() == PtxType.Kind.SIGNED;
-                if (x.has(".hi")) {
+                if (x.has(Flag.HI)) {
                     String a = resize(read(x.op(1), bits, s), bits, 2 * bits, s), b = resize(read(x.op(2), bits, s), bits, 2 * bits, s);
                     String m = v("mul " + ity(2 * bits) + " " + a + ", " + b);
                     p = resize(v("lshr " + ity(2 * bits) + " " + m + ", " + bits), 2 * bits, bits, false);
@@ -1125,12 +1165,13 @@ public final class LlvmEmitter {
 
         void logic(Ins x) {
             PtxType t = x.type(0);
-            String op = x.i.opcode();
+            Opcode op = x.opcode();
+            String name = switch (op) { case AND -> "and"; case OR -> "or"; case XOR -> "xor"; default -> null; };
             if (t == PtxType.PRED) {
                 String a = readPred(x.op(1));
                 String r = switch (op) {
-                    case "not" -> v("xor i1 " + a + ", true");
-                    case "and", "or", "xor" -> v(op + " i1 " + a + ", " + readPred(x.op(2)));
+                    case NOT -> v("xor i1 " + a + ", true");
+                    case AND, OR, XOR -> v(name + " i1 " + a + ", " + readPred(x.op(2)));
                     default -> throw new Unsupported(x.i.form() + " is not supported");
                 };
                 writePred(x.op(0), r);
@@ -1140,9 +1181,9 @@ public final class LlvmEmitter {
             String ty = ity(bits);
             String a = read(x.op(1), bits, false);
             String r = switch (op) {
-                case "not" -> v("xor " + ty + " " + a + ", -1");
-                case "cnot" -> v("zext i1 " + v("icmp eq " + ty + " " + a + ", 0") + " to " + ty);
-                default -> v(op + " " + ty + " " + a + ", " + read(x.op(2), bits, false));
+                case NOT -> v("xor " + ty + " " + a + ", -1");
+                case CNOT -> v("zext i1 " + v("icmp eq " + ty + " " + a + ", 0") + " to " + ty);
+                default -> v(name + " " + ty + " " + a + ", " + read(x.op(2), bits, false));
             };
             write(x.op(0), r, bits, false);
         }
@@ -1151,7 +1192,7 @@ public final class LlvmEmitter {
             PtxType t = x.type(0);
             int bits = t.size() * 8;
             String ty = ity(bits);
-            boolean s = x.i.opcode().equals("shr") && t.kind() == PtxType.Kind.SIGNED;
+            boolean s = x.opcode() == Opcode.SHR && t.kind() == PtxType.Kind.SIGNED;
             String a = read(x.op(1), bits, false);
             String k = read(x.op(2), 32, false);              // the shift amount is always .u32
             // PTX clamps shift amounts at the width; LLVM makes larger shifts poison
@@ -1162,7 +1203,7 @@ public final class LlvmEmitter {
             if (s) {
                 r = v("ashr " + ty + " " + a + ", " + kk);
             } else {
-                String sh = v((x.i.opcode().equals("shl") ? "shl " : "lshr ") + ty + " " + a + ", " + kk);
+                String sh = v((x.opcode() == Opcode.SHL ? "shl " : "lshr ") + ty + " " + a + ", " + kk);
                 r = v("select i1 " + big + ", " + ty + " 0, " + ty + " " + sh);
             }
             write(x.op(0), r, bits, false);
@@ -1173,17 +1214,17 @@ public final class LlvmEmitter {
             int bits = t.size() * 8;
             String ty = ity(bits);
             String a = read(x.op(1), bits, false);
-            switch (x.i.opcode()) {
-                case "popc" -> write(x.op(0), resize(call(ty, "llvm.ctpop." + ty, ty, ty + " " + a), bits, 32, false), 32, false);
-                case "clz" -> write(x.op(0), resize(call(ty, "llvm.ctlz." + ty, ty + ", i1", ty + " " + a + ", i1 false"), bits, 32, false), 32, false);
+            switch (x.opcode()) {
+                case POPC -> write(x.op(0), resize(call(ty, "llvm.ctpop." + ty, ty, ty + " " + a), bits, 32, false), 32, false);
+                case CLZ -> write(x.op(0), resize(call(ty, "llvm.ctlz." + ty, ty + ", i1", ty + " " + a + ", i1 false"), bits, 32, false), 32, false);
                 default -> write(x.op(0), call(ty, "llvm.bitreverse." + ty, ty, ty + " " + a), bits, false);
             }
         }
 
         /** lop3.b32 d, a, b, c, lut (PTX ISA 9.7.8.6): bit i of lut is the result for minterm i = (a<<2)|(b<<1)|c. */
         void lop3(Ins x) {
-            if (!x.has(".b32") || x.i.operands().size() != 5) throw new Unsupported(x.i.form() + " is not supported");
-            Long lut = x.op(4) instanceof Expr e ? Semantics.constant(e) : null;
+            if (!x.has(PtxType.B32) || x.i.arity() != 5) throw new Unsupported(x.i.form() + " is not supported");
+            Long lut = x.op(4) instanceof IntImm c ? c.value() : null;
             if (lut == null) throw new Unsupported(x.i.form() + ": the lookup table must be a constant");
             String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
             String na = v("xor i32 " + a + ", -1"), nb = v("xor i32 " + b + ", -1"), nc = v("xor i32 " + c + ", -1");
@@ -1282,7 +1323,7 @@ public final class LlvmEmitter {
             String a = read(x.op(1), w, false);
             if (t.kind() == PtxType.Kind.SIGNED) a = sel(v("icmp slt " + ty + " " + a + ", 0"), ty, v("xor " + ty + " " + a + ", -1"), a);
             String lz = resize(call(ty, "llvm.ctlz." + ty, ty + ", i1", ty + " " + a + ", i1 false"), w, 32, false);
-            String r = x.has(".shiftamt") ? lz : v("sub i32 " + (w - 1) + ", " + lz);
+            String r = x.has(Flag.SHIFTAMT) ? lz : v("sub i32 " + (w - 1) + ", " + lz);
             String none = v("icmp eq " + ty + " " + a + ", 0");
             write(x.op(0), sel(none, "i32", "-1", r), 32, false);
         }
@@ -1292,8 +1333,8 @@ public final class LlvmEmitter {
          * modulo 32; .clamp gives 0 for a ≥ 32 and all bits from a up for b ≥ 32 (as an H200 does).
          */
         void bmsk(Ins x) {
-            boolean clamp = x.has(".clamp");
-            if (!clamp && !x.has(".wrap")) throw new Unsupported(x.i.form() + " is not supported");
+            boolean clamp = x.has(ShiftMode.CLAMP);
+            if (!clamp && !x.has(ShiftMode.WRAP)) throw new Unsupported(x.i.form() + " is not supported");
             String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
             String a1 = v("and i32 " + a + ", 31"), b1 = v("and i32 " + b + ", 31");
             String mask0 = v("shl i32 -1, " + a1);
@@ -1315,8 +1356,8 @@ public final class LlvmEmitter {
          */
         void szext(Ins x) {
             PtxType t = x.type(0);
-            boolean clamp = x.has(".clamp");
-            if ((t != PtxType.U32 && t != PtxType.S32) || (!clamp && !x.has(".wrap"))) throw new Unsupported(x.i.form() + " is not supported");
+            boolean clamp = x.has(ShiftMode.CLAMP);
+            if ((t != PtxType.U32 && t != PtxType.S32) || (!clamp && !x.has(ShiftMode.WRAP))) throw new Unsupported(x.i.form() + " is not supported");
             String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
             String b1 = v("and i32 " + b + ", 31");
             String msk = v("shl i32 -1, " + b1);
@@ -1336,8 +1377,8 @@ public final class LlvmEmitter {
          * or right (low word kept) by c modulo 32 (.wrap) or min(c, 32) (.clamp).
          */
         void shf(Ins x) {
-            boolean clamp = x.has(".clamp"), left = x.has(".l");
-            if (!x.has(".b32") || (!clamp && !x.has(".wrap")) || (!left && !x.has(".r"))) throw new Unsupported(x.i.form() + " is not supported");
+            boolean clamp = x.has(ShiftMode.CLAMP), left = x.has(ShiftDir.L);
+            if (!x.has(PtxType.B32) || (!clamp && !x.has(ShiftMode.WRAP)) || (!left && !x.has(ShiftDir.R))) throw new Unsupported(x.i.form() + " is not supported");
             String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
             String n = clamp ? umin("i32", c, "32") : v("and i32 " + c + ", 31");
             String cat = v("or i64 " + v("shl i64 " + resize(b, 32, 64, false) + ", 32") + ", " + resize(a, 32, 64, false));
@@ -1352,23 +1393,22 @@ public final class LlvmEmitter {
          * by the pattern the mode makes of c's two low bits.
          */
         void prmt(Ins x) {
-            String mode = null;
-            for (String m : new String[] {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"}) if (x.has(m)) mode = m;
-            if (!x.has(".b32") || x.mods.size() != (mode == null ? 1 : 2)) throw new Unsupported(x.i.form() + " is not supported");
+            PrmtMode mode = null;
+            for (PrmtMode m : PrmtMode.values()) if (x.has(m)) mode = m;
+            if (!x.has(PtxType.B32) || x.mods.distinctCount() != (mode == null ? 1 : 2)) throw new Unsupported(x.i.form() + " is not supported");
             String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
             String tmp = v("or i64 " + v("shl i64 " + resize(b, 32, 64, false) + ", 32") + ", " + resize(a, 32, 64, false));
             String s = v("and i32 " + c + ", 3");
             String acc = "0";
             for (int i = 0; i < 4; i++) {
                 String nib = mode == null ? v("and i32 " + v("lshr i32 " + c + ", " + (4 * i)) + ", 15") : null;
-                String idx = switch (mode == null ? "" : mode) {
-                    case "" -> v("and i32 " + nib + ", 7");
-                    case ".f4e" -> v("add i32 " + s + ", " + i);
-                    case ".b4e" -> v("and i32 " + v("sub i32 " + s + ", " + i) + ", 7");
-                    case ".rc8" -> s;
-                    case ".ecl" -> call("i32", "llvm.umax.i32", "i32, i32", "i32 " + s + ", i32 " + i);
-                    case ".ecr" -> umin("i32", s, Integer.toString(i));
-                    default -> v("add i32 " + v("shl i32 " + v("and i32 " + s + ", 1") + ", 1") + ", " + (i & 1));
+                String idx = mode == null ? v("and i32 " + nib + ", 7") : switch (mode) {
+                    case F4E -> v("add i32 " + s + ", " + i);
+                    case B4E -> v("and i32 " + v("sub i32 " + s + ", " + i) + ", 7");
+                    case RC8 -> s;
+                    case ECL -> call("i32", "llvm.umax.i32", "i32, i32", "i32 " + s + ", i32 " + i);
+                    case ECR -> umin("i32", s, Integer.toString(i));
+                    case RC16 -> v("add i32 " + v("shl i32 " + v("and i32 " + s + ", 1") + ", 1") + ", " + (i & 1));
                 };
                 String sh = resize(v("shl i32 " + idx + ", 3"), 32, 64, false);
                 String byt = v("trunc i64 " + v("lshr i64 " + tmp + ", " + sh) + " to i8");
@@ -1402,7 +1442,7 @@ public final class LlvmEmitter {
          * 0xffffffff when there is no such bit or base ≥ 32; offset = INT_MIN gives 0, as an H200 does.
          */
         void fns(Ins x) {
-            if (!x.has(".b32") || x.mods.size() != 1) throw new Unsupported(x.i.form() + " is not supported");
+            if (!x.has(PtxType.B32) || x.mods.distinctCount() != 1) throw new Unsupported(x.i.form() + " is not supported");
             String msk = read(x.op(1), 32, false), base = read(x.op(2), 32, false), off = read(x.op(3), 32, false);
             String baseOk = v("icmp ult i32 " + base + ", 32");
             String bc = v("and i32 " + base + ", 31");
@@ -1429,7 +1469,7 @@ public final class LlvmEmitter {
         void slct(Ins x) {
             PtxType t = x.type(0), ct = x.type(1);
             if (t == null || (t.size() != 2 && t.size() != 4 && t.size() != 8) || t.name().contains("X")
-                    || (ct != PtxType.S32 && ct != PtxType.F32) || (x.has(".ftz") && ct != PtxType.F32)) {
+                    || (ct != PtxType.S32 && ct != PtxType.F32) || (x.has(Flag.FTZ) && ct != PtxType.F32)) {
                 throw new Unsupported(x.i.form() + " is not supported");
             }
             int w = t.size() * 8;
@@ -1440,7 +1480,7 @@ public final class LlvmEmitter {
                 ge = v("icmp sge i32 " + c + ", 0");
             } else {
                 ge = v("fcmp oge float " + v("bitcast i32 " + c + " to float") + ", 0.0");
-                if (x.has(".ftz")) ge = v("or i1 " + ge + ", " + v("icmp eq i32 " + v("and i32 " + c + ", 2139095040") + ", 0"));
+                if (x.has(Flag.FTZ)) ge = v("or i1 " + ge + ", " + v("icmp eq i32 " + v("and i32 " + c + ", 2139095040") + ", 0"));
             }
             write(x.op(0), sel(ge, ty, a, b), w, false);
         }
@@ -1452,15 +1492,15 @@ public final class LlvmEmitter {
          */
         void dot(Ins x) {
             PtxType ta = x.type(0), tb = x.type(1);
-            boolean four = x.i.opcode().equals("dp4a");
+            boolean four = x.opcode() == Opcode.DP4A;
             if ((ta != PtxType.U32 && ta != PtxType.S32) || (tb != PtxType.U32 && tb != PtxType.S32) || x.types.size() != 2
-                    || (!four && !x.has(".lo") && !x.has(".hi"))) {
+                    || (!four && !x.has(Flag.LO) && !x.has(Flag.HI))) {
                 throw new Unsupported(x.i.form() + " is not supported");
             }
             boolean sa = ta == PtxType.S32, sb = tb == PtxType.S32;
             String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
             String acc = read(x.op(3), 32, false);
-            int first = !four && x.has(".hi") ? 2 : 0;
+            int first = !four && x.has(Flag.HI) ? 2 : 0;
             for (int i = 0; i < (four ? 4 : 2); i++) {
                 int aw = four ? 8 : 16;
                 String ai = resize(v("trunc i32 " + (i == 0 ? a : v("lshr i32 " + a + ", " + (aw * i))) + " to " + ity(aw)), aw, 32, sa);
@@ -1476,11 +1516,11 @@ public final class LlvmEmitter {
          * (s16x2 only) clamps negative halves to 0.
          */
         void minMax16x2(Ins x, PtxType t) {
-            boolean s = t == PtxType.S16X2, relu = x.has(".relu");
-            if ((relu && !s) || x.mods.size() != (relu ? 2 : 1)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            boolean s = t == PtxType.S16X2, relu = x.has(Flag.RELU);
+            if ((relu && !s) || x.mods.distinctCount() != (relu ? 2 : 1)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             String vt = "<2 x i16>";
             String a = v("bitcast i32 " + read(x.op(1), 32, false) + " to " + vt), b = v("bitcast i32 " + read(x.op(2), 32, false) + " to " + vt);
-            String fn = "llvm." + (s ? "s" : "u") + x.i.opcode() + ".v2i16";
+            String fn = "llvm." + (s ? "s" : "u") + (x.opcode() == Opcode.MIN ? "min" : "max") + ".v2i16";
             String r = call(vt, fn, vt + ", " + vt, vt + " " + a + ", " + vt + " " + b);
             if (relu) r = call(vt, "llvm.smax.v2i16", vt + ", " + vt, vt + " " + r + ", " + vt + " zeroinitializer");
             write(x.op(0), v("bitcast " + vt + " " + r + " to i32"), 32, false);
@@ -1496,9 +1536,9 @@ public final class LlvmEmitter {
         }
 
         void setp(Ins x) {
-            String cmp = x.i.modifiers().get(0);
+            Mod cmp = x.mods.get(0);
             PtxType t = x.type(0);
-            String bool = x.has(".and") ? "and" : x.has(".or") ? "or" : x.has(".xor") ? "xor" : null;
+            String bool = x.has(BoolOp.AND) ? "and" : x.has(BoolOp.OR) ? "or" : x.has(BoolOp.XOR) ? "xor" : null;
             if (t == PtxType.F16X2 || t == PtxType.BF16X2) {
                 FloatFormLowering.setpX2(this, x, t);
                 return;
@@ -1509,25 +1549,20 @@ public final class LlvmEmitter {
                     throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
                 }
                 String a = readF(x.op(1), t), b = readF(x.op(2), t);
-                if (x.has(".ftz")) { a = flush(a, t); b = flush(b, t); }
-                String pred = switch (cmp) {
-                    case ".eq" -> "oeq"; case ".ne" -> "one"; case ".lt" -> "olt"; case ".le" -> "ole";
-                    case ".gt" -> "ogt"; case ".ge" -> "oge"; case ".equ" -> "ueq"; case ".neu" -> "une";
-                    case ".ltu" -> "ult"; case ".leu" -> "ule"; case ".gtu" -> "ugt"; case ".geu" -> "uge";
-                    case ".num" -> "ord"; case ".nan" -> "uno";
-                    default -> throw new Unsupported(x.i.form() + ": comparison " + cmp + " is not supported");
-                };
+                if (x.has(Flag.FTZ)) { a = flush(a, t); b = flush(b, t); }
+                String pred = fcmpPredicate(x, cmp);
                 r = v("fcmp " + pred + " " + fty(t) + " " + a + ", " + b);
             } else if (t != PtxType.PRED && t.size() <= 8) {
                 int bits = t.size() * 8;
                 boolean s = t.kind() == PtxType.Kind.SIGNED;
-                String pred = switch (cmp) {
-                    case ".eq" -> "eq"; case ".ne" -> "ne";
-                    case ".lt" -> s ? "slt" : "ult"; case ".le" -> s ? "sle" : "ule";
-                    case ".gt" -> s ? "sgt" : "ugt"; case ".ge" -> s ? "sge" : "uge";
-                    case ".lo" -> "ult"; case ".ls" -> "ule"; case ".hi" -> "ugt"; case ".hs" -> "uge";
-                    default -> throw new Unsupported(x.i.form() + ": comparison " + cmp + " is not supported");
-                };
+                String pred = cmp instanceof Compare c ? switch (c) {
+                    case EQ -> "eq"; case NE -> "ne";
+                    case LT -> s ? "slt" : "ult"; case LE -> s ? "sle" : "ule";
+                    case GT -> s ? "sgt" : "ugt"; case GE -> s ? "sge" : "uge";
+                    case LO -> "ult"; case LS -> "ule"; case HI -> "ugt"; case HS -> "uge";
+                    default -> null;
+                } : null;
+                if (pred == null) throw new Unsupported(x.i.form() + ": comparison " + (cmp == null ? null : cmp.text()) + " is not supported");
                 r = v("icmp " + pred + " " + ity(bits) + " " + read(x.op(1), bits, s) + ", " + read(x.op(2), bits, s));
             } else {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
@@ -1540,11 +1575,24 @@ public final class LlvmEmitter {
             }
             Operand d = x.op(0);
             if (d instanceof PredPair pp) {
-                writePred(new Sym(pp.first(), null), r);
-                writePred(new Sym(pp.second(), null), nr);
+                writePred(pp.first(), r);
+                writePred(pp.second(), nr);
             } else {
                 writePred(d, r);
             }
+        }
+
+        /** The {@code fcmp} predicate of a PTX float comparison (PTX ISA 9.0, setp: the {@code u} forms are unordered). */
+        static String fcmpPredicate(Ins x, Mod cmp) {
+            String pred = cmp instanceof Compare c ? switch (c) {
+                case EQ -> "oeq"; case NE -> "one"; case LT -> "olt"; case LE -> "ole";
+                case GT -> "ogt"; case GE -> "oge"; case EQU -> "ueq"; case NEU -> "une";
+                case LTU -> "ult"; case LEU -> "ule"; case GTU -> "ugt"; case GEU -> "uge";
+                case NUM -> "ord"; case NAN -> "uno";
+                default -> null;
+            } : null;
+            if (pred == null) throw new Unsupported(x.i.form() + ": comparison " + (cmp == null ? null : cmp.text()) + " is not supported");
+            return pred;
         }
 
         // -------------------------------------------------------------- floating point
@@ -1567,9 +1615,25 @@ public final class LlvmEmitter {
             return v("select i1 " + le0 + ", " + ty + " 0.0, " + ty + " " + r);
         }
 
-        String rounding(Ins x) {
-            for (String r : new String[] {".rn", ".rz", ".rm", ".rp"}) if (x.has(r)) return r;
+        /** The rounding modifier of an arithmetic instruction ({@code .rn .rz .rm .rp}, in that priority), or null. */
+        Rounding rounding(Ins x) {
+            for (Rounding r : new Rounding[] {Rounding.RN, Rounding.RZ, Rounding.RM, Rounding.RP}) if (x.has(r)) return r;
             return null;
+        }
+
+        /** add.cc, sub.cc and mad.cc lowered as add, sub and mad where the carry is not involved. */
+        static Opcode base(Opcode o) {
+            return switch (o) {
+                case ADD_CC -> Opcode.ADD;
+                case SUB_CC -> Opcode.SUB;
+                case MAD_CC -> Opcode.MAD;
+                default -> o;
+            };
+        }
+
+        /** The suffix NVPTX's intrinsics name a rounding mode by ({@code rz}). */
+        static String nvvm(Rounding r) {
+            return r.name().toLowerCase(java.util.Locale.ROOT);
         }
 
         void floatArith(Ins x, PtxType t) {
@@ -1579,52 +1643,52 @@ public final class LlvmEmitter {
             }
             if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             if (FloatFormLowering.f32Form(this, x, t)) return;
-            String op = x.i.opcode();
+            Opcode op = base(x.opcode());
             String ty = fty(t);
-            boolean ftz = x.has(".ftz") && t == PtxType.F32;
-            String rnd = rounding(x);
-            if (x.has(".approx") || x.has(".full") || x.has(".xorsign") || x.has(".relu") || x.has(".oob")) {
-                if (op.equals("div") && x.has(".approx")) { divApprox(x, t, ftz); return; }
+            boolean ftz = x.has(Flag.FTZ) && t == PtxType.F32;
+            Rounding rnd = rounding(x);
+            if (x.has(Flag.APPROX) || x.has(Flag.FULL) || x.has(Flag.XORSIGN) || x.has(Flag.RELU) || x.has(Flag.OOB)) {
+                if (op == Opcode.DIV && x.has(Flag.APPROX)) { divApprox(x, t, ftz); return; }
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
-            int n = switch (op) { case "abs", "neg" -> 1; case "fma", "mad" -> 3; default -> 2; };
+            int n = switch (op) { case ABS, NEG -> 1; case FMA, MAD -> 3; default -> 2; };
             String[] a = new String[n];
             for (int k = 0; k < n; k++) {
                 a[k] = readF(x.op(k + 1), t);
                 if (ftz && !directed(rnd)) a[k] = flush(a[k], t);
             }
             String r;
-            if (directed(rnd) && (op.equals("add") || op.equals("sub") || op.equals("mul") || op.equals("fma") || op.equals("mad") || op.equals("div"))) {
+            if (directed(rnd) && (op == Opcode.ADD || op == Opcode.SUB || op == Opcode.MUL || op == Opcode.FMA || op == Opcode.MAD || op == Opcode.DIV)) {
                 r = directedRounding(x, t, op, rnd, ftz, a);
             } else {
                 r = switch (op) {
-                    case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
-                    case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
-                    case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
-                    case "div" -> {
+                    case ADD -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
+                    case SUB -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
+                    case MUL -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
+                    case DIV -> {
                         if (rnd == null && t == PtxType.F32) throw new Unsupported(x.i.form() + " needs a rounding modifier (.rn .rz .rm .rp .approx .full)");
                         yield v("fdiv " + ty + " " + a[0] + ", " + a[1]);
                     }
-                    case "fma", "mad" -> {
+                    case FMA, MAD -> {
                         if (rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
                         yield call(ty, "llvm.fma." + sfx(t), ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
                     }
-                    case "min", "max" -> {
-                        String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
+                    case MIN, MAX -> {
+                        String fn = x.has(Flag.NAN) ? (op == Opcode.MIN ? "minimum" : "maximum") : (op == Opcode.MIN ? "minnum" : "maxnum");
                         yield call(ty, "llvm." + fn + "." + sfx(t), ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
                     }
-                    case "abs" -> call(ty, "llvm.fabs." + sfx(t), ty, ty + " " + a[0]);
-                    case "neg" -> v("fneg " + ty + " " + a[0]);
+                    case ABS -> call(ty, "llvm.fabs." + sfx(t), ty, ty + " " + a[0]);
+                    case NEG -> v("fneg " + ty + " " + a[0]);
                     default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
                 };
             }
             if (ftz && !directed(rnd)) r = flush(r, t);
-            if (ftz && (op.equals("abs") || op.equals("neg"))) {
+            if (ftz && (op == Opcode.ABS || op == Opcode.NEG)) {
                 // abs.ftz/neg.ftz give the canonical NaN 0x7fffffff (recorded data, conformance/h200)
                 String nan = v("fcmp uno float " + r + ", 0.0");
                 r = v("select i1 " + nan + ", float 0x7FFFFFFFE0000000, float " + r);
             }
-            if (x.has(".sat")) r = sat(r, t);
+            if (x.has(Flag.SAT)) r = sat(r, t);
             writeF(x.op(0), r, t);
         }
 
@@ -1633,14 +1697,14 @@ public final class LlvmEmitter {
          * one LLVM operation or intrinsic on {@code ty} = {@code half}/{@code bfloat}, suffix {@code sf}); null for
          * {@code min}/{@code max}, which each caller lowers with its own modifiers.
          */
-        private String halfArith(String op, String ty, String sf, String[] a) {
+        private String halfArith(Opcode op, String ty, String sf, String[] a) {
             return switch (op) {
-                case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
-                case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
-                case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
-                case "fma" -> call(ty, "llvm.fma." + sf, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
-                case "neg" -> v("fneg " + ty + " " + a[0]);
-                case "abs" -> call(ty, "llvm.fabs." + sf, ty, ty + " " + a[0]);
+                case ADD -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
+                case SUB -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
+                case MUL -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
+                case FMA -> call(ty, "llvm.fma." + sf, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
+                case NEG -> v("fneg " + ty + " " + a[0]);
+                case ABS -> call(ty, "llvm.fabs." + sf, ty, ty + " " + a[0]);
                 default -> null;
             };
         }
@@ -1652,28 +1716,28 @@ public final class LlvmEmitter {
          * {@code .xorsign.abs} (min max) see {@link #halfModified}.
          */
         void halfArith(Ins x, PtxType t) {
-            String op = x.i.opcode();
-            boolean arith = op.equals("add") || op.equals("sub") || op.equals("mul") || op.equals("fma");
-            boolean minmax = op.equals("min") || op.equals("max");
+            Opcode op = base(x.opcode());
+            boolean arith = op == Opcode.ADD || op == Opcode.SUB || op == Opcode.MUL || op == Opcode.FMA;
+            boolean minmax = op == Opcode.MIN || op == Opcode.MAX;
             boolean f16 = t == PtxType.F16 || t == PtxType.F16X2;
-            if (x.has(".approx") || x.has(".oob") || (x.has(".NaN") && !minmax)
-                    || (x.has(".xorsign") != x.has(".abs")) || (x.has(".xorsign") && !minmax)
-                    || (x.has(".relu") && !op.equals("fma")) || (x.has(".sat") && !(arith && f16))
-                    || (x.has(".ftz") && !f16)) {
+            if (x.has(Flag.APPROX) || x.has(Flag.OOB) || (x.has(Flag.NAN) && !minmax)
+                    || (x.has(Flag.XORSIGN) != x.has(Flag.ABS)) || (x.has(Flag.XORSIGN) && !minmax)
+                    || (x.has(Flag.RELU) && op != Opcode.FMA) || (x.has(Flag.SAT) && !(arith && f16))
+                    || (x.has(Flag.FTZ) && !f16)) {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
-            if (x.has(".ftz") || x.has(".sat") || x.has(".relu") || x.has(".xorsign")) {
+            if (x.has(Flag.FTZ) || x.has(Flag.SAT) || x.has(Flag.RELU) || x.has(Flag.XORSIGN)) {
                 halfModified(x, t);
                 return;
             }
-            String rnd = rounding(x);
-            if (rnd != null && !rnd.equals(".rn")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            Rounding rnd = rounding(x);
+            if (rnd != null && rnd != Rounding.RN) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             boolean pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
             PtxType lane = t == PtxType.F16 || t == PtxType.F16X2 ? PtxType.F16 : PtxType.BF16;
             String ty = fty(lane), sf = sfx(lane);
-            int n = switch (op) { case "abs", "neg" -> 1; case "fma" -> 3; case "add", "sub", "mul", "min", "max" -> 2;
+            int n = switch (op) { case ABS, NEG -> 1; case FMA -> 3; case ADD, SUB, MUL, MIN, MAX -> 2;
                 default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end"); };
-            if (op.equals("fma") && rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
+            if (op == Opcode.FMA && rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
             int bits = pair ? 32 : 16;
             String[] in = new String[n];
             for (int k = 0; k < n; k++) in[k] = read(x.op(k + 1), bits, false);
@@ -1686,11 +1750,11 @@ public final class LlvmEmitter {
                 }
                 String r = halfArith(op, ty, sf, a);
                 if (r == null) {
-                    String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
+                    String fn = x.has(Flag.NAN) ? (op == Opcode.MIN ? "minimum" : "maximum") : (op == Opcode.MIN ? "minnum" : "maxnum");
                     r = call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
                 }
                 String b = v("bitcast " + ty + " " + r + " to i16");
-                if ((op.equals("neg") || op.equals("abs")) && (pair || target.amd())) {
+                if ((op == Opcode.NEG || op == Opcode.ABS) && (pair || target.amd())) {
                     // a NaN becomes 0x7fff (recorded data, conformance/h200)
                     String nan = v("fcmp uno " + ty + " " + r + ", " + r);
                     b = v("select i1 " + nan + ", i16 32767, i16 " + b);
@@ -1710,16 +1774,16 @@ public final class LlvmEmitter {
          * of |a| and |b| and give it the sign sign(a) ^ sign(b). NaN results are the canonical NaN 0x7fff.
          */
         void halfModified(Ins x, PtxType t) {
-            String op = x.i.opcode();
-            String rnd = rounding(x);
-            if (rnd != null && !rnd.equals(".rn")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            if (op.equals("fma") && rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
+            Opcode op = base(x.opcode());
+            Rounding rnd = rounding(x);
+            if (rnd != null && rnd != Rounding.RN) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            if (op == Opcode.FMA && rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
             boolean pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
             PtxType lane = t == PtxType.F16 || t == PtxType.F16X2 ? PtxType.F16 : PtxType.BF16;
             boolean bf = lane == PtxType.BF16;
             String ty = fty(lane), sf = sfx(lane);
-            boolean ftz = x.has(".ftz"), xorsign = x.has(".xorsign");
-            int n = switch (op) { case "abs", "neg" -> 1; case "fma" -> 3; case "add", "sub", "mul", "min", "max" -> 2;
+            boolean ftz = x.has(Flag.FTZ), xorsign = x.has(Flag.XORSIGN);
+            int n = switch (op) { case ABS, NEG -> 1; case FMA -> 3; case ADD, SUB, MUL, MIN, MAX -> 2;
                 default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end"); };
             String expMask = bf ? "32640" : "31744";                  // 0x7f80, 0x7c00
             String minNormal = bf ? "0x3810000000000000" : "0x3F10000000000000";   // 2^-126, 2^-14 as double
@@ -1740,7 +1804,7 @@ public final class LlvmEmitter {
                 }
                 String r = halfArith(op, ty, sf, a);
                 if (r == null) {
-                    String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
+                    String fn = x.has(Flag.NAN) ? (op == Opcode.MIN ? "minimum" : "maximum") : (op == Opcode.MIN ? "minnum" : "maxnum");
                     String p = a[0], q = a[1];
                     if (xorsign) {
                         p = call(ty, "llvm.fabs." + sf, ty, ty + " " + p);
@@ -1748,22 +1812,22 @@ public final class LlvmEmitter {
                     }
                     r = call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + p + ", " + ty + " " + q);
                 }
-                if (ftz && n >= 2 && !op.equals("min") && !op.equals("max")) {
+                if (ftz && n >= 2 && op != Opcode.MIN && op != Opcode.MAX) {
                     // the exact result in double (exact for two or three halves near the normal range)
                     String[] d = new String[n];
                     for (int k = 0; k < n; k++) d[k] = v("fpext " + ty + " " + a[k] + " to double");
                     String e = switch (op) {
-                        case "add" -> v("fadd double " + d[0] + ", " + d[1]);
-                        case "sub" -> v("fsub double " + d[0] + ", " + d[1]);
-                        case "mul" -> v("fmul double " + d[0] + ", " + d[1]);
+                        case ADD -> v("fadd double " + d[0] + ", " + d[1]);
+                        case SUB -> v("fsub double " + d[0] + ", " + d[1]);
+                        case MUL -> v("fmul double " + d[0] + ", " + d[1]);
                         default -> v("fadd double " + v("fmul double " + d[0] + ", " + d[1]) + ", " + d[2]);
                     };
                     String tiny = v("fcmp olt double " + call("double", "llvm.fabs.f64", "double", "double " + e) + ", " + minNormal);
                     String zero = call(ty, "llvm.copysign." + sf, ty + ", " + ty, ty + " 0.0, " + ty + " " + r);
                     r = v("select i1 " + tiny + ", " + ty + " " + zero + ", " + ty + " " + r);
                 }
-                if (x.has(".relu")) r = v("select i1 " + v("fcmp ole " + ty + " " + r + ", 0.0") + ", " + ty + " 0.0, " + ty + " " + r);
-                if (x.has(".sat")) r = sat(r, lane);
+                if (x.has(Flag.RELU)) r = v("select i1 " + v("fcmp ole " + ty + " " + r + ", 0.0") + ", " + ty + " 0.0, " + ty + " " + r);
+                if (x.has(Flag.SAT)) r = sat(r, lane);
                 String b = v("bitcast " + ty + " " + r + " to i16");
                 if (xorsign) {
                     String sign = v("and i16 " + v("xor i16 " + h[0] + ", " + h[1]) + ", -32768");
@@ -1789,10 +1853,14 @@ public final class LlvmEmitter {
         /** set.cmp.dtype.stype (PTX ISA 9.7.7.1): 0xffffffff or 1.0f when the comparison holds, else 0. */
         void set(Ins x) {
             PtxType d = x.type(0), s = x.type(1);
-            if (d == null || s == null || x.has(".and") || x.has(".or") || x.has(".xor")) throw new Unsupported(x.i.form() + " is not supported");
-            List<String> mods = new ArrayList<>(x.i.modifiers());
-            mods.remove(d.ptxName());
-            Instruction setp = new Instruction(null, "setp", mods, List.of(new Sym("%set.p", null), x.op(1), x.op(2)), x.i.loc());
+            if (d == null || s == null || x.has(BoolOp.AND) || x.has(BoolOp.OR) || x.has(BoolOp.XOR)) throw new Unsupported(x.i.form() + " is not supported");
+            // the comparison as setp into a predicate of its own: set's modifiers without its destination type
+            List<Mod> mods = new ArrayList<>(x.mods.list());
+            mods.remove(Mod.Type.of(d));
+            List<String> words = new ArrayList<>();
+            for (Mod m : mods) words.add(m.text());
+            Ast.Instruction src = new Ast.Instruction(null, "setp", words, List.of(), x.i.loc());
+            Instr setp = new Instr(Opcode.SETP, null, false, new Modifiers(mods), List.of(new Unknown("%set.p"), x.op(1), x.op(2)), src);
             Reg tmpPred = regs.computeIfAbsent("%set.p", k -> newReg("i1", 1, PtxType.PRED));
             setp(new Ins(setp));
             String p = v("load i1, " + allocaAs() + " " + tmpPred.ptr);
@@ -1803,7 +1871,7 @@ public final class LlvmEmitter {
         /** mul24 / mad24 (PTX ISA 9.7.1.5-6): the 48-bit product of the low 24 bits; .lo its low 32 bits, .hi bits 16..47. */
         void mul24(Ins x) {
             PtxType t = x.type(0);
-            if (t == PtxType.S32 && x.i.opcode().equals("mad24") && x.has(".hi") && x.has(".sat") && x.mods.size() == 3) {
+            if (t == PtxType.S32 && x.opcode() == Opcode.MAD24 && x.has(Flag.HI) && x.has(Flag.SAT) && x.mods.distinctCount() == 3) {
                 // mad24.hi.sat.s32 (PTX ISA 9.0, mad24): bits 47..16 of the 48-bit product of a's and b's low 24 bits
                 // (signed), plus c, saturated to .s32
                 String a = resize(v("trunc i32 " + read(x.op(1), 32, false) + " to i24"), 24, 64, true);
@@ -1812,40 +1880,40 @@ public final class LlvmEmitter {
                 write(x.op(0), call("i32", "llvm.sadd.sat.i32", "i32, i32", "i32 " + hi + ", i32 " + read(x.op(3), 32, false)), 32, false);
                 return;
             }
-            if (t == null || t.size() != 4 || x.has(".sat")) throw new Unsupported(x.i.form() + " is not supported");
+            if (t == null || t.size() != 4 || x.has(Flag.SAT)) throw new Unsupported(x.i.form() + " is not supported");
             boolean s = t.kind() == PtxType.Kind.SIGNED;
             String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
             String a24 = v("trunc i32 " + a + " to i24"), b24 = v("trunc i32 " + b + " to i24");
             String a64 = resize(a24, 24, 64, s), b64 = resize(b24, 24, 64, s);
             String p = v("mul i64 " + a64 + ", " + b64);
-            String r = x.has(".hi") ? resize(v("lshr i64 " + p + ", 16"), 64, 32, false) : resize(p, 64, 32, false);
-            if (x.i.opcode().equals("mad24")) r = v("add i32 " + r + ", " + read(x.op(3), 32, false));
+            String r = x.has(Flag.HI) ? resize(v("lshr i64 " + p + ", 16"), 64, 32, false) : resize(p, 64, 32, false);
+            if (x.opcode() == Opcode.MAD24) r = v("add i32 " + r + ", " + read(x.op(3), 32, false));
             write(x.op(0), r, 32, false);
         }
 
-        boolean directed(String rnd) {
-            return rnd != null && !rnd.equals(".rn");
+        boolean directed(Rounding rnd) {
+            return rnd != null && rnd != Rounding.RN;
         }
 
         /**
          * add/sub/mul/fma/div with .rz/.rm/.rp: NVPTX has them as intrinsics; elsewhere ({@code !nvvmMath()}) they
          * are lowered in target-neutral IR by {@link SoftRounding}.
          */
-        String directedRounding(Ins x, PtxType t, String op, String rnd, boolean ftz, String[] a) {
+        String directedRounding(Ins x, PtxType t, Opcode op, Rounding rnd, boolean ftz, String[] a) {
             if (!target.nvvmMath()) return new SoftRounding(new SoftRounding.Ir() {
                 public String v(String rhs) { return Fn.this.v(rhs); }
                 public String call(String r, String fn, String decl, String args) { return Fn.this.call(r, fn, decl, args); }
             }).lower(op, t, rnd, ftz, a);
             String ty = fty(t);
-            String suffix = rnd.substring(1) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
+            String suffix = nvvm(rnd) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
             return switch (op) {
-                case "add" -> call(ty, "llvm.nvvm.add." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
-                case "sub" -> {
+                case ADD -> call(ty, "llvm.nvvm.add." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
+                case SUB -> {
                     String nb = v("fneg " + ty + " " + a[1]);
                     yield call(ty, "llvm.nvvm.add." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + nb);
                 }
-                case "mul" -> call(ty, "llvm.nvvm.mul." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
-                case "div" -> call(ty, "llvm.nvvm.div." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
+                case MUL -> call(ty, "llvm.nvvm.mul." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
+                case DIV -> call(ty, "llvm.nvvm.div." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
                 default -> call(ty, "llvm.nvvm.fma." + suffix, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
             };
         }
@@ -1866,38 +1934,38 @@ public final class LlvmEmitter {
             if (FloatFormLowering.approx(this, x)) return;
             PtxType t = x.type(0);
             if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            String op = x.i.opcode();
+            Opcode op = x.opcode();
             String ty = fty(t);
-            boolean ftz = x.has(".ftz") && t == PtxType.F32;
-            String rnd = rounding(x);
+            boolean ftz = x.has(Flag.FTZ) && t == PtxType.F32;
+            Rounding rnd = rounding(x);
             String a = readF(x.op(1), t);
             String r;
-            if (x.has(".approx")) {
+            if (x.has(Flag.APPROX)) {
                 if (target.amd()) throw new Unsupported(x.i.form() + " (.approx) is not supported on AMD GPUs yet");
                 String base = switch (op) {
-                    case "rcp" -> t == PtxType.F32 ? (ftz ? "rcp.approx.ftz.f" : null) : null;
-                    case "sqrt" -> t == PtxType.F32 ? (ftz ? "sqrt.approx.ftz.f" : "sqrt.approx.f") : null;
-                    case "rsqrt" -> t == PtxType.F32 ? (ftz ? "rsqrt.approx.ftz.f" : "rsqrt.approx.f") : (x.has(".ftz") ? null : "rsqrt.approx.d");
-                    case "sin" -> t == PtxType.F32 ? (ftz ? "sin.approx.ftz.f" : "sin.approx.f") : null;
-                    case "cos" -> t == PtxType.F32 ? (ftz ? "cos.approx.ftz.f" : "cos.approx.f") : null;
-                    case "lg2" -> t == PtxType.F32 ? (ftz ? "lg2.approx.ftz.f" : "lg2.approx.f") : null;
-                    case "ex2" -> t == PtxType.F32 ? (ftz ? "ex2.approx.ftz.f" : "ex2.approx.f") : null;
+                    case RCP -> t == PtxType.F32 ? (ftz ? "rcp.approx.ftz.f" : null) : null;
+                    case SQRT -> t == PtxType.F32 ? (ftz ? "sqrt.approx.ftz.f" : "sqrt.approx.f") : null;
+                    case RSQRT -> t == PtxType.F32 ? (ftz ? "rsqrt.approx.ftz.f" : "rsqrt.approx.f") : (x.has(Flag.FTZ) ? null : "rsqrt.approx.d");
+                    case SIN -> t == PtxType.F32 ? (ftz ? "sin.approx.ftz.f" : "sin.approx.f") : null;
+                    case COS -> t == PtxType.F32 ? (ftz ? "cos.approx.ftz.f" : "cos.approx.f") : null;
+                    case LG2 -> t == PtxType.F32 ? (ftz ? "lg2.approx.ftz.f" : "lg2.approx.f") : null;
+                    case EX2 -> t == PtxType.F32 ? (ftz ? "ex2.approx.ftz.f" : "ex2.approx.f") : null;
                     default -> null;
                 };
                 if (base == null) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
                 r = call(ty, "llvm.nvvm." + base, ty, ty + " " + a);
             } else {
-                if (rnd == null || !(op.equals("rcp") || op.equals("sqrt"))) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+                if (rnd == null || !(op == Opcode.RCP || op == Opcode.SQRT)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
                 if (directed(rnd)) {
                     if (!target.nvvmMath()) {
                         r = directedRounding(x, t, op, rnd, ftz, new String[] {a});
                     } else {
-                        String suffix = rnd.substring(1) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
-                        r = call(ty, "llvm.nvvm." + op + "." + suffix, ty, ty + " " + a);
+                        String suffix = nvvm(rnd) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
+                        r = call(ty, "llvm.nvvm." + (op == Opcode.RCP ? "rcp" : "sqrt") + "." + suffix, ty, ty + " " + a);
                     }
                 } else {
                     if (ftz) a = flush(a, t);
-                    r = op.equals("rcp") ? v("fdiv " + ty + " 1.0, " + a) : call(ty, "llvm.sqrt." + sfx(t), ty, ty + " " + a);
+                    r = op == Opcode.RCP ? v("fdiv " + ty + " 1.0, " + a) : call(ty, "llvm.sqrt." + sfx(t), ty, ty + " " + a);
                     if (ftz) r = flush(r, t);
                 }
             }
@@ -1923,16 +1991,16 @@ public final class LlvmEmitter {
             long inf = bits == 32 ? 0x7f800000L : 0x7ff0000000000000L;
             long minNormal = bits == 32 ? 0x00800000L : 0x0010000000000000L;
             String abs = v("and " + ty + " " + b + ", " + absMask);
-            String r = switch (x.i.modifiers().get(0)) {
-                case ".finite" -> v("icmp ult " + ty + " " + abs + ", " + inf);
-                case ".infinite" -> v("icmp eq " + ty + " " + abs + ", " + inf);
-                case ".number" -> v("icmp ule " + ty + " " + abs + ", " + inf);
-                case ".notanumber" -> v("icmp ugt " + ty + " " + abs + ", " + inf);
+            if (!(x.mods.get(0) instanceof TestClass tc)) throw new Unsupported(x.i.form() + " is not supported");
+            String r = switch (tc) {
+                case FINITE -> v("icmp ult " + ty + " " + abs + ", " + inf);
+                case INFINITE -> v("icmp eq " + ty + " " + abs + ", " + inf);
+                case NUMBER -> v("icmp ule " + ty + " " + abs + ", " + inf);
+                case NOTANUMBER -> v("icmp ugt " + ty + " " + abs + ", " + inf);
                 // ±0 count as normal on an H200 (recorded data, conformance/h200)
-                case ".normal" -> v("and i1 " + v("icmp ult " + ty + " " + abs + ", " + inf) + ", "
+                case NORMAL -> v("and i1 " + v("icmp ult " + ty + " " + abs + ", " + inf) + ", "
                         + v("or i1 " + v("icmp uge " + ty + " " + abs + ", " + minNormal) + ", " + v("icmp eq " + ty + " " + abs + ", 0")));
-                case ".subnormal" -> v("and i1 " + v("icmp ne " + ty + " " + abs + ", 0") + ", " + v("icmp ult " + ty + " " + abs + ", " + minNormal));
-                default -> throw new Unsupported(x.i.form() + " is not supported");
+                case SUBNORMAL -> v("and i1 " + v("icmp ne " + ty + " " + abs + ", 0") + ", " + v("icmp ult " + ty + " " + abs + ", " + minNormal));
             };
             writePred(x.op(0), r);
         }
@@ -1945,12 +2013,16 @@ public final class LlvmEmitter {
             @Override public String call(String retTy, String fn, String argDecl, String args) { return Fn.this.call(retTy, fn, argDecl, args); }
         });
 
+        /** The rounding modifiers the general cvt lowering takes, in the order the last one written wins. */
+        static final List<Rounding> CVT_ROUNDING = List.of(Rounding.RN, Rounding.RZ, Rounding.RM, Rounding.RP, Rounding.RNI,
+                Rounding.RZI, Rounding.RMI, Rounding.RPI);
+
         void cvt(Ins x) {
             PtxType d = x.type(0), s = x.type(1);
             if (d == null || s == null) throw new Unsupported(x.i.form() + " is not supported");
             boolean di = isInt(d), si = isInt(s);
-            boolean ftz = x.has(".ftz");
-            if (x.has(".pack")) {
+            boolean ftz = x.has(Flag.FTZ);
+            if (x.has(Flag.PACK)) {
                 cvtPack(x);
                 return;
             }
@@ -1958,15 +2030,15 @@ public final class LlvmEmitter {
                 cvtFp8(x, d, s);
                 return;
             }
-            if (x.has(".rna") || x.has(".relu") || x.has(".satfinite") || d == PtxType.F16X2 || d == PtxType.BF16X2 || d == PtxType.TF32) {
+            if (x.has(Rounding.RNA) || x.has(Flag.RELU) || x.has(Flag.SATFINITE) || d == PtxType.F16X2 || d == PtxType.BF16X2 || d == PtxType.TF32) {
                 cvtRounded16(x, d, s);
                 return;
             }
-            String rnd = null;
-            for (String r : new String[] {".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi"}) if (x.has(r)) rnd = r;
-            for (String m : x.i.modifiers()) {
-                if (PtxType.fromName(m) == null && !Set.of(".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi", ".ftz", ".sat").contains(m)) {
-                    throw new Unsupported(x.i.form() + " is not supported by the LLVM back end (" + m + ")");
+            Rounding rnd = null;
+            for (Rounding r : CVT_ROUNDING) if (x.has(r)) rnd = r;
+            for (Mod m : x.mods) {
+                if (!(m instanceof Mod.Type) && !CVT_ROUNDING.contains(m) && m != Flag.FTZ && m != Flag.SAT) {
+                    throw new Unsupported(x.i.form() + " is not supported by the LLVM back end (" + m.text() + ")");
                 }
             }
             if (x.types.size() != 2) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
@@ -1975,7 +2047,7 @@ public final class LlvmEmitter {
             if (di && si) {
                 String a = read(x.op(1), sbits, ss);
                 String r;
-                if (x.has(".sat")) {
+                if (x.has(Flag.SAT)) {
                     // clamp the source value to the destination's range
                     int w = 72;
                     String wide = resize(a, sbits, w, ss);
@@ -1995,11 +2067,11 @@ public final class LlvmEmitter {
                 String a = readF(x.op(1), s);
                 if (ftz && s == PtxType.F32) a = flush(a, s);
                 String r;
-                if (d == s && rnd == null && x.has(".sat")) {
+                if (d == s && rnd == null && x.has(Flag.SAT)) {
                     r = a;                                   // cvt.sat.f32.f32: only the clamp (and .ftz)
                 } else if (d == s) {
                     if (rnd == null) throw new Unsupported(x.i.form() + " needs an integer rounding modifier");
-                    String fn = switch (rnd) { case ".rni" -> "roundeven"; case ".rzi" -> "trunc"; case ".rmi" -> "floor"; case ".rpi" -> "ceil";
+                    String fn = switch (rnd) { case RNI -> "roundeven"; case RZI -> "trunc"; case RMI -> "floor"; case RPI -> "ceil";
                         default -> throw new Unsupported(x.i.form() + " is not supported"); };
                     r = call(fty(d), "llvm." + fn + "." + sfx(d), fty(d), fty(d) + " " + a);
                 } else if (d.size() > s.size()) {
@@ -2012,7 +2084,7 @@ public final class LlvmEmitter {
                     }
                 } else {
                     if (rnd == null) throw new Unsupported(x.i.form() + " needs a rounding modifier");
-                    if (rnd.equals(".rn")) {
+                    if (rnd == Rounding.RN) {
                         if (s.size() == d.size()) {
                             // f16 <-> bf16: exact to f32, then one rounding
                             a = v("fpext " + fty(s) + " " + a + " to float");
@@ -2020,25 +2092,25 @@ public final class LlvmEmitter {
                         } else {
                             r = v("fptrunc " + fty(s) + " " + a + " to " + fty(d));
                         }
-                    } else if (target.nvvmMath() && s == PtxType.F64 && d == PtxType.F32 && !rnd.endsWith("i")) {
-                        r = call("float", "llvm.nvvm.d2f." + rnd.substring(1) + (ftz ? ".ftz" : ""), "double", "double " + a);
+                    } else if (target.nvvmMath() && s == PtxType.F64 && d == PtxType.F32 && !rnd.integral()) {
+                        r = call("float", "llvm.nvvm.d2f." + nvvm(rnd) + (ftz ? ".ftz" : ""), "double", "double " + a);
                     } else if (CvtRounding.mode(rnd) && s.size() > d.size() && (s == PtxType.F32 || s == PtxType.F64)) {
                         // directed f32/f64 -> f16/bf16 (every target), f64 -> f32 (where NVPTX's intrinsics are not used)
                         String bits = cvtRounding.fromFloat(read(x.op(1), sbits, false), CvtRounding.Format.of(s), CvtRounding.Format.of(d),
                                 rnd, false, s == PtxType.F32);
                         r = v("bitcast " + ity(dbits) + " " + resize(bits, 64, dbits, false) + " to " + fty(d));
                     } else {
-                        throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported" + (target.amd() ? " on AMD GPUs (only .rn)" : ""));
+                        throw new Unsupported(x.i.form() + ": rounding mode " + rnd.text() + " is not supported" + (target.amd() ? " on AMD GPUs (only .rn)" : ""));
                     }
                 }
                 if (ftz && d == PtxType.F32) r = flush(r, d);
-                if (x.has(".sat")) r = sat(r, d);
+                if (x.has(Flag.SAT)) r = sat(r, d);
                 writeF(x.op(0), r, d);
                 return;
             }
             if (!si) {
                 // float to integer: round as asked, then saturate; NaN gives 0 (PTX ISA 9.7.9.21)
-                boolean bf64 = s == PtxType.BF16 && dbits == 64 && !ftz && !x.has(".sat");
+                boolean bf64 = s == PtxType.BF16 && dbits == 64 && !ftz && !x.has(Flag.SAT);
                 if (!isFloatType(s) || (s == PtxType.BF16 && !bf64)) throw new Unsupported(x.i.form() + " is not supported");
                 String a = readF(x.op(1), s);
                 if (bf64) {
@@ -2048,7 +2120,7 @@ public final class LlvmEmitter {
                 }
                 if (ftz && s == PtxType.F32) a = flush(a, s);
                 if (rnd == null) throw new Unsupported(x.i.form() + " needs an integer rounding modifier");
-                String fn = switch (rnd) { case ".rni" -> "roundeven"; case ".rzi" -> "trunc"; case ".rmi" -> "floor"; case ".rpi" -> "ceil";
+                String fn = switch (rnd) { case RNI -> "roundeven"; case RZI -> "trunc"; case RMI -> "floor"; case RPI -> "ceil";
                     default -> throw new Unsupported(x.i.form() + ": float to integer takes .rni .rzi .rmi .rpi"); };
                 String rounded = call(fty(s), "llvm." + fn + "." + sfx(s), fty(s), fty(s) + " " + a);
                 String it = ity(dbits);
@@ -2068,7 +2140,7 @@ public final class LlvmEmitter {
                 return;
             }
             // integer to float
-            if (d == PtxType.BF16 && sbits == 64 && rnd != null && !rnd.endsWith("i") && x.i.modifiers().size() == 3) {
+            if (d == PtxType.BF16 && sbits == 64 && rnd != null && !rnd.integral() && x.mods.size() == 3) {
                 writeF(x.op(0), i64ToBf16(read(x.op(1), 64, false), ss, rnd), d);
                 return;
             }
@@ -2076,28 +2148,28 @@ public final class LlvmEmitter {
                 // directed integer -> f16 (every target), -> f32/f64 (where NVPTX's intrinsics are not used)
                 String bits = cvtRounding.fromInt(resize(read(x.op(1), sbits, ss), sbits, 64, ss), ss, CvtRounding.Format.of(d), rnd);
                 String r = v("bitcast " + ity(dbits) + " " + resize(bits, 64, dbits, false) + " to " + fty(d));
-                if (x.has(".sat")) r = sat(r, d);
+                if (x.has(Flag.SAT)) r = sat(r, d);
                 writeF(x.op(0), r, d);
                 return;
             }
             if (!isFloatType(d) || d == PtxType.BF16) throw new Unsupported(x.i.form() + " is not supported");
             String a = read(x.op(1), sbits, ss);
             String r;
-            if (rnd == null || rnd.equals(".rn")) {
+            if (rnd == null || rnd == Rounding.RN) {
                 if (rnd == null) throw new Unsupported(x.i.form() + " needs a rounding modifier");
                 r = v((ss ? "sitofp " : "uitofp ") + ity(sbits) + " " + a + " to " + fty(d));
-            } else if (!target.amd() && (d == PtxType.F32 || d == PtxType.F64) && sbits <= 64 && !rnd.endsWith("i")) {
+            } else if (!target.amd() && (d == PtxType.F32 || d == PtxType.F64) && sbits <= 64 && !rnd.integral()) {
                 if (sbits < 32) {                            // 8- and 16-bit values convert exactly through 32 bits
                     a = resize(a, sbits, 32, ss);
                     sbits = 32;
                 }
                 String src = sbits == 32 ? (ss ? "i" : "ui") : (ss ? "ll" : "ull");
                 String dst = d == PtxType.F32 ? "f" : "d";
-                r = call(fty(d), "llvm.nvvm." + src + "2" + dst + "." + rnd.substring(1), ity(sbits), ity(sbits) + " " + a);
+                r = call(fty(d), "llvm.nvvm." + src + "2" + dst + "." + nvvm(rnd), ity(sbits), ity(sbits) + " " + a);
             } else {
-                throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported" + (target.amd() ? " on AMD GPUs (only .rn)" : ""));
+                throw new Unsupported(x.i.form() + ": rounding mode " + rnd.text() + " is not supported" + (target.amd() ? " on AMD GPUs (only .rn)" : ""));
             }
-            if (x.has(".sat")) r = sat(r, d);
+            if (x.has(Flag.SAT)) r = sat(r, d);
             writeF(x.op(0), r, d);
         }
 
@@ -2105,7 +2177,7 @@ public final class LlvmEmitter {
          * {@code cvt.{rn,rz,rm,rp}.bf16.{s64,u64}} (PTX ISA 9.0, 9.7.9.21): the 64-bit integer {@code a} rounded once to
          * bf16 in the given mode ({@link CvtRounding#fromInt}); 0 gives +0. Returns the result as {@code bfloat}.
          */
-        String i64ToBf16(String a, boolean signed, String rnd) {
+        String i64ToBf16(String a, boolean signed, Rounding rnd) {
             String bits = cvtRounding.fromInt(a, signed, CvtRounding.Format.BF16, rnd);
             return v("bitcast i16 " + resize(bits, 64, 16, false) + " to bfloat");
         }
@@ -2119,9 +2191,9 @@ public final class LlvmEmitter {
             PtxType t = x.type(0);
             boolean byte8 = t == PtxType.U8 || t == PtxType.S8;
             boolean half16 = t == PtxType.U16 || t == PtxType.S16;
-            if (!x.has(".sat") || !(byte8 || half16) || x.type(1) != PtxType.S32 || x.types.size() != (byte8 ? 3 : 2)
-                    || (byte8 && x.type(2) != PtxType.B32) || x.i.modifiers().size() != x.types.size() + 2
-                    || x.i.operands().size() != (byte8 ? 4 : 3)) {
+            if (!x.has(Flag.SAT) || !(byte8 || half16) || x.type(1) != PtxType.S32 || x.types.size() != (byte8 ? 3 : 2)
+                    || (byte8 && x.type(2) != PtxType.B32) || x.mods.size() != x.types.size() + 2
+                    || x.i.arity() != (byte8 ? 4 : 3)) {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
             int bits = t.size() * 8;
@@ -2155,14 +2227,14 @@ public final class LlvmEmitter {
          * {@link CvtRounding}'s. Others are refused; fp8 is {@code cvtFp8}.
          */
         void cvtRounded16(Ins x, PtxType d, PtxType s) {
-            boolean relu = x.has(".relu"), satfinite = x.has(".satfinite");
-            if (d == PtxType.TF32 && s == PtxType.F32 && (x.has(".rn") || x.has(".rz")) && !satfinite && x.types.size() == 2
-                    && x.i.modifiers().size() == (relu ? 4 : 3) && x.i.operands().size() == 2) {
-                write(x.op(0), cvtRounding.tf32(read(x.op(1), 32, false), x.has(".rn") ? ".rn" : ".rz", relu), 32, false);
+            boolean relu = x.has(Flag.RELU), satfinite = x.has(Flag.SATFINITE);
+            if (d == PtxType.TF32 && s == PtxType.F32 && (x.has(Rounding.RN) || x.has(Rounding.RZ)) && !satfinite && x.types.size() == 2
+                    && x.mods.size() == (relu ? 4 : 3) && x.i.arity() == 2) {
+                write(x.op(0), cvtRounding.tf32(read(x.op(1), 32, false), x.has(Rounding.RN) ? Rounding.RN : Rounding.RZ, relu), 32, false);
                 return;
             }
-            if (d == PtxType.TF32 && s == PtxType.F32 && x.has(".rna") && !relu && x.types.size() == 2
-                    && x.i.modifiers().size() == (satfinite ? 4 : 3) && x.i.operands().size() == 2) {
+            if (d == PtxType.TF32 && s == PtxType.F32 && x.has(Rounding.RNA) && !relu && x.types.size() == 2
+                    && x.mods.size() == (satfinite ? 4 : 3) && x.i.arity() == 2) {
                 String a = read(x.op(1), 32, false);
                 String nan = v("fcmp uno float " + v("bitcast i32 " + a + " to float") + ", 0.0");
                 String rounded = v("add i32 " + a + ", 4096");
@@ -2176,9 +2248,9 @@ public final class LlvmEmitter {
             }
             boolean pair = d == PtxType.F16X2 || d == PtxType.BF16X2;
             PtxType lane = d == PtxType.F16 || d == PtxType.F16X2 ? PtxType.F16 : d == PtxType.BF16 || d == PtxType.BF16X2 ? PtxType.BF16 : null;
-            boolean rz = pair && x.has(".rz");
-            if (lane == null || s != PtxType.F32 || !(x.has(".rn") || rz) || x.types.size() != 2
-                    || x.i.modifiers().size() != 3 + (relu ? 1 : 0) + (satfinite ? 1 : 0) || x.i.operands().size() != (pair ? 3 : 2)) {
+            boolean rz = pair && x.has(Rounding.RZ);
+            if (lane == null || s != PtxType.F32 || !(x.has(Rounding.RN) || rz) || x.types.size() != 2
+                    || x.mods.size() != 3 + (relu ? 1 : 0) + (satfinite ? 1 : 0) || x.i.arity() != (pair ? 3 : 2)) {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
             String ty = fty(lane);
@@ -2190,7 +2262,7 @@ public final class LlvmEmitter {
                     String a = read(x.op(k), 32, false);
                     if (relu) a = v("select i1 " + v("icmp ugt i32 " + a + ", 2147483647") + ", i32 "
                             + v("select i1 " + v("icmp ule i32 " + a + ", 4286578688") + ", i32 0, i32 " + a) + ", i32 " + a);
-                    String b = resize(cvtRounding.fromFloat(a, CvtRounding.Format.F32, CvtRounding.Format.of(lane), ".rz", satfinite, true), 64, 16, false);
+                    String b = resize(cvtRounding.fromFloat(a, CvtRounding.Format.F32, CvtRounding.Format.of(lane), Rounding.RZ, satfinite, true), 64, 16, false);
                     String w = resize(b, 16, 32, false);
                     result = k == 1 ? v("shl i32 " + w + ", 16") : v("or i32 " + result + ", " + w);
                     continue;
@@ -2228,11 +2300,11 @@ public final class LlvmEmitter {
          * NVIDIA H200 computes them (recorded data, conformance/h200).
          */
         void cvtFp8(Ins x, PtxType d, PtxType s) {
-            boolean relu = x.has(".relu"), satfinite = x.has(".satfinite");
+            boolean relu = x.has(Flag.RELU), satfinite = x.has(Flag.SATFINITE);
             boolean toFp8 = isFp8(d) && (s == PtxType.F32 || s == PtxType.F16X2), fromFp8 = d == PtxType.F16X2 && isFp8(s);
-            if (!x.has(".rn") || x.types.size() != 2 || (!toFp8 && !fromFp8) || satfinite != toFp8
-                    || x.i.modifiers().size() != 3 + (relu ? 1 : 0) + (satfinite ? 1 : 0)
-                    || x.i.operands().size() != (toFp8 && s == PtxType.F32 ? 3 : 2)) {
+            if (!x.has(Rounding.RN) || x.types.size() != 2 || (!toFp8 && !fromFp8) || satfinite != toFp8
+                    || x.mods.size() != 3 + (relu ? 1 : 0) + (satfinite ? 1 : 0)
+                    || x.i.arity() != (toFp8 && s == PtxType.F32 ? 3 : 2)) {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
             boolean e4 = (toFp8 ? d : s) == PtxType.E4M3X2;
@@ -2309,9 +2381,9 @@ public final class LlvmEmitter {
 
         void cvta(Ins x) {
             // cvta.space.size d, a (generic from space) / cvta.to.space.size d, a (space from generic)
-            boolean to = x.has(".to");
-            String space = null;
-            for (String m : x.i.modifiers()) if (spaceOf(m) != 0 && spaceOf(m) != 101) space = m;
+            boolean to = x.has(Flag.TO);
+            StateSpace space = null;
+            for (StateSpace m : x.mods.all(StateSpace.class)) if (spaceOf(m) != 0 && spaceOf(m) != 101) space = m;
             PtxType t = x.type(0);
             if (space == null || t == null) throw new Unsupported(x.i.form() + " is not supported");
             int bits = t.size() * 8;
@@ -2337,40 +2409,45 @@ public final class LlvmEmitter {
         // -------------------------------------------------------------- memory
 
         int space(Ins x) {
-            for (String m : x.i.modifiers()) {
+            for (StateSpace m : x.mods.all(StateSpace.class)) {
                 int s = spaceOf(m);
-                if (s != 0 || m.equals(".generic")) return s;
+                if (s != 0 || m == StateSpace.GENERIC) return s;
             }
             return 0;
         }
 
         /** The address of {@code [a]} as a pointer into address space {@code as}. */
         String address(Operand op, int as) {
-            if (!(op instanceof AddressOperand ao) || ao.elements().size() != 1) throw new Unsupported("address operand expected");
-            Operand e = ao.elements().get(0);
-            long off = 0;
-            while (e instanceof Paren p) e = p.inner();
-            if (e instanceof Binary b && (b.op().equals("+") || b.op().equals("-")) && Semantics.constant(b.right()) != null) {
-                off = Semantics.constant(b.right());
-                if (b.op().equals("-")) off = -off;
-                e = b.left();
+            if (op instanceof Malformed m && m.address() && m.source() instanceof Ast.AddressOperand ao) {
+                Ast.Operand e = ao.elements().getFirst();
+                while (e instanceof Ast.Paren p) e = p.inner();
+                throw new Unsupported("operand is not supported: " + e);
             }
+            if (!(op instanceof Address ad)) throw new Unsupported("address operand expected");
+            long off = ad.offset();
+            String n = ad.base() == null ? null : name(ad.base());
             String p;
-            if (e instanceof Sym s && reg(s.name()) == null && !s.name().startsWith("%")) {
-                Global g = symbol(s.name());
-                if (g == null) throw new Unsupported("unknown name " + s.name());
+            if (n != null && reg(n) == null && !n.startsWith("%")) {
+                Global g = symbol(n);
+                if (g == null) throw new Unsupported("unknown name " + n);
                 p = g.ptr;
                 int gs = g.space;
                 if (as == 101) as = gs;          // ld.param: wherever the parameter lives
                 if (gs != as) {
-                    if (as != 0) throw new Unsupported(s.name() + " is not in this state space");
+                    if (as != 0) throw new Unsupported(n + " is not in this state space");
                     p = v("addrspacecast " + as(gs) + " " + p + " to ptr");
                 }
             } else {
                 if (as == 101) throw new Unsupported("ld.param/st.param through a register is not supported");
-                Reg r = e instanceof Sym s ? reg(s.name()) : null;
+                Reg r = n != null ? reg(n) : null;
                 int bits = r != null ? r.bits : 64;
-                String a = read(e, bits, false);
+                String a;
+                if (ad.base() == null) {
+                    a = constant(off, bits);    // an absolute address
+                    off = 0;
+                } else {
+                    a = read(ad.base(), bits, false);
+                }
                 p = v("inttoptr " + ity(bits) + " " + a + " to " + as(as));
             }
             if (off != 0) p = v("getelementptr i8, " + as(as) + " " + p + ", i64 " + off);
@@ -2380,14 +2457,14 @@ public final class LlvmEmitter {
         void ld(Ins x) {
             int as = space(x);
             PtxType t = x.type(0);
-            if (t == null || x.has(".acquire") || x.has(".relaxed") || x.has(".mmio")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            if (t == null || x.has(MemOrder.ACQUIRE) || x.has(MemOrder.RELAXED) || x.has(MemOrder.MMIO)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             String ap = address(x.op(1), as);
             int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
             String p = ap.substring(ap.indexOf(':') + 1);
-            boolean vol = x.has(".volatile");
+            boolean vol = x.has(MemOrder.VOLATILE);
             int bits = t.size() * 8;
             boolean s = t.kind() == PtxType.Kind.SIGNED;
-            List<Operand> dsts = x.op(0) instanceof VectorOperand vo ? vo.elements() : List.of(x.op(0));
+            List<Operand> dsts = x.op(0) instanceof Vec vo ? vo.elements() : List.of(x.op(0));
             for (int k = 0; k < dsts.size(); k++) {
                 String q = k == 0 ? p : v("getelementptr i8, " + as(pas) + " " + p + ", i64 " + (k * t.size()));
                 String val = v("load " + (vol ? "volatile " : "") + ity(bits) + ", " + as(pas) + " " + q + ", align " + (k == 0 ? t.size() * dsts.size() : t.size()));
@@ -2400,13 +2477,13 @@ public final class LlvmEmitter {
         void st(Ins x) {
             int as = space(x);
             PtxType t = x.type(0);
-            if (t == null || x.has(".release") || x.has(".relaxed") || x.has(".mmio")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            if (t == null || x.has(MemOrder.RELEASE) || x.has(MemOrder.RELAXED) || x.has(MemOrder.MMIO)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             String ap = address(x.op(0), as);
             int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
             String p = ap.substring(ap.indexOf(':') + 1);
-            boolean vol = x.has(".volatile");
+            boolean vol = x.has(MemOrder.VOLATILE);
             int bits = t.size() * 8;
-            List<Operand> srcs = x.op(1) instanceof VectorOperand vo ? vo.elements() : List.of(x.op(1));
+            List<Operand> srcs = x.op(1) instanceof Vec vo ? vo.elements() : List.of(x.op(1));
             for (int k = 0; k < srcs.size(); k++) {
                 String q = k == 0 ? p : v("getelementptr i8, " + as(pas) + " " + p + ", i64 " + (k * t.size()));
                 String val = read(srcs.get(k), bits, false);
@@ -2414,20 +2491,24 @@ public final class LlvmEmitter {
             }
         }
 
+        /** The operations of atom and red, in the order the last one written wins. */
+        static final List<ReduceOp> ATOM_OPS = List.of(ReduceOp.ADD, ReduceOp.MIN, ReduceOp.MAX, ReduceOp.EXCH, ReduceOp.CAS,
+                ReduceOp.AND, ReduceOp.OR, ReduceOp.XOR, ReduceOp.INC, ReduceOp.DEC);
+
         void atom(Ins x) {
-            boolean red = x.i.opcode().equals("red");
+            boolean red = x.opcode() == Opcode.RED || x.opcode() == Opcode.RED_ASYNC;
             int as = space(x);
             if (as != 0 && as != 1 && as != 3) throw new Unsupported(x.i.form() + ": atomics in this state space are not supported");
             PtxType t = x.type(0);
-            String scope = x.has(".cta") ? ".cta" : x.has(".sys") ? ".sys" : ".gpu";
-            String order = x.has(".acquire") ? "acquire" : x.has(".release") ? "release" : x.has(".acq_rel") ? "acq_rel" : "monotonic";
-            String op = null;
-            for (String m : new String[] {".add", ".min", ".max", ".exch", ".cas", ".and", ".or", ".xor", ".inc", ".dec"}) if (x.has(m)) op = m;
-            if (".add".equals(op) && WarpAtomicLowering.halfType(t)) {
+            Mod.Scope scope = x.has(Mod.Scope.CTA) ? Mod.Scope.CTA : x.has(Mod.Scope.SYS) ? Mod.Scope.SYS : Mod.Scope.GPU;
+            String order = x.has(MemOrder.ACQUIRE) ? "acquire" : x.has(MemOrder.RELEASE) ? "release" : x.has(MemOrder.ACQ_REL) ? "acq_rel" : "monotonic";
+            ReduceOp op = null;
+            for (ReduceOp m : ATOM_OPS) if (x.has(m)) op = m;
+            if (op == ReduceOp.ADD && WarpAtomicLowering.halfType(t)) {
                 WarpAtomicLowering.halfAdd(this, x, as, scope, order);
                 return;
             }
-            if (op == null || t == null || x.has(".noftz") && t != PtxType.F32 || t.size() > 8 || x.has(".v2") || x.has(".v4")) {
+            if (op == null || t == null || x.has(Flag.NOFTZ) && t != PtxType.F32 || t.size() > 8 || x.has(V2) || x.has(V4)) {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
             int bits = t.size() * 8;
@@ -2440,7 +2521,7 @@ public final class LlvmEmitter {
             String ss = target.syncScope(scope);
             String ty = fl ? fty(t) : ity(bits);
             String res;
-            if (op.equals(".cas")) {
+            if (op == ReduceOp.CAS) {
                 String cmp = read(x.op(base + 1), bits, false), nv = read(x.op(base + 2), bits, false);
                 String pair = v("cmpxchg " + as(pas) + " " + p + ", " + ity(bits) + " " + cmp + ", " + ity(bits) + " " + nv + ss + " "
                         + order + " " + (order.equals("release") || order.equals("monotonic") ? "monotonic" : "acquire"));
@@ -2449,13 +2530,15 @@ public final class LlvmEmitter {
                 return;
             }
             String rmw = switch (op) {
-                case ".add" -> fl ? "fadd" : "add";
-                case ".min" -> fl ? null : s ? "min" : "umin";
-                case ".max" -> fl ? null : s ? "max" : "umax";
-                case ".exch" -> "xchg";
-                case ".and", ".or", ".xor" -> fl ? null : op.substring(1);
-                case ".inc" -> bits == 32 && !fl ? "uinc_wrap" : null;
-                case ".dec" -> bits == 32 && !fl ? "udec_wrap" : null;
+                case ADD -> fl ? "fadd" : "add";
+                case MIN -> fl ? null : s ? "min" : "umin";
+                case MAX -> fl ? null : s ? "max" : "umax";
+                case EXCH -> "xchg";
+                case AND -> fl ? null : "and";
+                case OR -> fl ? null : "or";
+                case XOR -> fl ? null : "xor";
+                case INC -> bits == 32 && !fl ? "uinc_wrap" : null;
+                case DEC -> bits == 32 && !fl ? "udec_wrap" : null;
                 default -> null;
             };
             if (rmw == null || (fl && !rmw.equals("fadd") && !rmw.equals("xchg"))) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
@@ -2469,8 +2552,9 @@ public final class LlvmEmitter {
         }
 
         void bar(Ins x) {
-            boolean sync = x.has(".sync") || (x.i.opcode().equals("bar") && x.i.modifiers().isEmpty());
-            if (x.i.opcode().equals("bar") && x.has(".warp") && x.has(".sync")) {
+            boolean bar = x.opcode() == Opcode.BAR || x.opcode() == Opcode.BAR_WARP_SYNC;
+            boolean sync = x.has(Flag.SYNC) || (bar && x.mods.size() == 0);
+            if (bar && x.has(Flag.WARP) && x.has(Flag.SYNC)) {
                 if (!target.amd()) call("void", "llvm.nvvm.bar.warp.sync", "i32", "i32 " + read(x.op(0), 32, false));
                 else {
                     requireWave32(x.i.form());
@@ -2478,28 +2562,28 @@ public final class LlvmEmitter {
                 }
                 return;
             }
-            if (!sync || x.i.operands().size() != 1 || !"0".equals(constStr(x.op(0))) || x.has(".aligned") && false) {
+            if (!sync || x.i.arity() != 1 || !"0".equals(constStr(x.op(0))) || x.has(Flag.ALIGNED) && false) {
                 throw new Unsupported(x.i.form() + " is supported only as bar.sync 0 / barrier.sync 0 (all threads of the block)");
             }
             barrier();
         }
 
         String constStr(Operand op) {
-            Long c = op instanceof Expr e ? Semantics.constant(e) : null;
-            return c == null ? null : c.toString();
+            return op instanceof IntImm c ? Long.toString(c.value()) : null;
         }
 
         void fence(Ins x) {
-            String scope = x.has(".cta") ? ".cta" : x.has(".sys") ? ".sys" : ".gpu";
-            if (x.i.opcode().equals("fence") && (x.has(".proxy") || x.has(".mbarrier_init"))) throw new Unsupported(x.i.form() + " is not supported");
+            Mod.Scope scope = x.has(Mod.Scope.CTA) ? Mod.Scope.CTA : x.has(Mod.Scope.SYS) ? Mod.Scope.SYS : Mod.Scope.GPU;
+            if (x.opcode() == Opcode.FENCE && (x.has(Flag.PROXY) || x.has(Flag.MBARRIER_INIT))) throw new Unsupported(x.i.form() + " is not supported");
             line("fence" + target.syncScope(scope) + " seq_cst");
         }
 
         /** shfl.sync (PTX ISA 9.7.8.6): source lane and validity computed here; the target reads the lane. */
         void shfl(Ins x) {
-            if (!x.has(".sync") || !x.has(".b32")) throw new Unsupported(x.i.form() + " is not supported (only shfl.sync.*.b32)");
+            if (!x.has(Flag.SYNC) || !x.has(PtxType.B32)) throw new Unsupported(x.i.form() + " is not supported (only shfl.sync.*.b32)");
             requireWave32(x.i.form());
-            String mode = x.has(".up") ? "up" : x.has(".down") ? "down" : x.has(".bfly") ? "bfly" : x.has(".idx") ? "idx" : null;
+            ShflMode mode = x.has(ShflMode.UP) ? ShflMode.UP : x.has(ShflMode.DOWN) ? ShflMode.DOWN : x.has(ShflMode.BFLY) ? ShflMode.BFLY
+                    : x.has(ShflMode.IDX) ? ShflMode.IDX : null;
             if (mode == null) throw new Unsupported(x.i.form() + " is not supported");
             String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
             String mask = read(x.op(4), 32, false);
@@ -2512,17 +2596,17 @@ public final class LlvmEmitter {
             String minLane = v("and i32 " + lane + ", " + seg);
             String j, ok;
             switch (mode) {
-                case "up" -> { j = v("sub i32 " + lane + ", " + bval); ok = v("icmp sge i32 " + j + ", " + maxLane); }
-                case "down" -> { j = v("add i32 " + lane + ", " + bval); ok = v("icmp sle i32 " + j + ", " + maxLane); }
-                case "bfly" -> { j = v("xor i32 " + lane + ", " + bval); ok = v("icmp sle i32 " + j + ", " + maxLane); }
+                case UP -> { j = v("sub i32 " + lane + ", " + bval); ok = v("icmp sge i32 " + j + ", " + maxLane); }
+                case DOWN -> { j = v("add i32 " + lane + ", " + bval); ok = v("icmp sle i32 " + j + ", " + maxLane); }
+                case BFLY -> { j = v("xor i32 " + lane + ", " + bval); ok = v("icmp sle i32 " + j + ", " + maxLane); }
                 default -> { j = v("or i32 " + minLane + ", " + v("and i32 " + bval + ", " + nseg)); ok = v("icmp sle i32 " + j + ", " + maxLane); }
             }
             String src = v("select i1 " + ok + ", i32 " + j + ", i32 " + lane);
             String r = readLane(a, src, mask);
             Operand d = x.op(0);
             if (d instanceof PredPair pp) {
-                write(new Sym(pp.first(), null), r, 32, false);
-                writePred(new Sym(pp.second(), null), ok);
+                write(pp.first(), r, 32, false);
+                writePred(pp.second(), ok);
             } else {
                 write(d, r, 32, false);
             }
@@ -2530,20 +2614,20 @@ public final class LlvmEmitter {
 
         /** vote.sync (PTX ISA 9.7.13.5) in terms of the target's ballot. */
         void vote(Ins x) {
-            if (!x.has(".sync")) throw new Unsupported(x.i.form() + " is not supported (only vote.sync)");
+            if (!x.has(Flag.SYNC)) throw new Unsupported(x.i.form() + " is not supported (only vote.sync)");
             requireWave32(x.i.form());
             String p = readPred(x.op(1));
             String mask = read(x.op(2), 32, false);
             String bal = v("and i32 " + ballot(p, mask) + ", " + mask);
-            if (x.has(".ballot")) {
+            if (x.has(VoteMode.BALLOT)) {
                 write(x.op(0), bal, 32, false);
                 return;
             }
             String active = v("and i32 " + ballot("true", mask) + ", " + mask);
             String r;
-            if (x.has(".all")) r = v("icmp eq i32 " + bal + ", " + active);
-            else if (x.has(".any")) r = v("icmp ne i32 " + bal + ", 0");
-            else if (x.has(".uni")) r = v("or i1 " + v("icmp eq i32 " + bal + ", " + active) + ", " + v("icmp eq i32 " + bal + ", 0"));
+            if (x.has(VoteMode.ALL)) r = v("icmp eq i32 " + bal + ", " + active);
+            else if (x.has(VoteMode.ANY)) r = v("icmp ne i32 " + bal + ", 0");
+            else if (x.has(VoteMode.UNI)) r = v("or i1 " + v("icmp eq i32 " + bal + ", " + active) + ", " + v("icmp eq i32 " + bal + ", 0"));
             else throw new Unsupported(x.i.form() + " is not supported");
             writePred(x.op(0), r);
         }
@@ -2551,28 +2635,32 @@ public final class LlvmEmitter {
 
     // ------------------------------------------------------------------ helpers
 
-    /** An instruction with its modifiers indexed. */
-    static final class Ins {
-        final Instruction i;
-        final Set<String> mods;
-        final List<PtxType> types = new ArrayList<>();
+    /** The vector widths as modifiers. */
+    static final Mod V2 = new Mod.Vector(2), V4 = new Mod.Vector(4), V8 = new Mod.Vector(8);
 
-        Ins(Instruction i) {
+    /** An instruction of the IR with the accessors the lowering uses. */
+    static final class Ins {
+        final Instr i;
+        final Modifiers mods;
+        final List<PtxType> types;
+
+        Ins(Instr i) {
             this.i = i;
-            this.mods = new LinkedHashSet<>(i.modifiers());
-            for (String m : i.modifiers()) {
-                PtxType t = PtxType.fromName(m);
-                if (t != null) types.add(t);
-            }
+            this.mods = i.mods();
+            this.types = i.types();
         }
 
-        boolean has(String m) { return mods.contains(m); }
+        boolean has(Mod m) { return mods.has(m); }
+
+        boolean has(PtxType t) { return mods.has(Mod.Type.of(t)); }
 
         PtxType type(int k) { return k < types.size() ? types.get(k) : null; }
 
+        Opcode opcode() { return i.opcode(); }
+
         Operand op(int k) {
-            if (k >= i.operands().size()) throw new Unsupported(i.form() + ": missing operand " + (k + 1));
-            return i.operands().get(k);
+            if (k >= i.arity()) throw new Unsupported(i.form() + ": missing operand " + (k + 1));
+            return i.op(k);
         }
     }
 
