@@ -1,5 +1,7 @@
 package dev.zluda.runtime.emulator;
 
+import dev.zluda.ptx.ir.Mod;
+
 import dev.zluda.ptx.PtxType;
 
 import static dev.zluda.runtime.emulator.FloatMath.RN;
@@ -456,13 +458,12 @@ final class FloatOps {
     static final int EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5, LO = 6, LS = 7, HI = 8, HS = 9, EQU = 10, NEU = 11,
             LTU = 12, LEU = 13, GTU = 14, GEU = 15, NUM = 16, NAN = 17;
 
-    /** The comparison operator of a modifier ({@code ".lt"} → {@link #LT}), or -1. */
-    static int cmp(String m) {
-        return switch (m) {
-            case ".eq" -> EQ; case ".ne" -> NE; case ".lt" -> LT; case ".le" -> LE; case ".gt" -> GT; case ".ge" -> GE;
-            case ".lo" -> LO; case ".ls" -> LS; case ".hi" -> HI; case ".hs" -> HS; case ".equ" -> EQU; case ".neu" -> NEU;
-            case ".ltu" -> LTU; case ".leu" -> LEU; case ".gtu" -> GTU; case ".geu" -> GEU; case ".num" -> NUM; case ".nan" -> NAN;
-            default -> -1;
+    /** The comparison operator of a setp/set comparison ({@link Mod.Compare#LT} → {@link #LT}). */
+    static int cmp(Mod.Compare c) {
+        return switch (c) {
+            case EQ -> EQ; case NE -> NE; case LT -> LT; case LE -> LE; case GT -> GT; case GE -> GE;
+            case LO -> LO; case LS -> LS; case HI -> HI; case HS -> HS; case EQU -> EQU; case NEU -> NEU;
+            case LTU -> LTU; case LEU -> LEU; case GTU -> GTU; case GEU -> GEU; case NUM -> NUM; case NAN -> NAN;
         };
     }
 

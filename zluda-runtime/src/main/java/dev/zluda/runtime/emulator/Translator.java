@@ -1,11 +1,49 @@
 package dev.zluda.runtime.emulator;
 
-import dev.zluda.ptx.Ast;
-import dev.zluda.ptx.Ast.*;
+import dev.zluda.ptx.Ast.CallPrototype;
+import dev.zluda.ptx.Ast.CallTargets;
+import dev.zluda.ptx.Ast.Decl;
+import dev.zluda.ptx.Ast.DeclAttr;
+import dev.zluda.ptx.Ast.Declarator;
+import dev.zluda.ptx.Ast.Dim;
+import dev.zluda.ptx.Ast.Function;
+import dev.zluda.ptx.Ast.Linkage;
+import dev.zluda.ptx.Ast.ListInit;
+import dev.zluda.ptx.Ast.Loc;
+import dev.zluda.ptx.Ast.Align;
+import dev.zluda.ptx.Ast.Word;
 import dev.zluda.ptx.FunctionInfo;
 import dev.zluda.ptx.InstructionTable;
 import dev.zluda.ptx.ParamInfo;
 import dev.zluda.ptx.PtxType;
+import dev.zluda.ptx.ir.Instr;
+import dev.zluda.ptx.ir.IrFunction;
+import dev.zluda.ptx.ir.Mod;
+import dev.zluda.ptx.ir.Mod.BoolOp;
+import dev.zluda.ptx.ir.Mod.CacheHint;
+import dev.zluda.ptx.ir.Mod.Component;
+import dev.zluda.ptx.ir.Mod.Flag;
+import dev.zluda.ptx.ir.Mod.Fragment;
+import dev.zluda.ptx.ir.Mod.Geometry;
+import dev.zluda.ptx.ir.Mod.Layout;
+import dev.zluda.ptx.ir.Mod.MemOrder;
+import dev.zluda.ptx.ir.Mod.PrmtMode;
+import dev.zluda.ptx.ir.Mod.ReduceOp;
+import dev.zluda.ptx.ir.Mod.Rounding;
+import dev.zluda.ptx.ir.Mod.Shape;
+import dev.zluda.ptx.ir.Mod.ShflMode;
+import dev.zluda.ptx.ir.Mod.ShiftDir;
+import dev.zluda.ptx.ir.Mod.ShiftMode;
+import dev.zluda.ptx.ir.Mod.StateSpace;
+import dev.zluda.ptx.ir.Mod.SurfaceAccess;
+import dev.zluda.ptx.ir.Mod.SurfaceOob;
+import dev.zluda.ptx.ir.Mod.TestClass;
+import dev.zluda.ptx.ir.Mod.VoteMode;
+import dev.zluda.ptx.ir.Modifiers;
+import dev.zluda.ptx.ir.Opcode;
+import dev.zluda.ptx.ir.Operand;
+import dev.zluda.ptx.ir.SpecialReg;
+import dev.zluda.ptx.ir.Stmt;
 
 import java.util.ArrayList;
 import java.util.ArrayDeque;
@@ -114,7 +152,7 @@ final class Translator {
         final Scope parent;
         final Map<String, Object> names = new HashMap<>();   // Sym_ or RegDecl
         final Map<String, Object[]> ranges = new HashMap<>(); // prefix -> {RegDecl, count}
-        final Map<String, Statement> protos = new HashMap<>(); // label -> CallPrototype or CallTargets
+        final Map<String, dev.zluda.ptx.Ast.Statement> protos = new HashMap<>(); // label -> CallPrototype or CallTargets
 
         Scope(Scope parent) {
             this.parent = parent;
@@ -261,7 +299,7 @@ final class Translator {
         Instance inst = new Instance(f.name(), true);
         callStack.push(f.name());
         try {
-            body(f.body(), top, inst);
+            body(mc.ir(f.name()).body(), top, inst);
             code.add(withLoc(new Ops.Exit(), f.loc(), "ret (end of kernel)"));
             finish(inst);
             while (!pendingFns.isEmpty()) translateOutOfLine(pendingFns.pop());
@@ -336,8 +374,8 @@ final class Translator {
         }
         List<Decl> fnShared = new ArrayList<>();
         java.util.Set<String> seenFns = new java.util.HashSet<>();
-        collectShared(f, fnShared, seenFns);
-        for (String t : mc.addressTaken()) collectShared(mc.function(t), fnShared, seenFns);
+        collectShared(mc.ir(f.name()), fnShared, seenFns);
+        for (String t : mc.addressTaken()) collectShared(mc.ir(t), fnShared, seenFns);
         for (Decl d : fnShared) {
             long align = alignOf(d);
             for (Declarator dc : d.declarators()) {
@@ -354,20 +392,21 @@ final class Translator {
         dynamicOffset = (off + externAlign - 1) / externAlign * externAlign;
     }
 
-    private void collectShared(Function f, List<Decl> out, java.util.Set<String> seen) {
+    private void collectShared(IrFunction f, List<Decl> out, java.util.Set<String> seen) {
         if (f == null || f.body() == null || !seen.add(f.name())) return;
         collectShared(f.body(), out, seen);
     }
 
-    private void collectShared(Block b, List<Decl> out, java.util.Set<String> seen) {
-        for (Statement s : b.statements()) {
+    private void collectShared(Stmt.Block b, List<Decl> out, java.util.Set<String> seen) {
+        for (Stmt s : b.statements()) {
             switch (s) {
-                case Decl d when d.space().equals(".shared") -> out.add(d);
-                case Block inner -> collectShared(inner, out, seen);
-                case Instruction i when i.opcode().equals("call") -> {
+                case Stmt.Decl d when d.space() == StateSpace.SHARED -> out.add(d.source());
+                case Stmt.Block inner -> collectShared(inner, out, seen);
+                case Instr i when i.opcode() == Opcode.CALL -> {
                     for (Operand o : i.operands()) {
-                        if (o instanceof Ast.Sym sym) {
-                            collectShared(mc.function(sym.name()), out, seen);
+                        String n = name(o);
+                        if (n != null) {
+                            collectShared(mc.ir(n), out, seen);
                             break;
                         }
                     }
@@ -464,24 +503,27 @@ final class Translator {
 
     // ------------------------------------------------------------------ statements
 
-    private void body(Block b, Scope parent, Instance inst) {
+    private void body(Stmt.Block b, Scope parent, Instance inst) {
         Scope scope = new Scope(parent);
-        Statement prev = null;
-        for (Statement s : b.statements()) {
-            if (s instanceof Decl d) declare(d, scope, inst);
-            if ((s instanceof CallPrototype || s instanceof CallTargets) && prev instanceof Label l) scope.protos.put(l.name(), s);
+        Stmt prev = null;
+        for (Stmt s : b.statements()) {
+            if (s instanceof Stmt.Decl d) declare(d.source(), scope, inst);
+            if (s instanceof Stmt.Directive dir && (dir.source() instanceof CallPrototype || dir.source() instanceof CallTargets)
+                    && prev instanceof Stmt.Label l) {
+                scope.protos.put(l.name(), dir.source());
+            }
             prev = s;
         }
-        for (Statement s : b.statements()) {
+        for (Stmt s : b.statements()) {
             switch (s) {
-                case Label l -> inst.labels.put(l.name(), code.size());
-                case Block inner -> {
+                case Stmt.Label l -> inst.labels.put(l.name(), code.size());
+                case Stmt.Block inner -> {
                     // in an out-of-line function, a block's .param/.local space (a call sequence's) is free again after it
                     long before = frame;
                     body(inner, scope, inst);
                     if (rel) frame = before;
                 }
-                case Instruction ins -> {
+                case Instr ins -> {
                     try {
                         instruction(ins, scope, inst);
                     } catch (Unsupported u) {
@@ -489,7 +531,6 @@ final class Translator {
                     }
                     if (code.size() > MAX_OPS) throw unsupported(ins.loc(), "kernel too large after inlining (more than " + MAX_OPS + " instructions)");
                 }
-                case BranchTargets bt -> {}
                 default -> {}
             }
         }
@@ -501,7 +542,7 @@ final class Translator {
         return op;
     }
 
-    private void emit(Op op, Instruction ins, int guard, boolean guardNeg) {
+    private void emit(Op op, Instr ins, int guard, boolean guardNeg) {
         op.line = ins.loc().line();
         op.form = ins.form();
         op.guard = guard;
@@ -511,59 +552,40 @@ final class Translator {
 
     // ------------------------------------------------------------------ operands
 
+    /**
+     * The name an operand was written as, for the operands resolved in this translator's own scopes (registers get
+     * slots per inlined call, variables addresses per kernel); null for immediates, addresses and groups.
+     */
+    private static String name(Operand o) {
+        return switch (o) {
+            case Operand.Reg r -> r.name();
+            case Operand.Var v -> v.name();
+            case Operand.Special sp -> sp.name();
+            case Operand.Func f -> f.name();
+            case Operand.Label l -> l.name();
+            case Operand.Unknown u -> u.name();
+            case Operand.Sink s -> "_";
+            default -> null;
+        };
+    }
+
+    /** The slot of register {@code v} for an operand with a component ({@code %v.y}: the next slot up). */
+    private static int slotOf(Sym_ v, Operand o) {
+        return o instanceof Operand.Reg r && r.component() >= 0 ? v.slot + 32 * r.component() : v.slot;
+    }
+
     /** An address {@code [base + offset]} or a symbol plus offset. */
     private record Addr(Sym_ symbol, int base, boolean base32, long offset) {}
 
     private Addr address(Operand o, Scope scope, Loc loc) {
-        if (!(o instanceof AddressOperand a) || a.elements().size() != 1 || !(a.elements().getFirst() instanceof Expr e)) {
-            throw unsupported(loc, "unsupported address operand");
-        }
-        Object[] acc = {null, 0L}; // Sym_ term, offset
-        term(e, 1, scope, acc, loc);
-        Sym_ s = (Sym_) acc[0];
-        long off = (Long) acc[1];
-        if (s == null) return new Addr(null, -1, false, off);
-        if (s.kind == SymKind.REG) return new Addr(null, s.slot, s.type != null && s.type.size() <= 4, off);
-        return new Addr(s, -1, false, off);
-    }
-
-    private void term(Expr e, int sign, Scope scope, Object[] acc, Loc loc) {
-        switch (e) {
-            case Ast.Sym s -> {
-                if (acc[0] != null || sign < 0) throw unsupported(loc, "unsupported address expression");
-                Sym_ v = lookup(scope, s.name());
-                if (v == null) throw unsupported(loc, "undefined symbol '" + s.name() + "'");
-                if (s.component() != null && v.kind == SymKind.REG) {
-                    v = new Sym_(SymKind.REG, v.slot + 32 * component(s.component(), loc), 0, v.type, 1);
-                }
-                acc[0] = v;
-            }
-            case Paren p -> term(p.inner(), sign, scope, acc, loc);
-            case Binary b when b.op().equals("+") || b.op().equals("-") -> {
-                Long l = ModuleContext.constant(b.left()), r = ModuleContext.constant(b.right());
-                if (l != null && r != null) {
-                    acc[1] = (Long) acc[1] + sign * (b.op().equals("+") ? l + r : l - r);
-                    return;
-                }
-                term(b.left(), sign, scope, acc, loc);
-                term(b.right(), b.op().equals("-") ? -sign : sign, scope, acc, loc);
-            }
-            default -> {
-                Long c = ModuleContext.constant(e);
-                if (c == null) throw unsupported(loc, "unsupported address expression");
-                acc[1] = (Long) acc[1] + sign * c;
-            }
-        }
-    }
-
-    private static int component(String c, Loc loc) {
-        return switch (c) {
-            case ".x", ".r" -> 0;
-            case ".y", ".g" -> 1;
-            case ".z", ".b" -> 2;
-            case ".w", ".a" -> 3;
-            default -> 0;
-        };
+        if (o instanceof Operand.Malformed m && m.address()) throw unsupported(loc, "unsupported address expression");
+        if (!(o instanceof Operand.Address a)) throw unsupported(loc, "unsupported address operand");
+        if (a.base() == null) return new Addr(null, -1, false, a.offset());
+        String n = name(a.base());
+        Sym_ s = n == null ? null : lookup(scope, n);
+        if (s == null) throw unsupported(loc, "undefined symbol '" + n + "'");
+        if (s.kind == SymKind.REG) return new Addr(null, slotOf(s, a.base()), s.type != null && s.type.size() <= 4, a.offset());
+        return new Addr(s, -1, false, a.offset());
     }
 
     /** The state-space address of a variable symbol, as a value (mov r, sym). */
@@ -575,116 +597,90 @@ final class Translator {
     }
 
     /** Slot of a value operand of type {@code t}. */
-    private int src(Operand o, PtxType t, Scope scope, Instruction ins) {
+    private int src(Operand o, PtxType t, Scope scope, Instr ins) {
         Loc loc = ins.loc();
-        if (o instanceof Ast.Sym s) {
-            if (s.name().startsWith("%")) {
-                int timer = timer(s.name());
-                if (timer >= 0) {
-                    int tmp = tempSlot();
-                    Op op = new Ops.Timer(tmp, timer);
-                    op.line = loc.line();
-                    op.form = ins.form();
-                    code.add(op);
-                    return tmp;
-                }
-                int k = Specials.kind(s.name(), s.component());
-                if (k >= 0 && lookup(scope, s.name()) == null) return specialSlot(k);
+        if (o instanceof Operand.Special sp) {
+            int timer = timer(sp.reg());
+            if (timer >= 0) {
+                int tmp = tempSlot();
+                Op op = new Ops.Timer(tmp, timer);
+                op.line = loc.line();
+                op.form = ins.form();
+                code.add(op);
+                return tmp;
             }
-            Sym_ v = lookup(scope, s.name());
+            int k = Specials.kind(sp.reg(), sp.component());
+            if (k >= 0) return specialSlot(k);
+            if (sp.reg() == SpecialReg.WARP_SZ) return constSlot(32);
+        }
+        String n = name(o);
+        if (n != null) {
+            Sym_ v = lookup(scope, n);
             if (v == null) {
-                if (s.name().equals("WARP_SZ")) return constSlot(32);
-                if (mc.function(s.name()) != null) return constSlot(mc.functionAddress(s.name()));
-                throw unsupported(loc, "undefined symbol '" + s.name() + "'");
+                if (mc.function(n) != null) return constSlot(mc.functionAddress(n));
+                throw unsupported(loc, "undefined symbol '" + n + "'");
             }
             return switch (v.kind) {
-                case REG -> s.component() != null ? v.slot + 32 * component(s.component(), loc) : v.slot;
-                case PRED -> throw unsupported(loc, "predicate '" + s.name() + "' used as a value");
+                case REG -> slotOf(v, o);
+                case PRED -> throw unsupported(loc, "predicate '" + n + "' used as a value");
                 default -> v.rel ? frameAddress(v.address, ins) : constSlot(symbolValue(v, loc));
             };
         }
-        if (o instanceof Expr e) {
-            Object[] relSym = relSymbolExpr(e, scope, loc);
-            if (relSym != null) return frameAddress(((Sym_) relSym[0]).address + (Long) relSym[1], ins);
-            Long sym = symbolExpr(e, scope, loc);
-            if (sym != null) return constSlot(sym);
-            return constSlot(immediate(e, t, loc));
+        switch (o) {
+            case Operand.Sum sum -> {
+                // sym + c, generic(sym): the variable's address (in a frame of an out-of-line function: FP-relative)
+                String bn = name(sum.base());
+                Sym_ v = bn == null ? null : lookup(scope, bn);
+                if (v != null && v.kind != SymKind.REG && v.kind != SymKind.PRED) {
+                    return v.rel ? frameAddress(v.address + sum.offset(), ins) : constSlot(symbolValue(v, loc) + sum.offset());
+                }
+                throw unsupported(loc, "unsupported immediate operand");
+            }
+            case Operand.IntImm i -> { return constSlot(immediate(o, t, loc)); }
+            case Operand.FloatImm f -> { return constSlot(immediate(o, t, loc)); }
+            case Operand.Malformed m -> throw unsupported(loc, "unsupported immediate operand");
+            default -> throw unsupported(loc, "unsupported operand in " + ins.form());
         }
-        throw unsupported(loc, "unsupported operand in " + ins.form());
     }
 
     /** A temporary slot holding FP + {@code offset}: an address in the running out-of-line function's frame. */
-    private int frameAddress(long offset, Instruction ins) {
+    private int frameAddress(long offset, Instr ins) {
         int t = tempSlot();
         addOp(new CallOps.FrameAddress(t, fpSlot(), offset), ins);
         return t;
     }
 
-    /** {@code sym + c} for a variable of an out-of-line function's frame: {Sym_, offset}, else null. */
-    private Object[] relSymbolExpr(Expr e, Scope scope, Loc loc) {
-        if (!(e instanceof Binary) && !(e instanceof Paren) && !(e instanceof Call)) return null;
-        if (e instanceof Call c && c.function().equals("generic")) e = c.arg();
-        try {
-            Object[] acc = {null, 0L};
-            term(e, 1, scope, acc, loc);
-            if (acc[0] instanceof Sym_ s && s.rel) return acc;
-        } catch (Unsupported u) {
-            return null;
-        }
-        return null;
-    }
-
-    /** {@code sym + c} as a constant address, or null when {@code e} names no variable. */
-    private Long symbolExpr(Expr e, Scope scope, Loc loc) {
-        if (!(e instanceof Binary) && !(e instanceof Paren) && !(e instanceof Call)) return null;
-        if (e instanceof Call c && c.function().equals("generic")) e = c.arg();
-        try {
-            Object[] acc = {null, 0L};
-            term(e, 1, scope, acc, loc);
-            if (acc[0] instanceof Sym_ s && s.kind != SymKind.REG && s.kind != SymKind.PRED) return symbolValue(s, loc) + (Long) acc[1];
-        } catch (Unsupported u) {
-            return null;
-        }
-        return null;
-    }
-
-    private static int timer(String name) {
-        return switch (name) {
-            case "%clock" -> Ops.Timer.CLOCK;
-            case "%clock_hi" -> Ops.Timer.CLOCK_HI;
-            case "%clock64" -> Ops.Timer.CLOCK64;
-            case "%globaltimer" -> Ops.Timer.GLOBALTIMER;
-            case "%globaltimer_lo" -> Ops.Timer.GLOBALTIMER_LO;
-            case "%globaltimer_hi" -> Ops.Timer.GLOBALTIMER_HI;
+    private static int timer(SpecialReg r) {
+        return switch (r) {
+            case CLOCK -> Ops.Timer.CLOCK;
+            case CLOCK_HI -> Ops.Timer.CLOCK_HI;
+            case CLOCK64 -> Ops.Timer.CLOCK64;
+            case GLOBALTIMER -> Ops.Timer.GLOBALTIMER;
+            case GLOBALTIMER_LO -> Ops.Timer.GLOBALTIMER_LO;
+            case GLOBALTIMER_HI -> Ops.Timer.GLOBALTIMER_HI;
             default -> -1;
         };
     }
 
-    /** The bits of an immediate for an operand of type {@code t} (PTX ISA 4.5). */
-    private long immediate(Expr e, PtxType t, Loc loc) {
+    /** The bits of an immediate ({@link Operand.IntImm} or {@link Operand.FloatImm}) for an operand of type {@code t} (PTX ISA 4.5). */
+    private long immediate(Operand o, PtxType t, Loc loc) {
         boolean isFloat = t != null && t.kind() == PtxType.Kind.FLOAT;
-        Expr inner = e;
-        boolean neg = false;
-        while (inner instanceof Paren p) inner = p.inner();
-        if (inner instanceof Unary u && u.op().equals("-") && (u.operand() instanceof FloatLit || u.operand() instanceof HexFloat)) {
-            neg = true;
-            inner = u.operand();
-        }
-        if (inner instanceof HexFloat h) {
+        if (o instanceof Operand.FloatImm f && f.kind() != Operand.FloatImm.Kind.DECIMAL) {
+            boolean dbl = f.kind() == Operand.FloatImm.Kind.HEX_F64;
             if (!isFloat) {
-                long bits = h.bits();
-                return neg ? bits ^ (h.dbl() ? Long.MIN_VALUE : 0x8000_0000L) : bits;
+                long bits = f.bits();
+                return f.negated() ? bits ^ (dbl ? Long.MIN_VALUE : 0x8000_0000L) : bits;
             }
-            double v = neg ? -h.value() : h.value();
-            return floatBits(v, t, h.dbl() ? -1 : (int) h.bits(), neg);
+            double v = f.negated() ? -f.value() : f.value();
+            return floatBits(v, t, dbl ? -1 : (int) f.bits(), f.negated());
         }
-        if (inner instanceof FloatLit f) {
-            double v = neg ? -f.value() : f.value();
+        if (o instanceof Operand.FloatImm f) {
+            double v = f.negated() ? -f.value() : f.value();
             if (!isFloat) return (long) v;
             return floatBits(v, t, -1, false);
         }
-        Long c = ModuleContext.constant(e);
-        if (c == null) throw unsupported(loc, "unsupported immediate operand");
+        if (!(o instanceof Operand.IntImm i)) throw unsupported(loc, "unsupported immediate operand");
+        long c = i.value();
         boolean half = t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2;
         if (isFloat && !half) return floatBits(c, t, -1, false);
         return c;
@@ -700,52 +696,47 @@ final class Translator {
     }
 
     /** Slot of a destination register; {@code _} is a sink. */
-    private int dst(Operand o, Scope scope, Instruction ins) {
-        if (o instanceof Ast.Sym s) {
-            if (s.name().equals("_")) return sink();
-            Sym_ v = lookup(scope, s.name());
-            if (v == null) throw unsupported(ins.loc(), "undefined symbol '" + s.name() + "'");
-            if (v.kind == SymKind.REG) return s.component() != null ? v.slot + 32 * component(s.component(), ins.loc()) : v.slot;
+    private int dst(Operand o, Scope scope, Instr ins) {
+        if (o instanceof Operand.Sink) return sink();
+        String n = name(o);
+        if (n != null) {
+            Sym_ v = lookup(scope, n);
+            if (v == null) throw unsupported(ins.loc(), "undefined symbol '" + n + "'");
+            if (v.kind == SymKind.REG) return slotOf(v, o);
         }
         throw unsupported(ins.loc(), "destination of " + ins.form() + " must be a register");
     }
 
-    private Sym_ regSym(Operand o, Scope scope) {
-        if (o instanceof Ast.Sym s && !s.name().equals("_")) {
-            Sym_ v = lookup(scope, s.name());
-            if (v != null && (v.kind == SymKind.REG || v.kind == SymKind.PRED)) return v;
-        }
-        return null;
-    }
-
     private boolean isPred(Operand o, Scope scope) {
-        if (o instanceof NegPred) return true;
-        Sym_ v = regSym(o, scope);
+        if (o instanceof Operand.Not) return true;
+        String n = name(o);
+        if (n == null || o instanceof Operand.Sink) return false;
+        Sym_ v = lookup(scope, n);
         return v != null && v.kind == SymKind.PRED;
     }
 
     /** A predicate source: index and negation ({@code !p}); immediates 0/1 are constant predicates. */
-    private int[] predSrc(Operand o, Scope scope, Instruction ins) {
-        if (o instanceof NegPred n) {
-            Sym_ v = lookup(scope, n.name());
-            if (v == null || v.kind != SymKind.PRED) throw unsupported(ins.loc(), "'" + n.name() + "' is not a predicate");
+    private int[] predSrc(Operand o, Scope scope, Instr ins) {
+        if (o instanceof Operand.Not not) {
+            String n = name(not.inner());
+            Sym_ v = n == null ? null : lookup(scope, n);
+            if (v == null || v.kind != SymKind.PRED) throw unsupported(ins.loc(), "'" + n + "' is not a predicate");
             return new int[] {v.slot, 1};
         }
-        if (o instanceof Ast.Sym s) {
-            Sym_ v = lookup(scope, s.name());
+        String n = name(o);
+        if (n != null) {
+            Sym_ v = lookup(scope, n);
             if (v != null && v.kind == SymKind.PRED) return new int[] {v.slot, 0};
         }
-        if (o instanceof Expr e) {
-            Long c = ModuleContext.constant(e);
-            if (c != null) return new int[] {c != 0 ? truePred() : falsePred(), 0};
-        }
+        if (o instanceof Operand.IntImm c) return new int[] {c.value() != 0 ? truePred() : falsePred(), 0};
         throw unsupported(ins.loc(), "expected a predicate operand in " + ins.form());
     }
 
-    private int predDst(Operand o, Scope scope, Instruction ins) {
-        if (o instanceof Ast.Sym s) {
-            if (s.name().equals("_")) return sinkPred();
-            Sym_ v = lookup(scope, s.name());
+    private int predDst(Operand o, Scope scope, Instr ins) {
+        if (o instanceof Operand.Sink) return sinkPred();
+        String n = name(o);
+        if (n != null) {
+            Sym_ v = lookup(scope, n);
             if (v != null && v.kind == SymKind.PRED) return v.slot;
         }
         throw unsupported(ins.loc(), "expected a predicate destination in " + ins.form());
@@ -753,64 +744,53 @@ final class Translator {
 
     // ------------------------------------------------------------------ instructions
 
-    private static final Set<String> SPACES = Set.of(".global", ".shared", ".local", ".param", ".const", ".shared::cta",
-            ".shared::cluster", ".param::entry", ".param::func");
-
-    private void instruction(Instruction ins, Scope scope, Instance inst) {
+    private void instruction(Instr ins, Scope scope, Instance inst) {
         int guard = -1;
         boolean gNeg = false;
         if (ins.guard() != null) {
-            Sym_ g = lookup(scope, ins.guard().predicate());
+            String gn = name(ins.guard());
+            Sym_ g = gn == null ? null : lookup(scope, gn);
             if (g == null || g.kind != SymKind.PRED) throw unsupported(ins.loc(), "guard is not a predicate");
             guard = g.slot;
-            gNeg = ins.guard().negated();
+            gNeg = ins.guardNegated();
         }
-        InstructionTable.Family fam = InstructionTable.lookup(ins);
-        String key = fam == null ? ins.opcode() : fam.key();
-        List<String> mods = ins.modifiers();
-        // mad.lo.cc / mad.hi.cc (PTX ISA 9.7.2.5): the family key needs .cc first, the ISA writes it after .lo/.hi
-        if (key.equals("mad") && mods.contains(".cc")) key = "mad.cc";
+        Opcode key = ins.opcode();
+        Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
-        List<PtxType> types = new ArrayList<>();
-        for (String m : mods) {
-            PtxType t = PtxType.fromName(m);
-            if (t != null) types.add(t);
-        }
-        PtxType t = types.isEmpty() ? null : types.getLast();
+        List<PtxType> types = mods.types();
+        PtxType t = mods.lastType();
         Op op;
         switch (key) {
-            case "mov" -> op = mov(ins, scope, t);
-            case "ld", "ldu" -> op = load(ins, scope, inst, t);
-            case "st" -> op = store(ins, scope, inst, t);
-            case "add", "sub", "mul", "mad", "div", "rem", "abs", "neg", "min", "max", "mul24", "mad24", "sad", "fma",
-                 "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign" -> op = arith(ins, key, scope, t);
-            case "add.cc", "addc", "sub.cc", "subc", "mad.cc", "madc" -> op = carry(ins, key, scope, t);
-            case "and", "or", "xor", "not", "cnot", "shl", "shr", "popc", "clz", "brev", "bfind", "bfe", "bfi", "prmt",
-                 "lop3", "shf", "bmsk", "szext", "fns", "dp4a", "dp2a" -> op = logic(ins, key, scope, t);
-            case "setp" -> op = setp(ins, scope, t);
-            case "set" -> op = set(ins, scope, types);
-            case "selp" -> {
+            case MOV -> op = mov(ins, scope, t);
+            case LD, LDU -> op = load(ins, scope, inst, t);
+            case ST -> op = store(ins, scope, inst, t);
+            case ADD, SUB, MUL, MAD, DIV, REM, ABS, NEG, MIN, MAX, MUL24, MAD24, SAD, FMA, RCP, SQRT, RSQRT, SIN, COS, LG2, EX2, TANH, COPYSIGN -> op = arith(ins, key, scope, t);
+            case ADD_CC, ADDC, SUB_CC, SUBC, MAD_CC, MADC -> op = carry(ins, key, scope, t);
+            case AND, OR, XOR, NOT, CNOT, SHL, SHR, POPC, CLZ, BREV, BFIND, BFE, BFI, PRMT, LOP3, SHF, BMSK, SZEXT, FNS, DP4A, DP2A -> op = logic(ins, key, scope, t);
+            case SETP -> op = setp(ins, scope, t);
+            case SET -> op = set(ins, scope, types);
+            case SELP -> {
                 need(ins, 4);
                 int[] c = predSrc(ops.get(3), scope, ins);
                 op = new FloatOps.Selp(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins), c[0], c[1] != 0);
             }
-            case "slct" -> {
+            case SLCT -> {
                 need(ins, 4);
                 boolean cf = t == PtxType.F32;
                 op = new FloatOps.Slct(dst(ops.get(0), scope, ins), src(ops.get(1), types.getFirst(), scope, ins),
-                        src(ops.get(2), types.getFirst(), scope, ins), src(ops.get(3), t, scope, ins), cf, mods.contains(".ftz"));
+                        src(ops.get(2), types.getFirst(), scope, ins), src(ops.get(3), t, scope, ins), cf, mods.has(Flag.FTZ));
             }
-            case "testp" -> {
+            case TESTP -> {
                 need(ins, 2);
-                int kind = mods.contains(".finite") ? FloatOps.Testp.FINITE : mods.contains(".infinite") ? FloatOps.Testp.INFINITE
-                        : mods.contains(".number") ? FloatOps.Testp.NUMBER : mods.contains(".notanumber") ? FloatOps.Testp.NOTANUMBER
-                        : mods.contains(".normal") ? FloatOps.Testp.NORMAL_ : FloatOps.Testp.SUBNORMAL;
+                int kind = mods.has(TestClass.FINITE) ? FloatOps.Testp.FINITE : mods.has(TestClass.INFINITE) ? FloatOps.Testp.INFINITE
+                        : mods.has(TestClass.NUMBER) ? FloatOps.Testp.NUMBER : mods.has(TestClass.NOTANUMBER) ? FloatOps.Testp.NOTANUMBER
+                        : mods.has(TestClass.NORMAL) ? FloatOps.Testp.NORMAL_ : FloatOps.Testp.SUBNORMAL;
                 op = new FloatOps.Testp(kind, t == PtxType.F64, predDst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins));
             }
-            case "cvt" -> op = cvt(ins, scope, types);
-            case "cvt.pack" -> {
+            case CVT -> op = cvt(ins, scope, types);
+            case CVT_PACK -> {
                 // cvt.pack.sat.{u8,s8,u16,s16}.s32{.b32} d, a, b{, c} (PTX ISA 9.0, 9.7.9.22)
-                if (types.size() < 2 || !mods.contains(".sat")) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
+                if (types.size() < 2 || !mods.has(Flag.SAT)) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
                 PtxType ct = types.getFirst();
                 if (ct != PtxType.U8 && ct != PtxType.S8 && ct != PtxType.U16 && ct != PtxType.S16) {
                     throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
@@ -819,63 +799,64 @@ final class Translator {
                 op = new FloatOps.CvtPack(ct, dst(ops.get(0), scope, ins), src(ops.get(1), PtxType.S32, scope, ins), src(ops.get(2), PtxType.S32, scope, ins),
                         ops.size() == 4 ? src(ops.get(3), PtxType.B32, scope, ins) : -1);
             }
-            case "cvta" -> {
+            case CVTA -> {
                 need(ins, 2);
-                boolean to = mods.contains(".to");
+                boolean to = mods.has(Flag.TO);
                 int space = space(mods, ins);
                 op = new MemOps.Cvta(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), space, to, t != null && t.size() == 4);
             }
-            case "isspacep" -> {
+            case ISSPACEP -> {
                 need(ins, 2);
                 op = new MemOps.IsSpace(predDst(ops.get(0), scope, ins), src(ops.get(1), PtxType.U64, scope, ins), space(mods, ins));
             }
-            case "atom", "red" -> op = atom(ins, key.equals("red"), scope, inst, t);
-            case "shfl" -> op = shfl(ins, scope);
-            case "vote" -> op = vote(ins, scope);
-            case "activemask" -> {
+            case ATOM, RED -> op = atom(ins, key == Opcode.RED, scope, inst, t);
+            case SHFL -> op = shfl(ins, scope);
+            case VOTE -> op = vote(ins, scope);
+            case ACTIVEMASK -> {
                 need(ins, 1);
                 op = new WarpOps.ActiveMask(dst(ops.get(0), scope, ins));
             }
-            case "match" -> {
-                boolean all = mods.contains(".all");
+            case MATCH -> {
+                boolean all = mods.has(VoteMode.ALL);
                 Operand d0 = ops.get(0);
                 int d, dp = -1;
-                if (d0 instanceof PredPair pp) {
-                    d = dst(new Ast.Sym(pp.first(), null), scope, ins);
-                    dp = predDst(new Ast.Sym(pp.second(), null), scope, ins);
+                if (d0 instanceof Operand.PredPair pp) {
+                    d = dst(pp.first(), scope, ins);
+                    dp = predDst(pp.second(), scope, ins);
                 } else {
                     d = dst(d0, scope, ins);
                 }
                 op = new WarpOps.Match(all, t == PtxType.B64 ? 64 : 32, d, dp, src(ops.get(1), t, scope, ins), src(ops.get(2), PtxType.B32, scope, ins));
             }
-            case "redux" -> {
+            case REDUX -> {
                 need(ins, 3);
                 if (t == PtxType.F32) throw unsupported(ins.loc(), "redux.sync on .f32 is not supported by the emulator");
-                int rop = mods.contains(".add") ? WarpOps.R_ADD : mods.contains(".min") ? WarpOps.R_MIN : mods.contains(".max") ? WarpOps.R_MAX
-                        : mods.contains(".and") ? WarpOps.R_AND : mods.contains(".or") ? WarpOps.R_OR : WarpOps.R_XOR;
+                int rop = mods.has(ReduceOp.ADD) ? WarpOps.R_ADD : mods.has(ReduceOp.MIN) ? WarpOps.R_MIN : mods.has(ReduceOp.MAX) ? WarpOps.R_MAX
+                        : mods.has(ReduceOp.AND) ? WarpOps.R_AND : mods.has(ReduceOp.OR) ? WarpOps.R_OR : WarpOps.R_XOR;
                 op = new WarpOps.Redux(rop, t == PtxType.S32, dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), src(ops.get(2), PtxType.B32, scope, ins));
             }
-            case "elect" -> {
+            case ELECT -> {
                 Operand d0 = ops.get(0);
                 int d = -1, dp;
-                if (d0 instanceof PredPair pp) {
-                    d = pp.first().equals("_") ? -1 : dst(new Ast.Sym(pp.first(), null), scope, ins);
-                    dp = predDst(new Ast.Sym(pp.second(), null), scope, ins);
+                if (d0 instanceof Operand.PredPair pp) {
+                    d = pp.first() instanceof Operand.Sink ? -1 : dst(pp.first(), scope, ins);
+                    dp = predDst(pp.second(), scope, ins);
                 } else {
                     dp = predDst(d0, scope, ins);
                 }
                 op = new WarpOps.Elect(d, dp, src(ops.get(1), PtxType.B32, scope, ins));
             }
-            case "bar", "barrier" -> op = barrier(ins, scope);
-            case "bar.warp.sync", "membar" -> op = key.equals("membar") ? new Ops.Fence() : new Ops.Nop();
-            case "fence" -> op = mods.contains(".proxy") || mods.stream().anyMatch(m -> m.startsWith(".proxy")) ? new Ops.Nop() : new Ops.Fence();
-            case "bra" -> {
-                if (ops.size() != 1 || !(ops.getFirst() instanceof Ast.Sym target)) throw unsupported(ins.loc(), "bra needs a label");
+            case BAR, BARRIER -> op = barrier(ins, scope);
+            case BAR_WARP_SYNC, MEMBAR -> op = key == Opcode.MEMBAR ? new Ops.Fence() : new Ops.Nop();
+            case FENCE -> op = mods.has(Flag.PROXY) ? new Ops.Nop() : new Ops.Fence();
+            case BRA -> {
+                String target = ops.size() == 1 ? name(ops.getFirst()) : null;
+                if (target == null) throw unsupported(ins.loc(), "bra needs a label");
                 Op b = new Ops.Bra();
-                inst.fixups.add(new Object[] {b, target.name(), ins.loc()});
+                inst.fixups.add(new Object[] {b, target, ins.loc()});
                 op = b;
             }
-            case "ret" -> {
+            case RET -> {
                 if (inst.isKernel) {
                     op = new Ops.Exit();
                 } else {
@@ -884,84 +865,83 @@ final class Translator {
                     op = b;
                 }
             }
-            case "exit" -> op = new Ops.Exit();
-            case "alloca" -> {
+            case EXIT -> op = new Ops.Exit();
+            case ALLOCA -> {
                 // alloca.type ptr, size{, immAlign} (PTX ISA 9.0, 9.7.17.3): immAlign defaults to 8
                 need(ins, 2);
                 long align = 8;
                 if (ops.size() > 2) {
-                    Long al = ops.get(2) instanceof Expr e ? ModuleContext.constant(e) : null;
+                    Long al = ops.get(2) instanceof Operand.IntImm imm ? Long.valueOf(imm.value()) : null;
                     if (al == null || al <= 0 || Long.bitCount(al) != 1) throw unsupported(ins.loc(), "alloca alignment must be a constant power of two");
                     align = al;
                 }
                 op = new CallOps.Alloca(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), align, spSlot(), t == PtxType.U32);
             }
-            case "stacksave" -> {
+            case STACKSAVE -> {
                 need(ins, 1);
                 op = new CallOps.StackSave(dst(ops.get(0), scope, ins), spSlot());
             }
-            case "stackrestore" -> {
+            case STACKRESTORE -> {
                 need(ins, 1);
                 op = new CallOps.StackRestore(src(ops.get(0), t, scope, ins), spSlot(), fpSlot(), t == PtxType.U32);
             }
-            case "trap" -> op = new Ops.Trap(Errors.LAUNCH_FAILED, "trap instruction executed");
-            case "brkpt" -> op = new Ops.Trap(Errors.ILLEGAL_INSTRUCTION, "brkpt instruction executed (no debugger attached)");
-            case "call" -> {
+            case TRAP -> op = new Ops.Trap(Errors.LAUNCH_FAILED, "trap instruction executed");
+            case BRKPT -> op = new Ops.Trap(Errors.ILLEGAL_INSTRUCTION, "brkpt instruction executed (no debugger attached)");
+            case CALL -> {
                 call(ins, scope, inst, guard, gNeg);
                 return;
             }
-            case "nanosleep", "prefetch", "prefetchu", "pmevent", "applypriority", "discard", "griddepcontrol", "setmaxnreg",
-                 "cp.async.commit_group", "cp.async.wait_group", "cp.async.wait_all" -> op = new Ops.Nop();
-            case "cp.async" -> op = cpAsync(ins, scope, inst);
-            case "mma", "ldmatrix", "stmatrix", "wmma.load", "wmma.store", "wmma.mma" -> op = matrix(ins, key, scope, inst);
-            case "createpolicy" -> op = new Ops.Mov(dst(ops.get(0), scope, ins), constSlot(0));
-            case "tex", "tld4", "suld", "sust" -> op = texture(ins, key, scope);
-            case "mbarrier.init", "mbarrier.arrive", "mbarrier.arrive_drop", "mbarrier.test_wait", "mbarrier.try_wait",
-                 "mbarrier.pending_count", "mbarrier.inval" -> op = mbarrier(ins, key, scope, inst);
+            case NANOSLEEP, PREFETCH, PREFETCHU, PMEVENT, APPLYPRIORITY, DISCARD, GRIDDEPCONTROL, SETMAXNREG, CP_ASYNC_COMMIT_GROUP, CP_ASYNC_WAIT_GROUP, CP_ASYNC_WAIT_ALL -> op = new Ops.Nop();
+            case CP_ASYNC -> op = cpAsync(ins, scope, inst);
+            case MMA, LDMATRIX, STMATRIX, WMMA_LOAD, WMMA_STORE, WMMA_MMA -> op = matrix(ins, key, scope, inst);
+            case CREATEPOLICY -> op = new Ops.Mov(dst(ops.get(0), scope, ins), constSlot(0));
+            case TEX, TLD4, SULD, SUST -> op = texture(ins, key, scope);
+            case MBARRIER_INIT, MBARRIER_ARRIVE, MBARRIER_ARRIVE_DROP, MBARRIER_TEST_WAIT, MBARRIER_TRY_WAIT, MBARRIER_PENDING_COUNT, MBARRIER_INVAL -> op = mbarrier(ins, key, scope, inst);
             default -> throw unsupported(ins.loc(), "instruction '" + ins.form() + "' is not supported by the emulator"
-                    + (fam != null ? " (PTX ISA " + InstructionTable.isaSection(fam, mods) + ")" : ""));
+                    + " (PTX ISA " + InstructionTable.isaSection(key.family(), ins.source().modifiers()) + ")");
         }
         emit(op, ins, guard, gNeg);
     }
 
-    private void need(Instruction ins, int n) {
+    private void need(Instr ins, int n) {
         if (ins.operands().size() < n) throw unsupported(ins.loc(), ins.form() + " needs " + n + " operands");
     }
 
-    private int space(List<String> mods, Instruction ins) {
-        for (String m : mods) {
+    /** The emulator's memory space of the first state-space modifier; generic without one. */
+    private int space(Modifiers mods, Instr ins) {
+        for (StateSpace m : mods.all(StateSpace.class)) {
             switch (m) {
-                case ".global", ".const" -> { return MemOps.GLOBAL; }
-                case ".shared", ".shared::cta", ".shared::cluster" -> { return MemOps.SHARED; }
-                case ".local" -> { return MemOps.LOCAL; }
-                case ".param", ".param::entry", ".param::func" -> { return MemOps.PARAM; }
+                case GLOBAL, CONST -> { return MemOps.GLOBAL; }
+                case SHARED, SHARED_CTA, SHARED_CLUSTER -> { return MemOps.SHARED; }
+                case LOCAL -> { return MemOps.LOCAL; }
+                case PARAM, PARAM_ENTRY, PARAM_FUNC -> { return MemOps.PARAM; }
                 default -> {}
             }
         }
         return MemOps.GENERIC;
     }
 
-    private Op mov(Instruction ins, Scope scope, PtxType t) {
+    private Op mov(Instr ins, Scope scope, PtxType t) {
         need(ins, 2);
         Operand d = ins.operands().get(0), a = ins.operands().get(1);
         if (t == PtxType.PRED) {
             int pd = predDst(d, scope, ins);
-            if (a instanceof Expr e && ModuleContext.constant(e) != null) {
-                return new Ops.PredLogic(Ops.PredLogic.CONST, pd, 0, false, -1, false, ModuleContext.constant(e) != 0);
+            if (a instanceof Operand.IntImm c) {
+                return new Ops.PredLogic(Ops.PredLogic.CONST, pd, 0, false, -1, false, c.value() != 0);
             }
             int[] ps = predSrc(a, scope, ins);
             return new Ops.PredLogic(Ops.PredLogic.MOV, pd, ps[0], ps[1] != 0, -1, false, false);
         }
         if (t == null) throw unsupported(ins.loc(), "mov without a type");
-        if (d instanceof VectorOperand v) {
+        if (d instanceof Operand.Vec v) {
             int[] parts = new int[v.elements().size()];
             for (int i = 0; i < parts.length; i++) {
                 Operand e = v.elements().get(i);
-                parts[i] = e instanceof Ast.Sym s && s.name().equals("_") ? -1 : dst(e, scope, ins);
+                parts[i] = e instanceof Operand.Sink ? -1 : dst(e, scope, ins);
             }
             return new Ops.Unpack(src(a, t, scope, ins), t.size() * 8 / parts.length, parts);
         }
-        if (a instanceof VectorOperand v) {
+        if (a instanceof Operand.Vec v) {
             int[] parts = new int[v.elements().size()];
             int bits = t.size() * 8 / parts.length;
             PtxType pt = switch (bits) {
@@ -972,11 +952,11 @@ final class Translator {
             };
             for (int i = 0; i < parts.length; i++) {
                 Operand e = v.elements().get(i);
-                parts[i] = e instanceof Ast.Sym s && s.name().equals("_") ? -1 : src(e, pt, scope, ins);
+                parts[i] = e instanceof Operand.Sink ? -1 : src(e, pt, scope, ins);
             }
             return new Ops.Pack(dst(d, scope, ins), bits, parts);
         }
-        if (a instanceof Ast.Sym s && timer(s.name()) >= 0) return new Ops.Timer(dst(d, scope, ins), timer(s.name()));
+        if (a instanceof Operand.Special sp && timer(sp.reg()) >= 0) return new Ops.Timer(dst(d, scope, ins), timer(sp.reg()));
         if (isPred(a, scope)) {
             throw unsupported(ins.loc(), "mov of a predicate into a ." + t.name().toLowerCase() + " register");
         }
@@ -986,8 +966,8 @@ final class Translator {
     /** The memory space and address of ld/st/atom; symbols pick the space they live in. */
     private record MemRef(int space, int base, boolean base32, long offset) {}
 
-    private MemRef memRef(Instruction ins, Operand addrOp, Scope scope, Instance inst, int how) {
-        int space = space(ins.modifiers(), ins);
+    private MemRef memRef(Instr ins, Operand addrOp, Scope scope, Instance inst, int how) {
+        int space = space(ins.mods(), ins);
         Addr a = address(addrOp, scope, ins.loc());
         if (a.symbol == null) {
             if (space == MemOps.PARAM && !inst.isKernel) {
@@ -1033,76 +1013,62 @@ final class Translator {
         return new MemRef(symSpace, -1, false, addr);
     }
 
-    private static boolean hasAny(List<String> mods, String... words) {
-        for (String w : words) if (mods.contains(w)) return true;
-        return false;
-    }
-
-    private static int vectorWidth(List<String> mods) {
-        for (String m : mods) {
-            if (m.equals(".v2")) return 2;
-            if (m.equals(".v4")) return 4;
-            if (m.equals(".v8")) return 8;
-        }
-        return 1;
-    }
-
-    private Op load(Instruction ins, Scope scope, Instance inst, PtxType t) {
+    private Op load(Instr ins, Scope scope, Instance inst, PtxType t) {
         need(ins, 2);
         if (t == null || t.size() == 0 || t.size() > 8) throw unsupported(ins.loc(), "'" + ins.form() + "': type not supported by the emulator");
         MemRef ref = memRef(ins, ins.operands().get(1), scope, inst, Warp.READ);
         Operand d = ins.operands().get(0);
         int[] dsts;
-        if (d instanceof VectorOperand v) {
+        if (d instanceof Operand.Vec v) {
             dsts = new int[v.elements().size()];
             for (int i = 0; i < dsts.length; i++) {
                 Operand e = v.elements().get(i);
-                dsts[i] = e instanceof Ast.Sym s && s.name().equals("_") ? -1 : dst(e, scope, ins);
+                dsts[i] = e instanceof Operand.Sink ? -1 : dst(e, scope, ins);
             }
         } else {
             if (isPred(d, scope)) throw unsupported(ins.loc(), "ld into a predicate");
             dsts = new int[] {dst(d, scope, ins)};
         }
-        if (vectorWidth(ins.modifiers()) != dsts.length) throw unsupported(ins.loc(), "vector width does not match the operand");
-        boolean acquire = hasAny(ins.modifiers(), ".acquire", ".volatile");
+        if (ins.mods().vector() != dsts.length) throw unsupported(ins.loc(), "vector width does not match the operand");
+        boolean acquire = ins.mods().hasAny(MemOrder.ACQUIRE, MemOrder.VOLATILE);
         return new MemOps.Ld(ref.space, ref.base, ref.base32, ref.offset, t.size(), t.kind() == PtxType.Kind.SIGNED, dsts, acquire);
     }
 
-    private Op store(Instruction ins, Scope scope, Instance inst, PtxType t) {
+    private Op store(Instr ins, Scope scope, Instance inst, PtxType t) {
         need(ins, 2);
         if (t == null || t.size() == 0 || t.size() > 8) throw unsupported(ins.loc(), "'" + ins.form() + "': type not supported by the emulator");
         MemRef ref = memRef(ins, ins.operands().get(0), scope, inst, Warp.WRITE);
         Operand v = ins.operands().get(1);
         int[] srcs;
-        if (v instanceof VectorOperand vo) {
+        if (v instanceof Operand.Vec vo) {
             srcs = new int[vo.elements().size()];
             for (int i = 0; i < srcs.length; i++) srcs[i] = src(vo.elements().get(i), t, scope, ins);
         } else {
             if (isPred(v, scope)) throw unsupported(ins.loc(), "st of a predicate");
             srcs = new int[] {src(v, t, scope, ins)};
         }
-        if (vectorWidth(ins.modifiers()) != srcs.length) throw unsupported(ins.loc(), "vector width does not match the operand");
-        boolean release = hasAny(ins.modifiers(), ".release", ".volatile");
+        if (ins.mods().vector() != srcs.length) throw unsupported(ins.loc(), "vector width does not match the operand");
+        boolean release = ins.mods().hasAny(MemOrder.RELEASE, MemOrder.VOLATILE);
         return new MemOps.St(ref.space, ref.base, ref.base32, ref.offset, t.size(), srcs, release);
     }
 
-    private Op atom(Instruction ins, boolean red, Scope scope, Instance inst, PtxType t) {
-        List<String> mods = ins.modifiers();
+    private Op atom(Instr ins, boolean red, Scope scope, Instance inst, PtxType t) {
+        Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
         boolean halfT = t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2;
         // atom.cas.b16 (PTX ISA 9.0, §9.7.13.5, sm_70+): the one 16-bit integer atomic
-        boolean cas16 = t == PtxType.B16 && mods.contains(".cas") && !red;
+        boolean cas16 = t == PtxType.B16 && mods.has(ReduceOp.CAS) && !red;
         if (t == PtxType.B128) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (.b128 atomics: the emulator has no 128-bit registers)");
         if (t == null || (t.size() != 4 && t.size() != 8 && !halfT && !cas16)) {
             throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (only 32- and 64-bit atomics, atom.cas.b16 and half-precision adds)");
         }
-        int vec = vectorWidth(mods);
+        int vec = mods.vector();
         if (vec != 1) return vectorAtom(ins, red, scope, inst, t, vec);
-        if (halfT && !mods.contains(".add")) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        int aop = mods.contains(".add") ? MemOps.A_ADD : mods.contains(".min") ? MemOps.A_MIN : mods.contains(".max") ? MemOps.A_MAX
-                : mods.contains(".inc") ? MemOps.A_INC : mods.contains(".dec") ? MemOps.A_DEC : mods.contains(".and") ? MemOps.A_AND
-                : mods.contains(".or") ? MemOps.A_OR : mods.contains(".xor") ? MemOps.A_XOR : mods.contains(".exch") ? MemOps.A_EXCH
-                : mods.contains(".cas") ? MemOps.A_CAS : -1;
+        if (halfT && !mods.has(ReduceOp.ADD)) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
+        int aop = mods.has(ReduceOp.ADD) ? MemOps.A_ADD : mods.has(ReduceOp.MIN) ? MemOps.A_MIN : mods.has(ReduceOp.MAX) ? MemOps.A_MAX
+                : mods.has(ReduceOp.INC) ? MemOps.A_INC : mods.has(ReduceOp.DEC) ? MemOps.A_DEC : mods.has(ReduceOp.AND) ? MemOps.A_AND
+                : mods.has(ReduceOp.OR) ? MemOps.A_OR : mods.has(ReduceOp.XOR) ? MemOps.A_XOR : mods.has(ReduceOp.EXCH) ? MemOps.A_EXCH
+                : mods.has(ReduceOp.CAS) ? MemOps.A_CAS : -1;
         if (aop < 0) throw unsupported(ins.loc(), "'" + ins.form() + "': unknown atomic operation");
         int type = switch (t.kind()) {
             case SIGNED -> MemOps.T_S;
@@ -1129,11 +1095,11 @@ final class Translator {
      * {@code .global} or a generic address of global memory; d and b are brace-enclosed vectors of
      * {@code vec} elements (d's may be {@code _}). Each element is its own atomic on its own address.
      */
-    private Op vectorAtom(Instruction ins, boolean red, Scope scope, Instance inst, PtxType t, int vec) {
-        List<String> mods = ins.modifiers();
+    private Op vectorAtom(Instr ins, boolean red, Scope scope, Instance inst, PtxType t, int vec) {
+        Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
         boolean f32 = t == PtxType.F32, half = t == PtxType.F16 || t == PtxType.BF16, packed = t == PtxType.F16X2 || t == PtxType.BF16X2;
-        int aop = mods.contains(".add") ? MemOps.A_ADD : mods.contains(".min") ? MemOps.A_MIN : mods.contains(".max") ? MemOps.A_MAX : -1;
+        int aop = mods.has(ReduceOp.ADD) ? MemOps.A_ADD : mods.has(ReduceOp.MIN) ? MemOps.A_MIN : mods.has(ReduceOp.MAX) ? MemOps.A_MAX : -1;
         boolean ok = (f32 && aop == MemOps.A_ADD && vec <= 4) || (half && aop >= 0) || (packed && aop >= 0 && vec <= 4);
         if (!ok) {
             throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (vector atomics: .add .v2/.v4 .f32, "
@@ -1145,20 +1111,20 @@ final class Translator {
         if (ref.space != MemOps.GLOBAL && ref.space != MemOps.GENERIC) {
             throw unsupported(ins.loc(), "'" + ins.form() + "': vector atomics exist only for .global (PTX ISA 9.0 §9.7.13.5)");
         }
-        if (!(ops.get(i + 1) instanceof VectorOperand bv) || bv.elements().size() != vec) {
+        if (!(ops.get(i + 1) instanceof Operand.Vec bv) || bv.elements().size() != vec) {
             throw unsupported(ins.loc(), "'" + ins.form() + "': b must be a vector of " + vec + " elements");
         }
         int[] bs = new int[vec];
         for (int e = 0; e < vec; e++) bs[e] = src(bv.elements().get(e), t, scope, ins);
         int[] ds = null;
         if (!red) {
-            if (!(ops.get(0) instanceof VectorOperand dv) || dv.elements().size() != vec) {
+            if (!(ops.get(0) instanceof Operand.Vec dv) || dv.elements().size() != vec) {
                 throw unsupported(ins.loc(), "'" + ins.form() + "': d must be a vector of " + vec + " elements");
             }
             ds = new int[vec];
             for (int e = 0; e < vec; e++) {
                 Operand o = dv.elements().get(e);
-                ds[e] = o instanceof Ast.Sym s && s.name().equals("_") ? -1 : dst(o, scope, ins);
+                ds[e] = o instanceof Operand.Sink ? -1 : dst(o, scope, ins);
             }
         }
         MemOps.Atom atom = new MemOps.Atom(ref.space, ref.base, ref.base32, ref.offset, aop, MemOps.T_F, t.size() * 8, -1, -1, -1);
@@ -1172,14 +1138,14 @@ final class Translator {
      * cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | , ignore-src}{, cache-policy}
      * (PTX ISA 9.7.9.25.3): the copy is done at once, so commit_group/wait_group have nothing to wait for.
      */
-    private Op cpAsync(Instruction ins, Scope scope, Instance inst) {
-        List<String> mods = ins.modifiers();
+    private Op cpAsync(Instr ins, Scope scope, Instance inst) {
+        Modifiers mods = ins.mods();
         List<Operand> ops = new ArrayList<>(ins.operands());
-        if (mods.contains(".L2::cache_hint") && ops.size() > 3) ops.removeLast();
+        if (mods.has(CacheHint.L2_CACHE_HINT) && ops.size() > 3) ops.removeLast();
         if (ops.size() < 3) throw unsupported(ins.loc(), ins.form() + " needs a destination, a source and a size");
         Addr d = address(ops.get(0), scope, ins.loc());
         Addr s = address(ops.get(1), scope, ins.loc());
-        Long size = ops.get(2) instanceof Expr e ? ModuleContext.constant(e) : null;
+        Long size = ops.get(2) instanceof Operand.IntImm imm ? Long.valueOf(imm.value()) : null;
         if (size == null || (size != 4 && size != 8 && size != 16)) throw unsupported(ins.loc(), "cp.async size must be 4, 8 or 16");
         int srcSize = -1, ignore = -1;
         boolean ignoreNeg = false;
@@ -1198,13 +1164,14 @@ final class Translator {
         return new MemOps.CpAsync(d.base, dOff, s.base, sOff, (int) (long) size, srcSize, ignore, ignoreNeg);
     }
 
-    private static int rounding(List<String> mods) {
-        for (String m : mods) {
-            switch (m) {
-                case ".rn", ".rni", ".rna" -> { return FloatMath.RN; }
-                case ".rz", ".rzi" -> { return FloatMath.RZ; }
-                case ".rm", ".rmi" -> { return FloatMath.RM; }
-                case ".rp", ".rpi" -> { return FloatMath.RP; }
+    /** The emulator's rounding mode of the first rounding modifier ({@code .rs} aside); {@code .rn} without one. */
+    private static int rounding(Modifiers mods) {
+        for (Rounding r : mods.all(Rounding.class)) {
+            switch (r) {
+                case RN, RNI, RNA -> { return FloatMath.RN; }
+                case RZ, RZI -> { return FloatMath.RZ; }
+                case RM, RMI -> { return FloatMath.RM; }
+                case RP, RPI -> { return FloatMath.RP; }
                 default -> {}
             }
         }
@@ -1221,68 +1188,68 @@ final class Translator {
         };
     }
 
-    private Op arith(Instruction ins, String key, Scope scope, PtxType t) {
-        List<String> mods = ins.modifiers();
+    private Op arith(Instr ins, Opcode key, Scope scope, PtxType t) {
+        Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
         if (t == null) throw unsupported(ins.loc(), ins.form() + " without a type");
         boolean unary = switch (key) {
-            case "abs", "neg", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh" -> true;
+            case ABS, NEG, RCP, SQRT, RSQRT, SIN, COS, LG2, EX2, TANH -> true;
             default -> false;
         };
-        boolean ternary = key.equals("mad") || key.equals("fma") || key.equals("mad24") || key.equals("sad");
+        boolean ternary = key == Opcode.MAD || key == Opcode.FMA || key == Opcode.MAD24 || key == Opcode.SAD;
         need(ins, unary ? 2 : ternary ? 4 : 3);
         if (t == PtxType.F32 || t == PtxType.F64) {
             boolean f64 = t == PtxType.F64;
             int kind = switch (key) {
-                case "add" -> FloatOps.ADD;
-                case "sub" -> FloatOps.SUB;
-                case "mul" -> FloatOps.MUL;
-                case "mad", "fma" -> FloatOps.FMA;
-                case "div" -> mods.contains(".approx") ? FloatOps.DIV_APPROX : mods.contains(".full") ? FloatOps.DIV_FULL : FloatOps.DIV;
-                case "abs" -> FloatOps.ABS;
-                case "neg" -> FloatOps.NEG;
-                case "min" -> FloatOps.MIN;
-                case "max" -> FloatOps.MAX;
-                case "sqrt" -> FloatOps.SQRT;
-                case "rsqrt" -> FloatOps.RSQRT;
-                case "rcp" -> mods.contains(".approx") ? FloatOps.RCP_APPROX : FloatOps.RCP;
-                case "sin" -> FloatOps.SIN;
-                case "cos" -> FloatOps.COS;
-                case "lg2" -> FloatOps.LG2;
-                case "ex2" -> FloatOps.EX2;
-                case "tanh" -> FloatOps.TANH;
-                case "copysign" -> FloatOps.COPYSIGN;
+                case ADD -> FloatOps.ADD;
+                case SUB -> FloatOps.SUB;
+                case MUL -> FloatOps.MUL;
+                case MAD, FMA -> FloatOps.FMA;
+                case DIV -> mods.has(Flag.APPROX) ? FloatOps.DIV_APPROX : mods.has(Flag.FULL) ? FloatOps.DIV_FULL : FloatOps.DIV;
+                case ABS -> FloatOps.ABS;
+                case NEG -> FloatOps.NEG;
+                case MIN -> FloatOps.MIN;
+                case MAX -> FloatOps.MAX;
+                case SQRT -> FloatOps.SQRT;
+                case RSQRT -> FloatOps.RSQRT;
+                case RCP -> mods.has(Flag.APPROX) ? FloatOps.RCP_APPROX : FloatOps.RCP;
+                case SIN -> FloatOps.SIN;
+                case COS -> FloatOps.COS;
+                case LG2 -> FloatOps.LG2;
+                case EX2 -> FloatOps.EX2;
+                case TANH -> FloatOps.TANH;
+                case COPYSIGN -> FloatOps.COPYSIGN;
                 default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             };
-            boolean xorsign = mods.contains(".xorsign");
-            if (mods.contains(".relu") || (xorsign && (f64 || !mods.contains(".abs") || (kind != FloatOps.MIN && kind != FloatOps.MAX)))) {
+            boolean xorsign = mods.has(Flag.XORSIGN);
+            if (mods.has(Flag.RELU) || (xorsign && (f64 || !mods.has(Flag.ABS) || (kind != FloatOps.MIN && kind != FloatOps.MAX)))) {
                 throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             }
             int d = dst(ops.get(0), scope, ins);
             int a = src(ops.get(1), t, scope, ins);
             int b = unary ? -1 : src(ops.get(2), t, scope, ins);
             int c = ternary ? src(ops.get(3), t, scope, ins) : -1;
-            FloatOps.Arith ar = new FloatOps.Arith(kind, f64, rounding(mods), mods.contains(".ftz"), mods.contains(".sat"), mods.contains(".NaN"), d, a, b, c);
+            FloatOps.Arith ar = new FloatOps.Arith(kind, f64, rounding(mods), mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.NAN), d, a, b, c);
             ar.xorsign = xorsign;
             return ar;
         }
         if (t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2) {
             int kind = switch (key) {
-                case "add" -> FloatOps.ADD;
-                case "sub" -> FloatOps.SUB;
-                case "mul" -> FloatOps.MUL;
-                case "fma", "mad" -> FloatOps.FMA;
-                case "neg" -> FloatOps.NEG;
-                case "abs" -> FloatOps.ABS;
-                case "min" -> FloatOps.MIN;
-                case "max" -> FloatOps.MAX;
-                case "ex2" -> FloatOps.EX2;
-                case "tanh" -> FloatOps.TANH;
+                case ADD -> FloatOps.ADD;
+                case SUB -> FloatOps.SUB;
+                case MUL -> FloatOps.MUL;
+                case FMA, MAD -> FloatOps.FMA;
+                case NEG -> FloatOps.NEG;
+                case ABS -> FloatOps.ABS;
+                case MIN -> FloatOps.MIN;
+                case MAX -> FloatOps.MAX;
+                case EX2 -> FloatOps.EX2;
+                case TANH -> FloatOps.TANH;
                 default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             };
-            boolean xorsign = mods.contains(".xorsign");
-            if ((xorsign && (!mods.contains(".abs") || (kind != FloatOps.MIN && kind != FloatOps.MAX))) || mods.contains(".rz") || mods.contains(".rm")
-                    || mods.contains(".rp") || mods.contains(".oob") || mods.contains(".satfinite")) {
+            boolean xorsign = mods.has(Flag.XORSIGN);
+            if ((xorsign && (!mods.has(Flag.ABS) || (kind != FloatOps.MIN && kind != FloatOps.MAX))) || mods.has(Rounding.RZ) || mods.has(Rounding.RM)
+                    || mods.has(Rounding.RP) || mods.has(Flag.OOB) || mods.has(Flag.SATFINITE)) {
                 throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             }
             int d = dst(ops.get(0), scope, ins);
@@ -1290,8 +1257,8 @@ final class Translator {
             int b = unary ? -1 : src(ops.get(2), t, scope, ins);
             int c = ternary ? src(ops.get(3), t, scope, ins) : -1;
             boolean bf = t == PtxType.BF16 || t == PtxType.BF16X2;
-            FloatOps.Half h = new FloatOps.Half(kind, bf, t == PtxType.F16X2 || t == PtxType.BF16X2, mods.contains(".ftz"), mods.contains(".sat"),
-                    mods.contains(".relu"), mods.contains(".NaN"), d, a, b, c);
+            FloatOps.Half h = new FloatOps.Half(kind, bf, t == PtxType.F16X2 || t == PtxType.BF16X2, mods.has(Flag.FTZ), mods.has(Flag.SAT),
+                    mods.has(Flag.RELU), mods.has(Flag.NAN), d, a, b, c);
             h.xorsign = xorsign;
             return h;
         }
@@ -1299,58 +1266,58 @@ final class Translator {
         boolean packed = t == PtxType.U16X2 || t == PtxType.S16X2;
         boolean signed = t.kind() == PtxType.Kind.SIGNED;
         int bits = packed ? 32 : t.size() * 8;
-        boolean wide = mods.contains(".wide"), hi = mods.contains(".hi"), sat = mods.contains(".sat"), relu = mods.contains(".relu");
+        boolean wide = mods.has(Flag.WIDE), hi = mods.has(Flag.HI), sat = mods.has(Flag.SAT), relu = mods.has(Flag.RELU);
         int kind = switch (key) {
-            case "add" -> packed ? IntOps.ADD16X2 : sat ? IntOps.ADD_SAT : IntOps.ADD;
-            case "sub" -> packed ? IntOps.SUB16X2 : sat ? IntOps.SUB_SAT : IntOps.SUB;
-            case "mul" -> wide ? IntOps.MUL_WIDE : hi ? IntOps.MUL_HI : IntOps.MUL_LO;
-            case "mad" -> wide ? IntOps.MAD_WIDE : hi ? (sat ? IntOps.MAD_HI_SAT : IntOps.MAD_HI) : IntOps.MAD_LO;
-            case "mul24" -> hi ? IntOps.MUL24_HI : IntOps.MUL24_LO;
-            case "mad24" -> hi ? (sat ? IntOps.MAD24_HI_SAT : IntOps.MAD24_HI) : IntOps.MAD24_LO;
-            case "sad" -> IntOps.SAD;
-            case "div" -> IntOps.DIV;
-            case "rem" -> IntOps.REM;
-            case "abs" -> IntOps.ABS;
-            case "neg" -> IntOps.NEG;
-            case "min" -> packed ? IntOps.MIN16X2 : IntOps.MIN;
-            case "max" -> packed ? IntOps.MAX16X2 : IntOps.MAX;
+            case ADD -> packed ? IntOps.ADD16X2 : sat ? IntOps.ADD_SAT : IntOps.ADD;
+            case SUB -> packed ? IntOps.SUB16X2 : sat ? IntOps.SUB_SAT : IntOps.SUB;
+            case MUL -> wide ? IntOps.MUL_WIDE : hi ? IntOps.MUL_HI : IntOps.MUL_LO;
+            case MAD -> wide ? IntOps.MAD_WIDE : hi ? (sat ? IntOps.MAD_HI_SAT : IntOps.MAD_HI) : IntOps.MAD_LO;
+            case MUL24 -> hi ? IntOps.MUL24_HI : IntOps.MUL24_LO;
+            case MAD24 -> hi ? (sat ? IntOps.MAD24_HI_SAT : IntOps.MAD24_HI) : IntOps.MAD24_LO;
+            case SAD -> IntOps.SAD;
+            case DIV -> IntOps.DIV;
+            case REM -> IntOps.REM;
+            case ABS -> IntOps.ABS;
+            case NEG -> IntOps.NEG;
+            case MIN -> packed ? IntOps.MIN16X2 : IntOps.MIN;
+            case MAX -> packed ? IntOps.MAX16X2 : IntOps.MAX;
             default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         };
         PtxType wt = wide ? widen(t) : t;
         int d = dst(ops.get(0), scope, ins);
         int a = src(ops.get(1), t, scope, ins);
         int b = unary ? -1 : src(ops.get(2), t, scope, ins);
-        int c = ternary ? src(ops.get(3), (wide && key.equals("mad")) ? wt : t, scope, ins) : -1;
+        int c = ternary ? src(ops.get(3), (wide && key == Opcode.MAD) ? wt : t, scope, ins) : -1;
         IntOps.Alu alu = new IntOps.Alu(kind, bits, signed, d, a, b, c, -1);
         if (relu) alu.mode = 1;
         return alu;
     }
 
-    private Op carry(Instruction ins, String key, Scope scope, PtxType t) {
+    private Op carry(Instr ins, Opcode key, Scope scope, PtxType t) {
         List<Operand> ops = ins.operands();
-        List<String> mods = ins.modifiers();
+        Modifiers mods = ins.mods();
         if (t == null || (t.size() != 4 && t.size() != 8)) throw unsupported(ins.loc(), "'" + ins.form() + "': type not supported");
-        boolean mad = key.startsWith("mad");
+        boolean mad = key == Opcode.MAD_CC || key == Opcode.MADC;
         need(ins, mad ? 4 : 3);
-        boolean sub = key.startsWith("sub");
-        boolean carryIn = key.equals("addc") || key.equals("subc") || key.equals("madc");
-        boolean carryOut = key.endsWith(".cc") || mods.contains(".cc");
+        boolean sub = key == Opcode.SUB_CC || key == Opcode.SUBC;
+        boolean carryIn = key == Opcode.ADDC || key == Opcode.SUBC || key == Opcode.MADC;
+        boolean carryOut = key == Opcode.ADD_CC || key == Opcode.SUB_CC || key == Opcode.MAD_CC || mods.has(Flag.CC);
         return new IntOps.Carry(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins),
-                mad ? src(ops.get(3), t, scope, ins) : -1, cc(), t.size() * 8, sub, carryIn, carryOut, mad, mods.contains(".hi"),
+                mad ? src(ops.get(3), t, scope, ins) : -1, cc(), t.size() * 8, sub, carryIn, carryOut, mad, mods.has(Flag.HI),
                 t.kind() == PtxType.Kind.SIGNED);
     }
 
-    private Op logic(Instruction ins, String key, Scope scope, PtxType t) {
+    private Op logic(Instr ins, Opcode key, Scope scope, PtxType t) {
         List<Operand> ops = ins.operands();
-        List<String> mods = ins.modifiers();
+        Modifiers mods = ins.mods();
         if (t == PtxType.PRED) {
             int d = predDst(ops.get(0), scope, ins);
             int[] a = predSrc(ops.get(1), scope, ins);
             int kind = switch (key) {
-                case "and" -> Ops.PredLogic.AND;
-                case "or" -> Ops.PredLogic.OR;
-                case "xor" -> Ops.PredLogic.XOR;
-                case "not" -> Ops.PredLogic.NOT;
+                case AND -> Ops.PredLogic.AND;
+                case OR -> Ops.PredLogic.OR;
+                case XOR -> Ops.PredLogic.XOR;
+                case NOT -> Ops.PredLogic.NOT;
                 default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             };
             int[] b = kind == Ops.PredLogic.NOT ? new int[] {-1, 0} : predSrc(ops.get(2), scope, ins);
@@ -1361,93 +1328,92 @@ final class Translator {
         boolean signed = t.kind() == PtxType.Kind.SIGNED;
         java.util.function.IntFunction<Integer> s = i -> src(ops.get(i), t, scope, ins);
         java.util.function.IntFunction<Integer> u32 = i -> src(ops.get(i), PtxType.U32, scope, ins);
-        if (key.equals("lop3") && ops.getFirst() instanceof PredPair pp) {
+        if (key == Opcode.LOP3 && ops.getFirst() instanceof Operand.PredPair pp) {
             // lop3.BoolOp.b32 d|p, a, b, c, immLut, q (PTX ISA 9.0, §9.7.8.6): p = (d != 0) BoolOp q
-            boolean and = mods.contains(".and");
-            if (ops.size() != 6 || !(and || mods.contains(".or"))) {
+            boolean and = mods.has(BoolOp.AND);
+            if (ops.size() != 6 || !(and || mods.has(BoolOp.OR))) {
                 throw unsupported(ins.loc(), "'" + ins.form() + "': the predicate form needs .and or .or and six operands (d|p, a, b, c, immLut, q)");
             }
-            int dd = pp.first().equals("_") ? sink() : dst(new Ast.Sym(pp.first(), null), scope, ins);
-            int dp = predDst(new Ast.Sym(pp.second(), null), scope, ins);
+            int dd = pp.first() instanceof Operand.Sink ? sink() : dst(pp.first(), scope, ins);
+            int dp = predDst(pp.second(), scope, ins);
             int[] q = predSrc(ops.get(5), scope, ins);
             return new IntOps.Lop3Pred(dd, s.apply(1), s.apply(2), s.apply(3), u32.apply(4), dp, and, q[0], q[1] != 0);
         }
         int d = dst(ops.get(0), scope, ins);
         switch (key) {
-            case "and", "or", "xor" -> {
+            case AND, OR, XOR -> {
                 need(ins, 3);
-                int kind = key.equals("and") ? IntOps.AND : key.equals("or") ? IntOps.OR : IntOps.XOR;
+                int kind = key == Opcode.AND ? IntOps.AND : key == Opcode.OR ? IntOps.OR : IntOps.XOR;
                 return new IntOps.Alu(kind, bits, signed, d, s.apply(1), s.apply(2), -1, -1);
             }
-            case "not", "cnot" -> {
+            case NOT, CNOT -> {
                 need(ins, 2);
-                return new IntOps.Alu(key.equals("not") ? IntOps.NOT : IntOps.CNOT, bits, signed, d, s.apply(1), -1, -1, -1);
+                return new IntOps.Alu(key == Opcode.NOT ? IntOps.NOT : IntOps.CNOT, bits, signed, d, s.apply(1), -1, -1, -1);
             }
-            case "shl", "shr" -> {
+            case SHL, SHR -> {
                 need(ins, 3);
-                return new IntOps.Alu(key.equals("shl") ? IntOps.SHL : IntOps.SHR, bits, signed, d, s.apply(1), u32.apply(2), -1, -1);
+                return new IntOps.Alu(key == Opcode.SHL ? IntOps.SHL : IntOps.SHR, bits, signed, d, s.apply(1), u32.apply(2), -1, -1);
             }
-            case "popc", "clz", "brev" -> {
+            case POPC, CLZ, BREV -> {
                 need(ins, 2);
-                int kind = key.equals("popc") ? IntOps.POPC : key.equals("clz") ? IntOps.CLZ : IntOps.BREV;
+                int kind = key == Opcode.POPC ? IntOps.POPC : key == Opcode.CLZ ? IntOps.CLZ : IntOps.BREV;
                 return new IntOps.Alu(kind, bits, signed, d, s.apply(1), -1, -1, -1);
             }
-            case "bfind" -> {
+            case BFIND -> {
                 need(ins, 2);
                 IntOps.Alu alu = new IntOps.Alu(IntOps.BFIND, bits, signed, d, s.apply(1), -1, -1, -1);
-                if (mods.contains(".shiftamt")) alu.mode = 1;
+                if (mods.has(Flag.SHIFTAMT)) alu.mode = 1;
                 return alu;
             }
-            case "bfe" -> {
+            case BFE -> {
                 need(ins, 4);
                 return new IntOps.Alu(IntOps.BFE, bits, signed, d, s.apply(1), u32.apply(2), u32.apply(3), -1);
             }
-            case "bfi" -> {
+            case BFI -> {
                 need(ins, 5);
                 return new IntOps.Alu(IntOps.BFI, bits, signed, d, s.apply(1), s.apply(2), u32.apply(3), u32.apply(4));
             }
-            case "prmt" -> {
+            case PRMT -> {
                 need(ins, 4);
                 IntOps.Alu alu = new IntOps.Alu(IntOps.PRMT, 32, false, d, s.apply(1), s.apply(2), s.apply(3), -1);
-                alu.mode = mods.contains(".f4e") ? 1 : mods.contains(".b4e") ? 2 : mods.contains(".rc8") ? 3 : mods.contains(".ecl") ? 4
-                        : mods.contains(".ecr") ? 5 : mods.contains(".rc16") ? 6 : 0;
+                alu.mode = mods.has(PrmtMode.F4E) ? 1 : mods.has(PrmtMode.B4E) ? 2 : mods.has(PrmtMode.RC8) ? 3 : mods.has(PrmtMode.ECL) ? 4
+                        : mods.has(PrmtMode.ECR) ? 5 : mods.has(PrmtMode.RC16) ? 6 : 0;
                 return alu;
             }
-            case "lop3" -> {
+            case LOP3 -> {
                 need(ins, 5);
                 return new IntOps.Alu(IntOps.LOP3, 32, false, d, s.apply(1), s.apply(2), s.apply(3), u32.apply(4));
             }
-            case "shf" -> {
+            case SHF -> {
                 need(ins, 4);
-                IntOps.Alu alu = new IntOps.Alu(mods.contains(".l") ? IntOps.SHF_L : IntOps.SHF_R, 32, false, d, s.apply(1), s.apply(2), u32.apply(3), -1);
-                alu.mode = mods.contains(".clamp") ? 1 : 0;
+                IntOps.Alu alu = new IntOps.Alu(mods.has(ShiftDir.L) ? IntOps.SHF_L : IntOps.SHF_R, 32, false, d, s.apply(1), s.apply(2), u32.apply(3), -1);
+                alu.mode = mods.has(ShiftMode.CLAMP) ? 1 : 0;
                 return alu;
             }
-            case "bmsk" -> {
+            case BMSK -> {
                 need(ins, 3);
                 IntOps.Alu alu = new IntOps.Alu(IntOps.BMSK, 32, false, d, u32.apply(1), u32.apply(2), -1, -1);
-                alu.mode = mods.contains(".clamp") ? 1 : 0;
+                alu.mode = mods.has(ShiftMode.CLAMP) ? 1 : 0;
                 return alu;
             }
-            case "szext" -> {
+            case SZEXT -> {
                 need(ins, 3);
                 IntOps.Alu alu = new IntOps.Alu(IntOps.SZEXT, 32, signed, d, s.apply(1), u32.apply(2), -1, -1);
-                alu.mode = mods.contains(".clamp") ? 1 : 0;
+                alu.mode = mods.has(ShiftMode.CLAMP) ? 1 : 0;
                 return alu;
             }
-            case "fns" -> {
+            case FNS -> {
                 need(ins, 4);
                 return new IntOps.Alu(IntOps.FNS, 32, false, d, s.apply(1), u32.apply(2), src(ops.get(3), PtxType.S32, scope, ins), -1);
             }
-            case "dp4a", "dp2a" -> {
+            case DP4A, DP2A -> {
                 need(ins, 4);
-                List<PtxType> ts = new ArrayList<>();
-                for (String m : mods) if (PtxType.fromName(m) != null) ts.add(PtxType.fromName(m));
+                List<PtxType> ts = mods.types();
                 if (ts.size() != 2) throw unsupported(ins.loc(), ins.form() + " needs two types");
-                IntOps.Alu alu = new IntOps.Alu(key.equals("dp4a") ? IntOps.DP4A : IntOps.DP2A, 32, ts.get(0) == PtxType.S32, d,
+                IntOps.Alu alu = new IntOps.Alu(key == Opcode.DP4A ? IntOps.DP4A : IntOps.DP2A, 32, ts.get(0) == PtxType.S32, d,
                         s.apply(1), s.apply(2), s.apply(3), -1);
                 alu.signedB = ts.get(1) == PtxType.S32;
-                alu.mode = mods.contains(".hi") ? 1 : 0;
+                alu.mode = mods.has(Flag.HI) ? 1 : 0;
                 return alu;
             }
             default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
@@ -1464,26 +1430,26 @@ final class Translator {
         };
     }
 
-    private int[] cmpAndBool(Instruction ins) {
+    private int[] cmpAndBool(Instr ins) {
         int cmp = -1, bool = FloatOps.BOOL_NONE;
-        for (String m : ins.modifiers()) {
-            int c = FloatOps.cmp(m);
+        for (Mod m : ins.mods()) {
+            int c = m instanceof Mod.Compare cm ? FloatOps.cmp(cm) : -1;
             if (c >= 0 && cmp < 0) cmp = c;
-            else if (m.equals(".and")) bool = FloatOps.BOOL_AND;
-            else if (m.equals(".or")) bool = FloatOps.BOOL_OR;
-            else if (m.equals(".xor")) bool = FloatOps.BOOL_XOR;
+            else if (m == BoolOp.AND) bool = FloatOps.BOOL_AND;
+            else if (m == BoolOp.OR) bool = FloatOps.BOOL_OR;
+            else if (m == BoolOp.XOR) bool = FloatOps.BOOL_XOR;
         }
         if (cmp < 0) throw unsupported(ins.loc(), ins.form() + " without a comparison");
         return new int[] {cmp, bool};
     }
 
-    private Op setp(Instruction ins, Scope scope, PtxType t) {
+    private Op setp(Instr ins, Scope scope, PtxType t) {
         List<Operand> ops = ins.operands();
         need(ins, 3);
         if (t == null) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         int[] cb = cmpAndBool(ins);
         if (t == PtxType.F16X2 || t == PtxType.BF16X2) {
-            if (!(ops.get(0) instanceof PredPair pp)) throw unsupported(ins.loc(), "'" + ins.form() + "' needs two destination predicates p|q");
+            if (!(ops.get(0) instanceof Operand.PredPair pp)) throw unsupported(ins.loc(), "'" + ins.form() + "' needs two destination predicates p|q");
             int c = -1;
             boolean cNeg = false;
             if (cb[1] != FloatOps.BOOL_NONE) {
@@ -1492,14 +1458,14 @@ final class Translator {
                 c = ps[0];
                 cNeg = ps[1] != 0;
             }
-            return new FloatOps.SetpX2(cb[0], t == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16, ins.modifiers().contains(".ftz"), cb[1],
-                    predDst(new Ast.Sym(pp.first(), null), scope, ins), predDst(new Ast.Sym(pp.second(), null), scope, ins),
+            return new FloatOps.SetpX2(cb[0], t == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16, ins.has(Flag.FTZ), cb[1],
+                    predDst(pp.first(), scope, ins), predDst(pp.second(), scope, ins),
                     src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins), c, cNeg);
         }
         int dp, dq = -1;
-        if (ops.get(0) instanceof PredPair pp) {
-            dp = predDst(new Ast.Sym(pp.first(), null), scope, ins);
-            dq = predDst(new Ast.Sym(pp.second(), null), scope, ins);
+        if (ops.get(0) instanceof Operand.PredPair pp) {
+            dp = predDst(pp.first(), scope, ins);
+            dq = predDst(pp.second(), scope, ins);
         } else {
             dp = predDst(ops.get(0), scope, ins);
         }
@@ -1511,11 +1477,11 @@ final class Translator {
             c = ps[0];
             cNeg = ps[1] != 0;
         }
-        return new FloatOps.Setp(cb[0], cmpKind(t), t.size() * 8, t.kind() == PtxType.Kind.SIGNED, ins.modifiers().contains(".ftz"), cb[1],
+        return new FloatOps.Setp(cb[0], cmpKind(t), t.size() * 8, t.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
                 dp, dq, src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins), c, cNeg);
     }
 
-    private Op set(Instruction ins, Scope scope, List<PtxType> types) {
+    private Op set(Instr ins, Scope scope, List<PtxType> types) {
         List<Operand> ops = ins.operands();
         need(ins, 3);
         if (types.size() != 2) throw unsupported(ins.loc(), ins.form() + " needs a destination and a source type");
@@ -1535,13 +1501,13 @@ final class Translator {
             int elements = st == PtxType.F16X2 || st == PtxType.BF16X2 ? 2 : 1;
             int one = dt == PtxType.F16 || dt == PtxType.F16X2 ? 0x3C00 : dt == PtxType.BF16 || dt == PtxType.BF16X2 ? 0x3F80 : -1;
             int kind = st == PtxType.F16 || st == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16;
-            return new FloatOps.SetHalf(cb[0], kind, ins.modifiers().contains(".ftz"), cb[1], dst(ops.get(0), scope, ins),
+            return new FloatOps.SetHalf(cb[0], kind, ins.has(Flag.FTZ), cb[1], dst(ops.get(0), scope, ins),
                     src(ops.get(1), st, scope, ins), src(ops.get(2), st, scope, ins), c, cNeg, elements, one, dt.size() * 8);
         }
         if ((dt.kind() == PtxType.Kind.FLOAT && dt != PtxType.F32) || halfSrc || halfDst) {
             throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         }
-        return new FloatOps.Set(cb[0], cmpKind(st), st.size() * 8, st.kind() == PtxType.Kind.SIGNED, ins.modifiers().contains(".ftz"), cb[1],
+        return new FloatOps.Set(cb[0], cmpKind(st), st.size() * 8, st.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
                 dst(ops.get(0), scope, ins), src(ops.get(1), st, scope, ins), src(ops.get(2), st, scope, ins), c, cNeg, dt == PtxType.F32);
     }
 
@@ -1552,24 +1518,24 @@ final class Translator {
         };
     }
 
-    private Op cvt(Instruction ins, Scope scope, List<PtxType> types) {
+    private Op cvt(Instr ins, Scope scope, List<PtxType> types) {
         List<Operand> ops = ins.operands();
-        List<String> mods = ins.modifiers();
+        Modifiers mods = ins.mods();
         need(ins, 2);
         if (types.size() != 2) throw unsupported(ins.loc(), ins.form() + " needs two types");
         PtxType dt = types.get(0), st = types.get(1);
-        boolean intRound = hasAny(mods, ".rni", ".rzi", ".rmi", ".rpi");
-        boolean satfinite = mods.contains(".satfinite");
-        if (mods.contains(".rs") || (mods.contains(".rna") && dt != PtxType.TF32)) {
+        boolean intRound = mods.hasAny(Rounding.RNI, Rounding.RZI, Rounding.RMI, Rounding.RPI);
+        boolean satfinite = mods.has(Flag.SATFINITE);
+        if (mods.has(Rounding.RS) || (mods.has(Rounding.RNA) && dt != PtxType.TF32)) {
             throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         }
         if (satfinite && dt != PtxType.F16 && dt != PtxType.BF16 && dt != PtxType.F16X2 && dt != PtxType.BF16X2 && dt != PtxType.TF32
                 && dt != PtxType.E4M3X2 && dt != PtxType.E5M2X2) {
             throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         }
-        int rnd = mods.contains(".rna") ? FloatMath.RNA : rounding(mods);
+        int rnd = mods.has(Rounding.RNA) ? FloatMath.RNA : rounding(mods);
         if ((dt == PtxType.F16X2 || dt == PtxType.BF16X2 || dt == PtxType.E4M3X2 || dt == PtxType.E5M2X2) && st == PtxType.F32 && ops.size() == 3) {
-            FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rnd, false, mods.contains(".ftz"), mods.contains(".sat"), mods.contains(".relu"),
+            FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rnd, false, mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.RELU),
                     dst(ops.get(0), scope, ins), src(ops.get(1), st, scope, ins), src(ops.get(2), st, scope, ins));
             c.satfinite = satfinite;
             return c;
@@ -1577,28 +1543,28 @@ final class Translator {
         boolean fp8 = ((dt == PtxType.E4M3X2 || dt == PtxType.E5M2X2) && st == PtxType.F16X2)
                 || (dt == PtxType.F16X2 && (st == PtxType.E4M3X2 || st == PtxType.E5M2X2));
         if (fp8 || (dt == PtxType.TF32 && st == PtxType.F32)) {
-            FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rnd, false, false, false, mods.contains(".relu"), dst(ops.get(0), scope, ins),
+            FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rnd, false, false, false, mods.has(Flag.RELU), dst(ops.get(0), scope, ins),
                     src(ops.get(1), st, scope, ins), -1);
             c.satfinite = satfinite;
             return c;
         }
         if (!convertible(dt) || !convertible(st)) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         if (st == PtxType.PRED || isPred(ops.get(1), scope)) throw unsupported(ins.loc(), "cvt of a predicate");
-        FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rounding(mods), intRound, mods.contains(".ftz"), mods.contains(".sat"), mods.contains(".relu"),
+        FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rounding(mods), intRound, mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.RELU),
                 dst(ops.get(0), scope, ins), src(ops.get(1), st, scope, ins), -1);
         c.satfinite = satfinite;
         return c;
     }
 
-    private Op shfl(Instruction ins, Scope scope) {
-        List<String> mods = ins.modifiers();
+    private Op shfl(Instr ins, Scope scope) {
+        Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
         need(ins, 4);
-        int mode = mods.contains(".up") ? WarpOps.UP : mods.contains(".down") ? WarpOps.DOWN : mods.contains(".bfly") ? WarpOps.BFLY : WarpOps.IDX;
+        int mode = mods.has(ShflMode.UP) ? WarpOps.UP : mods.has(ShflMode.DOWN) ? WarpOps.DOWN : mods.has(ShflMode.BFLY) ? WarpOps.BFLY : WarpOps.IDX;
         int d, dp = -1;
-        if (ops.get(0) instanceof PredPair pp) {
-            d = dst(new Ast.Sym(pp.first(), null), scope, ins);
-            dp = predDst(new Ast.Sym(pp.second(), null), scope, ins);
+        if (ops.get(0) instanceof Operand.PredPair pp) {
+            d = dst(pp.first(), scope, ins);
+            dp = predDst(pp.second(), scope, ins);
         } else {
             d = dst(ops.get(0), scope, ins);
         }
@@ -1606,26 +1572,26 @@ final class Translator {
                 src(ops.get(3), PtxType.B32, scope, ins), dp);
     }
 
-    private Op vote(Instruction ins, Scope scope) {
-        List<String> mods = ins.modifiers();
+    private Op vote(Instr ins, Scope scope) {
+        Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
         need(ins, 2);
-        int mode = mods.contains(".all") ? WarpOps.ALL : mods.contains(".any") ? WarpOps.ANY : mods.contains(".uni") ? WarpOps.UNI : WarpOps.BALLOT;
+        int mode = mods.has(VoteMode.ALL) ? WarpOps.ALL : mods.has(VoteMode.ANY) ? WarpOps.ANY : mods.has(VoteMode.UNI) ? WarpOps.UNI : WarpOps.BALLOT;
         int[] a = predSrc(ops.get(1), scope, ins);
         int mask = ops.size() > 2 ? src(ops.get(2), PtxType.B32, scope, ins) : -1;
         int d = mode == WarpOps.BALLOT ? dst(ops.get(0), scope, ins) : predDst(ops.get(0), scope, ins);
         return new WarpOps.Vote(mode, d, a[0], a[1] != 0, mask);
     }
 
-    private Op barrier(Instruction ins, Scope scope) {
-        List<String> mods = ins.modifiers();
+    private Op barrier(Instr ins, Scope scope) {
+        Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
-        if (mods.contains(".warp")) return new Ops.Nop();
-        if (mods.contains(".cluster") || mods.stream().anyMatch(m -> m.startsWith(".cluster"))) {
+        if (mods.has(Flag.WARP)) return new Ops.Nop();
+        if (mods.has(Mod.Scope.CLUSTER)) {
             throw unsupported(ins.loc(), "'" + ins.form() + "' (cluster barriers) is not supported by the emulator");
         }
-        if (mods.contains(".red")) {
-            int mode = mods.contains(".popc") ? Ops.Bar.RED_POPC : mods.contains(".and") ? Ops.Bar.RED_AND : Ops.Bar.RED_OR;
+        if (mods.has(Flag.RED)) {
+            int mode = mods.has(ReduceOp.POPC) ? Ops.Bar.RED_POPC : mods.has(ReduceOp.AND) ? Ops.Bar.RED_AND : Ops.Bar.RED_OR;
             need(ins, 3);
             int dst = mode == Ops.Bar.RED_POPC ? dst(ops.get(0), scope, ins) : predDst(ops.get(0), scope, ins);
             int id = src(ops.get(1), PtxType.U32, scope, ins);
@@ -1633,7 +1599,7 @@ final class Translator {
             int[] c = predSrc(ops.getLast(), scope, ins);
             return new Ops.Bar(mode, id, count, dst, c[0], c[1] != 0);
         }
-        boolean arrive = mods.contains(".arrive");
+        boolean arrive = mods.has(Flag.ARRIVE);
         int id = ops.isEmpty() ? -1 : src(ops.get(0), PtxType.U32, scope, ins);
         int count = ops.size() > 1 ? src(ops.get(1), PtxType.U32, scope, ins) : -1;
         return new Ops.Bar(arrive ? Ops.Bar.ARRIVE : Ops.Bar.SYNC, id, count, -1, -1, false);
@@ -1641,30 +1607,33 @@ final class Translator {
 
     // ------------------------------------------------------------------ calls (inlined)
 
-    private void call(Instruction ins, Scope scope, Instance inst, int guard, boolean gNeg) {
+    private void call(Instr ins, Scope scope, Instance inst, int guard, boolean gNeg) {
         List<Operand> ops = ins.operands();
         int i = 0;
         List<Operand> rets = List.of(), args = List.of();
-        if (i < ops.size() && ops.get(i) instanceof TupleOperand t) {
+        if (i < ops.size() && ops.get(i) instanceof Operand.Tuple t) {
             rets = t.elements();
             i++;
         }
-        if (i >= ops.size() || !(ops.get(i) instanceof Ast.Sym fn)) throw unsupported(ins.loc(), "call needs a function or a register holding its address");
+        Operand fn = i < ops.size() ? ops.get(i) : null;
+        String fnName = fn == null ? null : name(fn);
+        if (fnName == null) throw unsupported(ins.loc(), "call needs a function or a register holding its address");
         i++;
-        if (i < ops.size() && ops.get(i) instanceof TupleOperand t) {
+        if (i < ops.size() && ops.get(i) instanceof Operand.Tuple t) {
             args = t.elements();
             i++;
         }
-        Sym_ local = lookup(scope, fn.name());
+        Sym_ local = lookup(scope, fnName);
         boolean indirect = local != null && local.kind == SymKind.REG;
-        Statement proto = null;
+        dev.zluda.ptx.Ast.Statement proto = null;
         if (i < ops.size()) {
-            if (!indirect || !(ops.get(i) instanceof Ast.Sym ps) || i + 1 != ops.size()) throw unsupported(ins.loc(), "unsupported call operands");
-            for (Scope sc = scope; sc != null && proto == null; sc = sc.parent) proto = sc.protos.get(ps.name());
-            if (proto == null) throw unsupported(ins.loc(), "'" + ps.name() + "' is not a .callprototype or .calltargets label");
+            String ps = name(ops.get(i));
+            if (!indirect || ps == null || i + 1 != ops.size()) throw unsupported(ins.loc(), "unsupported call operands");
+            for (Scope sc = scope; sc != null && proto == null; sc = sc.parent) proto = sc.protos.get(ps);
+            if (proto == null) throw unsupported(ins.loc(), "'" + ps + "' is not a .callprototype or .calltargets label");
         }
         if (indirect && proto == null) throw unsupported(ins.loc(), "an indirect call needs a .callprototype or .calltargets label (PTX ISA 9.0, 9.7.12.3)");
-        Function callee = indirect ? null : mc.function(fn.name());
+        Function callee = indirect ? null : mc.function(fnName);
         Ops.Bra skip = null;
         if (guard >= 0) {
             // @p call f  ==>  @!p bra after; <inlined f or the call sequence>; after:
@@ -1676,9 +1645,9 @@ final class Translator {
             code.add(skip);
         }
         if (indirect) {
-            callIndirect(ins, local.slot + (fn.component() != null ? 32 * component(fn.component(), ins.loc()) : 0), proto, rets, args, scope);
+            callIndirect(ins, slotOf(local, fn), proto, rets, args, scope);
         } else if (callee == null || callee.body() == null) {
-            builtin(ins, fn.name(), rets, args, scope);
+            builtin(ins, fnName, rets, args, scope);
         } else if (mc.outOfLine(callee.name())) {
             FunctionInfo fi = mc.info(callee.name());
             checkArity(ins, callee.name(), fi, rets, args);
@@ -1689,7 +1658,7 @@ final class Translator {
         if (skip != null) skip.target = code.size();
     }
 
-    private void checkArity(Instruction ins, String name, FunctionInfo fi, List<Operand> rets, List<Operand> args) {
+    private void checkArity(Instr ins, String name, FunctionInfo fi, List<Operand> rets, List<Operand> args) {
         if (fi.params().size() != args.size() || fi.returnParams().size() != rets.size()) {
             throw unsupported(ins.loc(), "call of '" + name + "' with " + args.size() + " arguments and " + rets.size()
                     + " results, the function has " + fi.params().size() + " and " + fi.returnParams().size());
@@ -1761,7 +1730,7 @@ final class Translator {
     }
 
     /** {@code call (rets), %rd, (args), proto;}: targets are the listed functions or every address-taken one. */
-    private void callIndirect(Instruction ins, int targetSlot, Statement proto, List<Operand> rets, List<Operand> args, Scope scope) {
+    private void callIndirect(Instr ins, int targetSlot, dev.zluda.ptx.Ast.Statement proto, List<Operand> rets, List<Operand> args, Scope scope) {
         List<OutFn> targets = new ArrayList<>();
         Abi abi;
         if (proto instanceof CallTargets ct) {
@@ -1790,7 +1759,7 @@ final class Translator {
      * the {@link CallOps.Call}, the results copied out of it (PTX ISA 9.0, 9.7.12.3: arguments are passed
      * by value, results copied back at the return).
      */
-    private void callOutOfLine(Instruction ins, int targetSlot, List<OutFn> targets, Abi abi, List<Operand> rets, List<Operand> args, Scope scope) {
+    private void callOutOfLine(Instr ins, int targetSlot, List<OutFn> targets, Abi abi, List<Operand> rets, List<Operand> args, Scope scope) {
         int nfp = tempSlot();
         CallOps.NextFrame nf = new CallOps.NextFrame(nfp, spSlot());
         addOp(nf, ins);
@@ -1798,7 +1767,7 @@ final class Translator {
         for (int k = 0; k < args.size(); k++) {
             int row = abi.results + k;
             Operand actual = args.get(k);
-            Sym_ a = actual instanceof Ast.Sym s ? lookup(scope, s.name()) : null;
+            Sym_ a = name(actual) != null ? lookup(scope, name(actual)) : null;
             if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
                 addOp(new MemOps.LocalCopy(abi.offset[row], a.address, abi.size[row], nfp, a.rel ? fp : -1), ins);
             } else {
@@ -1812,7 +1781,7 @@ final class Translator {
         callFixups.add(new Object[] {c, nf, targets, current});
         for (int k = 0; k < rets.size(); k++) {
             Operand actual = rets.get(k);
-            Sym_ a = actual instanceof Ast.Sym s ? lookup(scope, s.name()) : null;
+            Sym_ a = name(actual) != null ? lookup(scope, name(actual)) : null;
             if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
                 addOp(new MemOps.LocalCopy(a.address, abi.offset[k], abi.size[k], a.rel ? fp : -1, nfp), ins);
             } else {
@@ -1868,7 +1837,7 @@ final class Translator {
         Instance ci = new Instance(f.name, false);
         callStack.push(f.name);
         try {
-            body(fn.body(), cs, ci);
+            body(mc.ir(f.name).body(), cs, ci);
         } finally {
             callStack.pop();
         }
@@ -1924,15 +1893,15 @@ final class Translator {
         }
     }
 
-    private long frameOf(Operand o, Scope scope, Instruction ins) {
-        if (o instanceof Ast.Sym s) {
-            Sym_ v = lookup(scope, s.name());
+    private long frameOf(Operand o, Scope scope, Instr ins) {
+        if (name(o) != null) {
+            Sym_ v = lookup(scope, name(o));
             if (v != null && (v.kind == SymKind.FPARAM || v.kind == SymKind.LOCAL)) return v.address;
         }
-        throw unsupported(ins.loc(), "call argument '" + o + "' must be a .param variable");
+        throw unsupported(ins.loc(), "call argument '" + dev.zluda.ptx.ir.IrPrinter.operand(o) + "' must be a .param variable");
     }
 
-    private void builtin(Instruction ins, String name, List<Operand> rets, List<Operand> args, Scope scope) {
+    private void builtin(Instr ins, String name, List<Operand> rets, List<Operand> args, Scope scope) {
         switch (name) {
             case "vprintf" -> {
                 if (args.size() != 2) throw unsupported(ins.loc(), "vprintf takes two arguments");
@@ -1956,7 +1925,7 @@ final class Translator {
         }
     }
 
-    private void inline(Instruction ins, Function callee, List<Operand> rets, List<Operand> args, Scope scope) {
+    private void inline(Instr ins, Function callee, List<Operand> rets, List<Operand> args, Scope scope) {
         if (callStack.contains(callee.name())) {
             throw unsupported(ins.loc(), "recursive call of '" + callee.name() + "' is not supported by the emulator");
         }
@@ -1974,7 +1943,7 @@ final class Translator {
         Instance ci = new Instance(callee.name(), false);
         callStack.push(callee.name());
         try {
-            body(callee.body(), cs, ci);
+            body(mc.ir(callee.name()).body(), cs, ci);
         } finally {
             callStack.pop();
         }
@@ -1990,7 +1959,7 @@ final class Translator {
     }
 
     /** Binds one callee parameter; for arguments emits the copy in, for results returns what to copy back. */
-    private Object[] bindParam(Instruction ins, ParamInfo p, List<Decl> decls, Operand actual, Scope callee, Scope caller, boolean in) {
+    private Object[] bindParam(Instr ins, ParamInfo p, List<Decl> decls, Operand actual, Scope callee, Scope caller, boolean in) {
         String space = declSpace(decls, p.name());
         PtxType t = p.variable().type();
         if (space.equals(".reg")) {
@@ -2015,7 +1984,7 @@ final class Translator {
         long size = Math.max(p.size(), 1);
         long off = allocFrame(Math.max(size, 8), Math.max(p.alignment(), 8));
         callee.names.put(p.name(), new Sym_(SymKind.FPARAM, -1, off, t, 1, rel));
-        Sym_ a = actual instanceof Ast.Sym s ? lookup(caller, s.name()) : null;
+        Sym_ a = name(actual) != null ? lookup(caller, name(actual)) : null;
         int fp = rel ? fpSlot() : -1;
         if (in) {
             if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
@@ -2031,7 +2000,7 @@ final class Translator {
         return new Object[] {"ld", off, dst(actual, caller, ins), size, fp};
     }
 
-    private void copyBack(Instruction ins, Object[] r) {
+    private void copyBack(Instr ins, Object[] r) {
         if (r == null) return;
         switch ((String) r[0]) {
             case "pred" -> addOp(new Ops.PredLogic(Ops.PredLogic.MOV, (Integer) r[2], (Integer) r[1], false, -1, false, false), ins);
@@ -2044,25 +2013,25 @@ final class Translator {
     // ------------------------------------------------------------------ warp-level matrix instructions (MatrixOps)
 
     /** The register slots of a vector operand {@code {r0, r1, ...}} (or one register); {@code _} is -1 for destinations. */
-    private int[] regVector(Operand o, boolean dest, Scope scope, Instruction ins) {
-        List<Operand> els = o instanceof VectorOperand v ? v.elements() : List.of(o);
+    private int[] regVector(Operand o, boolean dest, Scope scope, Instr ins) {
+        List<Operand> els = o instanceof Operand.Vec v ? v.elements() : List.of(o);
         int[] out = new int[els.size()];
         for (int i = 0; i < out.length; i++) {
             Operand e = els.get(i);
-            out[i] = dest ? (e instanceof Ast.Sym s && s.name().equals("_") ? -1 : dst(e, scope, ins)) : src(e, PtxType.B32, scope, ins);
+            out[i] = dest ? (e instanceof Operand.Sink ? -1 : dst(e, scope, ins)) : src(e, PtxType.B32, scope, ins);
         }
         return out;
     }
 
-    private static int matrixFormat(String m) {
+    private static int matrixFormat(PtxType m) {
         return switch (m) {
-            case ".f16" -> MatrixOps.F16;
-            case ".bf16" -> MatrixOps.BF16;
-            case ".tf32" -> MatrixOps.TF32;
-            case ".f32" -> MatrixOps.F32;
-            case ".s8" -> MatrixOps.S8;
-            case ".u8" -> MatrixOps.U8;
-            case ".s32" -> MatrixOps.S32;
+            case F16 -> MatrixOps.F16;
+            case BF16 -> MatrixOps.BF16;
+            case TF32 -> MatrixOps.TF32;
+            case F32 -> MatrixOps.F32;
+            case S8 -> MatrixOps.S8;
+            case U8 -> MatrixOps.U8;
+            case S32 -> MatrixOps.S32;
             default -> -1;
         };
     }
@@ -2072,22 +2041,22 @@ final class Translator {
      * stmatrix (.m8n8 .b16), wmma.load/store/mma (.m16n16k16 f16/bf16 with f16/f32 accumulators): PTX ISA 9.0,
      * §9.7.14. Other shapes and types are rejected with the instruction named.
      */
-    private Op matrix(Instruction ins, String key, Scope scope, Instance inst) {
-        List<String> mods = ins.modifiers();
+    private Op matrix(Instr ins, Opcode key, Scope scope, Instance inst) {
+        Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
         java.util.function.Supplier<Unsupported> no = () -> unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (PTX ISA 9.7.14: "
                 + "mma.sync m16n8k8/m16n8k16 f16, bf16, m16n8k8 tf32 and m16n8k32 s8/u8 with .row.col, ldmatrix/stmatrix .m8n8 .b16, "
                 + "wmma m16n16k16 f16/bf16 are)");
         List<Integer> fmts = new ArrayList<>();
-        for (String m : mods) if (matrixFormat(m) >= 0) fmts.add(matrixFormat(m));
+        for (PtxType m : mods.types()) if (matrixFormat(m) >= 0) fmts.add(matrixFormat(m));
         switch (key) {
-            case "mma" -> {
+            case MMA -> {
                 need(ins, 4);
-                if (!mods.contains(".row") || !mods.contains(".col") || fmts.size() != 4 || mods.stream().anyMatch(m -> m.startsWith(".sp") || m.startsWith(".block_scale") || m.startsWith(".kind"))) {
+                if (!mods.has(Layout.ROW) || !mods.has(Layout.COL) || fmts.size() != 4 || mods.hasAny(Flag.SP, Flag.SP_ORDERED_METADATA, Flag.BLOCK_SCALE) || mods.hasKind(Mod.MmaKind.class)) {
                     throw no.get();
                 }
                 int fd = fmts.get(0), fa = fmts.get(1), fb = fmts.get(2), fc = fmts.get(3);
-                int k = mods.contains(".m16n8k8") ? 8 : mods.contains(".m16n8k16") ? 16 : mods.contains(".m16n8k32") ? 32 : -1;
+                int k = mods.has(Shape.M16N8K8) ? 8 : mods.has(Shape.M16N8K16) ? 16 : mods.has(Shape.M16N8K32) ? 32 : -1;
                 boolean half = fa == MatrixOps.F16 || fa == MatrixOps.BF16, i8 = fa == MatrixOps.S8 || fa == MatrixOps.U8;
                 boolean ok = switch (k) {
                     case 8 -> (half || fa == MatrixOps.TF32) && fb == fa;
@@ -2098,35 +2067,35 @@ final class Translator {
                 if (ok && fa == MatrixOps.F16) ok = (fd == MatrixOps.F32 || fd == MatrixOps.F16) && fc == fd;
                 else if (ok && i8) ok = fd == MatrixOps.S32 && fc == MatrixOps.S32;
                 else if (ok) ok = fd == MatrixOps.F32 && fc == MatrixOps.F32;
-                if (!ok || (mods.contains(".satfinite") && !i8)) throw no.get();
+                if (!ok || (mods.has(Flag.SATFINITE) && !i8)) throw no.get();
                 int[] d = regVector(ops.get(0), true, scope, ins), a = regVector(ops.get(1), false, scope, ins);
                 int[] b = regVector(ops.get(2), false, scope, ins), c = regVector(ops.get(3), false, scope, ins);
                 int ba = MatrixOps.bits(fa), bc = MatrixOps.bits(fc), bd = MatrixOps.bits(fd);
                 if (a.length != 16 * k * ba / 32 / 32 || b.length != 8 * k * ba / 32 / 32 || c.length != 128 * bc / 32 / 32 || d.length != 128 * bd / 32 / 32) {
                     throw unsupported(ins.loc(), "'" + ins.form() + "': wrong number of registers in an operand");
                 }
-                return new MatrixOps.Mma(16, 8, k, fa, fb, fc, fd, mods.contains(".satfinite"), d, a, b, c);
+                return new MatrixOps.Mma(16, 8, k, fa, fb, fc, fd, mods.has(Flag.SATFINITE), d, a, b, c);
             }
-            case "ldmatrix", "stmatrix" -> {
+            case LDMATRIX, STMATRIX -> {
                 need(ins, 2);
-                if (!mods.contains(".m8n8") || !mods.contains(".b16")) throw no.get();
-                int x = mods.contains(".x4") ? 4 : mods.contains(".x2") ? 2 : 1;
-                boolean ld = key.equals("ldmatrix");
+                if (!mods.has(Shape.M8N8) || !mods.has(Mod.Type.of(PtxType.B16))) throw no.get();
+                int x = mods.has(new Mod.Count(4)) ? 4 : mods.has(new Mod.Count(2)) ? 2 : 1;
+                boolean ld = key == Opcode.LDMATRIX;
                 MemRef ref = memRef(ins, ops.get(ld ? 1 : 0), scope, inst, ld ? Warp.READ : Warp.WRITE);
                 if (ref.space() != MemOps.SHARED && ref.space() != MemOps.GENERIC) throw no.get();
                 int[] regs = regVector(ops.get(ld ? 0 : 1), ld, scope, ins);
                 if (regs.length != x) throw unsupported(ins.loc(), "'" + ins.form() + "': .x" + x + " needs " + x + " registers");
-                return ld ? new MatrixOps.Ldmatrix(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, mods.contains(".trans"))
-                        : new MatrixOps.Stmatrix(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, mods.contains(".trans"));
+                return ld ? new MatrixOps.Ldmatrix(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, mods.has(Flag.TRANS))
+                        : new MatrixOps.Stmatrix(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, mods.has(Flag.TRANS));
             }
             default -> {
-                if (!mods.contains(".m16n16k16") || fmts.isEmpty()) throw no.get();
-                if (key.equals("wmma.mma")) {
+                if (!mods.has(Shape.M16N16K16) || fmts.isEmpty()) throw no.get();
+                if (key == Opcode.WMMA_MMA) {
                     need(ins, 4);
                     boolean bf = fmts.size() == 4 && fmts.get(1) == MatrixOps.BF16;
                     int fd = fmts.get(0), fc = fmts.getLast();
                     if (!(bf ? fmts.equals(List.of(MatrixOps.F32, MatrixOps.BF16, MatrixOps.BF16, MatrixOps.F32)) : fmts.size() == 2
-                            && (fd == MatrixOps.F16 || fd == MatrixOps.F32) && (fc == MatrixOps.F16 || fc == MatrixOps.F32)) || mods.contains(".satfinite")) {
+                            && (fd == MatrixOps.F16 || fd == MatrixOps.F32) && (fc == MatrixOps.F16 || fc == MatrixOps.F32)) || mods.has(Flag.SATFINITE)) {
                         throw no.get();
                     }
                     int fab = bf ? MatrixOps.BF16 : MatrixOps.F16;
@@ -2138,11 +2107,11 @@ final class Translator {
                     }
                     return new MatrixOps.WmmaMma(fab, fc, fd, d, a, b, c);
                 }
-                boolean load = key.equals("wmma.load");
+                boolean load = key == Opcode.WMMA_LOAD;
                 need(ins, 2);
                 int fmt = fmts.getFirst();
-                boolean abOp = mods.contains(".a") || mods.contains(".b");
-                if (load && !abOp && !mods.contains(".c")) throw no.get();
+                boolean abOp = mods.has(Fragment.A) || mods.has(Fragment.B);
+                if (load && !abOp && !mods.has(Fragment.C)) throw no.get();
                 if (abOp ? fmt != MatrixOps.F16 && fmt != MatrixOps.BF16 : fmt != MatrixOps.F16 && fmt != MatrixOps.F32) throw no.get();
                 MemRef ref = memRef(ins, ops.get(load ? 1 : 0), scope, inst, load ? Warp.READ : Warp.WRITE);
                 if (ref.space() == MemOps.PARAM || ref.space() == MemOps.LOCAL) throw no.get();
@@ -2150,15 +2119,15 @@ final class Translator {
                 int want = abOp ? (fmt == MatrixOps.BF16 ? 4 : 8) : fmt == MatrixOps.F32 ? 8 : 4;
                 if (regs.length != want) throw unsupported(ins.loc(), "'" + ins.form() + "': a fragment of " + want + " registers is expected");
                 int stride = ops.size() > 2 ? src(ops.get(2), PtxType.U32, scope, ins) : -1;
-                boolean col = mods.contains(".col");
-                if (!col && !mods.contains(".row")) throw no.get();
+                boolean col = mods.has(Layout.COL);
+                if (!col && !mods.has(Layout.ROW)) throw no.get();
                 return load ? new MatrixOps.WmmaLoad(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, fmt, col, stride)
                         : new MatrixOps.WmmaStore(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, fmt, col, stride);
             }
         }
     }
 
-    private void addOp(Op op, Instruction ins) {
+    private void addOp(Op op, Instr ins) {
         op.line = ins.loc().line();
         op.form = ins.form();
         code.add(op);
@@ -2166,18 +2135,18 @@ final class Translator {
 
     // ------------------------------------------------------------------ textures, surfaces, mbarrier
 
-    private static int geometry(List<String> mods) {
-        return mods.contains(".1d") ? 1 : mods.contains(".2d") ? 2 : mods.contains(".3d") ? 3 : 0;
+    private static int geometry(Modifiers mods) {
+        return mods.has(Geometry.D1) ? 1 : mods.has(Geometry.D2) ? 2 : mods.has(Geometry.D3) ? 3 : 0;
     }
 
     /** The registers of a vector operand ({@code {a, b}}) or of a single register; {@code _} gives -1. */
-    private int[] regs(Operand o, PtxType t, Scope scope, Instruction ins, boolean dst, int min) {
-        List<Operand> el = o instanceof VectorOperand v ? v.elements() : List.of(o);
+    private int[] regs(Operand o, PtxType t, Scope scope, Instr ins, boolean dst, int min) {
+        List<Operand> el = o instanceof Operand.Vec v ? v.elements() : List.of(o);
         if (el.size() < min) throw unsupported(ins.loc(), ins.form() + " needs " + min + " coordinates or values");
         int[] out = new int[el.size()];
         for (int i = 0; i < out.length; i++) {
             Operand e = el.get(i);
-            out[i] = dst ? (e instanceof Ast.Sym s && s.name().equals("_") ? -1 : dst(e, scope, ins)) : src(e, t, scope, ins);
+            out[i] = dst ? (e instanceof Operand.Sink ? -1 : dst(e, scope, ins)) : src(e, t, scope, ins);
         }
         return out;
     }
@@ -2187,48 +2156,44 @@ final class Translator {
      * 9.7.11.2) on surface objects; see {@link TexOps}. Texture references, samplers, arrays, cube maps,
      * mipmaps (.level/.grad), depth compare and formatted stores (sust.p) are reported unsupported.
      */
-    private Op texture(Instruction ins, String key, Scope scope) {
-        List<String> mods = ins.modifiers();
+    private Op texture(Instr ins, Opcode key, Scope scope) {
+        Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
         int dims = geometry(mods);
         String no = "'" + ins.form() + "' is not supported by the emulator";
         if (dims == 0) throw unsupported(ins.loc(), no + " (only .1d, .2d and .3d geometries)");
-        boolean load = !key.equals("sust");
+        boolean load = key != Opcode.SUST;
         need(ins, 2);
         Operand addr = load ? ops.get(1) : ops.get(0);
-        if (!(addr instanceof AddressOperand a) || a.elements().size() != 2) {
+        if (!(addr instanceof Operand.AddressList a) || a.elements().size() != 2) {
             throw unsupported(ins.loc(), no + " (only [object, coordinates] with texture/surface objects; no samplers)");
         }
         int obj = src(a.elements().get(0), PtxType.U64, scope, ins);
-        if (key.equals("tex") || key.equals("tld4")) {
-            if (ops.size() != 2 || ins.operands().getFirst() instanceof PredPair) throw unsupported(ins.loc(), no + " (no .level/.grad, offsets, depth compare or residency predicate)");
-            if (!mods.contains(".v4")) throw unsupported(ins.loc(), no + " (only .v4 results)");
-            List<PtxType> types = new ArrayList<>();
-            for (String m : mods) {
-                PtxType t = PtxType.fromName(m);
-                if (t != null) types.add(t);
-            }
+        if (key == Opcode.TEX || key == Opcode.TLD4) {
+            if (ops.size() != 2 || ins.operands().getFirst() instanceof Operand.PredPair) throw unsupported(ins.loc(), no + " (no .level/.grad, offsets, depth compare or residency predicate)");
+            if (!mods.has(new Mod.Vector(4))) throw unsupported(ins.loc(), no + " (only .v4 results)");
+            List<PtxType> types = mods.types();
             if (types.size() != 2) throw unsupported(ins.loc(), no);
             PtxType dt = types.get(0), ct = types.get(1);
             int rt = dt == PtxType.F32 ? TexOps.F32 : dt == PtxType.S32 ? TexOps.S32 : dt == PtxType.U32 ? TexOps.U32 : -1;
             if (rt < 0 || (ct != PtxType.F32 && ct != PtxType.S32)) throw unsupported(ins.loc(), no + " (results .f32/.s32/.u32, coordinates .f32/.s32)");
             int gather = -1;
-            if (key.equals("tld4")) {
-                gather = mods.contains(".r") ? 0 : mods.contains(".g") ? 1 : mods.contains(".b") ? 2 : mods.contains(".a") ? 3 : -1;
+            if (key == Opcode.TLD4) {
+                gather = mods.has(Component.R) ? 0 : mods.has(Component.G) ? 1 : mods.has(Component.B) ? 2 : mods.has(Component.A) ? 3 : -1;
                 if (gather < 0 || dims != 2 || ct != PtxType.F32) throw unsupported(ins.loc(), no);
             }
             int[] coords = regs(a.elements().get(1), ct, scope, ins, false, dims);
             int[] d = regs(ops.get(0), dt, scope, ins, true, 4);
             return new TexOps.Tex(obj, dims, coords, ct == PtxType.F32, rt, gather, d);
         }
-        if (!mods.contains(".b")) throw unsupported(ins.loc(), no + " (only .b surface accesses; no formatted .p)");
-        int mode = mods.contains(".clamp") ? TexOps.CLAMP : mods.contains(".zero") ? TexOps.ZERO : TexOps.TRAP;
-        int bytes = mods.contains(".b8") ? 1 : mods.contains(".b16") ? 2 : mods.contains(".b32") ? 4 : mods.contains(".b64") ? 8 : 0;
+        if (!mods.has(SurfaceAccess.B)) throw unsupported(ins.loc(), no + " (only .b surface accesses; no formatted .p)");
+        int mode = mods.has(SurfaceOob.CLAMP) ? TexOps.CLAMP : mods.has(SurfaceOob.ZERO) ? TexOps.ZERO : TexOps.TRAP;
+        int bytes = mods.has(Mod.Type.of(PtxType.B8)) ? 1 : mods.has(Mod.Type.of(PtxType.B16)) ? 2 : mods.has(Mod.Type.of(PtxType.B32)) ? 4 : mods.has(Mod.Type.of(PtxType.B64)) ? 8 : 0;
         if (bytes == 0) throw unsupported(ins.loc(), no);
         PtxType bt = bytes == 8 ? PtxType.B64 : bytes == 2 ? PtxType.B16 : PtxType.B32;
         int[] coords = regs(a.elements().get(1), PtxType.B32, scope, ins, false, dims);
         int[] v = load ? regs(ops.get(0), bt, scope, ins, true, 1) : regs(ops.get(1), bt, scope, ins, false, 1);
-        if (v.length != vectorWidth(mods)) throw unsupported(ins.loc(), "vector width does not match the operand");
+        if (v.length != mods.vector()) throw unsupported(ins.loc(), "vector width does not match the operand");
         return load ? new TexOps.Suld(obj, dims, coords, bytes, mode, v) : new TexOps.Sust(obj, dims, coords, bytes, mode, v);
     }
 
@@ -2237,41 +2202,41 @@ final class Translator {
      * try_wait (with .parity), pending_count, inval; see {@link SyncOps.Mbarrier}. Transaction counts
      * (expect_tx, complete_tx), .noComplete, cluster scope and remote arrives are reported unsupported.
      */
-    private Op mbarrier(Instruction ins, String key, Scope scope, Instance inst) {
-        List<String> mods = ins.modifiers();
+    private Op mbarrier(Instr ins, Opcode key, Scope scope, Instance inst) {
+        Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
         String no = "'" + ins.form() + "' is not supported by the emulator";
-        if (mods.contains(".expect_tx") || mods.contains(".noComplete") || mods.contains(".shared::cluster") || mods.contains(".cluster")) {
+        if (mods.has(Flag.EXPECT_TX) || mods.has(Flag.NO_COMPLETE) || mods.has(StateSpace.SHARED_CLUSTER) || mods.has(Mod.Scope.CLUSTER)) {
             throw unsupported(ins.loc(), no + " (only basic arrive/wait on .shared::cta)");
         }
-        if (key.equals("mbarrier.pending_count")) {
+        if (key == Opcode.MBARRIER_PENDING_COUNT) {
             need(ins, 2);
             return new SyncOps.Mbarrier(SyncOps.Mbarrier.PENDING, MemOps.SHARED, -1, false, 0, dst(ops.get(0), scope, ins), -1, src(ops.get(1), PtxType.B64, scope, ins), false);
         }
         int memIdx = switch (key) {
-            case "mbarrier.init", "mbarrier.inval" -> 0;
+            case MBARRIER_INIT, MBARRIER_INVAL -> 0;
             default -> 1;
         };
         need(ins, memIdx + 1);
         MemRef ref = memRef(ins, ops.get(memIdx), scope, inst, Warp.ATOMIC);
         if (ref.space != MemOps.SHARED && ref.space != MemOps.GENERIC) throw unsupported(ins.loc(), no + " (mbarrier objects live in shared memory)");
                 switch (key) {
-            case "mbarrier.init" -> {
+            case MBARRIER_INIT -> {
                 need(ins, 2);
                 return new SyncOps.Mbarrier(SyncOps.Mbarrier.INIT, ref.space, ref.base, ref.base32, ref.offset, -1, -1, src(ops.get(1), PtxType.B32, scope, ins), false);
             }
-            case "mbarrier.inval" -> {
+            case MBARRIER_INVAL -> {
                 return new SyncOps.Mbarrier(SyncOps.Mbarrier.INVAL, ref.space, ref.base, ref.base32, ref.offset, -1, -1, -1, false);
             }
-            case "mbarrier.arrive", "mbarrier.arrive_drop" -> {
-                int d = ops.get(0) instanceof Ast.Sym s && s.name().equals("_") ? -1 : dst(ops.get(0), scope, ins);
+            case MBARRIER_ARRIVE, MBARRIER_ARRIVE_DROP -> {
+                int d = ops.get(0) instanceof Operand.Sink ? -1 : dst(ops.get(0), scope, ins);
                 int count = ops.size() > 2 ? src(ops.get(2), PtxType.B32, scope, ins) : -1;
-                return new SyncOps.Mbarrier(key.equals("mbarrier.arrive") ? SyncOps.Mbarrier.ARRIVE : SyncOps.Mbarrier.DROP, ref.space, ref.base, ref.base32, ref.offset,
+                return new SyncOps.Mbarrier(key == Opcode.MBARRIER_ARRIVE ? SyncOps.Mbarrier.ARRIVE : SyncOps.Mbarrier.DROP, ref.space, ref.base, ref.base32, ref.offset,
                         d, -1, count, false);
             }
             default -> { // test_wait, try_wait
                 need(ins, 3);
-                boolean parity = mods.contains(".parity");
+                boolean parity = mods.has(Flag.PARITY);
                 int pd = predDst(ops.get(0), scope, ins);
                 int state = src(ops.get(2), parity ? PtxType.B32 : PtxType.B64, scope, ins);
                 return new SyncOps.Mbarrier(SyncOps.Mbarrier.TEST, ref.space, ref.base, ref.base32, ref.offset, -1, pd, state, parity);
