@@ -10,7 +10,7 @@ import dev.zluda.ptx.PtxType;
 import dev.zluda.ptx.Semantics;
 import dev.zluda.ptx.VariableInfo;
 import dev.zluda.ptx.ir.Instr;
-import dev.zluda.ptx.ir.IrBuilder;
+import dev.zluda.ptx.ir.IrPipeline;
 import dev.zluda.ptx.ir.IrFunction;
 import dev.zluda.ptx.ir.IrModule;
 import dev.zluda.ptx.ir.Mod;
@@ -33,6 +33,7 @@ import dev.zluda.ptx.ir.Operand;
 import dev.zluda.ptx.ir.Operand.*;
 import dev.zluda.ptx.ir.SpecialReg;
 import dev.zluda.ptx.ir.Stmt;
+import dev.zluda.ptx.ir.pass.ParamAbi;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -111,7 +112,7 @@ public final class LlvmEmitter {
      * @return the IR, or the errors
      */
     public static Result emit(ModuleModel model, LlvmTarget target, String source) {
-        LlvmEmitter e = new LlvmEmitter(IrBuilder.build(model, source), target, source);
+        LlvmEmitter e = new LlvmEmitter(IrPipeline.build(model, source), target, source);
         return e.run();
     }
 
@@ -269,7 +270,7 @@ public final class LlvmEmitter {
      * variable initializers taken from the AST).
      */
     public static Result emit(Ast.Module module, ModuleModel model, LlvmTarget target, String source) {
-        LlvmEmitter e = new LlvmEmitter(IrBuilder.build(module, model, source), target, source);
+        LlvmEmitter e = new LlvmEmitter(IrPipeline.build(module, model, source), target, source);
         e.indexDeclarators(module);
         return e.run();
     }
@@ -325,16 +326,14 @@ public final class LlvmEmitter {
         void emitKernel() {
             Ast.Function f = info.ast();
             StringBuilder params = new StringBuilder();
-            for (ParamInfo p : info.params()) {
+            // the .param ABI (ParamAbi): scalars by value into a stack slot, the others in the kernel argument segment
+            for (ParamAbi.Slot p : ParamAbi.kernel(info).params()) {
                 if (params.length() > 0) params.append(", ");
-                VariableInfo v = p.variable();
-                boolean scalar = v.dims().isEmpty() && v.vectorWidth() == 1 && v.type() != null
-                        && v.type() != PtxType.PRED && p.alignment() <= p.size() && p.size() <= 8;
                 String arg = "%" + quote(p.name());
-                if (scalar) {
+                if (p.scalar()) {
                     String ty = ity((int) p.size() * 8);
                     params.append(ty).append(' ').append(arg);
-                    String slot = "%param" + p.index();
+                    String slot = "%param" + p.info().index();
                     entry.append("  ").append(slot).append(" = alloca ").append(ty).append(", align ").append(p.size())
                             .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
                     entry.append("  store ").append(ty).append(' ').append(arg).append(", ").append(allocaAs()).append(' ')
@@ -343,10 +342,10 @@ public final class LlvmEmitter {
                 } else {
                     String agg = "[" + p.size() + " x i8]";
                     if (target.amd()) {
-                        params.append("ptr addrspace(4) byref(").append(agg).append(") align ").append(p.alignment()).append(' ').append(arg);
+                        params.append("ptr addrspace(4) byref(").append(agg).append(") align ").append(p.align()).append(' ').append(arg);
                         syms.put(p.name(), new Global(arg, 4));
                     } else {
-                        params.append("ptr byval(").append(agg).append(") align ").append(p.alignment()).append(' ').append(arg);
+                        params.append("ptr byval(").append(agg).append(") align ").append(p.align()).append(' ').append(arg);
                         syms.put(p.name(), new Global(arg, 0));
                     }
                 }
@@ -401,12 +400,11 @@ public final class LlvmEmitter {
         void emitFunc() {
             Ast.Function f = info.ast();
             StringBuilder params = new StringBuilder();
-            List<ParamInfo> all = new ArrayList<>(info.returnParams());
-            all.addAll(info.params());
-            for (ParamInfo p : all) {
-                if (!".param".equals(p.variable().space())) {
-                    loc = p.variable().loc();
-                    fail(".func " + info.name() + ": " + p.variable().space() + " parameter " + p.name() + " is not supported (only .param)");
+            // the .param ABI (ParamAbi): results, then parameters, each the pointer to the caller's .param slot
+            for (ParamAbi.Slot p : ParamAbi.function(info).all()) {
+                if (p.space() != StateSpace.PARAM) {
+                    loc = p.info().variable().loc();
+                    fail(".func " + info.name() + ": " + p.info().variable().space() + " parameter " + p.name() + " is not supported (only .param)");
                     return;
                 }
                 if (params.length() > 0) params.append(", ");
@@ -461,8 +459,9 @@ public final class LlvmEmitter {
             }
             List<String> ptrs = new ArrayList<>();
             List<Runnable> after = new ArrayList<>();
-            for (int k = 0; k < rets.size(); k++) ptrs.add(slot(rets.get(k), f.returnParams().get(k), true, after));
-            for (int k = 0; k < args.size(); k++) ptrs.add(slot(args.get(k), f.params().get(k), false, after));
+            ParamAbi.Layout abi = ParamAbi.function(f);
+            for (int k = 0; k < rets.size(); k++) ptrs.add(slot(rets.get(k), abi.results().get(k), true, after));
+            for (int k = 0; k < args.size(); k++) ptrs.add(slot(args.get(k), abi.params().get(k), false, after));
             StringBuilder a = new StringBuilder();
             for (String p : ptrs) {
                 if (a.length() > 0) a.append(", ");
@@ -474,8 +473,9 @@ public final class LlvmEmitter {
         }
 
         /** The stack slot passed for one call operand (see {@link #callInstr}). */
-        String slot(Operand op, ParamInfo p, boolean result, List<Runnable> after) {
-            if (!".param".equals(p.variable().space())) throw new Unsupported(p.variable().space() + " parameter " + p.name() + " is not supported (only .param)");
+        String slot(Operand op, ParamAbi.Slot slot, boolean result, List<Runnable> after) {
+            ParamInfo p = slot.info();
+            if (slot.space() != StateSpace.PARAM) throw new Unsupported(p.variable().space() + " parameter " + p.name() + " is not supported (only .param)");
             String n = name(op);
             if (n != null && reg(n) == null && !n.startsWith("%")) {
                 Global g = symbol(n);
@@ -488,15 +488,15 @@ public final class LlvmEmitter {
             PtxType t = p.variable().type();
             if (t == null || p.size() > 8 || !p.variable().dims().isEmpty()) throw new Unsupported("call operand for parameter " + p.name() + " must be a .param variable");
             int bits = (int) p.size() * 8;
-            String slot = "%cp" + (tmp++);
-            entry.append("  ").append(slot).append(" = alloca ").append(ity(bits))
+            String cp = "%cp" + (tmp++);
+            entry.append("  ").append(cp).append(" = alloca ").append(ity(bits))
                     .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
             if (result) {
-                after.add(() -> write(op, v("load " + ity(bits) + ", " + allocaAs() + " " + slot), bits, false));
+                after.add(() -> write(op, v("load " + ity(bits) + ", " + allocaAs() + " " + cp), bits, false));
             } else {
-                line("store " + ity(bits) + " " + read(op, bits, false) + ", " + allocaAs() + " " + slot);
+                line("store " + ity(bits) + " " + read(op, bits, false) + ", " + allocaAs() + " " + cp);
             }
-            return slot;
+            return cp;
         }
 
         void globalsAttr(StringBuilder fn, long maxThreads) {
@@ -1008,19 +1008,17 @@ public final class LlvmEmitter {
             Operand d = x.op(0), a = x.op(1);
             if (d instanceof Vec vd) {
                 String val = read(a, bits, false);
-                int n = vd.elements().size(), w = bits / n;
-                for (int k = 0; k < n; k++) {
-                    String s = k == 0 ? val : v("lshr " + ity(bits) + " " + val + ", " + (k * w));
-                    write(vd.elements().get(k), resize(s, bits, w, false), w, false);
+                for (Lane l : vd.lanes()) {
+                    String s = l.offset() == 0 ? val : v("lshr " + ity(bits) + " " + val + ", " + l.offset());
+                    write(l.value(), resize(s, bits, l.bits(), false), l.bits(), false);
                 }
                 return;
             }
             if (a instanceof Vec va) {
-                int n = va.elements().size(), w = bits / n;
                 String acc = constant(0, bits);
-                for (int k = 0; k < n; k++) {
-                    String e = resize(read(va.elements().get(k), w, false), w, bits, false);
-                    if (k > 0) e = v("shl " + ity(bits) + " " + e + ", " + (k * w));
+                for (Lane l : va.lanes()) {
+                    String e = resize(read(l.value(), l.bits(), false), l.bits(), bits, false);
+                    if (l.offset() > 0) e = v("shl " + ity(bits) + " " + e + ", " + l.offset());
                     acc = v("or " + ity(bits) + " " + acc + ", " + e);
                 }
                 write(d, acc, bits, false);
@@ -2454,6 +2452,11 @@ public final class LlvmEmitter {
             return as + ":" + p;
         }
 
+        /** The elements of a data operand as {@link dev.zluda.ptx.ir.pass.VectorOperands} placed them; a scalar is one at 0. */
+        List<Lane> lanes(Operand o, int bits) {
+            return o instanceof Vec v ? v.lanes() : List.of(new Lane(o, bits, 0));
+        }
+
         void ld(Ins x) {
             int as = space(x);
             PtxType t = x.type(0);
@@ -2464,13 +2467,13 @@ public final class LlvmEmitter {
             boolean vol = x.has(MemOrder.VOLATILE);
             int bits = t.size() * 8;
             boolean s = t.kind() == PtxType.Kind.SIGNED;
-            List<Operand> dsts = x.op(0) instanceof Vec vo ? vo.elements() : List.of(x.op(0));
+            List<Lane> dsts = lanes(x.op(0), bits);
             for (int k = 0; k < dsts.size(); k++) {
-                String q = k == 0 ? p : v("getelementptr i8, " + as(pas) + " " + p + ", i64 " + (k * t.size()));
+                Lane l = dsts.get(k);
+                String q = k == 0 ? p : v("getelementptr i8, " + as(pas) + " " + p + ", i64 " + l.offset());
                 String val = v("load " + (vol ? "volatile " : "") + ity(bits) + ", " + as(pas) + " " + q + ", align " + (k == 0 ? t.size() * dsts.size() : t.size()));
-                Operand d = dsts.get(k);
                 if (t == PtxType.PRED) throw new Unsupported("ld of .pred");
-                write(d, val, bits, s);
+                write(l.value(), val, bits, s);
             }
         }
 
@@ -2483,10 +2486,11 @@ public final class LlvmEmitter {
             String p = ap.substring(ap.indexOf(':') + 1);
             boolean vol = x.has(MemOrder.VOLATILE);
             int bits = t.size() * 8;
-            List<Operand> srcs = x.op(1) instanceof Vec vo ? vo.elements() : List.of(x.op(1));
+            List<Lane> srcs = lanes(x.op(1), bits);
             for (int k = 0; k < srcs.size(); k++) {
-                String q = k == 0 ? p : v("getelementptr i8, " + as(pas) + " " + p + ", i64 " + (k * t.size()));
-                String val = read(srcs.get(k), bits, false);
+                Lane l = srcs.get(k);
+                String q = k == 0 ? p : v("getelementptr i8, " + as(pas) + " " + p + ", i64 " + l.offset());
+                String val = read(l.value(), bits, false);
                 line("store " + (vol ? "volatile " : "") + ity(bits) + " " + val + ", " + as(pas) + " " + q + ", align " + (k == 0 ? t.size() * srcs.size() : t.size()));
             }
         }

@@ -19,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The IR builder on PTX input with the expected IR written out by hand from the PTX ISA 9.0 meaning of each word:
  * which modifier is a type, a rounding, a comparison, a Boolean operator or a reduction; what each name resolves to.
  */
-class IrBuilderTest {
-    static IrModule build(String ptx) {
+public class IrBuilderTest {
+    public static IrModule build(String ptx) {
         ParseResult pr = Ptx.parse(ptx, "t.ptx");
         assertTrue(pr.ok(), pr.diagnostics().toString());
         ModuleModel m = Semantics.analyze(pr.module(), "t.ptx");
@@ -30,7 +30,7 @@ class IrBuilderTest {
         return ir;
     }
 
-    static final String HEADER = ".version 9.0\n.target sm_90\n.address_size 64\n";
+    public static final String HEADER = ".version 9.0\n.target sm_90\n.address_size 64\n";
 
     @Test
     void modifiersAreTypedByOpcode() {

@@ -9,7 +9,7 @@ import dev.zluda.ptx.ParseResult;
 import dev.zluda.ptx.Ptx;
 import dev.zluda.ptx.PtxType;
 import dev.zluda.ptx.Semantics;
-import dev.zluda.ptx.ir.IrBuilder;
+import dev.zluda.ptx.ir.IrPipeline;
 import dev.zluda.ptx.ir.IrModule;
 
 import java.util.ArrayList;
@@ -80,7 +80,7 @@ public final class EmulatorModule {
         if (!parsed.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(parsed.diagnostics()));
         ModuleModel model = Semantics.analyze(parsed.module(), source);
         if (!model.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(model.diagnostics()));
-        IrModule ir = IrBuilder.build(parsed.module(), model, source);
+        IrModule ir = IrPipeline.build(parsed.module(), model, source);
         if (!ir.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(ir.diagnostics()));
         ModuleContext mc = new ModuleContext(source, ir);
         if (model.addressSize() != 64) {

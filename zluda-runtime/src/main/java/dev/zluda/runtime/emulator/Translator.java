@@ -44,6 +44,7 @@ import dev.zluda.ptx.ir.Opcode;
 import dev.zluda.ptx.ir.Operand;
 import dev.zluda.ptx.ir.SpecialReg;
 import dev.zluda.ptx.ir.Stmt;
+import dev.zluda.ptx.ir.pass.ParamAbi;
 
 import java.util.ArrayList;
 import java.util.ArrayDeque;
@@ -295,7 +296,7 @@ final class Translator {
             }
         }
         Scope top = new Scope(moduleScope);
-        for (ParamInfo p : kernel.params()) top.names.put(p.name(), new Sym_(SymKind.KPARAM, -1, p.offset(), p.variable().type(), 1));
+        for (ParamAbi.Slot p : ParamAbi.kernel(kernel).params()) top.names.put(p.name(), new Sym_(SymKind.KPARAM, -1, p.offset(), p.type(), 1));
         Instance inst = new Instance(f.name(), true);
         callStack.push(f.name());
         try {
@@ -921,6 +922,11 @@ final class Translator {
         return MemOps.GENERIC;
     }
 
+    /** The width of a vector operand's elements as {@link dev.zluda.ptx.ir.pass.VectorOperands} placed them. */
+    private static int laneBits(Operand.Vec v, PtxType t) {
+        return v.lanes().isEmpty() ? t.size() * 8 / v.elements().size() : v.lanes().getFirst().bits();
+    }
+
     private Op mov(Instr ins, Scope scope, PtxType t) {
         need(ins, 2);
         Operand d = ins.operands().get(0), a = ins.operands().get(1);
@@ -939,11 +945,11 @@ final class Translator {
                 Operand e = v.elements().get(i);
                 parts[i] = e instanceof Operand.Sink ? -1 : dst(e, scope, ins);
             }
-            return new Ops.Unpack(src(a, t, scope, ins), t.size() * 8 / parts.length, parts);
+            return new Ops.Unpack(src(a, t, scope, ins), laneBits(v, t), parts);
         }
         if (a instanceof Operand.Vec v) {
             int[] parts = new int[v.elements().size()];
-            int bits = t.size() * 8 / parts.length;
+            int bits = laneBits(v, t);
             PtxType pt = switch (bits) {
                 case 8 -> PtxType.B8;
                 case 16 -> PtxType.B16;
@@ -1651,7 +1657,7 @@ final class Translator {
         } else if (mc.outOfLine(callee.name())) {
             FunctionInfo fi = mc.info(callee.name());
             checkArity(ins, callee.name(), fi, rets, args);
-            callOutOfLine(ins, -1, List.of(outFn(callee)), abi(fi), rets, args, scope);
+            callOutOfLine(ins, -1, List.of(outFn(callee)), ParamAbi.function(fi), rets, args, scope);
         } else {
             inline(ins, callee, rets, args, scope);
         }
@@ -1678,61 +1684,10 @@ final class Translator {
         return o;
     }
 
-    /**
-     * A call's parameter layout in the callee's frame: return parameters, then parameters, each at the
-     * next multiple of its alignment. Rows: {offset, size, type (PtxType or null)}, results first.
-     */
-    private record Abi(long[] offset, long[] size, PtxType[] type, int results, long end) {}
-
-    private static Abi abi(List<long[]> sizeAlign, List<PtxType> types, int results) {
-        int n = sizeAlign.size();
-        long[] off = new long[n], size = new long[n];
-        long cur = 0;
-        for (int k = 0; k < n; k++) {
-            long sz = Math.max(1, sizeAlign.get(k)[0]), al = Math.max(1, sizeAlign.get(k)[1]);
-            cur = (cur + al - 1) / al * al;
-            off[k] = cur;
-            size[k] = sz;
-            cur += sz;
-        }
-        return new Abi(off, size, types.toArray(new PtxType[0]), results, cur);
-    }
-
-    private static Abi abi(FunctionInfo fi) {
-        List<long[]> sa = new ArrayList<>();
-        List<PtxType> ts = new ArrayList<>();
-        for (ParamInfo p : fi.returnParams()) {
-            sa.add(new long[] {p.size(), p.alignment()});
-            ts.add(p.variable().type());
-        }
-        for (ParamInfo p : fi.params()) {
-            sa.add(new long[] {p.size(), p.alignment()});
-            ts.add(p.variable().type());
-        }
-        return abi(sa, ts, fi.returnParams().size());
-    }
-
-    private static Abi abi(CallPrototype cp) {
-        List<long[]> sa = new ArrayList<>();
-        List<PtxType> ts = new ArrayList<>();
-        int results = 0;
-        for (List<Decl> list : java.util.Arrays.asList(cp.returnParams() == null ? List.<Decl>of() : cp.returnParams(), cp.params())) {
-            for (Decl d : list) {
-                for (Declarator dc : d.declarators()) {
-                    long size = sizeOf(d, dc);
-                    sa.add(new long[] {size, d.space().equals(".reg") ? Math.max(1, size) : alignOf(d)});
-                    ts.add(typeOf(d));
-                }
-            }
-            if (results == 0 && list != cp.params()) results = sa.size();
-        }
-        return abi(sa, ts, results);
-    }
-
     /** {@code call (rets), %rd, (args), proto;}: targets are the listed functions or every address-taken one. */
     private void callIndirect(Instr ins, int targetSlot, dev.zluda.ptx.Ast.Statement proto, List<Operand> rets, List<Operand> args, Scope scope) {
         List<OutFn> targets = new ArrayList<>();
-        Abi abi;
+        ParamAbi.Layout abi;
         if (proto instanceof CallTargets ct) {
             for (String n : ct.functions()) {
                 Function f = mc.function(n);
@@ -1741,14 +1696,14 @@ final class Translator {
             }
             FunctionInfo fi = mc.info(ct.functions().getFirst());
             checkArity(ins, ct.functions().getFirst(), fi, rets, args);
-            abi = abi(fi);
+            abi = ParamAbi.function(fi);
         } else {
             CallPrototype cp = (CallPrototype) proto;
             for (String n : mc.addressTaken()) targets.add(outFn(mc.function(n)));
-            abi = abi(cp);
-            if (abi.results != rets.size() || abi.offset.length - abi.results != args.size()) {
+            abi = ParamAbi.prototype(cp);
+            if (abi.results().size() != rets.size() || abi.params().size() != args.size()) {
                 throw unsupported(ins.loc(), "call with " + args.size() + " arguments and " + rets.size() + " results through a prototype of "
-                        + (abi.offset.length - abi.results) + " and " + abi.results);
+                        + abi.params().size() + " and " + abi.results().size());
             }
         }
         callOutOfLine(ins, targetSlot, targets, abi, rets, args, scope);
@@ -1759,35 +1714,36 @@ final class Translator {
      * the {@link CallOps.Call}, the results copied out of it (PTX ISA 9.0, 9.7.12.3: arguments are passed
      * by value, results copied back at the return).
      */
-    private void callOutOfLine(Instr ins, int targetSlot, List<OutFn> targets, Abi abi, List<Operand> rets, List<Operand> args, Scope scope) {
+    private void callOutOfLine(Instr ins, int targetSlot, List<OutFn> targets, ParamAbi.Layout abi, List<Operand> rets, List<Operand> args, Scope scope) {
         int nfp = tempSlot();
         CallOps.NextFrame nf = new CallOps.NextFrame(nfp, spSlot());
         addOp(nf, ins);
         int fp = rel ? fpSlot() : -1;
         for (int k = 0; k < args.size(); k++) {
-            int row = abi.results + k;
+            ParamAbi.Slot row = abi.params().get(k);
             Operand actual = args.get(k);
             Sym_ a = name(actual) != null ? lookup(scope, name(actual)) : null;
             if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
-                addOp(new MemOps.LocalCopy(abi.offset[row], a.address, abi.size[row], nfp, a.rel ? fp : -1), ins);
+                addOp(new MemOps.LocalCopy(row.offset(), a.address, row.size(), nfp, a.rel ? fp : -1), ins);
             } else {
-                PtxType t = abi.type[row];
-                if (t == null || t == PtxType.PRED || abi.size[row] > 8) throw unsupported(ins.loc(), "call argument " + (k + 1) + " must be a .param variable");
-                addOp(new MemOps.St(MemOps.LOCAL, nfp, false, abi.offset[row], (int) abi.size[row], new int[] {src(actual, t, scope, ins)}, false), ins);
+                PtxType t = row.type();
+                if (t == null || t == PtxType.PRED || row.size() > 8) throw unsupported(ins.loc(), "call argument " + (k + 1) + " must be a .param variable");
+                addOp(new MemOps.St(MemOps.LOCAL, nfp, false, row.offset(), (int) row.size(), new int[] {src(actual, t, scope, ins)}, false), ins);
             }
         }
         CallOps.Call c = new CallOps.Call(targetSlot, nfp);
         addOp(c, ins);
         callFixups.add(new Object[] {c, nf, targets, current});
         for (int k = 0; k < rets.size(); k++) {
+            ParamAbi.Slot row = abi.results().get(k);
             Operand actual = rets.get(k);
             Sym_ a = name(actual) != null ? lookup(scope, name(actual)) : null;
             if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
-                addOp(new MemOps.LocalCopy(a.address, abi.offset[k], abi.size[k], a.rel ? fp : -1, nfp), ins);
+                addOp(new MemOps.LocalCopy(a.address, row.offset(), row.size(), a.rel ? fp : -1, nfp), ins);
             } else {
-                PtxType t = abi.type[k];
-                if (t == null || t == PtxType.PRED || abi.size[k] > 8) throw unsupported(ins.loc(), "call result " + (k + 1) + " must be a .param variable");
-                addOp(new MemOps.Ld(MemOps.LOCAL, nfp, false, abi.offset[k], (int) abi.size[k], false, new int[] {dst(actual, scope, ins)}, false), ins);
+                PtxType t = row.type();
+                if (t == null || t == PtxType.PRED || row.size() > 8) throw unsupported(ins.loc(), "call result " + (k + 1) + " must be a .param variable");
+                addOp(new MemOps.Ld(MemOps.LOCAL, nfp, false, row.offset(), (int) row.size(), false, new int[] {dst(actual, scope, ins)}, false), ins);
             }
         }
     }
@@ -1810,28 +1766,28 @@ final class Translator {
         f.predLo = preds;
         f.entry = code.size();
         int fp = fpSlot();
-        Abi abi = abi(fi);
-        frame = abi.end;
+        ParamAbi.Layout abi = ParamAbi.function(fi);
+        frame = abi.end();
         frameHigh = frame;
         Scope cs = new Scope(moduleScope);
-        List<int[]> regResults = new ArrayList<>(); // {slot, row}
-        int nres = fi.returnParams().size();
-        for (int row = 0; row < abi.offset.length; row++) {
-            ParamInfo p = row < nres ? fi.returnParams().get(row) : fi.params().get(row - nres);
-            String space = declSpace(row < nres ? fn.returnParamsOrEmpty() : fn.paramsOrEmpty(), p.name());
-            PtxType t = p.variable().type();
-            if (space.equals(".reg")) {
-                if (t == PtxType.PRED || abi.size[row] > 8) throw unsupported(fn.loc(), "predicate or wide .reg parameters of a recursive or address-taken function are not supported by the emulator");
+        List<Object[]> regResults = new ArrayList<>(); // {slot, Slot}
+        int nres = abi.results().size();
+        List<ParamAbi.Slot> rows = abi.all();
+        for (int row = 0; row < rows.size(); row++) {
+            ParamAbi.Slot p = rows.get(row);
+            PtxType t = p.type();
+            if (p.space() == StateSpace.REG) {
+                if (t == PtxType.PRED || p.size() > 8) throw unsupported(fn.loc(), "predicate or wide .reg parameters of a recursive or address-taken function are not supported by the emulator");
                 int slot = tempSlot();
                 cs.names.put(p.name(), new Sym_(SymKind.REG, slot, 0, t, 1));
                 if (row < nres) {
-                    regResults.add(new int[] {slot, row});
+                    regResults.add(new Object[] {slot, p});
                 } else {
-                    code.add(withLoc(new MemOps.Ld(MemOps.LOCAL, fp, false, abi.offset[row], (int) abi.size[row], false, new int[] {slot}, false),
+                    code.add(withLoc(new MemOps.Ld(MemOps.LOCAL, fp, false, p.offset(), (int) p.size(), false, new int[] {slot}, false),
                             fn.loc(), "(parameter " + p.name() + " of " + f.name + ")"));
                 }
             } else {
-                cs.names.put(p.name(), new Sym_(SymKind.FPARAM, -1, abi.offset[row], t, 1, true));
+                cs.names.put(p.name(), new Sym_(SymKind.FPARAM, -1, p.offset(), t, 1, true));
             }
         }
         Instance ci = new Instance(f.name, false);
@@ -1842,8 +1798,9 @@ final class Translator {
             callStack.pop();
         }
         int epilogue = code.size();
-        for (int[] rr : regResults) {
-            code.add(withLoc(new MemOps.St(MemOps.LOCAL, fp, false, abi.offset[rr[1]], (int) abi.size[rr[1]], new int[] {rr[0]}, false),
+        for (Object[] rr : regResults) {
+            ParamAbi.Slot p = (ParamAbi.Slot) rr[1];
+            code.add(withLoc(new MemOps.St(MemOps.LOCAL, fp, false, p.offset(), (int) p.size(), new int[] {(Integer) rr[0]}, false),
                     fn.loc(), "(result of " + f.name + ")"));
         }
         code.add(withLoc(new CallOps.Ret(), fn.loc(), "ret (end of " + f.name + ")"));
@@ -1937,9 +1894,10 @@ final class Translator {
         }
         Scope cs = new Scope(moduleScope);
         // parameters: .param ones live in local memory, .reg ones in fresh registers
-        for (int k = 0; k < args.size(); k++) bindParam(ins, fi.params().get(k), callee.paramsOrEmpty(), args.get(k), cs, scope, true);
+        ParamAbi.Layout abi = ParamAbi.function(fi);
+        for (int k = 0; k < args.size(); k++) bindParam(ins, abi.params().get(k), args.get(k), cs, scope, true);
         List<Object[]> results = new ArrayList<>();
-        for (int k = 0; k < rets.size(); k++) results.add(bindParam(ins, fi.returnParams().get(k), callee.returnParamsOrEmpty(), rets.get(k), cs, scope, false));
+        for (int k = 0; k < rets.size(); k++) results.add(bindParam(ins, abi.results().get(k), rets.get(k), cs, scope, false));
         Instance ci = new Instance(callee.name(), false);
         callStack.push(callee.name());
         try {
@@ -1953,16 +1911,10 @@ final class Translator {
         for (Object[] r : results) copyBack(ins, r);
     }
 
-    private static String declSpace(List<Decl> decls, String name) {
-        for (Decl d : decls) for (Declarator dc : d.declarators()) if (dc.name().equals(name)) return d.space();
-        return ".param";
-    }
-
     /** Binds one callee parameter; for arguments emits the copy in, for results returns what to copy back. */
-    private Object[] bindParam(Instr ins, ParamInfo p, List<Decl> decls, Operand actual, Scope callee, Scope caller, boolean in) {
-        String space = declSpace(decls, p.name());
-        PtxType t = p.variable().type();
-        if (space.equals(".reg")) {
+    private Object[] bindParam(Instr ins, ParamAbi.Slot p, Operand actual, Scope callee, Scope caller, boolean in) {
+        PtxType t = p.type();
+        if (p.space() == StateSpace.REG) {
             if (t == PtxType.PRED) {
                 int idx = preds++;
                 callee.names.put(p.name(), new Sym_(SymKind.PRED, idx, 0, t, 1));
@@ -1981,8 +1933,9 @@ final class Translator {
             }
             return new Object[] {"reg", slot, dst(actual, caller, ins)};
         }
-        long size = Math.max(p.size(), 1);
-        long off = allocFrame(Math.max(size, 8), Math.max(p.alignment(), 8));
+        // inlined: in the caller's frame, at least 8 bytes and 8-aligned
+        long size = p.size();
+        long off = allocFrame(Math.max(size, 8), Math.max(p.align(), 8));
         callee.names.put(p.name(), new Sym_(SymKind.FPARAM, -1, off, t, 1, rel));
         Sym_ a = name(actual) != null ? lookup(caller, name(actual)) : null;
         int fp = rel ? fpSlot() : -1;
