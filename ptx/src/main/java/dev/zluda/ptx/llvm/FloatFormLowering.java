@@ -45,7 +45,7 @@ final class FloatFormLowering {
             throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
         }
         if (!(x.op(0) instanceof PredPair pp)) throw new Unsupported(x.i.form() + " needs two destination predicates p|q");
-        String pred = Fn.fcmpPredicate(x, x.mods.get(0));
+        String pred = FloatLowering.fcmpPredicate(x, x.mods.get(0));
         String ty = f16 ? "half" : "bfloat";
         String expMask = f16 ? "31744" : "32640";                  // 0x7c00, 0x7f80
         String a = f.read(x.op(1), 32, false), b = f.read(x.op(2), 32, false);
@@ -89,7 +89,7 @@ final class FloatFormLowering {
             divApprox(f, x);
             return true;
         }
-        Rounding rnd = f.rounding(x);
+        Rounding rnd = FloatLowering.rounding(f, x);
         if (op == Opcode.MUL && x.has(Flag.FTZ) && (rnd == null || rnd == Rounding.RN)) {
             mulFtz(f, x);
             return true;
@@ -115,8 +115,8 @@ final class FloatFormLowering {
         String ai = f.read(x.op(1), 32, false), bi = f.read(x.op(2), 32, false);
         String a = f.v("bitcast i32 " + ai + " to float"), b = f.v("bitcast i32 " + bi + " to float");
         if (x.has(Flag.FTZ)) {
-            a = f.flush(a, PtxType.F32);
-            b = f.flush(b, PtxType.F32);
+            a = FloatLowering.flush(f, a, PtxType.F32);
+            b = FloatLowering.flush(f, b, PtxType.F32);
         }
         String p = f.call("float", "llvm.fabs.f32", "float", "float " + a), q = f.call("float", "llvm.fabs.f32", "float", "float " + b);
         String fn = x.has(Flag.NAN) ? (op == Opcode.MIN ? "minimum" : "maximum") : (op == Opcode.MIN ? "minnum" : "maxnum");
@@ -143,11 +143,11 @@ final class FloatFormLowering {
             r = f.call("float", "llvm.nvvm.div.full" + (ftz ? ".ftz" : ""), "float, float", "float " + a + ", float " + b);
         } else {
             if (ftz) {
-                a = f.flush(a, PtxType.F32);
-                b = f.flush(b, PtxType.F32);
+                a = FloatLowering.flush(f, a, PtxType.F32);
+                b = FloatLowering.flush(f, b, PtxType.F32);
             }
             r = f.v("fdiv float " + a + ", " + b);
-            if (ftz) r = f.flush(r, PtxType.F32);
+            if (ftz) r = FloatLowering.flush(f, r, PtxType.F32);
         }
         f.writeF(x.op(0), r, PtxType.F32);
     }
@@ -160,13 +160,13 @@ final class FloatFormLowering {
      */
     private static void mulFtz(Fn f, Ins x) {
         only(x, Set.of(Rounding.RN, Flag.FTZ, Flag.SAT, F32));
-        String a = f.flush(f.readF(x.op(1), PtxType.F32), PtxType.F32), b = f.flush(f.readF(x.op(2), PtxType.F32), PtxType.F32);
+        String a = FloatLowering.flush(f, f.readF(x.op(1), PtxType.F32), PtxType.F32), b = FloatLowering.flush(f, f.readF(x.op(2), PtxType.F32), PtxType.F32);
         String r = f.v("fmul float " + a + ", " + b);
         String exact = f.v("fmul double " + f.v("fpext float " + a + " to double") + ", " + f.v("fpext float " + b + " to double"));
         String tiny = f.v("fcmp olt double " + f.call("double", "llvm.fabs.f64", "double", "double " + exact) + ", " + MIN_NORMAL_F32);
         String zero = f.call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + r);
         r = f.sel(tiny, "float", zero, r);
-        if (x.has(Flag.SAT)) r = f.sat(r, PtxType.F32);
+        if (x.has(Flag.SAT)) r = FloatLowering.sat(f, r, PtxType.F32);
         f.writeF(x.op(0), r, PtxType.F32);
     }
 
@@ -188,15 +188,15 @@ final class FloatFormLowering {
         boolean ftz = x.has(Flag.FTZ);
         String a = f.readF(x.op(1), PtxType.F32), b = f.readF(x.op(2), PtxType.F32);
         if (ftz) {
-            a = f.flush(a, PtxType.F32);
-            b = f.flush(b, PtxType.F32);
+            a = FloatLowering.flush(f, a, PtxType.F32);
+            b = FloatLowering.flush(f, b, PtxType.F32);
         }
         String ab = f.call("float", "llvm.fabs.f32", "float", "float " + b);
         String big = f.v("and i1 " + f.v("fcmp ogt float " + ab + ", 0x47D0000000000000") + ", "
                 + f.v("fcmp olt float " + ab + ", 0x7FF0000000000000"));
         String zero = f.v("fmul float " + a + ", " + f.call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + b));
         String r = f.sel(big, "float", zero, f.v("fdiv float " + a + ", " + b));
-        if (ftz) r = f.flush(r, PtxType.F32);
+        if (ftz) r = FloatLowering.flush(f, r, PtxType.F32);
         f.writeF(x.op(0), canonicalF32(f, r), PtxType.F32);
     }
 
@@ -215,7 +215,7 @@ final class FloatFormLowering {
         if (!(rcp || sqrt || rsqrt) || x.mods.distinctCount() != 2 + (ftz ? 1 : 0)) return false;
         if (t == PtxType.F32) {
             String a = f.readF(x.op(1), t);
-            if (ftz) a = f.flush(a, t);
+            if (ftz) a = FloatLowering.flush(f, a, t);
             String r;
             if (rcp) r = f.v("fdiv float 1.0, " + a);
             else if (sqrt) r = f.call("float", "llvm.sqrt.f32", "float", "float " + a);
@@ -223,7 +223,7 @@ final class FloatFormLowering {
                 String d = f.call("double", "llvm.sqrt.f64", "double", "double " + f.v("fpext float " + a + " to double"));
                 r = f.v("fptrunc double " + f.v("fdiv double 1.0, " + d) + " to float");
             }
-            if (ftz) r = f.flush(r, t);
+            if (ftz) r = FloatLowering.flush(f, r, t);
             f.writeF(x.op(0), canonicalF32(f, r), t);
             return true;
         }

@@ -42,14 +42,14 @@ final class WarpAtomicLowering {
         if (!x.has(Flag.SYNC) || !x.has(PtxType.B32) || any == all || x.mods.distinctCount() != 3) {
             throw new Unsupported(x.i.form() + " is not supported by the LLVM back end (only match.{any,all}.sync.b32)");
         }
-        f.requireWave32(x.i.form());
+        TargetHooks.requireWave32(f, x.i.form());
         String a = f.read(x.op(1), 32, false), mask = members(f, f.read(x.op(2), 32, false));
         if (all) {
             // every member equals the lowest member's value exactly when the ballot of "equal to it" is the mask
             String lead = f.call("i32", "llvm.cttz.i32", "i32, i1", "i32 " + mask + ", i1 false");
-            String first = f.readLane(a, f.v("and i32 " + lead + ", 31"), mask);
+            String first = TargetHooks.readLane(f, a, f.v("and i32 " + lead + ", 31"), mask);
             String eq = f.v("icmp eq i32 " + a + ", " + first);
-            String same = f.v("icmp eq i32 " + f.v("and i32 " + f.ballot(eq, mask) + ", " + mask) + ", " + mask);
+            String same = f.v("icmp eq i32 " + f.v("and i32 " + TargetHooks.ballot(f, eq, mask) + ", " + mask) + ", " + mask);
             Operand d = x.op(0);
             if (d instanceof PredPair pp) {
                 f.write(pp.first(), f.sel(same, "i32", mask, "0"), 32, false);
@@ -61,7 +61,7 @@ final class WarpAtomicLowering {
         }
         String acc = "0";
         for (int lane = 0; lane < 32; lane++) {
-            String other = f.readLane(a, Integer.toString(lane), mask);
+            String other = TargetHooks.readLane(f, a, Integer.toString(lane), mask);
             String eq = f.v("icmp eq i32 " + a + ", " + other);
             acc = f.v("or i32 " + acc + ", " + f.sel(eq, "i32", Integer.toString(1 << lane), "0"));
         }
@@ -83,7 +83,7 @@ final class WarpAtomicLowering {
         boolean ok = op != null && x.has(Flag.SYNC) && x.mods.distinctCount() == 3
                 && (arith ? t == PtxType.U32 || t == PtxType.S32 : t == PtxType.B32);
         if (!ok) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-        f.requireWave32(x.i.form());
+        TargetHooks.requireWave32(f, x.i.form());
         boolean s = t == PtxType.S32;
         String identity = switch (op) {
             case AND -> "-1";
@@ -94,7 +94,7 @@ final class WarpAtomicLowering {
         String a = f.read(x.op(1), 32, false), mask = members(f, f.read(x.op(2), 32, false));
         String acc = identity;
         for (int lane = 0; lane < 32; lane++) {
-            String other = f.readLane(a, Integer.toString(lane), mask);
+            String other = TargetHooks.readLane(f, a, Integer.toString(lane), mask);
             String member = f.v("icmp ne i32 " + f.v("and i32 " + mask + ", " + (1 << lane)) + ", 0");
             String val = f.sel(member, "i32", other, identity);
             acc = switch (op) {
@@ -111,7 +111,7 @@ final class WarpAtomicLowering {
 
     /** The lanes of {@code mask} that execute the instruction (exited lanes take no part). */
     private static String members(Fn f, String mask) {
-        return f.v("and i32 " + mask + ", " + f.ballot("true", mask));
+        return f.v("and i32 " + mask + ", " + TargetHooks.ballot(f, "true", mask));
     }
 
     /** {@code true} for the types of {@code atom/red .add.noftz} lowered here: f16, bf16, f16x2, bf16x2. */
@@ -140,7 +140,7 @@ final class WarpAtomicLowering {
         String ty = pair ? "<2 x " + lane + ">" : lane;
         int bits = pair ? 32 : 16;
         int base = red ? 0 : 1;
-        String ap = f.address(x.op(base), as);
+        String ap = MemoryLowering.address(f, x.op(base), as);
         int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
         String p = ap.substring(ap.indexOf(':') + 1);
         String val = f.v("bitcast " + LlvmEmitter.ity(bits) + " " + f.read(x.op(base + 1), bits, false) + " to " + ty);
