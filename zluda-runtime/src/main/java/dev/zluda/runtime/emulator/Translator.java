@@ -14,29 +14,12 @@ import dev.zluda.ptx.Ast.Align;
 import dev.zluda.ptx.Ast.Word;
 import dev.zluda.ptx.FunctionInfo;
 import dev.zluda.ptx.InstructionTable;
-import dev.zluda.ptx.ParamInfo;
 import dev.zluda.ptx.PtxType;
 import dev.zluda.ptx.ir.Instr;
 import dev.zluda.ptx.ir.IrFunction;
-import dev.zluda.ptx.ir.Mod;
-import dev.zluda.ptx.ir.Mod.BoolOp;
-import dev.zluda.ptx.ir.Mod.CacheHint;
-import dev.zluda.ptx.ir.Mod.Component;
 import dev.zluda.ptx.ir.Mod.Flag;
-import dev.zluda.ptx.ir.Mod.Fragment;
-import dev.zluda.ptx.ir.Mod.Geometry;
-import dev.zluda.ptx.ir.Mod.Layout;
-import dev.zluda.ptx.ir.Mod.MemOrder;
-import dev.zluda.ptx.ir.Mod.PrmtMode;
 import dev.zluda.ptx.ir.Mod.ReduceOp;
-import dev.zluda.ptx.ir.Mod.Rounding;
-import dev.zluda.ptx.ir.Mod.Shape;
-import dev.zluda.ptx.ir.Mod.ShflMode;
-import dev.zluda.ptx.ir.Mod.ShiftDir;
-import dev.zluda.ptx.ir.Mod.ShiftMode;
 import dev.zluda.ptx.ir.Mod.StateSpace;
-import dev.zluda.ptx.ir.Mod.SurfaceAccess;
-import dev.zluda.ptx.ir.Mod.SurfaceOob;
 import dev.zluda.ptx.ir.Mod.TestClass;
 import dev.zluda.ptx.ir.Mod.VoteMode;
 import dev.zluda.ptx.ir.Modifiers;
@@ -45,7 +28,6 @@ import dev.zluda.ptx.ir.Operand;
 import dev.zluda.ptx.ir.SpecialReg;
 import dev.zluda.ptx.ir.Stmt;
 import dev.zluda.ptx.ir.pass.ParamAbi;
-
 import java.util.ArrayList;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -57,48 +39,52 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Translates one kernel from the AST into a {@link Program}: registers become slots, immediates
- * and special registers become preloaded slots, labels become instruction indices, addresses of
- * variables become constants, and calls of device functions are inlined (their registers, locals
- * and parameters get slots and local memory of their own per call site). Anything the emulator
- * cannot execute is reported with its position; the translation then fails as a whole
- * ({@link Errors#NOT_SUPPORTED}), so an unsupported instruction never runs as something else.
+ * Translates one kernel from the typed IR ({@link dev.zluda.ptx.ir.IrPipeline}) into a {@link Program}: registers
+ * become slots, immediates and special registers become preloaded slots, labels become instruction indices, addresses
+ * of variables become constants, and calls of device functions are inlined (their registers, locals and parameters
+ * get slots and local memory of their own per call site). Anything the emulator cannot execute is reported with its
+ * position; the translation then fails as a whole ({@link Errors#NOT_SUPPORTED}), so an unsupported instruction never
+ * runs as something else.
+ *
+ * <p>This class holds the translation's state (slots, scopes, the frame) and resolves operands; the instruction
+ * families are translated by {@link ArithTranslation}, {@link MemoryTranslation}, {@link WarpTranslation},
+ * {@link TextureTranslation} and {@link CallTranslation}.
  */
 final class Translator {
     /** Upper bound on decoded instructions of one kernel (after inlining). */
     static final int MAX_OPS = 2_000_000;
 
-    private final ModuleContext mc;
-    private final FunctionInfo kernel;
-    private final List<Op> code = new ArrayList<>();
-    private int slots;
-    private int preds;
-    private final Map<Long, Integer> consts = new LinkedHashMap<>();
-    private final Map<Integer, Integer> specials = new LinkedHashMap<>();
-    private int truePred = -1, falsePred = -1, sinkSlot = -1, sinkPred = -1, ccSlot = -1;
-    private final Map<Declarator, Long> sharedOffsets = new IdentityHashMap<>();
-    private long staticShared, dynamicOffset;
-    private long frame;
-    private final Deque<String> callStack = new ArrayDeque<>();
-    private int regs32;
-    private Scope moduleScope;
+    final ModuleContext mc;
+    final FunctionInfo kernel;
+    final List<Op> code = new ArrayList<>();
+    int slots;
+    int preds;
+    final Map<Long, Integer> consts = new LinkedHashMap<>();
+    final Map<Integer, Integer> specials = new LinkedHashMap<>();
+    int truePred = -1, falsePred = -1, sinkSlot = -1, sinkPred = -1, ccSlot = -1;
+    final Map<Declarator, Long> sharedOffsets = new IdentityHashMap<>();
+    long staticShared, dynamicOffset;
+    long frame;
+    final Deque<String> callStack = new ArrayDeque<>();
+    int regs32;
+    Scope moduleScope;
     /** Whether .local/.param variables being declared live in the frame of an out-of-line function (FP-relative). */
-    private boolean rel;
+    boolean rel;
     /** Largest alignment of the out-of-line function's frame being laid out. */
-    private long frameAlign = 8;
+    long frameAlign = 8;
     /** High-water mark of {@link #frame} in an out-of-line function (whose nested blocks reuse their space). */
-    private long frameHigh;
-    private int spSlot = -1, fpSlot = -1;
+    long frameHigh;
+    int spSlot = -1, fpSlot = -1;
     /** Out-of-line functions of this kernel ({@link CallOps}), by name; those still to translate. */
-    private final Map<String, OutFn> outFns = new LinkedHashMap<>();
-    private final Deque<OutFn> pendingFns = new ArrayDeque<>();
+    final Map<String, OutFn> outFns = new LinkedHashMap<>();
+    final Deque<OutFn> pendingFns = new ArrayDeque<>();
     /** The out-of-line function being translated, null for the kernel. */
-    private OutFn current;
+    OutFn current;
     /** Calls to resolve once every function is translated: {Call, NextFrame, List<OutFn> targets, OutFn caller}. */
-    private final List<Object[]> callFixups = new ArrayList<>();
+    final List<Object[]> callFixups = new ArrayList<>();
 
     /** An out-of-line function: where its code starts, its frame, its registers. */
-    private static final class OutFn {
+    static final class OutFn {
         final String name;
         final Function ast;
         int entry = -1;
@@ -118,17 +104,17 @@ final class Translator {
 
     // ------------------------------------------------------------------ symbols
 
-    private enum SymKind { REG, PRED, SHARED, LOCAL, GLOBAL, KPARAM, FPARAM }
+    enum SymKind { REG, PRED, SHARED, LOCAL, GLOBAL, KPARAM, FPARAM }
 
     /** A resolved name: a register (slot or predicate index) or a variable with its address. */
-    private record Sym_(SymKind kind, int slot, long address, PtxType type, int vector, boolean rel) {
+    record Sym_(SymKind kind, int slot, long address, PtxType type, int vector, boolean rel) {
         Sym_(SymKind kind, int slot, long address, PtxType type, int vector) {
             this(kind, slot, address, type, vector, false);
         }
     }
 
     /** A register declaration whose slots are assigned on first use. */
-    private final class RegDecl {
+    final class RegDecl {
         final PtxType type;
         final int vector;
         final Map<String, Sym_> assigned = new HashMap<>();
@@ -149,7 +135,7 @@ final class Translator {
         }
     }
 
-    private static final class Scope {
+    static final class Scope {
         final Scope parent;
         final Map<String, Object> names = new HashMap<>();   // Sym_ or RegDecl
         final Map<String, Object[]> ranges = new HashMap<>(); // prefix -> {RegDecl, count}
@@ -161,7 +147,7 @@ final class Translator {
     }
 
     /** One inlined function body (or the kernel itself): labels, return target. */
-    private final class Instance {
+    final class Instance {
         final String function;
         final boolean isKernel;
         final Map<String, Integer> labels = new HashMap<>();
@@ -174,7 +160,7 @@ final class Translator {
         }
     }
 
-    private Sym_ lookup(Scope s, String name) {
+    Sym_ lookup(Scope s, String name) {
         for (Scope sc = s; sc != null; sc = sc.parent) {
             Object o = sc.names.get(name);
             if (o instanceof Sym_ v) return v;
@@ -199,7 +185,7 @@ final class Translator {
 
     // ------------------------------------------------------------------ errors
 
-    private final class Unsupported extends RuntimeException {
+    final class Unsupported extends RuntimeException {
         Unsupported(Loc loc, String message) {
             super(message, null, false, false);
             this.loc = loc;
@@ -208,49 +194,49 @@ final class Translator {
         final Loc loc;
     }
 
-    private Unsupported unsupported(Loc loc, String message) {
+    Unsupported unsupported(Loc loc, String message) {
         return new Unsupported(loc, message);
     }
 
-    private void report(Loc loc, String message) {
+    void report(Loc loc, String message) {
         mc.error(loc == null ? Loc.NONE : loc, message);
     }
 
     // ------------------------------------------------------------------ slots
 
-    private int constSlot(long value) {
+    int constSlot(long value) {
         return consts.computeIfAbsent(value, v -> 32 * slots++);
     }
 
-    private int specialSlot(int kind) {
+    int specialSlot(int kind) {
         return specials.computeIfAbsent(kind, k -> 32 * slots++);
     }
 
-    private int tempSlot() {
+    int tempSlot() {
         return 32 * slots++;
     }
 
-    private int truePred() {
+    int truePred() {
         if (truePred < 0) truePred = preds++;
         return truePred;
     }
 
-    private int falsePred() {
+    int falsePred() {
         if (falsePred < 0) falsePred = preds++;
         return falsePred;
     }
 
-    private int sink() {
+    int sink() {
         if (sinkSlot < 0) sinkSlot = tempSlot();
         return sinkSlot;
     }
 
-    private int sinkPred() {
+    int sinkPred() {
         if (sinkPred < 0) sinkPred = preds++;
         return sinkPred;
     }
 
-    private int spSlot() {
+    int spSlot() {
         if (spSlot < 0) {
             spSlot = tempSlot();
             fpSlot = tempSlot();
@@ -258,17 +244,17 @@ final class Translator {
         return spSlot;
     }
 
-    private int fpSlot() {
+    int fpSlot() {
         spSlot();
         return fpSlot;
     }
 
-    private int cc() {
+    int cc() {
         if (ccSlot < 0) ccSlot = tempSlot();
         return ccSlot;
     }
 
-    private long allocFrame(long size, long align) {
+    long allocFrame(long size, long align) {
         align = Math.max(1, align);
         if (rel) frameAlign = Math.max(frameAlign, align);
         frame = (frame + align - 1) / align * align;
@@ -303,8 +289,8 @@ final class Translator {
             body(mc.ir(f.name()).body(), top, inst);
             code.add(withLoc(new Ops.Exit(), f.loc(), "ret (end of kernel)"));
             finish(inst);
-            while (!pendingFns.isEmpty()) translateOutOfLine(pendingFns.pop());
-            resolveCalls();
+            while (!pendingFns.isEmpty()) CallTranslation.translateOutOfLine(this, pendingFns.pop());
+            CallTranslation.resolveCalls(this);
         } catch (Unsupported u) {
             report(u.loc, u.getMessage());
         }
@@ -348,7 +334,7 @@ final class Translator {
         return new Kernel(kernel.name(), kernel, prog, staticShared, frameBytes, maxThreads, req, Math.max(1, Math.min(255, regs32)));
     }
 
-    private void finish(Instance inst) {
+    void finish(Instance inst) {
         for (Object[] fx : inst.fixups) {
             Op op = (Op) fx[0];
             Integer t = inst.labels.get((String) fx[1]);
@@ -358,7 +344,7 @@ final class Translator {
     }
 
     /** Static shared memory: module-level variables, then every function-level one reachable from the kernel. */
-    private void layoutShared(Function f) {
+    void layoutShared(Function f) {
         long off = 0;
         long externAlign = 16;
         for (Decl d : mc.moduleShared()) {
@@ -393,12 +379,12 @@ final class Translator {
         dynamicOffset = (off + externAlign - 1) / externAlign * externAlign;
     }
 
-    private void collectShared(IrFunction f, List<Decl> out, java.util.Set<String> seen) {
+    void collectShared(IrFunction f, List<Decl> out, java.util.Set<String> seen) {
         if (f == null || f.body() == null || !seen.add(f.name())) return;
         collectShared(f.body(), out, seen);
     }
 
-    private void collectShared(Stmt.Block b, List<Decl> out, java.util.Set<String> seen) {
+    void collectShared(Stmt.Block b, List<Decl> out, java.util.Set<String> seen) {
         for (Stmt s : b.statements()) {
             switch (s) {
                 case Stmt.Decl d when d.space() == StateSpace.SHARED -> out.add(d.source());
@@ -458,7 +444,7 @@ final class Translator {
         return elem * count;
     }
 
-    private void declare(Decl d, Scope scope, Instance inst) {
+    void declare(Decl d, Scope scope, Instance inst) {
         PtxType t = typeOf(d);
         int vec = vectorOf(d);
         switch (d.space()) {
@@ -504,7 +490,7 @@ final class Translator {
 
     // ------------------------------------------------------------------ statements
 
-    private void body(Stmt.Block b, Scope parent, Instance inst) {
+    void body(Stmt.Block b, Scope parent, Instance inst) {
         Scope scope = new Scope(parent);
         Stmt prev = null;
         for (Stmt s : b.statements()) {
@@ -537,13 +523,13 @@ final class Translator {
         }
     }
 
-    private <T extends Op> T withLoc(T op, Loc loc, String form) {
+    <T extends Op> T withLoc(T op, Loc loc, String form) {
         op.line = loc == null ? 0 : loc.line();
         op.form = form;
         return op;
     }
 
-    private void emit(Op op, Instr ins, int guard, boolean guardNeg) {
+    void emit(Op op, Instr ins, int guard, boolean guardNeg) {
         op.line = ins.loc().line();
         op.form = ins.form();
         op.guard = guard;
@@ -557,7 +543,7 @@ final class Translator {
      * The name an operand was written as, for the operands resolved in this translator's own scopes (registers get
      * slots per inlined call, variables addresses per kernel); null for immediates, addresses and groups.
      */
-    private static String name(Operand o) {
+    static String name(Operand o) {
         return switch (o) {
             case Operand.Reg r -> r.name();
             case Operand.Var v -> v.name();
@@ -571,14 +557,14 @@ final class Translator {
     }
 
     /** The slot of register {@code v} for an operand with a component ({@code %v.y}: the next slot up). */
-    private static int slotOf(Sym_ v, Operand o) {
+    static int slotOf(Sym_ v, Operand o) {
         return o instanceof Operand.Reg r && r.component() >= 0 ? v.slot + 32 * r.component() : v.slot;
     }
 
     /** An address {@code [base + offset]} or a symbol plus offset. */
-    private record Addr(Sym_ symbol, int base, boolean base32, long offset) {}
+    record Addr(Sym_ symbol, int base, boolean base32, long offset) {}
 
-    private Addr address(Operand o, Scope scope, Loc loc) {
+    Addr address(Operand o, Scope scope, Loc loc) {
         if (o instanceof Operand.Malformed m && m.address()) throw unsupported(loc, "unsupported address expression");
         if (!(o instanceof Operand.Address a)) throw unsupported(loc, "unsupported address operand");
         if (a.base() == null) return new Addr(null, -1, false, a.offset());
@@ -590,7 +576,7 @@ final class Translator {
     }
 
     /** The state-space address of a variable symbol, as a value (mov r, sym). */
-    private long symbolValue(Sym_ s, Loc loc) {
+    long symbolValue(Sym_ s, Loc loc) {
         return switch (s.kind) {
             case SHARED, LOCAL, GLOBAL, KPARAM, FPARAM -> s.address;
             default -> throw unsupported(loc, "not a variable");
@@ -598,7 +584,7 @@ final class Translator {
     }
 
     /** Slot of a value operand of type {@code t}. */
-    private int src(Operand o, PtxType t, Scope scope, Instr ins) {
+    int src(Operand o, PtxType t, Scope scope, Instr ins) {
         Loc loc = ins.loc();
         if (o instanceof Operand.Special sp) {
             int timer = timer(sp.reg());
@@ -645,13 +631,13 @@ final class Translator {
     }
 
     /** A temporary slot holding FP + {@code offset}: an address in the running out-of-line function's frame. */
-    private int frameAddress(long offset, Instr ins) {
+    int frameAddress(long offset, Instr ins) {
         int t = tempSlot();
         addOp(new CallOps.FrameAddress(t, fpSlot(), offset), ins);
         return t;
     }
 
-    private static int timer(SpecialReg r) {
+    static int timer(SpecialReg r) {
         return switch (r) {
             case CLOCK -> Ops.Timer.CLOCK;
             case CLOCK_HI -> Ops.Timer.CLOCK_HI;
@@ -664,7 +650,7 @@ final class Translator {
     }
 
     /** The bits of an immediate ({@link Operand.IntImm} or {@link Operand.FloatImm}) for an operand of type {@code t} (PTX ISA 4.5). */
-    private long immediate(Operand o, PtxType t, Loc loc) {
+    long immediate(Operand o, PtxType t, Loc loc) {
         boolean isFloat = t != null && t.kind() == PtxType.Kind.FLOAT;
         if (o instanceof Operand.FloatImm f && f.kind() != Operand.FloatImm.Kind.DECIMAL) {
             boolean dbl = f.kind() == Operand.FloatImm.Kind.HEX_F64;
@@ -687,7 +673,7 @@ final class Translator {
         return c;
     }
 
-    private static long floatBits(double v, PtxType t, int exactF32Bits, boolean neg) {
+    static long floatBits(double v, PtxType t, int exactF32Bits, boolean neg) {
         return switch (t) {
             case F64 -> Double.doubleToRawLongBits(v);
             case F16, F16X2 -> FloatMath.toHalf((float) v, FloatMath.RN);
@@ -697,7 +683,7 @@ final class Translator {
     }
 
     /** Slot of a destination register; {@code _} is a sink. */
-    private int dst(Operand o, Scope scope, Instr ins) {
+    int dst(Operand o, Scope scope, Instr ins) {
         if (o instanceof Operand.Sink) return sink();
         String n = name(o);
         if (n != null) {
@@ -708,7 +694,7 @@ final class Translator {
         throw unsupported(ins.loc(), "destination of " + ins.form() + " must be a register");
     }
 
-    private boolean isPred(Operand o, Scope scope) {
+    boolean isPred(Operand o, Scope scope) {
         if (o instanceof Operand.Not) return true;
         String n = name(o);
         if (n == null || o instanceof Operand.Sink) return false;
@@ -717,7 +703,7 @@ final class Translator {
     }
 
     /** A predicate source: index and negation ({@code !p}); immediates 0/1 are constant predicates. */
-    private int[] predSrc(Operand o, Scope scope, Instr ins) {
+    int[] predSrc(Operand o, Scope scope, Instr ins) {
         if (o instanceof Operand.Not not) {
             String n = name(not.inner());
             Sym_ v = n == null ? null : lookup(scope, n);
@@ -733,7 +719,7 @@ final class Translator {
         throw unsupported(ins.loc(), "expected a predicate operand in " + ins.form());
     }
 
-    private int predDst(Operand o, Scope scope, Instr ins) {
+    int predDst(Operand o, Scope scope, Instr ins) {
         if (o instanceof Operand.Sink) return sinkPred();
         String n = name(o);
         if (n != null) {
@@ -745,7 +731,7 @@ final class Translator {
 
     // ------------------------------------------------------------------ instructions
 
-    private void instruction(Instr ins, Scope scope, Instance inst) {
+    void instruction(Instr ins, Scope scope, Instance inst) {
         int guard = -1;
         boolean gNeg = false;
         if (ins.guard() != null) {
@@ -762,14 +748,14 @@ final class Translator {
         PtxType t = mods.lastType();
         Op op;
         switch (key) {
-            case MOV -> op = mov(ins, scope, t);
-            case LD, LDU -> op = load(ins, scope, inst, t);
-            case ST -> op = store(ins, scope, inst, t);
-            case ADD, SUB, MUL, MAD, DIV, REM, ABS, NEG, MIN, MAX, MUL24, MAD24, SAD, FMA, RCP, SQRT, RSQRT, SIN, COS, LG2, EX2, TANH, COPYSIGN -> op = arith(ins, key, scope, t);
-            case ADD_CC, ADDC, SUB_CC, SUBC, MAD_CC, MADC -> op = carry(ins, key, scope, t);
-            case AND, OR, XOR, NOT, CNOT, SHL, SHR, POPC, CLZ, BREV, BFIND, BFE, BFI, PRMT, LOP3, SHF, BMSK, SZEXT, FNS, DP4A, DP2A -> op = logic(ins, key, scope, t);
-            case SETP -> op = setp(ins, scope, t);
-            case SET -> op = set(ins, scope, types);
+            case MOV -> op = MemoryTranslation.mov(this, ins, scope, t);
+            case LD, LDU -> op = MemoryTranslation.load(this, ins, scope, inst, t);
+            case ST -> op = MemoryTranslation.store(this, ins, scope, inst, t);
+            case ADD, SUB, MUL, MAD, DIV, REM, ABS, NEG, MIN, MAX, MUL24, MAD24, SAD, FMA, RCP, SQRT, RSQRT, SIN, COS, LG2, EX2, TANH, COPYSIGN -> op = ArithTranslation.arith(this, ins, key, scope, t);
+            case ADD_CC, ADDC, SUB_CC, SUBC, MAD_CC, MADC -> op = ArithTranslation.carry(this, ins, key, scope, t);
+            case AND, OR, XOR, NOT, CNOT, SHL, SHR, POPC, CLZ, BREV, BFIND, BFE, BFI, PRMT, LOP3, SHF, BMSK, SZEXT, FNS, DP4A, DP2A -> op = ArithTranslation.logic(this, ins, key, scope, t);
+            case SETP -> op = ArithTranslation.setp(this, ins, scope, t);
+            case SET -> op = ArithTranslation.set(this, ins, scope, types);
             case SELP -> {
                 need(ins, 4);
                 int[] c = predSrc(ops.get(3), scope, ins);
@@ -788,7 +774,7 @@ final class Translator {
                         : mods.has(TestClass.NORMAL) ? FloatOps.Testp.NORMAL_ : FloatOps.Testp.SUBNORMAL;
                 op = new FloatOps.Testp(kind, t == PtxType.F64, predDst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins));
             }
-            case CVT -> op = cvt(ins, scope, types);
+            case CVT -> op = ArithTranslation.cvt(this, ins, scope, types);
             case CVT_PACK -> {
                 // cvt.pack.sat.{u8,s8,u16,s16}.s32{.b32} d, a, b{, c} (PTX ISA 9.0, 9.7.9.22)
                 if (types.size() < 2 || !mods.has(Flag.SAT)) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
@@ -810,9 +796,9 @@ final class Translator {
                 need(ins, 2);
                 op = new MemOps.IsSpace(predDst(ops.get(0), scope, ins), src(ops.get(1), PtxType.U64, scope, ins), space(mods, ins));
             }
-            case ATOM, RED -> op = atom(ins, key == Opcode.RED, scope, inst, t);
-            case SHFL -> op = shfl(ins, scope);
-            case VOTE -> op = vote(ins, scope);
+            case ATOM, RED -> op = MemoryTranslation.atom(this, ins, key == Opcode.RED, scope, inst, t);
+            case SHFL -> op = WarpTranslation.shfl(this, ins, scope);
+            case VOTE -> op = WarpTranslation.vote(this, ins, scope);
             case ACTIVEMASK -> {
                 need(ins, 1);
                 op = new WarpOps.ActiveMask(dst(ops.get(0), scope, ins));
@@ -847,7 +833,7 @@ final class Translator {
                 }
                 op = new WarpOps.Elect(d, dp, src(ops.get(1), PtxType.B32, scope, ins));
             }
-            case BAR, BARRIER -> op = barrier(ins, scope);
+            case BAR, BARRIER -> op = WarpTranslation.barrier(this, ins, scope);
             case BAR_WARP_SYNC, MEMBAR -> op = key == Opcode.MEMBAR ? new Ops.Fence() : new Ops.Nop();
             case FENCE -> op = mods.has(Flag.PROXY) ? new Ops.Nop() : new Ops.Fence();
             case BRA -> {
@@ -889,27 +875,27 @@ final class Translator {
             case TRAP -> op = new Ops.Trap(Errors.LAUNCH_FAILED, "trap instruction executed");
             case BRKPT -> op = new Ops.Trap(Errors.ILLEGAL_INSTRUCTION, "brkpt instruction executed (no debugger attached)");
             case CALL -> {
-                call(ins, scope, inst, guard, gNeg);
+                CallTranslation.call(this, ins, scope, inst, guard, gNeg);
                 return;
             }
             case NANOSLEEP, PREFETCH, PREFETCHU, PMEVENT, APPLYPRIORITY, DISCARD, GRIDDEPCONTROL, SETMAXNREG, CP_ASYNC_COMMIT_GROUP, CP_ASYNC_WAIT_GROUP, CP_ASYNC_WAIT_ALL -> op = new Ops.Nop();
-            case CP_ASYNC -> op = cpAsync(ins, scope, inst);
-            case MMA, LDMATRIX, STMATRIX, WMMA_LOAD, WMMA_STORE, WMMA_MMA -> op = matrix(ins, key, scope, inst);
+            case CP_ASYNC -> op = MemoryTranslation.cpAsync(this, ins, scope, inst);
+            case MMA, LDMATRIX, STMATRIX, WMMA_LOAD, WMMA_STORE, WMMA_MMA -> op = WarpTranslation.matrix(this, ins, key, scope, inst);
             case CREATEPOLICY -> op = new Ops.Mov(dst(ops.get(0), scope, ins), constSlot(0));
-            case TEX, TLD4, SULD, SUST -> op = texture(ins, key, scope);
-            case MBARRIER_INIT, MBARRIER_ARRIVE, MBARRIER_ARRIVE_DROP, MBARRIER_TEST_WAIT, MBARRIER_TRY_WAIT, MBARRIER_PENDING_COUNT, MBARRIER_INVAL -> op = mbarrier(ins, key, scope, inst);
+            case TEX, TLD4, SULD, SUST -> op = TextureTranslation.texture(this, ins, key, scope);
+            case MBARRIER_INIT, MBARRIER_ARRIVE, MBARRIER_ARRIVE_DROP, MBARRIER_TEST_WAIT, MBARRIER_TRY_WAIT, MBARRIER_PENDING_COUNT, MBARRIER_INVAL -> op = WarpTranslation.mbarrier(this, ins, key, scope, inst);
             default -> throw unsupported(ins.loc(), "instruction '" + ins.form() + "' is not supported by the emulator"
                     + " (PTX ISA " + InstructionTable.isaSection(key.family(), ins.source().modifiers()) + ")");
         }
         emit(op, ins, guard, gNeg);
     }
 
-    private void need(Instr ins, int n) {
+    void need(Instr ins, int n) {
         if (ins.operands().size() < n) throw unsupported(ins.loc(), ins.form() + " needs " + n + " operands");
     }
 
     /** The emulator's memory space of the first state-space modifier; generic without one. */
-    private int space(Modifiers mods, Instr ins) {
+    int space(Modifiers mods, Instr ins) {
         for (StateSpace m : mods.all(StateSpace.class)) {
             switch (m) {
                 case GLOBAL, CONST -> { return MemOps.GLOBAL; }
@@ -922,1165 +908,16 @@ final class Translator {
         return MemOps.GENERIC;
     }
 
-    /** The width of a vector operand's elements as {@link dev.zluda.ptx.ir.pass.VectorOperands} placed them. */
-    private static int laneBits(Operand.Vec v, PtxType t) {
-        return v.lanes().isEmpty() ? t.size() * 8 / v.elements().size() : v.lanes().getFirst().bits();
-    }
-
-    private Op mov(Instr ins, Scope scope, PtxType t) {
-        need(ins, 2);
-        Operand d = ins.operands().get(0), a = ins.operands().get(1);
-        if (t == PtxType.PRED) {
-            int pd = predDst(d, scope, ins);
-            if (a instanceof Operand.IntImm c) {
-                return new Ops.PredLogic(Ops.PredLogic.CONST, pd, 0, false, -1, false, c.value() != 0);
-            }
-            int[] ps = predSrc(a, scope, ins);
-            return new Ops.PredLogic(Ops.PredLogic.MOV, pd, ps[0], ps[1] != 0, -1, false, false);
-        }
-        if (t == null) throw unsupported(ins.loc(), "mov without a type");
-        if (d instanceof Operand.Vec v) {
-            int[] parts = new int[v.elements().size()];
-            for (int i = 0; i < parts.length; i++) {
-                Operand e = v.elements().get(i);
-                parts[i] = e instanceof Operand.Sink ? -1 : dst(e, scope, ins);
-            }
-            return new Ops.Unpack(src(a, t, scope, ins), laneBits(v, t), parts);
-        }
-        if (a instanceof Operand.Vec v) {
-            int[] parts = new int[v.elements().size()];
-            int bits = laneBits(v, t);
-            PtxType pt = switch (bits) {
-                case 8 -> PtxType.B8;
-                case 16 -> PtxType.B16;
-                case 32 -> PtxType.B32;
-                default -> PtxType.B64;
-            };
-            for (int i = 0; i < parts.length; i++) {
-                Operand e = v.elements().get(i);
-                parts[i] = e instanceof Operand.Sink ? -1 : src(e, pt, scope, ins);
-            }
-            return new Ops.Pack(dst(d, scope, ins), bits, parts);
-        }
-        if (a instanceof Operand.Special sp && timer(sp.reg()) >= 0) return new Ops.Timer(dst(d, scope, ins), timer(sp.reg()));
-        if (isPred(a, scope)) {
-            throw unsupported(ins.loc(), "mov of a predicate into a ." + t.name().toLowerCase() + " register");
-        }
-        return new Ops.Mov(dst(d, scope, ins), src(a, t, scope, ins));
-    }
-
     /** The memory space and address of ld/st/atom; symbols pick the space they live in. */
-    private record MemRef(int space, int base, boolean base32, long offset) {}
-
-    private MemRef memRef(Instr ins, Operand addrOp, Scope scope, Instance inst, int how) {
-        int space = space(ins.mods(), ins);
-        Addr a = address(addrOp, scope, ins.loc());
-        if (a.symbol == null) {
-            if (space == MemOps.PARAM && !inst.isKernel) {
-                throw unsupported(ins.loc(), "ld/st.param through a register inside a device function is not supported by the emulator");
-            }
-            if (space == MemOps.PARAM && how != Warp.READ) {
-                throw unsupported(ins.loc(), "writing kernel parameters is not supported by the emulator");
-            }
-            return new MemRef(space, a.base, a.base32 || space == MemOps.SHARED || space == MemOps.LOCAL || space == MemOps.PARAM, a.offset);
-        }
-        Sym_ s = a.symbol;
-        long addr = s.address + a.offset;
-        if (s.rel) {
-            if (space == MemOps.GENERIC) return new MemRef(MemOps.GENERIC, frameAddress(Mem.LOCAL_WINDOW + addr, ins), false, 0);
-            if (space != MemOps.LOCAL && space != MemOps.PARAM) {
-                throw unsupported(ins.loc(), "'" + ins.form() + "' names a variable of another state space (local)");
-            }
-            return new MemRef(MemOps.LOCAL, fpSlot(), false, addr);
-        }
-        int symSpace = switch (s.kind) {
-            case SHARED -> MemOps.SHARED;
-            case LOCAL, FPARAM -> MemOps.LOCAL;
-            case KPARAM -> MemOps.PARAM;
-            default -> MemOps.GLOBAL;
-        };
-        if (space == MemOps.GENERIC) {
-            long generic = switch (symSpace) {
-                case MemOps.SHARED -> Mem.SHARED_WINDOW + addr;
-                case MemOps.LOCAL -> Mem.LOCAL_WINDOW + addr;
-                case MemOps.PARAM -> Mem.PARAM_WINDOW + addr;
-                default -> addr;
-            };
-            return new MemRef(MemOps.GENERIC, -1, false, generic);
-        }
-        if (space == MemOps.PARAM && s.kind == SymKind.KPARAM && how != Warp.READ) {
-            throw unsupported(ins.loc(), "writing kernel parameters is not supported by the emulator");
-        }
-        boolean compatible = space == symSpace || (space == MemOps.PARAM && symSpace == MemOps.LOCAL)
-                || (space == MemOps.GLOBAL && symSpace == MemOps.GLOBAL);
-        if (!compatible) {
-            throw unsupported(ins.loc(), "'" + ins.form() + "' names a variable of another state space (" + MemOps.spaceName(symSpace) + ")");
-        }
-        return new MemRef(symSpace, -1, false, addr);
-    }
-
-    private Op load(Instr ins, Scope scope, Instance inst, PtxType t) {
-        need(ins, 2);
-        if (t == null || t.size() == 0 || t.size() > 8) throw unsupported(ins.loc(), "'" + ins.form() + "': type not supported by the emulator");
-        MemRef ref = memRef(ins, ins.operands().get(1), scope, inst, Warp.READ);
-        Operand d = ins.operands().get(0);
-        int[] dsts;
-        if (d instanceof Operand.Vec v) {
-            dsts = new int[v.elements().size()];
-            for (int i = 0; i < dsts.length; i++) {
-                Operand e = v.elements().get(i);
-                dsts[i] = e instanceof Operand.Sink ? -1 : dst(e, scope, ins);
-            }
-        } else {
-            if (isPred(d, scope)) throw unsupported(ins.loc(), "ld into a predicate");
-            dsts = new int[] {dst(d, scope, ins)};
-        }
-        if (ins.mods().vector() != dsts.length) throw unsupported(ins.loc(), "vector width does not match the operand");
-        boolean acquire = ins.mods().hasAny(MemOrder.ACQUIRE, MemOrder.VOLATILE);
-        return new MemOps.Ld(ref.space, ref.base, ref.base32, ref.offset, t.size(), t.kind() == PtxType.Kind.SIGNED, dsts, acquire);
-    }
-
-    private Op store(Instr ins, Scope scope, Instance inst, PtxType t) {
-        need(ins, 2);
-        if (t == null || t.size() == 0 || t.size() > 8) throw unsupported(ins.loc(), "'" + ins.form() + "': type not supported by the emulator");
-        MemRef ref = memRef(ins, ins.operands().get(0), scope, inst, Warp.WRITE);
-        Operand v = ins.operands().get(1);
-        int[] srcs;
-        if (v instanceof Operand.Vec vo) {
-            srcs = new int[vo.elements().size()];
-            for (int i = 0; i < srcs.length; i++) srcs[i] = src(vo.elements().get(i), t, scope, ins);
-        } else {
-            if (isPred(v, scope)) throw unsupported(ins.loc(), "st of a predicate");
-            srcs = new int[] {src(v, t, scope, ins)};
-        }
-        if (ins.mods().vector() != srcs.length) throw unsupported(ins.loc(), "vector width does not match the operand");
-        boolean release = ins.mods().hasAny(MemOrder.RELEASE, MemOrder.VOLATILE);
-        return new MemOps.St(ref.space, ref.base, ref.base32, ref.offset, t.size(), srcs, release);
-    }
-
-    private Op atom(Instr ins, boolean red, Scope scope, Instance inst, PtxType t) {
-        Modifiers mods = ins.mods();
-        List<Operand> ops = ins.operands();
-        boolean halfT = t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2;
-        // atom.cas.b16 (PTX ISA 9.0, §9.7.13.5, sm_70+): the one 16-bit integer atomic
-        boolean cas16 = t == PtxType.B16 && mods.has(ReduceOp.CAS) && !red;
-        if (t == PtxType.B128) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (.b128 atomics: the emulator has no 128-bit registers)");
-        if (t == null || (t.size() != 4 && t.size() != 8 && !halfT && !cas16)) {
-            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (only 32- and 64-bit atomics, atom.cas.b16 and half-precision adds)");
-        }
-        int vec = mods.vector();
-        if (vec != 1) return vectorAtom(ins, red, scope, inst, t, vec);
-        if (halfT && !mods.has(ReduceOp.ADD)) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        int aop = mods.has(ReduceOp.ADD) ? MemOps.A_ADD : mods.has(ReduceOp.MIN) ? MemOps.A_MIN : mods.has(ReduceOp.MAX) ? MemOps.A_MAX
-                : mods.has(ReduceOp.INC) ? MemOps.A_INC : mods.has(ReduceOp.DEC) ? MemOps.A_DEC : mods.has(ReduceOp.AND) ? MemOps.A_AND
-                : mods.has(ReduceOp.OR) ? MemOps.A_OR : mods.has(ReduceOp.XOR) ? MemOps.A_XOR : mods.has(ReduceOp.EXCH) ? MemOps.A_EXCH
-                : mods.has(ReduceOp.CAS) ? MemOps.A_CAS : -1;
-        if (aop < 0) throw unsupported(ins.loc(), "'" + ins.form() + "': unknown atomic operation");
-        int type = switch (t.kind()) {
-            case SIGNED -> MemOps.T_S;
-            case FLOAT -> MemOps.T_F;
-            case BIT -> MemOps.T_B;
-            default -> MemOps.T_U;
-        };
-        if (type == MemOps.T_F && aop != MemOps.A_ADD && aop != MemOps.A_EXCH) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        int i = red ? 0 : 1;
-        need(ins, i + 2 + (aop == MemOps.A_CAS ? 1 : 0));
-        MemRef ref = memRef(ins, ops.get(i), scope, inst, Warp.ATOMIC);
-        if (ref.space == MemOps.PARAM) throw unsupported(ins.loc(), "atomics on parameters");
-        int d = red ? -1 : dst(ops.get(0), scope, ins);
-        int b = src(ops.get(i + 1), t, scope, ins);
-        int c = aop == MemOps.A_CAS ? src(ops.get(i + 2), t, scope, ins) : -1;
-        MemOps.Atom atom = new MemOps.Atom(ref.space, ref.base, ref.base32, ref.offset, aop, type, t.size() * 8, d, b, c);
-        if (halfT) atom.half = t == PtxType.F16 || t == PtxType.F16X2 ? 1 : 2;
-        return atom;
-    }
-
-    /**
-     * Vector atom/red (PTX ISA 9.0 §9.7.13.5, §9.7.13.6, sm_90): {@code .add .v2/.v4 .f32},
-     * {@code .add/.min/.max.noftz .v2/.v4/.v8 .f16/.bf16} and {@code .v2/.v4 .f16x2/.bf16x2}, on
-     * {@code .global} or a generic address of global memory; d and b are brace-enclosed vectors of
-     * {@code vec} elements (d's may be {@code _}). Each element is its own atomic on its own address.
-     */
-    private Op vectorAtom(Instr ins, boolean red, Scope scope, Instance inst, PtxType t, int vec) {
-        Modifiers mods = ins.mods();
-        List<Operand> ops = ins.operands();
-        boolean f32 = t == PtxType.F32, half = t == PtxType.F16 || t == PtxType.BF16, packed = t == PtxType.F16X2 || t == PtxType.BF16X2;
-        int aop = mods.has(ReduceOp.ADD) ? MemOps.A_ADD : mods.has(ReduceOp.MIN) ? MemOps.A_MIN : mods.has(ReduceOp.MAX) ? MemOps.A_MAX : -1;
-        boolean ok = (f32 && aop == MemOps.A_ADD && vec <= 4) || (half && aop >= 0) || (packed && aop >= 0 && vec <= 4);
-        if (!ok) {
-            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (vector atomics: .add .v2/.v4 .f32, "
-                    + ".add/.min/.max .v2/.v4/.v8 .f16/.bf16, .v2/.v4 .f16x2/.bf16x2)");
-        }
-        int i = red ? 0 : 1;
-        need(ins, i + 2);
-        MemRef ref = memRef(ins, ops.get(i), scope, inst, Warp.ATOMIC);
-        if (ref.space != MemOps.GLOBAL && ref.space != MemOps.GENERIC) {
-            throw unsupported(ins.loc(), "'" + ins.form() + "': vector atomics exist only for .global (PTX ISA 9.0 §9.7.13.5)");
-        }
-        if (!(ops.get(i + 1) instanceof Operand.Vec bv) || bv.elements().size() != vec) {
-            throw unsupported(ins.loc(), "'" + ins.form() + "': b must be a vector of " + vec + " elements");
-        }
-        int[] bs = new int[vec];
-        for (int e = 0; e < vec; e++) bs[e] = src(bv.elements().get(e), t, scope, ins);
-        int[] ds = null;
-        if (!red) {
-            if (!(ops.get(0) instanceof Operand.Vec dv) || dv.elements().size() != vec) {
-                throw unsupported(ins.loc(), "'" + ins.form() + "': d must be a vector of " + vec + " elements");
-            }
-            ds = new int[vec];
-            for (int e = 0; e < vec; e++) {
-                Operand o = dv.elements().get(e);
-                ds[e] = o instanceof Operand.Sink ? -1 : dst(o, scope, ins);
-            }
-        }
-        MemOps.Atom atom = new MemOps.Atom(ref.space, ref.base, ref.base32, ref.offset, aop, MemOps.T_F, t.size() * 8, -1, -1, -1);
-        atom.ds = ds;
-        atom.bs = bs;
-        if (!f32) atom.half = t == PtxType.F16 || t == PtxType.F16X2 ? 1 : 2;
-        return atom;
-    }
-
-    /**
-     * cp.async.{ca,cg}.shared{::cta}.global [dst], [src], cp-size{, src-size | , ignore-src}{, cache-policy}
-     * (PTX ISA 9.7.9.25.3): the copy is done at once, so commit_group/wait_group have nothing to wait for.
-     */
-    private Op cpAsync(Instr ins, Scope scope, Instance inst) {
-        Modifiers mods = ins.mods();
-        List<Operand> ops = new ArrayList<>(ins.operands());
-        if (mods.has(CacheHint.L2_CACHE_HINT) && ops.size() > 3) ops.removeLast();
-        if (ops.size() < 3) throw unsupported(ins.loc(), ins.form() + " needs a destination, a source and a size");
-        Addr d = address(ops.get(0), scope, ins.loc());
-        Addr s = address(ops.get(1), scope, ins.loc());
-        Long size = ops.get(2) instanceof Operand.IntImm imm ? Long.valueOf(imm.value()) : null;
-        if (size == null || (size != 4 && size != 8 && size != 16)) throw unsupported(ins.loc(), "cp.async size must be 4, 8 or 16");
-        int srcSize = -1, ignore = -1;
-        boolean ignoreNeg = false;
-        if (ops.size() > 3) {
-            if (isPred(ops.get(3), scope)) {
-                int[] p = predSrc(ops.get(3), scope, ins);
-                ignore = p[0];
-                ignoreNeg = p[1] != 0;
-            } else {
-                srcSize = src(ops.get(3), PtxType.U32, scope, ins);
-            }
-        }
-        long dOff = d.symbol != null ? d.symbol.address + d.offset : d.offset;
-        long sOff = s.symbol != null ? s.symbol.address + s.offset : s.offset;
-        if (d.symbol != null && d.symbol.kind != SymKind.SHARED) throw unsupported(ins.loc(), "cp.async destination must be shared memory");
-        return new MemOps.CpAsync(d.base, dOff, s.base, sOff, (int) (long) size, srcSize, ignore, ignoreNeg);
-    }
-
-    /** The emulator's rounding mode of the first rounding modifier ({@code .rs} aside); {@code .rn} without one. */
-    private static int rounding(Modifiers mods) {
-        for (Rounding r : mods.all(Rounding.class)) {
-            switch (r) {
-                case RN, RNI, RNA -> { return FloatMath.RN; }
-                case RZ, RZI -> { return FloatMath.RZ; }
-                case RM, RMI -> { return FloatMath.RM; }
-                case RP, RPI -> { return FloatMath.RP; }
-                default -> {}
-            }
-        }
-        return FloatMath.RN;
-    }
-
-    private static PtxType widen(PtxType t) {
-        return switch (t) {
-            case U16 -> PtxType.U32;
-            case U32 -> PtxType.U64;
-            case S16 -> PtxType.S32;
-            case S32 -> PtxType.S64;
-            default -> t;
-        };
-    }
-
-    private Op arith(Instr ins, Opcode key, Scope scope, PtxType t) {
-        Modifiers mods = ins.mods();
-        List<Operand> ops = ins.operands();
-        if (t == null) throw unsupported(ins.loc(), ins.form() + " without a type");
-        boolean unary = switch (key) {
-            case ABS, NEG, RCP, SQRT, RSQRT, SIN, COS, LG2, EX2, TANH -> true;
-            default -> false;
-        };
-        boolean ternary = key == Opcode.MAD || key == Opcode.FMA || key == Opcode.MAD24 || key == Opcode.SAD;
-        need(ins, unary ? 2 : ternary ? 4 : 3);
-        if (t == PtxType.F32 || t == PtxType.F64) {
-            boolean f64 = t == PtxType.F64;
-            int kind = switch (key) {
-                case ADD -> FloatOps.ADD;
-                case SUB -> FloatOps.SUB;
-                case MUL -> FloatOps.MUL;
-                case MAD, FMA -> FloatOps.FMA;
-                case DIV -> mods.has(Flag.APPROX) ? FloatOps.DIV_APPROX : mods.has(Flag.FULL) ? FloatOps.DIV_FULL : FloatOps.DIV;
-                case ABS -> FloatOps.ABS;
-                case NEG -> FloatOps.NEG;
-                case MIN -> FloatOps.MIN;
-                case MAX -> FloatOps.MAX;
-                case SQRT -> FloatOps.SQRT;
-                case RSQRT -> FloatOps.RSQRT;
-                case RCP -> mods.has(Flag.APPROX) ? FloatOps.RCP_APPROX : FloatOps.RCP;
-                case SIN -> FloatOps.SIN;
-                case COS -> FloatOps.COS;
-                case LG2 -> FloatOps.LG2;
-                case EX2 -> FloatOps.EX2;
-                case TANH -> FloatOps.TANH;
-                case COPYSIGN -> FloatOps.COPYSIGN;
-                default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-            };
-            boolean xorsign = mods.has(Flag.XORSIGN);
-            if (mods.has(Flag.RELU) || (xorsign && (f64 || !mods.has(Flag.ABS) || (kind != FloatOps.MIN && kind != FloatOps.MAX)))) {
-                throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-            }
-            int d = dst(ops.get(0), scope, ins);
-            int a = src(ops.get(1), t, scope, ins);
-            int b = unary ? -1 : src(ops.get(2), t, scope, ins);
-            int c = ternary ? src(ops.get(3), t, scope, ins) : -1;
-            FloatOps.Arith ar = new FloatOps.Arith(kind, f64, rounding(mods), mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.NAN), d, a, b, c);
-            ar.xorsign = xorsign;
-            return ar;
-        }
-        if (t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2) {
-            int kind = switch (key) {
-                case ADD -> FloatOps.ADD;
-                case SUB -> FloatOps.SUB;
-                case MUL -> FloatOps.MUL;
-                case FMA, MAD -> FloatOps.FMA;
-                case NEG -> FloatOps.NEG;
-                case ABS -> FloatOps.ABS;
-                case MIN -> FloatOps.MIN;
-                case MAX -> FloatOps.MAX;
-                case EX2 -> FloatOps.EX2;
-                case TANH -> FloatOps.TANH;
-                default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-            };
-            boolean xorsign = mods.has(Flag.XORSIGN);
-            if ((xorsign && (!mods.has(Flag.ABS) || (kind != FloatOps.MIN && kind != FloatOps.MAX))) || mods.has(Rounding.RZ) || mods.has(Rounding.RM)
-                    || mods.has(Rounding.RP) || mods.has(Flag.OOB) || mods.has(Flag.SATFINITE)) {
-                throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-            }
-            int d = dst(ops.get(0), scope, ins);
-            int a = src(ops.get(1), t, scope, ins);
-            int b = unary ? -1 : src(ops.get(2), t, scope, ins);
-            int c = ternary ? src(ops.get(3), t, scope, ins) : -1;
-            boolean bf = t == PtxType.BF16 || t == PtxType.BF16X2;
-            FloatOps.Half h = new FloatOps.Half(kind, bf, t == PtxType.F16X2 || t == PtxType.BF16X2, mods.has(Flag.FTZ), mods.has(Flag.SAT),
-                    mods.has(Flag.RELU), mods.has(Flag.NAN), d, a, b, c);
-            h.xorsign = xorsign;
-            return h;
-        }
-        if (t.kind() == PtxType.Kind.FLOAT) throw unsupported(ins.loc(), "'" + ins.form() + "' (" + t.ptxName() + " arithmetic) is not supported by the emulator");
-        boolean packed = t == PtxType.U16X2 || t == PtxType.S16X2;
-        boolean signed = t.kind() == PtxType.Kind.SIGNED;
-        int bits = packed ? 32 : t.size() * 8;
-        boolean wide = mods.has(Flag.WIDE), hi = mods.has(Flag.HI), sat = mods.has(Flag.SAT), relu = mods.has(Flag.RELU);
-        int kind = switch (key) {
-            case ADD -> packed ? IntOps.ADD16X2 : sat ? IntOps.ADD_SAT : IntOps.ADD;
-            case SUB -> packed ? IntOps.SUB16X2 : sat ? IntOps.SUB_SAT : IntOps.SUB;
-            case MUL -> wide ? IntOps.MUL_WIDE : hi ? IntOps.MUL_HI : IntOps.MUL_LO;
-            case MAD -> wide ? IntOps.MAD_WIDE : hi ? (sat ? IntOps.MAD_HI_SAT : IntOps.MAD_HI) : IntOps.MAD_LO;
-            case MUL24 -> hi ? IntOps.MUL24_HI : IntOps.MUL24_LO;
-            case MAD24 -> hi ? (sat ? IntOps.MAD24_HI_SAT : IntOps.MAD24_HI) : IntOps.MAD24_LO;
-            case SAD -> IntOps.SAD;
-            case DIV -> IntOps.DIV;
-            case REM -> IntOps.REM;
-            case ABS -> IntOps.ABS;
-            case NEG -> IntOps.NEG;
-            case MIN -> packed ? IntOps.MIN16X2 : IntOps.MIN;
-            case MAX -> packed ? IntOps.MAX16X2 : IntOps.MAX;
-            default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        };
-        PtxType wt = wide ? widen(t) : t;
-        int d = dst(ops.get(0), scope, ins);
-        int a = src(ops.get(1), t, scope, ins);
-        int b = unary ? -1 : src(ops.get(2), t, scope, ins);
-        int c = ternary ? src(ops.get(3), (wide && key == Opcode.MAD) ? wt : t, scope, ins) : -1;
-        IntOps.Alu alu = new IntOps.Alu(kind, bits, signed, d, a, b, c, -1);
-        if (relu) alu.mode = 1;
-        return alu;
-    }
-
-    private Op carry(Instr ins, Opcode key, Scope scope, PtxType t) {
-        List<Operand> ops = ins.operands();
-        Modifiers mods = ins.mods();
-        if (t == null || (t.size() != 4 && t.size() != 8)) throw unsupported(ins.loc(), "'" + ins.form() + "': type not supported");
-        boolean mad = key == Opcode.MAD_CC || key == Opcode.MADC;
-        need(ins, mad ? 4 : 3);
-        boolean sub = key == Opcode.SUB_CC || key == Opcode.SUBC;
-        boolean carryIn = key == Opcode.ADDC || key == Opcode.SUBC || key == Opcode.MADC;
-        boolean carryOut = key == Opcode.ADD_CC || key == Opcode.SUB_CC || key == Opcode.MAD_CC || mods.has(Flag.CC);
-        return new IntOps.Carry(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins),
-                mad ? src(ops.get(3), t, scope, ins) : -1, cc(), t.size() * 8, sub, carryIn, carryOut, mad, mods.has(Flag.HI),
-                t.kind() == PtxType.Kind.SIGNED);
-    }
-
-    private Op logic(Instr ins, Opcode key, Scope scope, PtxType t) {
-        List<Operand> ops = ins.operands();
-        Modifiers mods = ins.mods();
-        if (t == PtxType.PRED) {
-            int d = predDst(ops.get(0), scope, ins);
-            int[] a = predSrc(ops.get(1), scope, ins);
-            int kind = switch (key) {
-                case AND -> Ops.PredLogic.AND;
-                case OR -> Ops.PredLogic.OR;
-                case XOR -> Ops.PredLogic.XOR;
-                case NOT -> Ops.PredLogic.NOT;
-                default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-            };
-            int[] b = kind == Ops.PredLogic.NOT ? new int[] {-1, 0} : predSrc(ops.get(2), scope, ins);
-            return new Ops.PredLogic(kind, d, a[0], a[1] != 0, b[0], b[1] != 0, false);
-        }
-        if (t == null) throw unsupported(ins.loc(), ins.form() + " without a type");
-        int bits = t.size() * 8;
-        boolean signed = t.kind() == PtxType.Kind.SIGNED;
-        java.util.function.IntFunction<Integer> s = i -> src(ops.get(i), t, scope, ins);
-        java.util.function.IntFunction<Integer> u32 = i -> src(ops.get(i), PtxType.U32, scope, ins);
-        if (key == Opcode.LOP3 && ops.getFirst() instanceof Operand.PredPair pp) {
-            // lop3.BoolOp.b32 d|p, a, b, c, immLut, q (PTX ISA 9.0, §9.7.8.6): p = (d != 0) BoolOp q
-            boolean and = mods.has(BoolOp.AND);
-            if (ops.size() != 6 || !(and || mods.has(BoolOp.OR))) {
-                throw unsupported(ins.loc(), "'" + ins.form() + "': the predicate form needs .and or .or and six operands (d|p, a, b, c, immLut, q)");
-            }
-            int dd = pp.first() instanceof Operand.Sink ? sink() : dst(pp.first(), scope, ins);
-            int dp = predDst(pp.second(), scope, ins);
-            int[] q = predSrc(ops.get(5), scope, ins);
-            return new IntOps.Lop3Pred(dd, s.apply(1), s.apply(2), s.apply(3), u32.apply(4), dp, and, q[0], q[1] != 0);
-        }
-        int d = dst(ops.get(0), scope, ins);
-        switch (key) {
-            case AND, OR, XOR -> {
-                need(ins, 3);
-                int kind = key == Opcode.AND ? IntOps.AND : key == Opcode.OR ? IntOps.OR : IntOps.XOR;
-                return new IntOps.Alu(kind, bits, signed, d, s.apply(1), s.apply(2), -1, -1);
-            }
-            case NOT, CNOT -> {
-                need(ins, 2);
-                return new IntOps.Alu(key == Opcode.NOT ? IntOps.NOT : IntOps.CNOT, bits, signed, d, s.apply(1), -1, -1, -1);
-            }
-            case SHL, SHR -> {
-                need(ins, 3);
-                return new IntOps.Alu(key == Opcode.SHL ? IntOps.SHL : IntOps.SHR, bits, signed, d, s.apply(1), u32.apply(2), -1, -1);
-            }
-            case POPC, CLZ, BREV -> {
-                need(ins, 2);
-                int kind = key == Opcode.POPC ? IntOps.POPC : key == Opcode.CLZ ? IntOps.CLZ : IntOps.BREV;
-                return new IntOps.Alu(kind, bits, signed, d, s.apply(1), -1, -1, -1);
-            }
-            case BFIND -> {
-                need(ins, 2);
-                IntOps.Alu alu = new IntOps.Alu(IntOps.BFIND, bits, signed, d, s.apply(1), -1, -1, -1);
-                if (mods.has(Flag.SHIFTAMT)) alu.mode = 1;
-                return alu;
-            }
-            case BFE -> {
-                need(ins, 4);
-                return new IntOps.Alu(IntOps.BFE, bits, signed, d, s.apply(1), u32.apply(2), u32.apply(3), -1);
-            }
-            case BFI -> {
-                need(ins, 5);
-                return new IntOps.Alu(IntOps.BFI, bits, signed, d, s.apply(1), s.apply(2), u32.apply(3), u32.apply(4));
-            }
-            case PRMT -> {
-                need(ins, 4);
-                IntOps.Alu alu = new IntOps.Alu(IntOps.PRMT, 32, false, d, s.apply(1), s.apply(2), s.apply(3), -1);
-                alu.mode = mods.has(PrmtMode.F4E) ? 1 : mods.has(PrmtMode.B4E) ? 2 : mods.has(PrmtMode.RC8) ? 3 : mods.has(PrmtMode.ECL) ? 4
-                        : mods.has(PrmtMode.ECR) ? 5 : mods.has(PrmtMode.RC16) ? 6 : 0;
-                return alu;
-            }
-            case LOP3 -> {
-                need(ins, 5);
-                return new IntOps.Alu(IntOps.LOP3, 32, false, d, s.apply(1), s.apply(2), s.apply(3), u32.apply(4));
-            }
-            case SHF -> {
-                need(ins, 4);
-                IntOps.Alu alu = new IntOps.Alu(mods.has(ShiftDir.L) ? IntOps.SHF_L : IntOps.SHF_R, 32, false, d, s.apply(1), s.apply(2), u32.apply(3), -1);
-                alu.mode = mods.has(ShiftMode.CLAMP) ? 1 : 0;
-                return alu;
-            }
-            case BMSK -> {
-                need(ins, 3);
-                IntOps.Alu alu = new IntOps.Alu(IntOps.BMSK, 32, false, d, u32.apply(1), u32.apply(2), -1, -1);
-                alu.mode = mods.has(ShiftMode.CLAMP) ? 1 : 0;
-                return alu;
-            }
-            case SZEXT -> {
-                need(ins, 3);
-                IntOps.Alu alu = new IntOps.Alu(IntOps.SZEXT, 32, signed, d, s.apply(1), u32.apply(2), -1, -1);
-                alu.mode = mods.has(ShiftMode.CLAMP) ? 1 : 0;
-                return alu;
-            }
-            case FNS -> {
-                need(ins, 4);
-                return new IntOps.Alu(IntOps.FNS, 32, false, d, s.apply(1), u32.apply(2), src(ops.get(3), PtxType.S32, scope, ins), -1);
-            }
-            case DP4A, DP2A -> {
-                need(ins, 4);
-                List<PtxType> ts = mods.types();
-                if (ts.size() != 2) throw unsupported(ins.loc(), ins.form() + " needs two types");
-                IntOps.Alu alu = new IntOps.Alu(key == Opcode.DP4A ? IntOps.DP4A : IntOps.DP2A, 32, ts.get(0) == PtxType.S32, d,
-                        s.apply(1), s.apply(2), s.apply(3), -1);
-                alu.signedB = ts.get(1) == PtxType.S32;
-                alu.mode = mods.has(Flag.HI) ? 1 : 0;
-                return alu;
-            }
-            default -> throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        }
-    }
-
-    private static int cmpKind(PtxType t) {
-        return switch (t) {
-            case F32 -> FloatOps.K_F32;
-            case F64 -> FloatOps.K_F64;
-            case F16 -> FloatOps.K_F16;
-            case BF16 -> FloatOps.K_BF16;
-            default -> FloatOps.K_INT;
-        };
-    }
-
-    private int[] cmpAndBool(Instr ins) {
-        int cmp = -1, bool = FloatOps.BOOL_NONE;
-        for (Mod m : ins.mods()) {
-            int c = m instanceof Mod.Compare cm ? FloatOps.cmp(cm) : -1;
-            if (c >= 0 && cmp < 0) cmp = c;
-            else if (m == BoolOp.AND) bool = FloatOps.BOOL_AND;
-            else if (m == BoolOp.OR) bool = FloatOps.BOOL_OR;
-            else if (m == BoolOp.XOR) bool = FloatOps.BOOL_XOR;
-        }
-        if (cmp < 0) throw unsupported(ins.loc(), ins.form() + " without a comparison");
-        return new int[] {cmp, bool};
-    }
-
-    private Op setp(Instr ins, Scope scope, PtxType t) {
-        List<Operand> ops = ins.operands();
-        need(ins, 3);
-        if (t == null) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        int[] cb = cmpAndBool(ins);
-        if (t == PtxType.F16X2 || t == PtxType.BF16X2) {
-            if (!(ops.get(0) instanceof Operand.PredPair pp)) throw unsupported(ins.loc(), "'" + ins.form() + "' needs two destination predicates p|q");
-            int c = -1;
-            boolean cNeg = false;
-            if (cb[1] != FloatOps.BOOL_NONE) {
-                need(ins, 4);
-                int[] ps = predSrc(ops.get(3), scope, ins);
-                c = ps[0];
-                cNeg = ps[1] != 0;
-            }
-            return new FloatOps.SetpX2(cb[0], t == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16, ins.has(Flag.FTZ), cb[1],
-                    predDst(pp.first(), scope, ins), predDst(pp.second(), scope, ins),
-                    src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins), c, cNeg);
-        }
-        int dp, dq = -1;
-        if (ops.get(0) instanceof Operand.PredPair pp) {
-            dp = predDst(pp.first(), scope, ins);
-            dq = predDst(pp.second(), scope, ins);
-        } else {
-            dp = predDst(ops.get(0), scope, ins);
-        }
-        int c = -1;
-        boolean cNeg = false;
-        if (cb[1] != FloatOps.BOOL_NONE) {
-            need(ins, 4);
-            int[] ps = predSrc(ops.get(3), scope, ins);
-            c = ps[0];
-            cNeg = ps[1] != 0;
-        }
-        return new FloatOps.Setp(cb[0], cmpKind(t), t.size() * 8, t.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
-                dp, dq, src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins), c, cNeg);
-    }
-
-    private Op set(Instr ins, Scope scope, List<PtxType> types) {
-        List<Operand> ops = ins.operands();
-        need(ins, 3);
-        if (types.size() != 2) throw unsupported(ins.loc(), ins.form() + " needs a destination and a source type");
-        PtxType dt = types.get(0), st = types.get(1);
-        int[] cb = cmpAndBool(ins);
-        int c = -1;
-        boolean cNeg = false;
-        if (cb[1] != FloatOps.BOOL_NONE) {
-            need(ins, 4);
-            int[] ps = predSrc(ops.get(3), scope, ins);
-            c = ps[0];
-            cNeg = ps[1] != 0;
-        }
-        boolean halfSrc = st == PtxType.F16 || st == PtxType.BF16 || st == PtxType.F16X2 || st == PtxType.BF16X2;
-        boolean halfDst = dt == PtxType.F16 || dt == PtxType.BF16 || dt == PtxType.F16X2 || dt == PtxType.BF16X2;
-        if (halfSrc && (halfDst || dt == PtxType.U16 || dt == PtxType.S16 || dt == PtxType.U32 || dt == PtxType.S32)) {
-            int elements = st == PtxType.F16X2 || st == PtxType.BF16X2 ? 2 : 1;
-            int one = dt == PtxType.F16 || dt == PtxType.F16X2 ? 0x3C00 : dt == PtxType.BF16 || dt == PtxType.BF16X2 ? 0x3F80 : -1;
-            int kind = st == PtxType.F16 || st == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16;
-            return new FloatOps.SetHalf(cb[0], kind, ins.has(Flag.FTZ), cb[1], dst(ops.get(0), scope, ins),
-                    src(ops.get(1), st, scope, ins), src(ops.get(2), st, scope, ins), c, cNeg, elements, one, dt.size() * 8);
-        }
-        if ((dt.kind() == PtxType.Kind.FLOAT && dt != PtxType.F32) || halfSrc || halfDst) {
-            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        }
-        return new FloatOps.Set(cb[0], cmpKind(st), st.size() * 8, st.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
-                dst(ops.get(0), scope, ins), src(ops.get(1), st, scope, ins), src(ops.get(2), st, scope, ins), c, cNeg, dt == PtxType.F32);
-    }
-
-    private static boolean convertible(PtxType t) {
-        return switch (t) {
-            case U8, U16, U32, U64, S8, S16, S32, S64, B8, B16, B32, B64, F16, F32, F64, BF16 -> true;
-            default -> false;
-        };
-    }
-
-    private Op cvt(Instr ins, Scope scope, List<PtxType> types) {
-        List<Operand> ops = ins.operands();
-        Modifiers mods = ins.mods();
-        need(ins, 2);
-        if (types.size() != 2) throw unsupported(ins.loc(), ins.form() + " needs two types");
-        PtxType dt = types.get(0), st = types.get(1);
-        boolean intRound = mods.hasAny(Rounding.RNI, Rounding.RZI, Rounding.RMI, Rounding.RPI);
-        boolean satfinite = mods.has(Flag.SATFINITE);
-        if (mods.has(Rounding.RS) || (mods.has(Rounding.RNA) && dt != PtxType.TF32)) {
-            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        }
-        if (satfinite && dt != PtxType.F16 && dt != PtxType.BF16 && dt != PtxType.F16X2 && dt != PtxType.BF16X2 && dt != PtxType.TF32
-                && dt != PtxType.E4M3X2 && dt != PtxType.E5M2X2) {
-            throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        }
-        int rnd = mods.has(Rounding.RNA) ? FloatMath.RNA : rounding(mods);
-        if ((dt == PtxType.F16X2 || dt == PtxType.BF16X2 || dt == PtxType.E4M3X2 || dt == PtxType.E5M2X2) && st == PtxType.F32 && ops.size() == 3) {
-            FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rnd, false, mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.RELU),
-                    dst(ops.get(0), scope, ins), src(ops.get(1), st, scope, ins), src(ops.get(2), st, scope, ins));
-            c.satfinite = satfinite;
-            return c;
-        }
-        boolean fp8 = ((dt == PtxType.E4M3X2 || dt == PtxType.E5M2X2) && st == PtxType.F16X2)
-                || (dt == PtxType.F16X2 && (st == PtxType.E4M3X2 || st == PtxType.E5M2X2));
-        if (fp8 || (dt == PtxType.TF32 && st == PtxType.F32)) {
-            FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rnd, false, false, false, mods.has(Flag.RELU), dst(ops.get(0), scope, ins),
-                    src(ops.get(1), st, scope, ins), -1);
-            c.satfinite = satfinite;
-            return c;
-        }
-        if (!convertible(dt) || !convertible(st)) throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-        if (st == PtxType.PRED || isPred(ops.get(1), scope)) throw unsupported(ins.loc(), "cvt of a predicate");
-        FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rounding(mods), intRound, mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.RELU),
-                dst(ops.get(0), scope, ins), src(ops.get(1), st, scope, ins), -1);
-        c.satfinite = satfinite;
-        return c;
-    }
-
-    private Op shfl(Instr ins, Scope scope) {
-        Modifiers mods = ins.mods();
-        List<Operand> ops = ins.operands();
-        need(ins, 4);
-        int mode = mods.has(ShflMode.UP) ? WarpOps.UP : mods.has(ShflMode.DOWN) ? WarpOps.DOWN : mods.has(ShflMode.BFLY) ? WarpOps.BFLY : WarpOps.IDX;
-        int d, dp = -1;
-        if (ops.get(0) instanceof Operand.PredPair pp) {
-            d = dst(pp.first(), scope, ins);
-            dp = predDst(pp.second(), scope, ins);
-        } else {
-            d = dst(ops.get(0), scope, ins);
-        }
-        return new WarpOps.Shfl(mode, d, src(ops.get(1), PtxType.B32, scope, ins), src(ops.get(2), PtxType.B32, scope, ins),
-                src(ops.get(3), PtxType.B32, scope, ins), dp);
-    }
-
-    private Op vote(Instr ins, Scope scope) {
-        Modifiers mods = ins.mods();
-        List<Operand> ops = ins.operands();
-        need(ins, 2);
-        int mode = mods.has(VoteMode.ALL) ? WarpOps.ALL : mods.has(VoteMode.ANY) ? WarpOps.ANY : mods.has(VoteMode.UNI) ? WarpOps.UNI : WarpOps.BALLOT;
-        int[] a = predSrc(ops.get(1), scope, ins);
-        int mask = ops.size() > 2 ? src(ops.get(2), PtxType.B32, scope, ins) : -1;
-        int d = mode == WarpOps.BALLOT ? dst(ops.get(0), scope, ins) : predDst(ops.get(0), scope, ins);
-        return new WarpOps.Vote(mode, d, a[0], a[1] != 0, mask);
-    }
-
-    private Op barrier(Instr ins, Scope scope) {
-        Modifiers mods = ins.mods();
-        List<Operand> ops = ins.operands();
-        if (mods.has(Flag.WARP)) return new Ops.Nop();
-        if (mods.has(Mod.Scope.CLUSTER)) {
-            throw unsupported(ins.loc(), "'" + ins.form() + "' (cluster barriers) is not supported by the emulator");
-        }
-        if (mods.has(Flag.RED)) {
-            int mode = mods.has(ReduceOp.POPC) ? Ops.Bar.RED_POPC : mods.has(ReduceOp.AND) ? Ops.Bar.RED_AND : Ops.Bar.RED_OR;
-            need(ins, 3);
-            int dst = mode == Ops.Bar.RED_POPC ? dst(ops.get(0), scope, ins) : predDst(ops.get(0), scope, ins);
-            int id = src(ops.get(1), PtxType.U32, scope, ins);
-            int count = ops.size() == 4 ? src(ops.get(2), PtxType.U32, scope, ins) : -1;
-            int[] c = predSrc(ops.getLast(), scope, ins);
-            return new Ops.Bar(mode, id, count, dst, c[0], c[1] != 0);
-        }
-        boolean arrive = mods.has(Flag.ARRIVE);
-        int id = ops.isEmpty() ? -1 : src(ops.get(0), PtxType.U32, scope, ins);
-        int count = ops.size() > 1 ? src(ops.get(1), PtxType.U32, scope, ins) : -1;
-        return new Ops.Bar(arrive ? Ops.Bar.ARRIVE : Ops.Bar.SYNC, id, count, -1, -1, false);
-    }
+    record MemRef(int space, int base, boolean base32, long offset) {}
 
     // ------------------------------------------------------------------ calls (inlined)
 
-    private void call(Instr ins, Scope scope, Instance inst, int guard, boolean gNeg) {
-        List<Operand> ops = ins.operands();
-        int i = 0;
-        List<Operand> rets = List.of(), args = List.of();
-        if (i < ops.size() && ops.get(i) instanceof Operand.Tuple t) {
-            rets = t.elements();
-            i++;
-        }
-        Operand fn = i < ops.size() ? ops.get(i) : null;
-        String fnName = fn == null ? null : name(fn);
-        if (fnName == null) throw unsupported(ins.loc(), "call needs a function or a register holding its address");
-        i++;
-        if (i < ops.size() && ops.get(i) instanceof Operand.Tuple t) {
-            args = t.elements();
-            i++;
-        }
-        Sym_ local = lookup(scope, fnName);
-        boolean indirect = local != null && local.kind == SymKind.REG;
-        dev.zluda.ptx.Ast.Statement proto = null;
-        if (i < ops.size()) {
-            String ps = name(ops.get(i));
-            if (!indirect || ps == null || i + 1 != ops.size()) throw unsupported(ins.loc(), "unsupported call operands");
-            for (Scope sc = scope; sc != null && proto == null; sc = sc.parent) proto = sc.protos.get(ps);
-            if (proto == null) throw unsupported(ins.loc(), "'" + ps + "' is not a .callprototype or .calltargets label");
-        }
-        if (indirect && proto == null) throw unsupported(ins.loc(), "an indirect call needs a .callprototype or .calltargets label (PTX ISA 9.0, 9.7.12.3)");
-        Function callee = indirect ? null : mc.function(fnName);
-        Ops.Bra skip = null;
-        if (guard >= 0) {
-            // @p call f  ==>  @!p bra after; <inlined f or the call sequence>; after:
-            skip = new Ops.Bra();
-            skip.guard = guard;
-            skip.guardNeg = !gNeg;
-            skip.line = ins.loc().line();
-            skip.form = ins.form();
-            code.add(skip);
-        }
-        if (indirect) {
-            callIndirect(ins, slotOf(local, fn), proto, rets, args, scope);
-        } else if (callee == null || callee.body() == null) {
-            builtin(ins, fnName, rets, args, scope);
-        } else if (mc.outOfLine(callee.name())) {
-            FunctionInfo fi = mc.info(callee.name());
-            checkArity(ins, callee.name(), fi, rets, args);
-            callOutOfLine(ins, -1, List.of(outFn(callee)), ParamAbi.function(fi), rets, args, scope);
-        } else {
-            inline(ins, callee, rets, args, scope);
-        }
-        if (skip != null) skip.target = code.size();
-    }
-
-    private void checkArity(Instr ins, String name, FunctionInfo fi, List<Operand> rets, List<Operand> args) {
-        if (fi.params().size() != args.size() || fi.returnParams().size() != rets.size()) {
-            throw unsupported(ins.loc(), "call of '" + name + "' with " + args.size() + " arguments and " + rets.size()
-                    + " results, the function has " + fi.params().size() + " and " + fi.returnParams().size());
-        }
-    }
-
     // ------------------------------------------------------------------ calls (out of line, CallOps)
-
-    /** The out-of-line function of this name, queued for translation on first use. */
-    private OutFn outFn(Function f) {
-        OutFn o = outFns.get(f.name());
-        if (o == null) {
-            o = new OutFn(f.name(), f);
-            outFns.put(f.name(), o);
-            pendingFns.add(o);
-        }
-        return o;
-    }
-
-    /** {@code call (rets), %rd, (args), proto;}: targets are the listed functions or every address-taken one. */
-    private void callIndirect(Instr ins, int targetSlot, dev.zluda.ptx.Ast.Statement proto, List<Operand> rets, List<Operand> args, Scope scope) {
-        List<OutFn> targets = new ArrayList<>();
-        ParamAbi.Layout abi;
-        if (proto instanceof CallTargets ct) {
-            for (String n : ct.functions()) {
-                Function f = mc.function(n);
-                if (f == null || f.body() == null) throw unsupported(ins.loc(), ".calltargets names '" + n + "', which this module does not define");
-                targets.add(outFn(f));
-            }
-            FunctionInfo fi = mc.info(ct.functions().getFirst());
-            checkArity(ins, ct.functions().getFirst(), fi, rets, args);
-            abi = ParamAbi.function(fi);
-        } else {
-            CallPrototype cp = (CallPrototype) proto;
-            for (String n : mc.addressTaken()) targets.add(outFn(mc.function(n)));
-            abi = ParamAbi.prototype(cp);
-            if (abi.results().size() != rets.size() || abi.params().size() != args.size()) {
-                throw unsupported(ins.loc(), "call with " + args.size() + " arguments and " + rets.size() + " results through a prototype of "
-                        + abi.params().size() + " and " + abi.results().size());
-            }
-        }
-        callOutOfLine(ins, targetSlot, targets, abi, rets, args, scope);
-    }
-
-    /**
-     * The call sequence of an out-of-line call: the new frame's address, the arguments copied into it,
-     * the {@link CallOps.Call}, the results copied out of it (PTX ISA 9.0, 9.7.12.3: arguments are passed
-     * by value, results copied back at the return).
-     */
-    private void callOutOfLine(Instr ins, int targetSlot, List<OutFn> targets, ParamAbi.Layout abi, List<Operand> rets, List<Operand> args, Scope scope) {
-        int nfp = tempSlot();
-        CallOps.NextFrame nf = new CallOps.NextFrame(nfp, spSlot());
-        addOp(nf, ins);
-        int fp = rel ? fpSlot() : -1;
-        for (int k = 0; k < args.size(); k++) {
-            ParamAbi.Slot row = abi.params().get(k);
-            Operand actual = args.get(k);
-            Sym_ a = name(actual) != null ? lookup(scope, name(actual)) : null;
-            if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
-                addOp(new MemOps.LocalCopy(row.offset(), a.address, row.size(), nfp, a.rel ? fp : -1), ins);
-            } else {
-                PtxType t = row.type();
-                if (t == null || t == PtxType.PRED || row.size() > 8) throw unsupported(ins.loc(), "call argument " + (k + 1) + " must be a .param variable");
-                addOp(new MemOps.St(MemOps.LOCAL, nfp, false, row.offset(), (int) row.size(), new int[] {src(actual, t, scope, ins)}, false), ins);
-            }
-        }
-        CallOps.Call c = new CallOps.Call(targetSlot, nfp);
-        addOp(c, ins);
-        callFixups.add(new Object[] {c, nf, targets, current});
-        for (int k = 0; k < rets.size(); k++) {
-            ParamAbi.Slot row = abi.results().get(k);
-            Operand actual = rets.get(k);
-            Sym_ a = name(actual) != null ? lookup(scope, name(actual)) : null;
-            if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
-                addOp(new MemOps.LocalCopy(a.address, row.offset(), row.size(), a.rel ? fp : -1, nfp), ins);
-            } else {
-                PtxType t = row.type();
-                if (t == null || t == PtxType.PRED || row.size() > 8) throw unsupported(ins.loc(), "call result " + (k + 1) + " must be a .param variable");
-                addOp(new MemOps.Ld(MemOps.LOCAL, nfp, false, row.offset(), (int) row.size(), false, new int[] {dst(actual, scope, ins)}, false), ins);
-            }
-        }
-    }
-
-    /**
-     * Translates an out-of-line function once for this kernel: its parameters and locals in its own
-     * frame (FP-relative), its registers in slots of its own, {@code .reg} parameters loaded from the
-     * frame at entry and {@code .reg} results stored there before {@link CallOps.Ret}.
-     */
-    private void translateOutOfLine(OutFn f) {
-        FunctionInfo fi = mc.info(f.name);
-        Function fn = f.ast;
-        long savedFrame = frame;
-        boolean savedRel = rel;
-        frame = 0;
-        rel = true;
-        frameAlign = 8;
-        current = f;
-        f.slotLo = slots;
-        f.predLo = preds;
-        f.entry = code.size();
-        int fp = fpSlot();
-        ParamAbi.Layout abi = ParamAbi.function(fi);
-        frame = abi.end();
-        frameHigh = frame;
-        Scope cs = new Scope(moduleScope);
-        List<Object[]> regResults = new ArrayList<>(); // {slot, Slot}
-        int nres = abi.results().size();
-        List<ParamAbi.Slot> rows = abi.all();
-        for (int row = 0; row < rows.size(); row++) {
-            ParamAbi.Slot p = rows.get(row);
-            PtxType t = p.type();
-            if (p.space() == StateSpace.REG) {
-                if (t == PtxType.PRED || p.size() > 8) throw unsupported(fn.loc(), "predicate or wide .reg parameters of a recursive or address-taken function are not supported by the emulator");
-                int slot = tempSlot();
-                cs.names.put(p.name(), new Sym_(SymKind.REG, slot, 0, t, 1));
-                if (row < nres) {
-                    regResults.add(new Object[] {slot, p});
-                } else {
-                    code.add(withLoc(new MemOps.Ld(MemOps.LOCAL, fp, false, p.offset(), (int) p.size(), false, new int[] {slot}, false),
-                            fn.loc(), "(parameter " + p.name() + " of " + f.name + ")"));
-                }
-            } else {
-                cs.names.put(p.name(), new Sym_(SymKind.FPARAM, -1, p.offset(), t, 1, true));
-            }
-        }
-        Instance ci = new Instance(f.name, false);
-        callStack.push(f.name);
-        try {
-            body(mc.ir(f.name).body(), cs, ci);
-        } finally {
-            callStack.pop();
-        }
-        int epilogue = code.size();
-        for (Object[] rr : regResults) {
-            ParamAbi.Slot p = (ParamAbi.Slot) rr[1];
-            code.add(withLoc(new MemOps.St(MemOps.LOCAL, fp, false, p.offset(), (int) p.size(), new int[] {(Integer) rr[0]}, false),
-                    fn.loc(), "(result of " + f.name + ")"));
-        }
-        code.add(withLoc(new CallOps.Ret(), fn.loc(), "ret (end of " + f.name + ")"));
-        for (Op r : ci.returns) r.target = epilogue;
-        finish(ci);
-        f.frame = (frameHigh + 7) / 8 * 8 + CallOps.CALL_OVERHEAD;
-        f.align = frameAlign;
-        f.slotHi = slots;
-        f.predHi = preds;
-        frame = savedFrame;
-        rel = savedRel;
-        current = null;
-    }
-
-    /** Fills in every call's targets and the caller's registers to save, now that all functions are laid out. */
-    @SuppressWarnings("unchecked")
-    private void resolveCalls() {
-        for (Object[] fx : callFixups) {
-            CallOps.Call c = (CallOps.Call) fx[0];
-            CallOps.NextFrame nf = (CallOps.NextFrame) fx[1];
-            List<OutFn> targets = (List<OutFn>) fx[2];
-            OutFn caller = (OutFn) fx[3];
-            int n = targets.size();
-            c.addr = new long[n];
-            c.entry = new int[n];
-            c.frame = new long[n];
-            c.names = new String[n];
-            long align = 8, need = Long.MAX_VALUE;
-            for (int k = 0; k < n; k++) {
-                OutFn t = targets.get(k);
-                c.addr[k] = mc.functionAddress(t.name);
-                c.entry[k] = t.entry;
-                c.frame[k] = t.frame;
-                c.names[k] = t.name;
-                align = Math.max(align, t.align);
-                need = Math.min(need, t.frame);
-            }
-            nf.align = align;
-            nf.need = n == 0 ? 0 : need;
-            nf.callee = n == 1 ? c.names[0] : String.join(" or ", c.names);
-            if (caller != null) {
-                c.saveLo = caller.slotLo * 32;
-                c.saveHi = caller.slotHi * 32;
-                c.predLo = caller.predLo;
-                c.predHi = caller.predHi;
-            }
-        }
-    }
-
-    private long frameOf(Operand o, Scope scope, Instr ins) {
-        if (name(o) != null) {
-            Sym_ v = lookup(scope, name(o));
-            if (v != null && (v.kind == SymKind.FPARAM || v.kind == SymKind.LOCAL)) return v.address;
-        }
-        throw unsupported(ins.loc(), "call argument '" + dev.zluda.ptx.ir.IrPrinter.operand(o) + "' must be a .param variable");
-    }
-
-    private void builtin(Instr ins, String name, List<Operand> rets, List<Operand> args, Scope scope) {
-        switch (name) {
-            case "vprintf" -> {
-                if (args.size() != 2) throw unsupported(ins.loc(), "vprintf takes two arguments");
-                long ret = rets.isEmpty() ? -1 : frameOf(rets.getFirst(), scope, ins);
-                Ops.Printf op = new Ops.Printf(frameOf(args.get(0), scope, ins), frameOf(args.get(1), scope, ins), ret);
-                if (rel) op.frameBase = fpSlot();
-                op.line = ins.loc().line();
-                op.form = ins.form();
-                code.add(op);
-            }
-            case "__assertfail" -> {
-                if (args.size() < 4) throw unsupported(ins.loc(), "__assertfail takes five arguments");
-                Ops.AssertFail op = new Ops.AssertFail(frameOf(args.get(0), scope, ins), frameOf(args.get(1), scope, ins),
-                        frameOf(args.get(2), scope, ins), frameOf(args.get(3), scope, ins));
-                if (rel) op.frameBase = fpSlot();
-                op.line = ins.loc().line();
-                op.form = ins.form();
-                code.add(op);
-            }
-            default -> throw unsupported(ins.loc(), "call of '" + name + "', which the module does not define, is not supported by the emulator");
-        }
-    }
-
-    private void inline(Instr ins, Function callee, List<Operand> rets, List<Operand> args, Scope scope) {
-        if (callStack.contains(callee.name())) {
-            throw unsupported(ins.loc(), "recursive call of '" + callee.name() + "' is not supported by the emulator");
-        }
-        FunctionInfo fi = mc.info(callee.name());
-        if (fi == null) throw unsupported(ins.loc(), "unknown function '" + callee.name() + "'");
-        if (fi.params().size() != args.size() || fi.returnParams().size() != rets.size()) {
-            throw unsupported(ins.loc(), "call of '" + callee.name() + "' with " + args.size() + " arguments and " + rets.size()
-                    + " results, the function has " + fi.params().size() + " and " + fi.returnParams().size());
-        }
-        Scope cs = new Scope(moduleScope);
-        // parameters: .param ones live in local memory, .reg ones in fresh registers
-        ParamAbi.Layout abi = ParamAbi.function(fi);
-        for (int k = 0; k < args.size(); k++) bindParam(ins, abi.params().get(k), args.get(k), cs, scope, true);
-        List<Object[]> results = new ArrayList<>();
-        for (int k = 0; k < rets.size(); k++) results.add(bindParam(ins, abi.results().get(k), rets.get(k), cs, scope, false));
-        Instance ci = new Instance(callee.name(), false);
-        callStack.push(callee.name());
-        try {
-            body(mc.ir(callee.name()).body(), cs, ci);
-        } finally {
-            callStack.pop();
-        }
-        int end = code.size();
-        for (Op r : ci.returns) r.target = end;
-        finish(ci);
-        for (Object[] r : results) copyBack(ins, r);
-    }
-
-    /** Binds one callee parameter; for arguments emits the copy in, for results returns what to copy back. */
-    private Object[] bindParam(Instr ins, ParamAbi.Slot p, Operand actual, Scope callee, Scope caller, boolean in) {
-        PtxType t = p.type();
-        if (p.space() == StateSpace.REG) {
-            if (t == PtxType.PRED) {
-                int idx = preds++;
-                callee.names.put(p.name(), new Sym_(SymKind.PRED, idx, 0, t, 1));
-                if (in) {
-                    int[] s = predSrc(actual, caller, ins);
-                    addOp(new Ops.PredLogic(Ops.PredLogic.MOV, idx, s[0], s[1] != 0, -1, false, false), ins);
-                    return null;
-                }
-                return new Object[] {"pred", idx, predDst(actual, caller, ins)};
-            }
-            int slot = tempSlot();
-            callee.names.put(p.name(), new Sym_(SymKind.REG, slot, 0, t, 1));
-            if (in) {
-                addOp(new Ops.Mov(slot, src(actual, t, caller, ins)), ins);
-                return null;
-            }
-            return new Object[] {"reg", slot, dst(actual, caller, ins)};
-        }
-        // inlined: in the caller's frame, at least 8 bytes and 8-aligned
-        long size = p.size();
-        long off = allocFrame(Math.max(size, 8), Math.max(p.align(), 8));
-        callee.names.put(p.name(), new Sym_(SymKind.FPARAM, -1, off, t, 1, rel));
-        Sym_ a = name(actual) != null ? lookup(caller, name(actual)) : null;
-        int fp = rel ? fpSlot() : -1;
-        if (in) {
-            if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) {
-                addOp(new MemOps.LocalCopy(off, a.address, size, fp, a.rel ? fp : -1), ins);
-            } else {
-                if (t == null || size > 8) throw unsupported(ins.loc(), "call argument must be a .param variable");
-                addOp(new MemOps.St(MemOps.LOCAL, fp, false, off, (int) size, new int[] {src(actual, t, caller, ins)}, false), ins);
-            }
-            return null;
-        }
-        if (a != null && (a.kind == SymKind.FPARAM || a.kind == SymKind.LOCAL)) return new Object[] {"mem", off, a.address, size, fp, a.rel ? fp : -1};
-        if (t == null || size > 8) throw unsupported(ins.loc(), "call result must be a .param variable");
-        return new Object[] {"ld", off, dst(actual, caller, ins), size, fp};
-    }
-
-    private void copyBack(Instr ins, Object[] r) {
-        if (r == null) return;
-        switch ((String) r[0]) {
-            case "pred" -> addOp(new Ops.PredLogic(Ops.PredLogic.MOV, (Integer) r[2], (Integer) r[1], false, -1, false, false), ins);
-            case "reg" -> addOp(new Ops.Mov((Integer) r[2], (Integer) r[1]), ins);
-            case "mem" -> addOp(new MemOps.LocalCopy((Long) r[2], (Long) r[1], (Long) r[3], (Integer) r[5], (Integer) r[4]), ins);
-            default -> addOp(new MemOps.Ld(MemOps.LOCAL, (Integer) r[4], false, (Long) r[1], (int) (long) (Long) r[3], false, new int[] {(Integer) r[2]}, false), ins);
-        }
-    }
 
     // ------------------------------------------------------------------ warp-level matrix instructions (MatrixOps)
 
-    /** The register slots of a vector operand {@code {r0, r1, ...}} (or one register); {@code _} is -1 for destinations. */
-    private int[] regVector(Operand o, boolean dest, Scope scope, Instr ins) {
-        List<Operand> els = o instanceof Operand.Vec v ? v.elements() : List.of(o);
-        int[] out = new int[els.size()];
-        for (int i = 0; i < out.length; i++) {
-            Operand e = els.get(i);
-            out[i] = dest ? (e instanceof Operand.Sink ? -1 : dst(e, scope, ins)) : src(e, PtxType.B32, scope, ins);
-        }
-        return out;
-    }
-
-    private static int matrixFormat(PtxType m) {
-        return switch (m) {
-            case F16 -> MatrixOps.F16;
-            case BF16 -> MatrixOps.BF16;
-            case TF32 -> MatrixOps.TF32;
-            case F32 -> MatrixOps.F32;
-            case S8 -> MatrixOps.S8;
-            case U8 -> MatrixOps.U8;
-            case S32 -> MatrixOps.S32;
-            default -> -1;
-        };
-    }
-
-    /**
-     * mma.sync.aligned (m16n8k8 f16/bf16/tf32, m16n8k16 f16/bf16, m16n8k32 s8/u8; .row.col), ldmatrix and
-     * stmatrix (.m8n8 .b16), wmma.load/store/mma (.m16n16k16 f16/bf16 with f16/f32 accumulators): PTX ISA 9.0,
-     * §9.7.14. Other shapes and types are rejected with the instruction named.
-     */
-    private Op matrix(Instr ins, Opcode key, Scope scope, Instance inst) {
-        Modifiers mods = ins.mods();
-        List<Operand> ops = ins.operands();
-        java.util.function.Supplier<Unsupported> no = () -> unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (PTX ISA 9.7.14: "
-                + "mma.sync m16n8k8/m16n8k16 f16, bf16, m16n8k8 tf32 and m16n8k32 s8/u8 with .row.col, ldmatrix/stmatrix .m8n8 .b16, "
-                + "wmma m16n16k16 f16/bf16 are)");
-        List<Integer> fmts = new ArrayList<>();
-        for (PtxType m : mods.types()) if (matrixFormat(m) >= 0) fmts.add(matrixFormat(m));
-        switch (key) {
-            case MMA -> {
-                need(ins, 4);
-                if (!mods.has(Layout.ROW) || !mods.has(Layout.COL) || fmts.size() != 4 || mods.hasAny(Flag.SP, Flag.SP_ORDERED_METADATA, Flag.BLOCK_SCALE) || mods.hasKind(Mod.MmaKind.class)) {
-                    throw no.get();
-                }
-                int fd = fmts.get(0), fa = fmts.get(1), fb = fmts.get(2), fc = fmts.get(3);
-                int k = mods.has(Shape.M16N8K8) ? 8 : mods.has(Shape.M16N8K16) ? 16 : mods.has(Shape.M16N8K32) ? 32 : -1;
-                boolean half = fa == MatrixOps.F16 || fa == MatrixOps.BF16, i8 = fa == MatrixOps.S8 || fa == MatrixOps.U8;
-                boolean ok = switch (k) {
-                    case 8 -> (half || fa == MatrixOps.TF32) && fb == fa;
-                    case 16 -> half && fb == fa;
-                    case 32 -> i8 && (fb == MatrixOps.S8 || fb == MatrixOps.U8);
-                    default -> false;
-                };
-                if (ok && fa == MatrixOps.F16) ok = (fd == MatrixOps.F32 || fd == MatrixOps.F16) && fc == fd;
-                else if (ok && i8) ok = fd == MatrixOps.S32 && fc == MatrixOps.S32;
-                else if (ok) ok = fd == MatrixOps.F32 && fc == MatrixOps.F32;
-                if (!ok || (mods.has(Flag.SATFINITE) && !i8)) throw no.get();
-                int[] d = regVector(ops.get(0), true, scope, ins), a = regVector(ops.get(1), false, scope, ins);
-                int[] b = regVector(ops.get(2), false, scope, ins), c = regVector(ops.get(3), false, scope, ins);
-                int ba = MatrixOps.bits(fa), bc = MatrixOps.bits(fc), bd = MatrixOps.bits(fd);
-                if (a.length != 16 * k * ba / 32 / 32 || b.length != 8 * k * ba / 32 / 32 || c.length != 128 * bc / 32 / 32 || d.length != 128 * bd / 32 / 32) {
-                    throw unsupported(ins.loc(), "'" + ins.form() + "': wrong number of registers in an operand");
-                }
-                return new MatrixOps.Mma(16, 8, k, fa, fb, fc, fd, mods.has(Flag.SATFINITE), d, a, b, c);
-            }
-            case LDMATRIX, STMATRIX -> {
-                need(ins, 2);
-                if (!mods.has(Shape.M8N8) || !mods.has(Mod.Type.of(PtxType.B16))) throw no.get();
-                int x = mods.has(new Mod.Count(4)) ? 4 : mods.has(new Mod.Count(2)) ? 2 : 1;
-                boolean ld = key == Opcode.LDMATRIX;
-                MemRef ref = memRef(ins, ops.get(ld ? 1 : 0), scope, inst, ld ? Warp.READ : Warp.WRITE);
-                if (ref.space() != MemOps.SHARED && ref.space() != MemOps.GENERIC) throw no.get();
-                int[] regs = regVector(ops.get(ld ? 0 : 1), ld, scope, ins);
-                if (regs.length != x) throw unsupported(ins.loc(), "'" + ins.form() + "': .x" + x + " needs " + x + " registers");
-                return ld ? new MatrixOps.Ldmatrix(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, mods.has(Flag.TRANS))
-                        : new MatrixOps.Stmatrix(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, mods.has(Flag.TRANS));
-            }
-            default -> {
-                if (!mods.has(Shape.M16N16K16) || fmts.isEmpty()) throw no.get();
-                if (key == Opcode.WMMA_MMA) {
-                    need(ins, 4);
-                    boolean bf = fmts.size() == 4 && fmts.get(1) == MatrixOps.BF16;
-                    int fd = fmts.get(0), fc = fmts.getLast();
-                    if (!(bf ? fmts.equals(List.of(MatrixOps.F32, MatrixOps.BF16, MatrixOps.BF16, MatrixOps.F32)) : fmts.size() == 2
-                            && (fd == MatrixOps.F16 || fd == MatrixOps.F32) && (fc == MatrixOps.F16 || fc == MatrixOps.F32)) || mods.has(Flag.SATFINITE)) {
-                        throw no.get();
-                    }
-                    int fab = bf ? MatrixOps.BF16 : MatrixOps.F16;
-                    int[] d = regVector(ops.get(0), true, scope, ins), a = regVector(ops.get(1), false, scope, ins);
-                    int[] b = regVector(ops.get(2), false, scope, ins), c = regVector(ops.get(3), false, scope, ins);
-                    int nab = bf ? 4 : 8;
-                    if (a.length != nab || b.length != nab || c.length != (fc == MatrixOps.F32 ? 8 : 4) || d.length != (fd == MatrixOps.F32 ? 8 : 4)) {
-                        throw unsupported(ins.loc(), "'" + ins.form() + "': wrong number of registers in an operand");
-                    }
-                    return new MatrixOps.WmmaMma(fab, fc, fd, d, a, b, c);
-                }
-                boolean load = key == Opcode.WMMA_LOAD;
-                need(ins, 2);
-                int fmt = fmts.getFirst();
-                boolean abOp = mods.has(Fragment.A) || mods.has(Fragment.B);
-                if (load && !abOp && !mods.has(Fragment.C)) throw no.get();
-                if (abOp ? fmt != MatrixOps.F16 && fmt != MatrixOps.BF16 : fmt != MatrixOps.F16 && fmt != MatrixOps.F32) throw no.get();
-                MemRef ref = memRef(ins, ops.get(load ? 1 : 0), scope, inst, load ? Warp.READ : Warp.WRITE);
-                if (ref.space() == MemOps.PARAM || ref.space() == MemOps.LOCAL) throw no.get();
-                int[] regs = regVector(ops.get(load ? 0 : 1), load, scope, ins);
-                int want = abOp ? (fmt == MatrixOps.BF16 ? 4 : 8) : fmt == MatrixOps.F32 ? 8 : 4;
-                if (regs.length != want) throw unsupported(ins.loc(), "'" + ins.form() + "': a fragment of " + want + " registers is expected");
-                int stride = ops.size() > 2 ? src(ops.get(2), PtxType.U32, scope, ins) : -1;
-                boolean col = mods.has(Layout.COL);
-                if (!col && !mods.has(Layout.ROW)) throw no.get();
-                return load ? new MatrixOps.WmmaLoad(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, fmt, col, stride)
-                        : new MatrixOps.WmmaStore(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, fmt, col, stride);
-            }
-        }
-    }
-
-    private void addOp(Op op, Instr ins) {
+    void addOp(Op op, Instr ins) {
         op.line = ins.loc().line();
         op.form = ins.form();
         code.add(op);
@@ -2088,112 +925,4 @@ final class Translator {
 
     // ------------------------------------------------------------------ textures, surfaces, mbarrier
 
-    private static int geometry(Modifiers mods) {
-        return mods.has(Geometry.D1) ? 1 : mods.has(Geometry.D2) ? 2 : mods.has(Geometry.D3) ? 3 : 0;
-    }
-
-    /** The registers of a vector operand ({@code {a, b}}) or of a single register; {@code _} gives -1. */
-    private int[] regs(Operand o, PtxType t, Scope scope, Instr ins, boolean dst, int min) {
-        List<Operand> el = o instanceof Operand.Vec v ? v.elements() : List.of(o);
-        if (el.size() < min) throw unsupported(ins.loc(), ins.form() + " needs " + min + " coordinates or values");
-        int[] out = new int[el.size()];
-        for (int i = 0; i < out.length; i++) {
-            Operand e = el.get(i);
-            out[i] = dst ? (e instanceof Operand.Sink ? -1 : dst(e, scope, ins)) : src(e, t, scope, ins);
-        }
-        return out;
-    }
-
-    /**
-     * tex, tld4 (PTX ISA 9.0, 9.7.10.3 and 9.7.10.4) on texture objects and suld.b, sust.b (9.7.11.1 and
-     * 9.7.11.2) on surface objects; see {@link TexOps}. Texture references, samplers, arrays, cube maps,
-     * mipmaps (.level/.grad), depth compare and formatted stores (sust.p) are reported unsupported.
-     */
-    private Op texture(Instr ins, Opcode key, Scope scope) {
-        Modifiers mods = ins.mods();
-        List<Operand> ops = ins.operands();
-        int dims = geometry(mods);
-        String no = "'" + ins.form() + "' is not supported by the emulator";
-        if (dims == 0) throw unsupported(ins.loc(), no + " (only .1d, .2d and .3d geometries)");
-        boolean load = key != Opcode.SUST;
-        need(ins, 2);
-        Operand addr = load ? ops.get(1) : ops.get(0);
-        if (!(addr instanceof Operand.AddressList a) || a.elements().size() != 2) {
-            throw unsupported(ins.loc(), no + " (only [object, coordinates] with texture/surface objects; no samplers)");
-        }
-        int obj = src(a.elements().get(0), PtxType.U64, scope, ins);
-        if (key == Opcode.TEX || key == Opcode.TLD4) {
-            if (ops.size() != 2 || ins.operands().getFirst() instanceof Operand.PredPair) throw unsupported(ins.loc(), no + " (no .level/.grad, offsets, depth compare or residency predicate)");
-            if (!mods.has(new Mod.Vector(4))) throw unsupported(ins.loc(), no + " (only .v4 results)");
-            List<PtxType> types = mods.types();
-            if (types.size() != 2) throw unsupported(ins.loc(), no);
-            PtxType dt = types.get(0), ct = types.get(1);
-            int rt = dt == PtxType.F32 ? TexOps.F32 : dt == PtxType.S32 ? TexOps.S32 : dt == PtxType.U32 ? TexOps.U32 : -1;
-            if (rt < 0 || (ct != PtxType.F32 && ct != PtxType.S32)) throw unsupported(ins.loc(), no + " (results .f32/.s32/.u32, coordinates .f32/.s32)");
-            int gather = -1;
-            if (key == Opcode.TLD4) {
-                gather = mods.has(Component.R) ? 0 : mods.has(Component.G) ? 1 : mods.has(Component.B) ? 2 : mods.has(Component.A) ? 3 : -1;
-                if (gather < 0 || dims != 2 || ct != PtxType.F32) throw unsupported(ins.loc(), no);
-            }
-            int[] coords = regs(a.elements().get(1), ct, scope, ins, false, dims);
-            int[] d = regs(ops.get(0), dt, scope, ins, true, 4);
-            return new TexOps.Tex(obj, dims, coords, ct == PtxType.F32, rt, gather, d);
-        }
-        if (!mods.has(SurfaceAccess.B)) throw unsupported(ins.loc(), no + " (only .b surface accesses; no formatted .p)");
-        int mode = mods.has(SurfaceOob.CLAMP) ? TexOps.CLAMP : mods.has(SurfaceOob.ZERO) ? TexOps.ZERO : TexOps.TRAP;
-        int bytes = mods.has(Mod.Type.of(PtxType.B8)) ? 1 : mods.has(Mod.Type.of(PtxType.B16)) ? 2 : mods.has(Mod.Type.of(PtxType.B32)) ? 4 : mods.has(Mod.Type.of(PtxType.B64)) ? 8 : 0;
-        if (bytes == 0) throw unsupported(ins.loc(), no);
-        PtxType bt = bytes == 8 ? PtxType.B64 : bytes == 2 ? PtxType.B16 : PtxType.B32;
-        int[] coords = regs(a.elements().get(1), PtxType.B32, scope, ins, false, dims);
-        int[] v = load ? regs(ops.get(0), bt, scope, ins, true, 1) : regs(ops.get(1), bt, scope, ins, false, 1);
-        if (v.length != mods.vector()) throw unsupported(ins.loc(), "vector width does not match the operand");
-        return load ? new TexOps.Suld(obj, dims, coords, bytes, mode, v) : new TexOps.Sust(obj, dims, coords, bytes, mode, v);
-    }
-
-    /**
-     * mbarrier basics on shared memory (PTX ISA 9.0, 9.7.13.15): init, arrive (count), arrive_drop, test_wait,
-     * try_wait (with .parity), pending_count, inval; see {@link SyncOps.Mbarrier}. Transaction counts
-     * (expect_tx, complete_tx), .noComplete, cluster scope and remote arrives are reported unsupported.
-     */
-    private Op mbarrier(Instr ins, Opcode key, Scope scope, Instance inst) {
-        Modifiers mods = ins.mods();
-        List<Operand> ops = ins.operands();
-        String no = "'" + ins.form() + "' is not supported by the emulator";
-        if (mods.has(Flag.EXPECT_TX) || mods.has(Flag.NO_COMPLETE) || mods.has(StateSpace.SHARED_CLUSTER) || mods.has(Mod.Scope.CLUSTER)) {
-            throw unsupported(ins.loc(), no + " (only basic arrive/wait on .shared::cta)");
-        }
-        if (key == Opcode.MBARRIER_PENDING_COUNT) {
-            need(ins, 2);
-            return new SyncOps.Mbarrier(SyncOps.Mbarrier.PENDING, MemOps.SHARED, -1, false, 0, dst(ops.get(0), scope, ins), -1, src(ops.get(1), PtxType.B64, scope, ins), false);
-        }
-        int memIdx = switch (key) {
-            case MBARRIER_INIT, MBARRIER_INVAL -> 0;
-            default -> 1;
-        };
-        need(ins, memIdx + 1);
-        MemRef ref = memRef(ins, ops.get(memIdx), scope, inst, Warp.ATOMIC);
-        if (ref.space != MemOps.SHARED && ref.space != MemOps.GENERIC) throw unsupported(ins.loc(), no + " (mbarrier objects live in shared memory)");
-                switch (key) {
-            case MBARRIER_INIT -> {
-                need(ins, 2);
-                return new SyncOps.Mbarrier(SyncOps.Mbarrier.INIT, ref.space, ref.base, ref.base32, ref.offset, -1, -1, src(ops.get(1), PtxType.B32, scope, ins), false);
-            }
-            case MBARRIER_INVAL -> {
-                return new SyncOps.Mbarrier(SyncOps.Mbarrier.INVAL, ref.space, ref.base, ref.base32, ref.offset, -1, -1, -1, false);
-            }
-            case MBARRIER_ARRIVE, MBARRIER_ARRIVE_DROP -> {
-                int d = ops.get(0) instanceof Operand.Sink ? -1 : dst(ops.get(0), scope, ins);
-                int count = ops.size() > 2 ? src(ops.get(2), PtxType.B32, scope, ins) : -1;
-                return new SyncOps.Mbarrier(key == Opcode.MBARRIER_ARRIVE ? SyncOps.Mbarrier.ARRIVE : SyncOps.Mbarrier.DROP, ref.space, ref.base, ref.base32, ref.offset,
-                        d, -1, count, false);
-            }
-            default -> { // test_wait, try_wait
-                need(ins, 3);
-                boolean parity = mods.has(Flag.PARITY);
-                int pd = predDst(ops.get(0), scope, ins);
-                int state = src(ops.get(2), parity ? PtxType.B32 : PtxType.B64, scope, ins);
-                return new SyncOps.Mbarrier(SyncOps.Mbarrier.TEST, ref.space, ref.base, ref.base32, ref.offset, -1, pd, state, parity);
-            }
-        }
-    }
 }
