@@ -282,22 +282,22 @@ final class ArithTranslation {
 
     static int cmpKind(PtxType t) {
         return switch (t) {
-            case F32 -> FloatOps.K_F32;
-            case F64 -> FloatOps.K_F64;
-            case F16 -> FloatOps.K_F16;
-            case BF16 -> FloatOps.K_BF16;
-            default -> FloatOps.K_INT;
+            case F32 -> CompareOps.K_F32;
+            case F64 -> CompareOps.K_F64;
+            case F16 -> CompareOps.K_F16;
+            case BF16 -> CompareOps.K_BF16;
+            default -> CompareOps.K_INT;
         };
     }
 
     static int[] cmpAndBool(Translator tr, Instr ins) {
-        int cmp = -1, bool = FloatOps.BOOL_NONE;
+        int cmp = -1, bool = CompareOps.BOOL_NONE;
         for (Mod m : ins.mods()) {
-            int c = m instanceof Mod.Compare cm ? FloatOps.cmp(cm) : -1;
+            int c = m instanceof Mod.Compare cm ? CompareOps.cmp(cm) : -1;
             if (c >= 0 && cmp < 0) cmp = c;
-            else if (m == BoolOp.AND) bool = FloatOps.BOOL_AND;
-            else if (m == BoolOp.OR) bool = FloatOps.BOOL_OR;
-            else if (m == BoolOp.XOR) bool = FloatOps.BOOL_XOR;
+            else if (m == BoolOp.AND) bool = CompareOps.BOOL_AND;
+            else if (m == BoolOp.OR) bool = CompareOps.BOOL_OR;
+            else if (m == BoolOp.XOR) bool = CompareOps.BOOL_XOR;
         }
         if (cmp < 0) throw tr.unsupported(ins.loc(), ins.form() + " without a comparison");
         return new int[] {cmp, bool};
@@ -312,13 +312,13 @@ final class ArithTranslation {
             if (!(ops.get(0) instanceof Operand.PredPair pp)) throw tr.unsupported(ins.loc(), "'" + ins.form() + "' needs two destination predicates p|q");
             int c = -1;
             boolean cNeg = false;
-            if (cb[1] != FloatOps.BOOL_NONE) {
+            if (cb[1] != CompareOps.BOOL_NONE) {
                 tr.need(ins, 4);
                 int[] ps = tr.predSrc(ops.get(3), scope, ins);
                 c = ps[0];
                 cNeg = ps[1] != 0;
             }
-            return new FloatOps.SetpX2(cb[0], t == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16, ins.has(Flag.FTZ), cb[1],
+            return new CompareOps.SetpX2(cb[0], t == PtxType.F16X2 ? CompareOps.K_F16 : CompareOps.K_BF16, ins.has(Flag.FTZ), cb[1],
                     tr.predDst(pp.first(), scope, ins), tr.predDst(pp.second(), scope, ins),
                     tr.src(ops.get(1), t, scope, ins), tr.src(ops.get(2), t, scope, ins), c, cNeg);
         }
@@ -331,13 +331,13 @@ final class ArithTranslation {
         }
         int c = -1;
         boolean cNeg = false;
-        if (cb[1] != FloatOps.BOOL_NONE) {
+        if (cb[1] != CompareOps.BOOL_NONE) {
             tr.need(ins, 4);
             int[] ps = tr.predSrc(ops.get(3), scope, ins);
             c = ps[0];
             cNeg = ps[1] != 0;
         }
-        return new FloatOps.Setp(cb[0], cmpKind(t), t.size() * 8, t.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
+        return new CompareOps.Setp(cb[0], cmpKind(t), t.size() * 8, t.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
                 dp, dq, tr.src(ops.get(1), t, scope, ins), tr.src(ops.get(2), t, scope, ins), c, cNeg);
     }
 
@@ -349,7 +349,7 @@ final class ArithTranslation {
         int[] cb = cmpAndBool(tr, ins);
         int c = -1;
         boolean cNeg = false;
-        if (cb[1] != FloatOps.BOOL_NONE) {
+        if (cb[1] != CompareOps.BOOL_NONE) {
             tr.need(ins, 4);
             int[] ps = tr.predSrc(ops.get(3), scope, ins);
             c = ps[0];
@@ -360,14 +360,14 @@ final class ArithTranslation {
         if (halfSrc && (halfDst || dt == PtxType.U16 || dt == PtxType.S16 || dt == PtxType.U32 || dt == PtxType.S32)) {
             int elements = st == PtxType.F16X2 || st == PtxType.BF16X2 ? 2 : 1;
             int one = dt == PtxType.F16 || dt == PtxType.F16X2 ? 0x3C00 : dt == PtxType.BF16 || dt == PtxType.BF16X2 ? 0x3F80 : -1;
-            int kind = st == PtxType.F16 || st == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16;
-            return new FloatOps.SetHalf(cb[0], kind, ins.has(Flag.FTZ), cb[1], tr.dst(ops.get(0), scope, ins),
+            int kind = st == PtxType.F16 || st == PtxType.F16X2 ? CompareOps.K_F16 : CompareOps.K_BF16;
+            return new CompareOps.SetHalf(cb[0], kind, ins.has(Flag.FTZ), cb[1], tr.dst(ops.get(0), scope, ins),
                     tr.src(ops.get(1), st, scope, ins), tr.src(ops.get(2), st, scope, ins), c, cNeg, elements, one, dt.size() * 8);
         }
         if ((dt.kind() == PtxType.Kind.FLOAT && dt != PtxType.F32) || halfSrc || halfDst) {
             throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         }
-        return new FloatOps.Set(cb[0], cmpKind(st), st.size() * 8, st.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
+        return new CompareOps.Set(cb[0], cmpKind(st), st.size() * 8, st.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
                 tr.dst(ops.get(0), scope, ins), tr.src(ops.get(1), st, scope, ins), tr.src(ops.get(2), st, scope, ins), c, cNeg, dt == PtxType.F32);
     }
 
@@ -395,7 +395,7 @@ final class ArithTranslation {
         }
         int rnd = mods.has(Rounding.RNA) ? FloatMath.RNA : rounding(mods);
         if ((dt == PtxType.F16X2 || dt == PtxType.BF16X2 || dt == PtxType.E4M3X2 || dt == PtxType.E5M2X2) && st == PtxType.F32 && ops.size() == 3) {
-            FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rnd, false, mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.RELU),
+            ConvertOps.Cvt c = new ConvertOps.Cvt(dt, st, rnd, false, mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.RELU),
                     tr.dst(ops.get(0), scope, ins), tr.src(ops.get(1), st, scope, ins), tr.src(ops.get(2), st, scope, ins));
             c.satfinite = satfinite;
             return c;
@@ -403,14 +403,14 @@ final class ArithTranslation {
         boolean fp8 = ((dt == PtxType.E4M3X2 || dt == PtxType.E5M2X2) && st == PtxType.F16X2)
                 || (dt == PtxType.F16X2 && (st == PtxType.E4M3X2 || st == PtxType.E5M2X2));
         if (fp8 || (dt == PtxType.TF32 && st == PtxType.F32)) {
-            FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rnd, false, false, false, mods.has(Flag.RELU), tr.dst(ops.get(0), scope, ins),
+            ConvertOps.Cvt c = new ConvertOps.Cvt(dt, st, rnd, false, false, false, mods.has(Flag.RELU), tr.dst(ops.get(0), scope, ins),
                     tr.src(ops.get(1), st, scope, ins), -1);
             c.satfinite = satfinite;
             return c;
         }
         if (!convertible(dt) || !convertible(st)) throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         if (st == PtxType.PRED || tr.isPred(ops.get(1), scope)) throw tr.unsupported(ins.loc(), "cvt of a predicate");
-        FloatOps.Cvt c = new FloatOps.Cvt(dt, st, rounding(mods), intRound, mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.RELU),
+        ConvertOps.Cvt c = new ConvertOps.Cvt(dt, st, rounding(mods), intRound, mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.RELU),
                 tr.dst(ops.get(0), scope, ins), tr.src(ops.get(1), st, scope, ins), -1);
         c.satfinite = satfinite;
         return c;

@@ -759,20 +759,20 @@ final class Translator {
             case SELP -> {
                 need(ins, 4);
                 int[] c = predSrc(ops.get(3), scope, ins);
-                op = new FloatOps.Selp(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins), c[0], c[1] != 0);
+                op = new CompareOps.Selp(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins), c[0], c[1] != 0);
             }
             case SLCT -> {
                 need(ins, 4);
                 boolean cf = t == PtxType.F32;
-                op = new FloatOps.Slct(dst(ops.get(0), scope, ins), src(ops.get(1), types.getFirst(), scope, ins),
+                op = new CompareOps.Slct(dst(ops.get(0), scope, ins), src(ops.get(1), types.getFirst(), scope, ins),
                         src(ops.get(2), types.getFirst(), scope, ins), src(ops.get(3), t, scope, ins), cf, mods.has(Flag.FTZ));
             }
             case TESTP -> {
                 need(ins, 2);
-                int kind = mods.has(TestClass.FINITE) ? FloatOps.Testp.FINITE : mods.has(TestClass.INFINITE) ? FloatOps.Testp.INFINITE
-                        : mods.has(TestClass.NUMBER) ? FloatOps.Testp.NUMBER : mods.has(TestClass.NOTANUMBER) ? FloatOps.Testp.NOTANUMBER
-                        : mods.has(TestClass.NORMAL) ? FloatOps.Testp.NORMAL_ : FloatOps.Testp.SUBNORMAL;
-                op = new FloatOps.Testp(kind, t == PtxType.F64, predDst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins));
+                int kind = mods.has(TestClass.FINITE) ? CompareOps.Testp.FINITE : mods.has(TestClass.INFINITE) ? CompareOps.Testp.INFINITE
+                        : mods.has(TestClass.NUMBER) ? CompareOps.Testp.NUMBER : mods.has(TestClass.NOTANUMBER) ? CompareOps.Testp.NOTANUMBER
+                        : mods.has(TestClass.NORMAL) ? CompareOps.Testp.NORMAL_ : CompareOps.Testp.SUBNORMAL;
+                op = new CompareOps.Testp(kind, t == PtxType.F64, predDst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins));
             }
             case CVT -> op = ArithTranslation.cvt(this, ins, scope, types);
             case CVT_PACK -> {
@@ -783,7 +783,7 @@ final class Translator {
                     throw unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
                 }
                 need(ins, ops.size() == 4 ? 4 : 3);
-                op = new FloatOps.CvtPack(ct, dst(ops.get(0), scope, ins), src(ops.get(1), PtxType.S32, scope, ins), src(ops.get(2), PtxType.S32, scope, ins),
+                op = new ConvertOps.CvtPack(ct, dst(ops.get(0), scope, ins), src(ops.get(1), PtxType.S32, scope, ins), src(ops.get(2), PtxType.S32, scope, ins),
                         ops.size() == 4 ? src(ops.get(3), PtxType.B32, scope, ins) : -1);
             }
             case CVTA -> {
