@@ -349,8 +349,8 @@ public final class LlvmEmitter {
             StringBuilder fn = functions;
             if (target.amd()) {
                 long maxThreads = 1024;
-                List<Long> maxntid = info.directives().get(".maxntid");
-                List<Long> reqntid = info.directives().get(".reqntid");
+                List<Long> maxntid = info.maxntid();
+                List<Long> reqntid = info.reqntid();
                 List<Long> lim = reqntid != null ? reqntid : maxntid;
                 if (lim != null) {
                     maxThreads = 1;
@@ -441,7 +441,7 @@ public final class LlvmEmitter {
         }
 
         void declareRegister(VariableInfo r) {
-            if (!".reg".equals(r.space())) return;
+            if (StateSpace.of(r.space()) != StateSpace.REG) return;
             PtxType t = r.type();
             if (t == null) return;
             if (r.vectorWidth() != 1 || !r.dims().isEmpty()) {
@@ -506,8 +506,8 @@ public final class LlvmEmitter {
                     case Stmt.Block inner -> collectLocals(inner);
                     case Stmt.Label l -> labels.put(l.name(), "L" + labels.size());
                     case Stmt.Decl d when d.space() != StateSpace.REG -> {
-                        for (Ast.Declarator x : d.source().declarators()) {
-                            localVariable(d.source(), x);
+                        for (VariableInfo x : d.variables()) {
+                            localVariable(d, x);
                             Global g = syms.get(x.name());
                             if (g != null) blockSyms.computeIfAbsent(b, k -> new LinkedHashMap<>()).put(x.name(), g);
                         }
@@ -517,43 +517,33 @@ public final class LlvmEmitter {
             }
         }
 
-        void localVariable(Ast.Decl d, Ast.Declarator x) {
-            long elem = 1, count = 1, align = 0;
-            PtxType type = null;
-            int vec = 1;
-            for (Ast.DeclAttr a : d.attrs()) {
-                if (a instanceof Ast.Align al) align = al.bytes();
-                if (a instanceof Ast.Word w) {
-                    PtxType t = PtxType.fromName(w.text());
-                    if (t != null) type = t;
-                    if (w.text().startsWith(".v")) vec = Integer.parseInt(w.text().substring(2));
-                }
-            }
-            if (type != null) elem = (long) type.size() * vec;
+        /** A function-scope variable: {@code .shared} becomes an internal global, {@code .local} and {@code .param} a stack slot. */
+        void localVariable(Stmt.Decl d, VariableInfo var) {
+            PtxType type = var.type();
+            int vec = var.vectorWidth();
+            long elem = type == null ? 1 : (long) type.size() * vec, count = 1, align = var.alignment();
             boolean unsized = false;
-            for (Ast.Dim dim : x.dims()) {
-                Long n = dim.size() == null ? null : Semantics.constant(dim.size());
-                if (n == null) unsized = true;
+            for (long n : var.dims()) {
+                if (n < 0) unsized = true;
                 else count *= n;
             }
-            if (align == 0) align = Math.max(1, elem);
-            int as = spaceOf(StateSpace.of(d.space()));
-            String gname = "@" + quote(info.name() + "." + x.name());
+            int as = spaceOf(d.space());
+            String gname = "@" + quote(info.name() + "." + var.name());
             switch (as) {
                 case 3 -> {
                     long size = unsized ? 0 : elem * count;
-                    VariableInfo v = new VariableInfo(x.name(), d.space(), type, vec, unsized ? List.of(-1L) : List.of(), size, align, 0, false, null, 0, x.loc());
+                    VariableInfo v = new VariableInfo(var.name(), var.space(), type, vec, unsized ? List.of(-1L) : List.of(), size, align, 0, false, null, 0, var.loc());
                     globals.append(variableDefinition(gname, v, 3, false)).append('\n');
-                    syms.put(x.name(), new Global(gname, 3));
+                    syms.put(var.name(), new Global(gname, 3));
                 }
                 case 5, 101 -> {            // .local, and a caller's .param variables of a call: stack slots
                     String p = "%loc" + (tmp++);
                     entry.append("  ").append(p).append(" = alloca [").append(elem * count).append(" x i8], align ").append(align)
                             .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
-                    syms.put(x.name(), new Global(p, target.allocaSpace()));
+                    syms.put(var.name(), new Global(p, target.allocaSpace()));
                 }
                 default -> {
-                    error(x.loc(), "function-scope " + d.space() + " variable " + x.name() + " is not supported");
+                    error(var.loc(), "function-scope " + var.space() + " variable " + var.name() + " is not supported");
                     failed = true;
                 }
             }

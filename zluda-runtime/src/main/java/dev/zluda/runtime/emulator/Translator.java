@@ -15,6 +15,7 @@ import dev.zluda.ptx.Ast.Word;
 import dev.zluda.ptx.FunctionInfo;
 import dev.zluda.ptx.InstructionTable;
 import dev.zluda.ptx.PtxType;
+import dev.zluda.ptx.Semantics;
 import dev.zluda.ptx.ir.Instr;
 import dev.zluda.ptx.ir.IrFunction;
 import dev.zluda.ptx.ir.Mod.Flag;
@@ -319,13 +320,13 @@ final class Translator {
         prog.callFrames = frames.toString();
         int maxThreads = 1024;
         int[] req = null;
-        List<Long> r = kernel.directives().get(".reqntid");
+        List<Long> r = kernel.reqntid();
         if (r != null && !r.isEmpty()) {
             req = new int[] {1, 1, 1};
             for (int k = 0; k < r.size() && k < 3; k++) req[k] = (int) (long) r.get(k);
             maxThreads = Math.min(maxThreads, req[0] * req[1] * req[2]);
         }
-        List<Long> mx = kernel.directives().get(".maxntid");
+        List<Long> mx = kernel.maxntid();
         if (mx != null && !mx.isEmpty()) {
             long prod = 1;
             for (Long v : mx) prod *= v;
@@ -405,26 +406,19 @@ final class Translator {
 
     // ------------------------------------------------------------------ declarations
 
+    /** The element type of a declaration ({@link Semantics#variables}), null without one. */
     static PtxType typeOf(Decl d) {
-        for (DeclAttr a : d.attrs()) if (a instanceof Word w && PtxType.fromName(w.text()) != null) return PtxType.fromName(w.text());
-        return null;
+        return Semantics.variables(d).getFirst().type();
     }
 
+    /** The vector width of a declaration: 1, or 2, 4, 8 for {@code .v2 .v4 .v8}. */
     static int vectorOf(Decl d) {
-        for (DeclAttr a : d.attrs()) {
-            if (a instanceof Word w && w.text().matches("\\.v[248]")) return w.text().charAt(2) - '0';
-        }
-        return 1;
+        return Semantics.variables(d).getFirst().vectorWidth();
     }
 
+    /** The alignment of a declaration in bytes: its {@code .align} (not the pointee's), else the element size. */
     static long alignOf(Decl d) {
-        boolean ptr = false;
-        for (DeclAttr a : d.attrs()) {
-            if (a instanceof Word w && w.text().equals(".ptr")) ptr = true;
-            if (a instanceof Align al && !ptr) return al.bytes();
-        }
-        PtxType t = typeOf(d);
-        return Math.max(1, (t == null ? 1 : t.size()) * vectorOf(d));
+        return Semantics.variables(d).getFirst().alignment();
     }
 
     /** Size in bytes of one declared name; unsized arrays take their size from the initializer. */
@@ -447,8 +441,9 @@ final class Translator {
     void declare(Decl d, Scope scope, Instance inst) {
         PtxType t = typeOf(d);
         int vec = vectorOf(d);
-        switch (d.space()) {
-            case ".reg" -> {
+        StateSpace space = StateSpace.of(d.space());
+        switch (space == null ? StateSpace.GENERIC : space) {
+            case REG -> {
                 RegDecl rd = new RegDecl(t, vec);
                 for (Declarator dc : d.declarators()) {
                     if (!dc.dims().isEmpty()) throw unsupported(dc.loc(), "register arrays are not supported by the emulator");
@@ -456,7 +451,7 @@ final class Translator {
                     else scope.names.put(dc.name(), rd);
                 }
             }
-            case ".shared" -> {
+            case SHARED -> {
                 for (Declarator dc : d.declarators()) {
                     boolean ext = d.linkage().contains(Linkage.EXTERN);
                     Long off = ext ? Long.valueOf(dynamicOffset) : sharedOffsets.get(dc);
@@ -464,20 +459,20 @@ final class Translator {
                     scope.names.put(dc.name(), new Sym_(SymKind.SHARED, -1, off, t, vec));
                 }
             }
-            case ".local" -> {
+            case LOCAL -> {
                 for (Declarator dc : d.declarators()) {
                     if (dc.init() != null) throw unsupported(dc.loc(), "initialized .local variables are not supported");
                     scope.names.put(dc.name(), new Sym_(SymKind.LOCAL, -1, allocFrame(sizeOf(d, dc), alignOf(d)), t, vec, rel));
                 }
             }
-            case ".param" -> {
+            case PARAM -> {
                 for (Declarator dc : d.declarators()) {
                     // out-of-line functions: natural size and alignment, so that a frame takes no more stack than it needs
                     long off = rel ? allocFrame(sizeOf(d, dc), alignOf(d)) : allocFrame(Math.max(sizeOf(d, dc), 8), Math.max(alignOf(d), 8));
                     scope.names.put(dc.name(), new Sym_(SymKind.FPARAM, -1, off, t, vec, rel));
                 }
             }
-            case ".global", ".const" -> {
+            case GLOBAL, CONST -> {
                 for (Declarator dc : d.declarators()) {
                     Long a = mc.globalAddress(dc.name());
                     if (a == null) throw unsupported(dc.loc(), "function-scope " + d.space() + " variable '" + dc.name() + "' is not supported");
