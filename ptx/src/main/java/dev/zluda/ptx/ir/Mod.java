@@ -3,6 +3,7 @@ package dev.zluda.ptx.ir;
 import dev.zluda.ptx.PtxType;
 
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -16,13 +17,21 @@ import java.util.Map;
  * <p>{@link #text()} is the word as PTX spells it (with its dot), for diagnostics.
  */
 public sealed interface Mod
-        permits Mod.Type, Mod.Vector, Mod.Shape, Mod.Count, Mod.MmaKind, Mod.Other, Mod.Rounding, Mod.Compare,
-        Mod.BoolOp, Mod.ReduceOp, Mod.StateSpace, Mod.MemOrder, Mod.Scope, Mod.CacheOp, Mod.CacheHint,
-        Mod.ShflMode, Mod.VoteMode, Mod.Layout, Mod.Fragment, Mod.Component, Mod.Geometry, Mod.PrmtMode,
-        Mod.TestClass, Mod.ShiftMode, Mod.ShiftDir, Mod.SurfaceAccess, Mod.SurfaceOob, Mod.Flag {
+        permits Mod.Type, Mod.Vector, Mod.Shape, Mod.Count, Mod.MmaKind, Mod.Other, Mod.Word, Mod.StateSpace,
+        Mod.CacheHint, Mod.Geometry, Mod.Flag {
 
     /** The word as written, with its dot ({@code ".rn"}, {@code ".m16n8k16"}). */
     String text();
+
+    /** A modifier spelled as its constant's name in lower case after a dot ({@code RN} is {@code .rn}). */
+    sealed interface Word extends Mod
+            permits Rounding, Compare, BoolOp, ReduceOp, MemOrder, Scope, CacheOp, ShflMode, VoteMode, Layout, Fragment,
+            Component, PrmtMode, TestClass, ShiftMode, ShiftDir, SurfaceAccess, SurfaceOob {
+        /** The constant's name. */
+        String name();
+
+        @Override default String text() { return "." + name().toLowerCase(Locale.ROOT); }
+    }
 
     // ------------------------------------------------------------------ valued modifiers
 
@@ -78,12 +87,8 @@ public sealed interface Mod
     // ------------------------------------------------------------------ enumerated modifiers
 
     /** Rounding modifiers (PTX ISA 9.0, 9.7.3: {@code .rn .rz .rm .rp}; cvt: {@code .rni .rzi .rmi .rpi .rna .rs}). */
-    enum Rounding implements Mod {
-        RN(".rn"), RZ(".rz"), RM(".rm"), RP(".rp"), RNA(".rna"), RS(".rs"), RNI(".rni"), RZI(".rzi"), RMI(".rmi"), RPI(".rpi");
-
-        private final String text;
-        Rounding(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum Rounding implements Word {
+        RN, RZ, RM, RP, RNA, RS, RNI, RZI, RMI, RPI;
 
         /** {@code .rni .rzi .rmi .rpi}: rounding to an integral value (cvt, PTX ISA 9.0, 9.7.9.21). */
         public boolean integral() { return this == RNI || this == RZI || this == RMI || this == RPI; }
@@ -93,77 +98,55 @@ public sealed interface Mod
     }
 
     /** Comparison operators of setp and set (PTX ISA 9.0, 9.7.6.1, tables "Operators for signed/unsigned/float"). */
-    enum Compare implements Mod {
-        EQ(".eq"), NE(".ne"), LT(".lt"), LE(".le"), GT(".gt"), GE(".ge"), LO(".lo"), LS(".ls"), HI(".hi"), HS(".hs"),
-        EQU(".equ"), NEU(".neu"), LTU(".ltu"), LEU(".leu"), GTU(".gtu"), GEU(".geu"), NUM(".num"), NAN(".nan");
+    enum Compare implements Word {
+        EQ, NE, LT, LE, GT, GE, LO, LS, HI, HS,
+        EQU, NEU, LTU, LEU, GTU, GEU, NUM, NAN;
 
-        private final String text;
-        Compare(String text) { this.text = text; }
-        @Override public String text() { return text; }
     }
 
     /** The Boolean operator combining setp's or set's result with a predicate, or lop3's (PTX ISA 9.0, 9.7.6, 9.7.8.6). */
-    enum BoolOp implements Mod {
-        AND(".and"), OR(".or"), XOR(".xor");
-
-        private final String text;
-        BoolOp(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum BoolOp implements Word {
+        AND, OR, XOR;
     }
 
     /** The operation of atom, red, redux.sync, bar.red and multimem (PTX ISA 9.0, 9.7.13.5, 9.7.13.6, 9.7.13.11). */
-    enum ReduceOp implements Mod {
-        ADD(".add"), MIN(".min"), MAX(".max"), INC(".inc"), DEC(".dec"), AND(".and"), OR(".or"), XOR(".xor"),
-        EXCH(".exch"), CAS(".cas"), POPC(".popc");
+    enum ReduceOp implements Word {
+        ADD, MIN, MAX, INC, DEC, AND, OR, XOR,
+        EXCH, CAS, POPC;
 
-        private final String text;
-        ReduceOp(String text) { this.text = text; }
-        @Override public String text() { return text; }
     }
 
     /** State spaces (PTX ISA 9.0, 5.1), as instruction modifiers and as the space of a declared variable. */
     enum StateSpace implements Mod {
-        GLOBAL(".global"), SHARED(".shared"), SHARED_CTA(".shared::cta"), SHARED_CLUSTER(".shared::cluster"),
-        LOCAL(".local"), PARAM(".param"), PARAM_ENTRY(".param::entry"), PARAM_FUNC(".param::func"), CONST(".const"),
-        GENERIC(".generic"), TEX(".tex"), REG(".reg"), SREG(".sreg");
+        GLOBAL, SHARED, SHARED_CTA, SHARED_CLUSTER,
+        LOCAL, PARAM, PARAM_ENTRY, PARAM_FUNC, CONST,
+        GENERIC, TEX, REG, SREG;
 
-        private final String text;
-        StateSpace(String text) { this.text = text; }
-        @Override public String text() { return text; }
+        /** {@code .shared::cta} for {@code SHARED_CTA}: the qualifier after {@code ::}. */
+        @Override public String text() { return "." + name().toLowerCase(Locale.ROOT).replaceFirst("_", "::"); }
 
         /** The space a declaration names ({@code ".shared"}), or null. */
         public static StateSpace of(String text) {
-            for (StateSpace s : values()) if (s.text.equals(text)) return s;
+            for (StateSpace s : values()) if (s.text().equals(text)) return s;
             return null;
         }
     }
 
     /** Memory-consistency qualifiers (PTX ISA 9.0, 8.4 and the ld/st/atom/fence syntax). */
-    enum MemOrder implements Mod {
-        WEAK(".weak"), RELAXED(".relaxed"), ACQUIRE(".acquire"), RELEASE(".release"), ACQ_REL(".acq_rel"), SC(".sc"),
-        VOLATILE(".volatile"), MMIO(".mmio");
+    enum MemOrder implements Word {
+        WEAK, RELAXED, ACQUIRE, RELEASE, ACQ_REL, SC,
+        VOLATILE, MMIO;
 
-        private final String text;
-        MemOrder(String text) { this.text = text; }
-        @Override public String text() { return text; }
     }
 
     /** Scopes (PTX ISA 9.0, 8.5) and membar's levels ({@code .gl} is the GPU level). */
-    enum Scope implements Mod {
-        CTA(".cta"), CLUSTER(".cluster"), GPU(".gpu"), SYS(".sys"), GL(".gl");
-
-        private final String text;
-        Scope(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum Scope implements Word {
+        CTA, CLUSTER, GPU, SYS, GL;
     }
 
     /** Cache operators of ld and st (PTX ISA 9.0, 9.7.9.1). */
-    enum CacheOp implements Mod {
-        CA(".ca"), CG(".cg"), CS(".cs"), LU(".lu"), CV(".cv"), WB(".wb"), WT(".wt");
-
-        private final String text;
-        CacheOp(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum CacheOp implements Word {
+        CA, CG, CS, LU, CV, WB, WT;
     }
 
     /** Eviction priorities, cache-policy hints and prefetch sizes (PTX ISA 9.0, 9.7.9.8, 9.7.9.25). */
@@ -179,48 +162,28 @@ public sealed interface Mod
     }
 
     /** shfl modes (PTX ISA 9.0, 9.7.9.6). */
-    enum ShflMode implements Mod {
-        UP(".up"), DOWN(".down"), BFLY(".bfly"), IDX(".idx");
-
-        private final String text;
-        ShflMode(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum ShflMode implements Word {
+        UP, DOWN, BFLY, IDX;
     }
 
     /** vote modes (PTX ISA 9.0, 9.7.13.9) and match's {@code .any .all} (9.7.13.10). */
-    enum VoteMode implements Mod {
-        ALL(".all"), ANY(".any"), UNI(".uni"), BALLOT(".ballot");
-
-        private final String text;
-        VoteMode(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum VoteMode implements Word {
+        ALL, ANY, UNI, BALLOT;
     }
 
     /** Matrix layouts {@code .row .col} (mma, wmma; PTX ISA 9.0, 9.7.14). */
-    enum Layout implements Mod {
-        ROW(".row"), COL(".col");
-
-        private final String text;
-        Layout(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum Layout implements Word {
+        ROW, COL;
     }
 
     /** wmma.load/store fragments {@code .a .b .c .d} (PTX ISA 9.0, 9.7.14.4). */
-    enum Fragment implements Mod {
-        A(".a"), B(".b"), C(".c"), D(".d");
-
-        private final String text;
-        Fragment(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum Fragment implements Word {
+        A, B, C, D;
     }
 
     /** tld4's component {@code .r .g .b .a} (PTX ISA 9.0, 9.7.10.4). */
-    enum Component implements Mod {
-        R(".r"), G(".g"), B(".b"), A(".a");
-
-        private final String text;
-        Component(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum Component implements Word {
+        R, G, B, A;
     }
 
     /** Texture and surface geometries (PTX ISA 9.0, 9.7.10.3). */
@@ -238,71 +201,53 @@ public sealed interface Mod
     }
 
     /** prmt's modes (PTX ISA 9.0, 9.7.9.7). */
-    enum PrmtMode implements Mod {
-        F4E(".f4e"), B4E(".b4e"), RC8(".rc8"), ECL(".ecl"), ECR(".ecr"), RC16(".rc16");
-
-        private final String text;
-        PrmtMode(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum PrmtMode implements Word {
+        F4E, B4E, RC8, ECL, ECR, RC16;
     }
 
     /** testp's classes (PTX ISA 9.0, 9.7.3.2). */
-    enum TestClass implements Mod {
-        FINITE(".finite"), INFINITE(".infinite"), NUMBER(".number"), NOTANUMBER(".notanumber"), NORMAL(".normal"),
-        SUBNORMAL(".subnormal");
+    enum TestClass implements Word {
+        FINITE, INFINITE, NUMBER, NOTANUMBER, NORMAL,
+        SUBNORMAL;
 
-        private final String text;
-        TestClass(String text) { this.text = text; }
-        @Override public String text() { return text; }
     }
 
     /** {@code .wrap .clamp} of shf, bmsk and szext (PTX ISA 9.0, 9.7.8.7, 9.7.1.22, 9.7.1.21). */
-    enum ShiftMode implements Mod {
-        WRAP(".wrap"), CLAMP(".clamp");
-
-        private final String text;
-        ShiftMode(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum ShiftMode implements Word {
+        WRAP, CLAMP;
     }
 
     /** shf's direction {@code .l .r} (PTX ISA 9.0, 9.7.8.7). */
-    enum ShiftDir implements Mod {
-        L(".l"), R(".r");
-
-        private final String text;
-        ShiftDir(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum ShiftDir implements Word {
+        L, R;
     }
 
     /** suld/sust/sured access kind: {@code .b} (raw bits) or {@code .p} (formatted), PTX ISA 9.0, 9.7.11. */
-    enum SurfaceAccess implements Mod {
-        B(".b"), P(".p");
-
-        private final String text;
-        SurfaceAccess(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum SurfaceAccess implements Word {
+        B, P;
     }
 
     /** suld/sust out-of-bounds handling {@code .trap .clamp .zero} (PTX ISA 9.0, 9.7.11.1). */
-    enum SurfaceOob implements Mod {
-        TRAP(".trap"), CLAMP(".clamp"), ZERO(".zero");
-
-        private final String text;
-        SurfaceOob(String text) { this.text = text; }
-        @Override public String text() { return text; }
+    enum SurfaceOob implements Word {
+        TRAP, CLAMP, ZERO;
     }
 
     /** The remaining one-word modifiers, each with one meaning wherever it appears. */
     enum Flag implements Mod {
-        FTZ(".ftz"), SAT(".sat"), SATFINITE(".satfinite"), APPROX(".approx"), FULL(".full"), RELU(".relu"), NAN(".NaN"),
-        XORSIGN(".xorsign"), ABS(".abs"), OOB(".oob"), NOFTZ(".noftz"), WIDE(".wide"), HI(".hi"), LO(".lo"), CC(".cc"),
-        SYNC(".sync"), ALIGNED(".aligned"), WAIT(".wait"), UNI(".uni"), TO(".to"), NC(".nc"), TRANS(".trans"), SHIFTAMT(".shiftamt"),
-        PARITY(".parity"), EXPECT_TX(".expect_tx"), NO_COMPLETE(".noComplete"), PROXY(".proxy"),
-        MBARRIER_INIT(".mbarrier_init"), WARP(".warp"), RED(".red"), ARRIVE(".arrive"), PACK(".pack"), SP(".sp"),
-        SP_ORDERED_METADATA(".sp::ordered_metadata"), BLOCK_SCALE(".block_scale");
+        FTZ, SAT, SATFINITE, APPROX, FULL, RELU, NAN,
+        XORSIGN, ABS, OOB, NOFTZ, WIDE, HI, LO, CC,
+        SYNC, ALIGNED, WAIT, UNI, TO, NC, TRANS, SHIFTAMT,
+        PARITY, EXPECT_TX, NO_COMPLETE, PROXY,
+        MBARRIER_INIT, WARP, RED, ARRIVE, PACK, SP,
+        SP_ORDERED_METADATA, BLOCK_SCALE;
 
-        private final String text;
-        Flag(String text) { this.text = text; }
-        @Override public String text() { return text; }
+        @Override public String text() {
+            return switch (this) {
+                case NAN -> ".NaN";
+                case NO_COMPLETE -> ".noComplete";
+                case SP_ORDERED_METADATA -> ".sp::ordered_metadata";
+                default -> "." + name().toLowerCase(Locale.ROOT);
+            };
+        }
     }
 }

@@ -17,6 +17,15 @@ public sealed interface Operand
         Operand.IntImm, Operand.FloatImm, Operand.Sum, Operand.Not, Operand.Address, Operand.AddressList,
         Operand.Vec, Operand.PredPair, Operand.Tuple, Operand.Malformed {
 
+    /**
+     * The name an operand is written as — a register (without its component), variable, special register, function,
+     * label, unresolved name, or {@code _} — which a back end looks its own storage up by; null for immediates,
+     * sums, addresses and groups.
+     */
+    default String name() {
+        return null;
+    }
+
     /** Whether this is a register of type {@code .pred}. */
     default boolean isPred() {
         return this instanceof Reg r && r.type() == PtxType.PRED;
@@ -67,7 +76,9 @@ public sealed interface Operand
     record Label(String name) implements Operand {}
 
     /** {@code _}: a destination whose value is discarded (PTX ISA 9.0, 6.5). */
-    record Sink() implements Operand {}
+    record Sink() implements Operand {
+        @Override public String name() { return "_"; }
+    }
 
     /** A name that resolves to nothing (the front end reports it; a back end refuses it). */
     record Unknown(String name) implements Operand {}

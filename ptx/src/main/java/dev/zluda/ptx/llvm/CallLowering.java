@@ -35,8 +35,8 @@ final class CallLowering {
             if (o instanceof Tuple t) {
                 if (callee == null) rets = t.elements();
                 else args = t.elements();
-            } else if (f.name(o) != null && callee == null) {
-                callee = f.name(o);
+            } else if (o.name() != null && callee == null) {
+                callee = o.name();
             } else {
                 throw new Unsupported("indirect call (through a prototype or a register) is not supported by the LLVM back end");
             }
@@ -68,7 +68,7 @@ final class CallLowering {
     static String slot(Fn f, Operand op, ParamAbi.Slot slot, boolean result, List<Runnable> after) {
         ParamInfo p = slot.info();
         if (slot.space() != StateSpace.PARAM) throw new Unsupported(p.variable().space() + " parameter " + p.name() + " is not supported (only .param)");
-        String n = f.name(op);
+        String n = op.name();
         if (n != null && f.reg(n) == null && !n.startsWith("%")) {
             LlvmEmitter.Global g = f.symbol(n);
             if (g == null || g.space() != f.target().allocaSpace() || g.ptr().startsWith("@")) {

@@ -283,13 +283,19 @@ final class IntLowering {
         return new String[] {inRange, posC, f.sel(full, ty, "-1", low)};
     }
 
+    /** The type of bfe and bfind: .u32, .s32, .u64 or .s64, else refused. */
+    private static PtxType signedOrUnsigned32or64(Ins x) {
+        PtxType t = x.type(0);
+        if (t == null || !isInt(t) || t.size() < 4 || t.kind() == PtxType.Kind.BIT) throw new Unsupported(x.i.form() + " is not supported");
+        return t;
+    }
+
     /**
      * bfe.{u32,s32,u64,s64} d, a, pos, len (PTX ISA 9.0, bfe): bits [pos, pos + len) of a; signed types fill the
      * bits above with bit min(pos + len − 1, msb) of a (0 when len is 0), unsigned with zeros.
      */
     static void bfe(Fn f, Ins x) {
-        PtxType t = x.type(0);
-        if (t == null || !isInt(t) || t.size() < 4 || t.kind() == PtxType.Kind.BIT) throw new Unsupported(x.i.form() + " is not supported");
+        PtxType t = signedOrUnsigned32or64(x);
         int w = t.size() * 8;
         String ty = ity(w);
         String a = f.read(x.op(1), w, false);
@@ -327,8 +333,7 @@ final class IntLowering {
      * shift that moves it to the msb; 0xffffffff when there is none.
      */
     static void bfind(Fn f, Ins x) {
-        PtxType t = x.type(0);
-        if (t == null || !isInt(t) || t.size() < 4 || t.kind() == PtxType.Kind.BIT) throw new Unsupported(x.i.form() + " is not supported");
+        PtxType t = signedOrUnsigned32or64(x);
         int w = t.size() * 8;
         String ty = ity(w);
         String a = f.read(x.op(1), w, false);

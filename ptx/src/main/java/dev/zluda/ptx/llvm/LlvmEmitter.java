@@ -619,7 +619,7 @@ public final class LlvmEmitter {
                 instruction(i);
                 return;
             }
-            String p = readPredName(name(i.guard()), i.guardNegated());
+            String p = readPredName(i.guard().name(), i.guardNegated());
             if (i.opcode() == Opcode.BRA) {
                 String target = label(i.op(0));
                 String next = "b" + (blocks++);
@@ -639,7 +639,7 @@ public final class LlvmEmitter {
         }
 
         String label(Operand op) {
-            String n = name(op);
+            String n = op == null ? null : op.name();
             if (n != null && labels.containsKey(n)) return labels.get(n);
             throw new Unsupported("branch target must be a label of this function");
         }
@@ -693,26 +693,9 @@ public final class LlvmEmitter {
 
         // -------------------------------------------------------------- operands
 
-        /**
-         * The name an operand was written as, for the operands this lowering looks up by name (registers in its
-         * allocas, variables in its symbols, labels); null for immediates, addresses and groups.
-         */
-        String name(Operand op) {
-            return switch (op) {
-                case Operand.Reg r -> r.name();
-                case Var v -> v.name();
-                case Special sp -> sp.name();
-                case Func f -> f.name();
-                case Operand.Label l -> l.name();
-                case Unknown u -> u.name();
-                case Sink s -> "_";
-                default -> null;
-            };
-        }
-
         /** Reads an operand as an {@code bits}-bit integer (registers narrowed or widened, zero- or sign-extended). */
         String read(Operand op, int bits, boolean signed) {
-            String n = name(op);
+            String n = op.name();
             if (n != null) {
                 Reg r = reg(n);
                 if (r != null) {
@@ -777,7 +760,7 @@ public final class LlvmEmitter {
 
         void write(Operand dst, String val, int bits, boolean signed) {
             if (dst instanceof Sink) return;
-            String n = name(dst);
+            String n = dst.name();
             if (n == null) throw new Unsupported("destination must be a register");
             Reg r = reg(n);
             if (r == null || r.bits == 1) throw new Unsupported("destination " + n + " is not a value register");
@@ -791,8 +774,8 @@ public final class LlvmEmitter {
         }
 
         String readPred(Operand op) {
-            if (op instanceof Not n && name(n.inner()) != null) return readPredName(name(n.inner()), true);
-            String n = name(op);
+            if (op instanceof Not n && n.inner().name() != null) return readPredName(n.inner().name(), true);
+            String n = op.name();
             if (n != null) return readPredName(n, false);
             if (op instanceof IntImm c) return c.value() != 0 ? "true" : "false";
             throw new Unsupported("predicate operand expected");
@@ -807,7 +790,7 @@ public final class LlvmEmitter {
 
         void writePred(Operand dst, String val) {
             if (dst instanceof Sink) return;
-            String n = name(dst);
+            String n = dst.name();
             if (n == null) throw new Unsupported("predicate destination expected");
             Reg r = reg(n);
             if (r == null || r.bits != 1) throw new Unsupported(n + " is not a predicate register");

@@ -33,8 +33,11 @@ final class MemoryLowering {
         return 0;
     }
 
-    /** The address of {@code [a]} as a pointer into address space {@code as}. */
-    static String address(Fn f, Operand op, int as) {
+    /** A pointer value of the IR and the LLVM address space it points into. */
+    record Ptr(int space, String value) {}
+
+    /** The address of {@code [a]} as a pointer into address space {@code as} (ld.param: wherever the parameter lives). */
+    static Ptr address(Fn f, Operand op, int as) {
         if (op instanceof Malformed m && m.address() && m.source() instanceof Ast.AddressOperand ao) {
             Ast.Operand e = ao.elements().getFirst();
             while (e instanceof Ast.Paren p) e = p.inner();
@@ -42,7 +45,7 @@ final class MemoryLowering {
         }
         if (!(op instanceof Address ad)) throw new Unsupported("address operand expected");
         long off = ad.offset();
-        String n = ad.base() == null ? null : f.name(ad.base());
+        String n = ad.base() == null ? null : ad.base().name();
         String p;
         if (n != null && f.reg(n) == null && !n.startsWith("%")) {
             LlvmEmitter.Global g = f.symbol(n);
@@ -68,7 +71,7 @@ final class MemoryLowering {
             p = f.v("inttoptr " + ity(bits) + " " + a + " to " + f.as(as));
         }
         if (off != 0) p = f.v("getelementptr i8, " + f.as(as) + " " + p + ", i64 " + off);
-        return as + ":" + p;
+        return new Ptr(as, p);
     }
 
     /** The elements of a data operand as {@link dev.zluda.ptx.ir.pass.VectorOperands} placed them; a scalar is one at 0. */
@@ -77,40 +80,40 @@ final class MemoryLowering {
     }
 
     static void ld(Fn f, Ins x) {
-        int as = space(f, x);
-        PtxType t = x.type(0);
-        if (t == null || x.has(MemOrder.ACQUIRE) || x.has(MemOrder.RELAXED) || x.has(MemOrder.MMIO)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-        String ap = address(f, x.op(1), as);
-        int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
-        String p = ap.substring(ap.indexOf(':') + 1);
-        boolean vol = x.has(MemOrder.VOLATILE);
-        int bits = t.size() * 8;
-        boolean s = t.kind() == PtxType.Kind.SIGNED;
-        List<Lane> dsts = lanes(f, x.op(0), bits);
-        for (int k = 0; k < dsts.size(); k++) {
-            Lane l = dsts.get(k);
-            String q = k == 0 ? p : f.v("getelementptr i8, " + f.as(pas) + " " + p + ", i64 " + l.offset());
-            String val = f.v("load " + (vol ? "volatile " : "") + ity(bits) + ", " + f.as(pas) + " " + q + ", align " + (k == 0 ? t.size() * dsts.size() : t.size()));
-            if (t == PtxType.PRED) throw new Unsupported("ld of .pred");
-            f.write(l.value(), val, bits, s);
-        }
+        access(f, x, true);
     }
 
     static void st(Fn f, Ins x) {
+        access(f, x, false);
+    }
+
+    /**
+     * {@code ld} ({@code load}) or {@code st}: one LLVM load or store per element of the data operand at its offset
+     * ({@link dev.zluda.ptx.ir.pass.VectorOperands}), the first aligned to the whole vector; {@code .volatile} kept,
+     * {@code .acquire}/{@code .release}, {@code .relaxed} and {@code .mmio} refused.
+     */
+    private static void access(Fn f, Ins x, boolean load) {
         int as = space(f, x);
         PtxType t = x.type(0);
-        if (t == null || x.has(MemOrder.RELEASE) || x.has(MemOrder.RELAXED) || x.has(MemOrder.MMIO)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-        String ap = address(f, x.op(0), as);
-        int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
-        String p = ap.substring(ap.indexOf(':') + 1);
-        boolean vol = x.has(MemOrder.VOLATILE);
+        if (t == null || x.has(load ? MemOrder.ACQUIRE : MemOrder.RELEASE) || x.has(MemOrder.RELAXED) || x.has(MemOrder.MMIO)) {
+            throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+        }
+        Ptr ptr = address(f, x.op(load ? 1 : 0), as);
+        String vol = x.has(MemOrder.VOLATILE) ? "volatile " : "";
         int bits = t.size() * 8;
-        List<Lane> srcs = lanes(f, x.op(1), bits);
-        for (int k = 0; k < srcs.size(); k++) {
-            Lane l = srcs.get(k);
-            String q = k == 0 ? p : f.v("getelementptr i8, " + f.as(pas) + " " + p + ", i64 " + l.offset());
-            String val = f.read(l.value(), bits, false);
-            f.line("store " + (vol ? "volatile " : "") + ity(bits) + " " + val + ", " + f.as(pas) + " " + q + ", align " + (k == 0 ? t.size() * srcs.size() : t.size()));
+        List<Lane> data = lanes(f, x.op(load ? 0 : 1), bits);
+        for (int k = 0; k < data.size(); k++) {
+            Lane l = data.get(k);
+            String q = k == 0 ? ptr.value() : f.v("getelementptr i8, " + f.as(ptr.space()) + " " + ptr.value() + ", i64 " + l.offset());
+            String align = ", align " + (k == 0 ? t.size() * data.size() : t.size());
+            if (load) {
+                String val = f.v("load " + vol + ity(bits) + ", " + f.as(ptr.space()) + " " + q + align);
+                if (t == PtxType.PRED) throw new Unsupported("ld of .pred");
+                f.write(l.value(), val, bits, t.kind() == PtxType.Kind.SIGNED);
+            } else {
+                String val = f.read(l.value(), bits, false);
+                f.line("store " + vol + ity(bits) + " " + val + ", " + f.as(ptr.space()) + " " + q + align);
+            }
         }
     }
 
@@ -138,9 +141,9 @@ final class MemoryLowering {
         if (bits < 32) throw new Unsupported(x.i.form() + ": 16-bit atomics are not supported");
         boolean fl = t.kind() == PtxType.Kind.FLOAT, s = t.kind() == PtxType.Kind.SIGNED;
         int base = red ? 0 : 1;
-        String ap = address(f, x.op(base), as);
-        int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
-        String p = ap.substring(ap.indexOf(':') + 1);
+        Ptr ap = address(f, x.op(base), as);
+        int pas = ap.space();
+        String p = ap.value();
         String ss = f.target().syncScope(scope);
         String ty = fl ? fty(t) : ity(bits);
         String res;

@@ -18,7 +18,7 @@ final class TargetHooks {
 
     /** A special register's value (i32, or i64 for {@code %clock64} and {@code %globaltimer}). */
     static String special(Fn f, Operand op) {
-        String name = f.name(op);
+        String name = op.name();
         if (!(op instanceof Special sp)) {
             throw new Unsupported("special register " + name + (f.target().amd() ? " has no AMD GPU equivalent" : " is not supported"));
         }

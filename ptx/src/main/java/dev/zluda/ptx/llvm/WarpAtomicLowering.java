@@ -140,9 +140,9 @@ final class WarpAtomicLowering {
         String ty = pair ? "<2 x " + lane + ">" : lane;
         int bits = pair ? 32 : 16;
         int base = red ? 0 : 1;
-        String ap = MemoryLowering.address(f, x.op(base), as);
-        int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
-        String p = ap.substring(ap.indexOf(':') + 1);
+        MemoryLowering.Ptr ap = MemoryLowering.address(f, x.op(base), as);
+        int pas = ap.space();
+        String p = ap.value();
         String val = f.v("bitcast " + LlvmEmitter.ity(bits) + " " + f.read(x.op(base + 1), bits, false) + " to " + ty);
         String old = f.v("atomicrmw fadd " + f.as(pas) + " " + p + ", " + ty + " " + val + f.target().syncScope(scope) + " " + order
                 + ", align " + bits / 8);

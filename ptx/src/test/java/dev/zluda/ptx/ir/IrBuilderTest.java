@@ -126,18 +126,22 @@ public class IrBuilderTest {
                 "RET"), lines(ir, "k"));
     }
 
+    /** Float literals keep how they were written; {@code mad.lo.cc} is the carry family although {@code .cc} comes second. */
     @Test
-    void floatLiteralsKeepHowTheyWereWritten() {
+    void floatLiteralsAndCarryForms() {
         IrModule ir = build(HEADER + """
                 .visible .entry k()
                 {
                   .reg .f64 %d;
                   .reg .f32 %f;
+                  .reg .b32 %r<4>;
                   mov.f32 %f, 0fBF800000;
                   mov.f64 %d, 0d3FF0000000000000;
                   mov.f32 %f, -(0f3F800000);
                   mov.f64 %d, 1.5;
                   mov.f32 %f, -2;
+                  mad.lo.cc.u32 %r0, %r1, %r2, %r3;
+                  madc.hi.u32 %r0, %r1, %r2, %r3;
                   ret;
                 }
                 """);
@@ -147,21 +151,6 @@ public class IrBuilderTest {
                 "MOV .f32/type | %f:f32, <malformed Unary[op=-, operand=Paren[inner=HexFloat[dbl=false, bits=1065353216]]]>",
                 "MOV .f64/type | %d:f64, dec:1.5",
                 "MOV .f32/type | %f:f32, -2",
-                "RET"), lines(ir, "k"));
-    }
-
-    @Test
-    void madLoCcIsTheCarryFamily() {
-        IrModule ir = build(HEADER + """
-                .visible .entry k()
-                {
-                  .reg .b32 %r<4>;
-                  mad.lo.cc.u32 %r0, %r1, %r2, %r3;
-                  madc.hi.u32 %r0, %r1, %r2, %r3;
-                  ret;
-                }
-                """);
-        assertEquals(List.of(
                 "MAD_CC .lo/flag .cc/flag .u32/type | %r0:b32, %r1:b32, %r2:b32, %r3:b32",
                 "MADC .hi/flag .u32/type | %r0:b32, %r1:b32, %r2:b32, %r3:b32",
                 "RET"), lines(ir, "k"));

@@ -38,16 +38,6 @@ final class ArithTranslation {
         return FloatMath.RN;
     }
 
-    static PtxType widen(PtxType t) {
-        return switch (t) {
-            case U16 -> PtxType.U32;
-            case U32 -> PtxType.U64;
-            case S16 -> PtxType.S32;
-            case S32 -> PtxType.S64;
-            default -> t;
-        };
-    }
-
     static Op arith(Translator tr, Instr ins, Opcode key, Scope scope, PtxType t) {
         Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
@@ -60,51 +50,22 @@ final class ArithTranslation {
         tr.need(ins, unary ? 2 : ternary ? 4 : 3);
         if (t == PtxType.F32 || t == PtxType.F64) {
             boolean f64 = t == PtxType.F64;
-            int kind = switch (key) {
-                case ADD -> FloatOps.ADD;
-                case SUB -> FloatOps.SUB;
-                case MUL -> FloatOps.MUL;
-                case MAD, FMA -> FloatOps.FMA;
-                case DIV -> mods.has(Flag.APPROX) ? FloatOps.DIV_APPROX : mods.has(Flag.FULL) ? FloatOps.DIV_FULL : FloatOps.DIV;
-                case ABS -> FloatOps.ABS;
-                case NEG -> FloatOps.NEG;
-                case MIN -> FloatOps.MIN;
-                case MAX -> FloatOps.MAX;
-                case SQRT -> FloatOps.SQRT;
-                case RSQRT -> FloatOps.RSQRT;
-                case RCP -> mods.has(Flag.APPROX) ? FloatOps.RCP_APPROX : FloatOps.RCP;
-                case SIN -> FloatOps.SIN;
-                case COS -> FloatOps.COS;
-                case LG2 -> FloatOps.LG2;
-                case EX2 -> FloatOps.EX2;
-                case TANH -> FloatOps.TANH;
-                case COPYSIGN -> FloatOps.COPYSIGN;
-                default -> throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
-            };
+            int kind = floatKind(key, mods);
+            if (kind < 0) throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             boolean xorsign = mods.has(Flag.XORSIGN);
             if (mods.has(Flag.RELU) || (xorsign && (f64 || !mods.has(Flag.ABS) || (kind != FloatOps.MIN && kind != FloatOps.MAX)))) {
                 throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             }
-            int d = tr.dst(ops.get(0), scope, ins);
-            int a = tr.src(ops.get(1), t, scope, ins);
-            int b = unary ? -1 : tr.src(ops.get(2), t, scope, ins);
-            int c = ternary ? tr.src(ops.get(3), t, scope, ins) : -1;
+            int[] r = dabc(tr, ins, scope, t, t, unary, ternary);
+            int d = r[0], a = r[1], b = r[2], c = r[3];
             FloatOps.Arith ar = new FloatOps.Arith(kind, f64, rounding(mods), mods.has(Flag.FTZ), mods.has(Flag.SAT), mods.has(Flag.NAN), d, a, b, c);
             ar.xorsign = xorsign;
             return ar;
         }
         if (t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2) {
+            // the half-precision operations: a subset of the f32/f64 ones (PTX ISA 9.0, 9.7.4)
             int kind = switch (key) {
-                case ADD -> FloatOps.ADD;
-                case SUB -> FloatOps.SUB;
-                case MUL -> FloatOps.MUL;
-                case FMA, MAD -> FloatOps.FMA;
-                case NEG -> FloatOps.NEG;
-                case ABS -> FloatOps.ABS;
-                case MIN -> FloatOps.MIN;
-                case MAX -> FloatOps.MAX;
-                case EX2 -> FloatOps.EX2;
-                case TANH -> FloatOps.TANH;
+                case ADD, SUB, MUL, FMA, MAD, NEG, ABS, MIN, MAX, EX2, TANH -> floatKind(key, mods);
                 default -> throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             };
             boolean xorsign = mods.has(Flag.XORSIGN);
@@ -112,10 +73,8 @@ final class ArithTranslation {
                     || mods.has(Rounding.RP) || mods.has(Flag.OOB) || mods.has(Flag.SATFINITE)) {
                 throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
             }
-            int d = tr.dst(ops.get(0), scope, ins);
-            int a = tr.src(ops.get(1), t, scope, ins);
-            int b = unary ? -1 : tr.src(ops.get(2), t, scope, ins);
-            int c = ternary ? tr.src(ops.get(3), t, scope, ins) : -1;
+            int[] r = dabc(tr, ins, scope, t, t, unary, ternary);
+            int d = r[0], a = r[1], b = r[2], c = r[3];
             boolean bf = t == PtxType.BF16 || t == PtxType.BF16X2;
             FloatOps.Half h = new FloatOps.Half(kind, bf, t == PtxType.F16X2 || t == PtxType.BF16X2, mods.has(Flag.FTZ), mods.has(Flag.SAT),
                     mods.has(Flag.RELU), mods.has(Flag.NAN), d, a, b, c);
@@ -143,14 +102,47 @@ final class ArithTranslation {
             case MAX -> packed ? IntOps.MAX16X2 : IntOps.MAX;
             default -> throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         };
-        PtxType wt = wide ? widen(t) : t;
-        int d = tr.dst(ops.get(0), scope, ins);
-        int a = tr.src(ops.get(1), t, scope, ins);
-        int b = unary ? -1 : tr.src(ops.get(2), t, scope, ins);
-        int c = ternary ? tr.src(ops.get(3), (wide && key == Opcode.MAD) ? wt : t, scope, ins) : -1;
+        PtxType wt = wide ? t.widened() : t;
+        int[] r = dabc(tr, ins, scope, t, (wide && key == Opcode.MAD) ? wt : t, unary, ternary);
+        int d = r[0], a = r[1], b = r[2], c = r[3];
         IntOps.Alu alu = new IntOps.Alu(kind, bits, signed, d, a, b, c, -1);
         if (relu) alu.mode = 1;
         return alu;
+    }
+
+    /** The {@link FloatOps.Arith} kind of a floating-point operation ({@code div}, {@code rcp} by their {@code .approx}/{@code .full}), -1 for others. */
+    static int floatKind(Opcode key, Modifiers mods) {
+        return switch (key) {
+            case ADD -> FloatOps.ADD;
+            case SUB -> FloatOps.SUB;
+            case MUL -> FloatOps.MUL;
+            case MAD, FMA -> FloatOps.FMA;
+            case DIV -> mods.has(Flag.APPROX) ? FloatOps.DIV_APPROX : mods.has(Flag.FULL) ? FloatOps.DIV_FULL : FloatOps.DIV;
+            case ABS -> FloatOps.ABS;
+            case NEG -> FloatOps.NEG;
+            case MIN -> FloatOps.MIN;
+            case MAX -> FloatOps.MAX;
+            case SQRT -> FloatOps.SQRT;
+            case RSQRT -> FloatOps.RSQRT;
+            case RCP -> mods.has(Flag.APPROX) ? FloatOps.RCP_APPROX : FloatOps.RCP;
+            case SIN -> FloatOps.SIN;
+            case COS -> FloatOps.COS;
+            case LG2 -> FloatOps.LG2;
+            case EX2 -> FloatOps.EX2;
+            case TANH -> FloatOps.TANH;
+            case COPYSIGN -> FloatOps.COPYSIGN;
+            default -> -1;
+        };
+    }
+
+    /** The slots of d, a, b (none when {@code unary}) and c (of type {@code ct}, when {@code ternary}), in that order. */
+    static int[] dabc(Translator tr, Instr ins, Scope scope, PtxType t, PtxType ct, boolean unary, boolean ternary) {
+        List<Operand> ops = ins.operands();
+        int d = tr.dst(ops.get(0), scope, ins);
+        int a = tr.src(ops.get(1), t, scope, ins);
+        int b = unary ? -1 : tr.src(ops.get(2), t, scope, ins);
+        int c = ternary ? tr.src(ops.get(3), ct, scope, ins) : -1;
+        return new int[] {d, a, b, c};
     }
 
     static Op carry(Translator tr, Instr ins, Opcode key, Scope scope, PtxType t) {
@@ -282,25 +274,32 @@ final class ArithTranslation {
 
     static int cmpKind(PtxType t) {
         return switch (t) {
-            case F32 -> CompareOps.K_F32;
-            case F64 -> CompareOps.K_F64;
-            case F16 -> CompareOps.K_F16;
-            case BF16 -> CompareOps.K_BF16;
-            default -> CompareOps.K_INT;
+            case F32 -> FloatOps.K_F32;
+            case F64 -> FloatOps.K_F64;
+            case F16 -> FloatOps.K_F16;
+            case BF16 -> FloatOps.K_BF16;
+            default -> FloatOps.K_INT;
         };
     }
 
     static int[] cmpAndBool(Translator tr, Instr ins) {
-        int cmp = -1, bool = CompareOps.BOOL_NONE;
+        int cmp = -1, bool = FloatOps.BOOL_NONE;
         for (Mod m : ins.mods()) {
-            int c = m instanceof Mod.Compare cm ? CompareOps.cmp(cm) : -1;
+            int c = m instanceof Mod.Compare cm ? FloatOps.cmp(cm) : -1;
             if (c >= 0 && cmp < 0) cmp = c;
-            else if (m == BoolOp.AND) bool = CompareOps.BOOL_AND;
-            else if (m == BoolOp.OR) bool = CompareOps.BOOL_OR;
-            else if (m == BoolOp.XOR) bool = CompareOps.BOOL_XOR;
+            else if (m == BoolOp.AND) bool = FloatOps.BOOL_AND;
+            else if (m == BoolOp.OR) bool = FloatOps.BOOL_OR;
+            else if (m == BoolOp.XOR) bool = FloatOps.BOOL_XOR;
         }
         if (cmp < 0) throw tr.unsupported(ins.loc(), ins.form() + " without a comparison");
         return new int[] {cmp, bool};
+    }
+
+    /** The predicate c that setp and set combine their result with (a Boolean operator given): {index, 1 for !c}; {-1, 0} without. */
+    static int[] combining(Translator tr, Instr ins, Scope scope, int bool) {
+        if (bool == FloatOps.BOOL_NONE) return new int[] {-1, 0};
+        tr.need(ins, 4);
+        return tr.predSrc(ins.operands().get(3), scope, ins);
     }
 
     static Op setp(Translator tr, Instr ins, Scope scope, PtxType t) {
@@ -310,15 +309,10 @@ final class ArithTranslation {
         int[] cb = cmpAndBool(tr, ins);
         if (t == PtxType.F16X2 || t == PtxType.BF16X2) {
             if (!(ops.get(0) instanceof Operand.PredPair pp)) throw tr.unsupported(ins.loc(), "'" + ins.form() + "' needs two destination predicates p|q");
-            int c = -1;
-            boolean cNeg = false;
-            if (cb[1] != CompareOps.BOOL_NONE) {
-                tr.need(ins, 4);
-                int[] ps = tr.predSrc(ops.get(3), scope, ins);
-                c = ps[0];
-                cNeg = ps[1] != 0;
-            }
-            return new CompareOps.SetpX2(cb[0], t == PtxType.F16X2 ? CompareOps.K_F16 : CompareOps.K_BF16, ins.has(Flag.FTZ), cb[1],
+            int[] cp = combining(tr, ins, scope, cb[1]);
+            int c = cp[0];
+            boolean cNeg = cp[1] != 0;
+            return new FloatOps.SetpX2(cb[0], t == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16, ins.has(Flag.FTZ), cb[1],
                     tr.predDst(pp.first(), scope, ins), tr.predDst(pp.second(), scope, ins),
                     tr.src(ops.get(1), t, scope, ins), tr.src(ops.get(2), t, scope, ins), c, cNeg);
         }
@@ -329,15 +323,10 @@ final class ArithTranslation {
         } else {
             dp = tr.predDst(ops.get(0), scope, ins);
         }
-        int c = -1;
-        boolean cNeg = false;
-        if (cb[1] != CompareOps.BOOL_NONE) {
-            tr.need(ins, 4);
-            int[] ps = tr.predSrc(ops.get(3), scope, ins);
-            c = ps[0];
-            cNeg = ps[1] != 0;
-        }
-        return new CompareOps.Setp(cb[0], cmpKind(t), t.size() * 8, t.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
+        int[] cp = combining(tr, ins, scope, cb[1]);
+        int c = cp[0];
+        boolean cNeg = cp[1] != 0;
+        return new FloatOps.Setp(cb[0], cmpKind(t), t.size() * 8, t.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
                 dp, dq, tr.src(ops.get(1), t, scope, ins), tr.src(ops.get(2), t, scope, ins), c, cNeg);
     }
 
@@ -347,27 +336,22 @@ final class ArithTranslation {
         if (types.size() != 2) throw tr.unsupported(ins.loc(), ins.form() + " needs a destination and a source type");
         PtxType dt = types.get(0), st = types.get(1);
         int[] cb = cmpAndBool(tr, ins);
-        int c = -1;
-        boolean cNeg = false;
-        if (cb[1] != CompareOps.BOOL_NONE) {
-            tr.need(ins, 4);
-            int[] ps = tr.predSrc(ops.get(3), scope, ins);
-            c = ps[0];
-            cNeg = ps[1] != 0;
-        }
+        int[] cp = combining(tr, ins, scope, cb[1]);
+        int c = cp[0];
+        boolean cNeg = cp[1] != 0;
         boolean halfSrc = st == PtxType.F16 || st == PtxType.BF16 || st == PtxType.F16X2 || st == PtxType.BF16X2;
         boolean halfDst = dt == PtxType.F16 || dt == PtxType.BF16 || dt == PtxType.F16X2 || dt == PtxType.BF16X2;
         if (halfSrc && (halfDst || dt == PtxType.U16 || dt == PtxType.S16 || dt == PtxType.U32 || dt == PtxType.S32)) {
             int elements = st == PtxType.F16X2 || st == PtxType.BF16X2 ? 2 : 1;
             int one = dt == PtxType.F16 || dt == PtxType.F16X2 ? 0x3C00 : dt == PtxType.BF16 || dt == PtxType.BF16X2 ? 0x3F80 : -1;
-            int kind = st == PtxType.F16 || st == PtxType.F16X2 ? CompareOps.K_F16 : CompareOps.K_BF16;
-            return new CompareOps.SetHalf(cb[0], kind, ins.has(Flag.FTZ), cb[1], tr.dst(ops.get(0), scope, ins),
+            int kind = st == PtxType.F16 || st == PtxType.F16X2 ? FloatOps.K_F16 : FloatOps.K_BF16;
+            return new FloatOps.SetHalf(cb[0], kind, ins.has(Flag.FTZ), cb[1], tr.dst(ops.get(0), scope, ins),
                     tr.src(ops.get(1), st, scope, ins), tr.src(ops.get(2), st, scope, ins), c, cNeg, elements, one, dt.size() * 8);
         }
         if ((dt.kind() == PtxType.Kind.FLOAT && dt != PtxType.F32) || halfSrc || halfDst) {
             throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         }
-        return new CompareOps.Set(cb[0], cmpKind(st), st.size() * 8, st.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
+        return new FloatOps.Set(cb[0], cmpKind(st), st.size() * 8, st.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
                 tr.dst(ops.get(0), scope, ins), tr.src(ops.get(1), st, scope, ins), tr.src(ops.get(2), st, scope, ins), c, cNeg, dt == PtxType.F32);
     }
 

@@ -32,7 +32,7 @@ final class CallTranslation {
             i++;
         }
         Operand fn = i < ops.size() ? ops.get(i) : null;
-        String fnName = fn == null ? null : Translator.name(fn);
+        String fnName = fn == null ? null : fn.name();
         if (fnName == null) throw tr.unsupported(ins.loc(), "call needs a function or a register holding its address");
         i++;
         if (i < ops.size() && ops.get(i) instanceof Operand.Tuple t) {
@@ -43,7 +43,7 @@ final class CallTranslation {
         boolean indirect = local != null && local.kind() == SymKind.REG;
         dev.zluda.ptx.Ast.Statement proto = null;
         if (i < ops.size()) {
-            String ps = Translator.name(ops.get(i));
+            String ps = ops.get(i).name();
             if (!indirect || ps == null || i + 1 != ops.size()) throw tr.unsupported(ins.loc(), "unsupported call operands");
             for (Scope sc = scope; sc != null && proto == null; sc = sc.parent) proto = sc.protos.get(ps);
             if (proto == null) throw tr.unsupported(ins.loc(), "'" + ps + "' is not a .callprototype or .calltargets label");
@@ -130,7 +130,7 @@ final class CallTranslation {
         for (int k = 0; k < args.size(); k++) {
             ParamAbi.Slot row = abi.params().get(k);
             Operand actual = args.get(k);
-            Sym_ a = Translator.name(actual) != null ? tr.lookup(scope, Translator.name(actual)) : null;
+            Sym_ a = actual.name() != null ? tr.lookup(scope, actual.name()) : null;
             if (a != null && (a.kind() == SymKind.FPARAM || a.kind() == SymKind.LOCAL)) {
                 tr.addOp(new MemOps.LocalCopy(row.offset(), a.address(), row.size(), nfp, a.rel() ? fp : -1), ins);
             } else {
@@ -145,7 +145,7 @@ final class CallTranslation {
         for (int k = 0; k < rets.size(); k++) {
             ParamAbi.Slot row = abi.results().get(k);
             Operand actual = rets.get(k);
-            Sym_ a = Translator.name(actual) != null ? tr.lookup(scope, Translator.name(actual)) : null;
+            Sym_ a = actual.name() != null ? tr.lookup(scope, actual.name()) : null;
             if (a != null && (a.kind() == SymKind.FPARAM || a.kind() == SymKind.LOCAL)) {
                 tr.addOp(new MemOps.LocalCopy(a.address(), row.offset(), row.size(), a.rel() ? fp : -1, nfp), ins);
             } else {
@@ -259,8 +259,8 @@ final class CallTranslation {
     }
 
     static long frameOf(Translator tr, Operand o, Scope scope, Instr ins) {
-        if (Translator.name(o) != null) {
-            Sym_ v = tr.lookup(scope, Translator.name(o));
+        if (o.name() != null) {
+            Sym_ v = tr.lookup(scope, o.name());
             if (v != null && (v.kind() == SymKind.FPARAM || v.kind() == SymKind.LOCAL)) return v.address();
         }
         throw tr.unsupported(ins.loc(), "call argument '" + dev.zluda.ptx.ir.IrPrinter.operand(o) + "' must be a .param variable");
@@ -345,7 +345,7 @@ final class CallTranslation {
         long size = p.size();
         long off = tr.allocFrame(Math.max(size, 8), Math.max(p.align(), 8));
         callee.names.put(p.name(), new Sym_(SymKind.FPARAM, -1, off, t, 1, tr.rel));
-        Sym_ a = Translator.name(actual) != null ? tr.lookup(caller, Translator.name(actual)) : null;
+        Sym_ a = actual.name() != null ? tr.lookup(caller, actual.name()) : null;
         int fp = tr.rel ? tr.fpSlot() : -1;
         if (in) {
             if (a != null && (a.kind() == SymKind.FPARAM || a.kind() == SymKind.LOCAL)) {

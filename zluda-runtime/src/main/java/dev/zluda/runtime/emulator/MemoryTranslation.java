@@ -114,42 +114,29 @@ final class MemoryTranslation {
     }
 
     static Op load(Translator tr, Instr ins, Scope scope, Instance inst, PtxType t) {
-        tr.need(ins, 2);
-        if (t == null || t.size() == 0 || t.size() > 8) throw tr.unsupported(ins.loc(), "'" + ins.form() + "': type not supported by the emulator");
-        MemRef ref = memRef(tr, ins, ins.operands().get(1), scope, inst, Warp.READ);
-        Operand d = ins.operands().get(0);
-        int[] dsts;
-        if (d instanceof Operand.Vec v) {
-            dsts = new int[v.elements().size()];
-            for (int i = 0; i < dsts.length; i++) {
-                Operand e = v.elements().get(i);
-                dsts[i] = e instanceof Operand.Sink ? -1 : tr.dst(e, scope, ins);
-            }
-        } else {
-            if (tr.isPred(d, scope)) throw tr.unsupported(ins.loc(), "ld into a predicate");
-            dsts = new int[] {tr.dst(d, scope, ins)};
-        }
-        if (ins.mods().vector() != dsts.length) throw tr.unsupported(ins.loc(), "vector width does not match the operand");
-        boolean acquire = ins.mods().hasAny(MemOrder.ACQUIRE, MemOrder.VOLATILE);
-        return new MemOps.Ld(ref.space(), ref.base(), ref.base32(), ref.offset(), t.size(), t.kind() == PtxType.Kind.SIGNED, dsts, acquire);
+        return access(tr, ins, scope, inst, t, true);
     }
 
     static Op store(Translator tr, Instr ins, Scope scope, Instance inst, PtxType t) {
+        return access(tr, ins, scope, inst, t, false);
+    }
+
+    /** ld ({@code load}) or st: the address, then the data operand's element slots (ld's destinations, st's sources). */
+    private static Op access(Translator tr, Instr ins, Scope scope, Instance inst, PtxType t, boolean load) {
         tr.need(ins, 2);
         if (t == null || t.size() == 0 || t.size() > 8) throw tr.unsupported(ins.loc(), "'" + ins.form() + "': type not supported by the emulator");
-        MemRef ref = memRef(tr, ins, ins.operands().get(0), scope, inst, Warp.WRITE);
-        Operand v = ins.operands().get(1);
-        int[] srcs;
-        if (v instanceof Operand.Vec vo) {
-            srcs = new int[vo.elements().size()];
-            for (int i = 0; i < srcs.length; i++) srcs[i] = tr.src(vo.elements().get(i), t, scope, ins);
-        } else {
-            if (tr.isPred(v, scope)) throw tr.unsupported(ins.loc(), "st of a predicate");
-            srcs = new int[] {tr.src(v, t, scope, ins)};
+        MemRef ref = memRef(tr, ins, ins.operands().get(load ? 1 : 0), scope, inst, load ? Warp.READ : Warp.WRITE);
+        Operand data = ins.operands().get(load ? 0 : 1);
+        if (!(data instanceof Operand.Vec) && tr.isPred(data, scope)) throw tr.unsupported(ins.loc(), load ? "ld into a predicate" : "st of a predicate");
+        // a lone _ destination is the sink register; _ in a vector is no destination
+        int[] slots = load && !(data instanceof Operand.Vec) ? new int[] {tr.dst(data, scope, ins)} : tr.slots(data, t, scope, ins, load);
+        if (ins.mods().vector() != slots.length) throw tr.unsupported(ins.loc(), "vector width does not match the operand");
+        if (load) {
+            boolean acquire = ins.mods().hasAny(MemOrder.ACQUIRE, MemOrder.VOLATILE);
+            return new MemOps.Ld(ref.space(), ref.base(), ref.base32(), ref.offset(), t.size(), t.kind() == PtxType.Kind.SIGNED, slots, acquire);
         }
-        if (ins.mods().vector() != srcs.length) throw tr.unsupported(ins.loc(), "vector width does not match the operand");
         boolean release = ins.mods().hasAny(MemOrder.RELEASE, MemOrder.VOLATILE);
-        return new MemOps.St(ref.space(), ref.base(), ref.base32(), ref.offset(), t.size(), srcs, release);
+        return new MemOps.St(ref.space(), ref.base(), ref.base32(), ref.offset(), t.size(), slots, release);
     }
 
     static Op atom(Translator tr, Instr ins, boolean red, Scope scope, Instance inst, PtxType t) {

@@ -25,16 +25,11 @@ final class TextureTranslation {
         return mods.has(Geometry.D1) ? 1 : mods.has(Geometry.D2) ? 2 : mods.has(Geometry.D3) ? 3 : 0;
     }
 
-    /** The registers of a vector operand ({@code {a, b}}) or of a single register; {@code _} gives -1. */
+    /** The registers of a vector operand ({@code {a, b}}) or of a single register, at least {@code min}; {@code _} gives -1. */
     static int[] regs(Translator tr, Operand o, PtxType t, Scope scope, Instr ins, boolean dst, int min) {
-        List<Operand> el = o instanceof Operand.Vec v ? v.elements() : List.of(o);
-        if (el.size() < min) throw tr.unsupported(ins.loc(), ins.form() + " needs " + min + " coordinates or values");
-        int[] out = new int[el.size()];
-        for (int i = 0; i < out.length; i++) {
-            Operand e = el.get(i);
-            out[i] = dst ? (e instanceof Operand.Sink ? -1 : tr.dst(e, scope, ins)) : tr.src(e, t, scope, ins);
-        }
-        return out;
+        int n = o instanceof Operand.Vec v ? v.elements().size() : 1;
+        if (n < min) throw tr.unsupported(ins.loc(), ins.form() + " needs " + min + " coordinates or values");
+        return tr.slots(o, t, scope, ins, dst);
     }
 
     /**

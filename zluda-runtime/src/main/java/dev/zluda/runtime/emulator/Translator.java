@@ -346,25 +346,13 @@ final class Translator {
 
     /** Static shared memory: module-level variables, then every function-level one reachable from the kernel. */
     void layoutShared(Function f) {
+        List<Decl> all = new ArrayList<>(mc.moduleShared());
+        java.util.Set<String> seenFns = new java.util.HashSet<>();
+        collectShared(mc.ir(f.name()), all, seenFns);
+        for (String t : mc.addressTaken()) collectShared(mc.ir(t), all, seenFns);
         long off = 0;
         long externAlign = 16;
-        for (Decl d : mc.moduleShared()) {
-            long align = alignOf(d);
-            for (Declarator dc : d.declarators()) {
-                if (d.linkage().contains(Linkage.EXTERN)) {
-                    externAlign = Math.max(externAlign, align);
-                    continue;
-                }
-                off = (off + align - 1) / align * align;
-                sharedOffsets.put(dc, off);
-                off += Math.max(0, sizeOf(d, dc));
-            }
-        }
-        List<Decl> fnShared = new ArrayList<>();
-        java.util.Set<String> seenFns = new java.util.HashSet<>();
-        collectShared(mc.ir(f.name()), fnShared, seenFns);
-        for (String t : mc.addressTaken()) collectShared(mc.ir(t), fnShared, seenFns);
-        for (Decl d : fnShared) {
+        for (Decl d : all) {
             long align = alignOf(d);
             for (Declarator dc : d.declarators()) {
                 if (d.linkage().contains(Linkage.EXTERN)) {
@@ -392,7 +380,7 @@ final class Translator {
                 case Stmt.Block inner -> collectShared(inner, out, seen);
                 case Instr i when i.opcode() == Opcode.CALL -> {
                     for (Operand o : i.operands()) {
-                        String n = name(o);
+                        String n = o.name();
                         if (n != null) {
                             collectShared(mc.ir(n), out, seen);
                             break;
@@ -534,23 +522,6 @@ final class Translator {
 
     // ------------------------------------------------------------------ operands
 
-    /**
-     * The name an operand was written as, for the operands resolved in this translator's own scopes (registers get
-     * slots per inlined call, variables addresses per kernel); null for immediates, addresses and groups.
-     */
-    static String name(Operand o) {
-        return switch (o) {
-            case Operand.Reg r -> r.name();
-            case Operand.Var v -> v.name();
-            case Operand.Special sp -> sp.name();
-            case Operand.Func f -> f.name();
-            case Operand.Label l -> l.name();
-            case Operand.Unknown u -> u.name();
-            case Operand.Sink s -> "_";
-            default -> null;
-        };
-    }
-
     /** The slot of register {@code v} for an operand with a component ({@code %v.y}: the next slot up). */
     static int slotOf(Sym_ v, Operand o) {
         return o instanceof Operand.Reg r && r.component() >= 0 ? v.slot + 32 * r.component() : v.slot;
@@ -563,7 +534,7 @@ final class Translator {
         if (o instanceof Operand.Malformed m && m.address()) throw unsupported(loc, "unsupported address expression");
         if (!(o instanceof Operand.Address a)) throw unsupported(loc, "unsupported address operand");
         if (a.base() == null) return new Addr(null, -1, false, a.offset());
-        String n = name(a.base());
+        String n = a.base().name();
         Sym_ s = n == null ? null : lookup(scope, n);
         if (s == null) throw unsupported(loc, "undefined symbol '" + n + "'");
         if (s.kind == SymKind.REG) return new Addr(null, slotOf(s, a.base()), s.type != null && s.type.size() <= 4, a.offset());
@@ -595,7 +566,7 @@ final class Translator {
             if (k >= 0) return specialSlot(k);
             if (sp.reg() == SpecialReg.WARP_SZ) return constSlot(32);
         }
-        String n = name(o);
+        String n = o.name();
         if (n != null) {
             Sym_ v = lookup(scope, n);
             if (v == null) {
@@ -611,7 +582,7 @@ final class Translator {
         switch (o) {
             case Operand.Sum sum -> {
                 // sym + c, generic(sym): the variable's address (in a frame of an out-of-line function: FP-relative)
-                String bn = name(sum.base());
+                String bn = sum.base().name();
                 Sym_ v = bn == null ? null : lookup(scope, bn);
                 if (v != null && v.kind != SymKind.REG && v.kind != SymKind.PRED) {
                     return v.rel ? frameAddress(v.address + sum.offset(), ins) : constSlot(symbolValue(v, loc) + sum.offset());
@@ -680,7 +651,7 @@ final class Translator {
     /** Slot of a destination register; {@code _} is a sink. */
     int dst(Operand o, Scope scope, Instr ins) {
         if (o instanceof Operand.Sink) return sink();
-        String n = name(o);
+        String n = o.name();
         if (n != null) {
             Sym_ v = lookup(scope, n);
             if (v == null) throw unsupported(ins.loc(), "undefined symbol '" + n + "'");
@@ -689,9 +660,23 @@ final class Translator {
         throw unsupported(ins.loc(), "destination of " + ins.form() + " must be a register");
     }
 
+    /**
+     * The slots of an operand's elements — each element of a vector {@code {a, b, ...}}, or the operand itself —
+     * as destinations ({@code dst}; {@code _} is -1) or as sources of type {@code t}, in order.
+     */
+    int[] slots(Operand o, PtxType t, Scope scope, Instr ins, boolean dst) {
+        List<Operand> el = o instanceof Operand.Vec v ? v.elements() : List.of(o);
+        int[] out = new int[el.size()];
+        for (int i = 0; i < out.length; i++) {
+            Operand e = el.get(i);
+            out[i] = dst ? (e instanceof Operand.Sink ? -1 : dst(e, scope, ins)) : src(e, t, scope, ins);
+        }
+        return out;
+    }
+
     boolean isPred(Operand o, Scope scope) {
         if (o instanceof Operand.Not) return true;
-        String n = name(o);
+        String n = o.name();
         if (n == null || o instanceof Operand.Sink) return false;
         Sym_ v = lookup(scope, n);
         return v != null && v.kind == SymKind.PRED;
@@ -700,12 +685,12 @@ final class Translator {
     /** A predicate source: index and negation ({@code !p}); immediates 0/1 are constant predicates. */
     int[] predSrc(Operand o, Scope scope, Instr ins) {
         if (o instanceof Operand.Not not) {
-            String n = name(not.inner());
+            String n = not.inner().name();
             Sym_ v = n == null ? null : lookup(scope, n);
             if (v == null || v.kind != SymKind.PRED) throw unsupported(ins.loc(), "'" + n + "' is not a predicate");
             return new int[] {v.slot, 1};
         }
-        String n = name(o);
+        String n = o.name();
         if (n != null) {
             Sym_ v = lookup(scope, n);
             if (v != null && v.kind == SymKind.PRED) return new int[] {v.slot, 0};
@@ -716,7 +701,7 @@ final class Translator {
 
     int predDst(Operand o, Scope scope, Instr ins) {
         if (o instanceof Operand.Sink) return sinkPred();
-        String n = name(o);
+        String n = o.name();
         if (n != null) {
             Sym_ v = lookup(scope, n);
             if (v != null && v.kind == SymKind.PRED) return v.slot;
@@ -730,7 +715,7 @@ final class Translator {
         int guard = -1;
         boolean gNeg = false;
         if (ins.guard() != null) {
-            String gn = name(ins.guard());
+            String gn = ins.guard().name();
             Sym_ g = gn == null ? null : lookup(scope, gn);
             if (g == null || g.kind != SymKind.PRED) throw unsupported(ins.loc(), "guard is not a predicate");
             guard = g.slot;
@@ -754,20 +739,20 @@ final class Translator {
             case SELP -> {
                 need(ins, 4);
                 int[] c = predSrc(ops.get(3), scope, ins);
-                op = new CompareOps.Selp(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins), c[0], c[1] != 0);
+                op = new FloatOps.Selp(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), src(ops.get(2), t, scope, ins), c[0], c[1] != 0);
             }
             case SLCT -> {
                 need(ins, 4);
                 boolean cf = t == PtxType.F32;
-                op = new CompareOps.Slct(dst(ops.get(0), scope, ins), src(ops.get(1), types.getFirst(), scope, ins),
+                op = new FloatOps.Slct(dst(ops.get(0), scope, ins), src(ops.get(1), types.getFirst(), scope, ins),
                         src(ops.get(2), types.getFirst(), scope, ins), src(ops.get(3), t, scope, ins), cf, mods.has(Flag.FTZ));
             }
             case TESTP -> {
                 need(ins, 2);
-                int kind = mods.has(TestClass.FINITE) ? CompareOps.Testp.FINITE : mods.has(TestClass.INFINITE) ? CompareOps.Testp.INFINITE
-                        : mods.has(TestClass.NUMBER) ? CompareOps.Testp.NUMBER : mods.has(TestClass.NOTANUMBER) ? CompareOps.Testp.NOTANUMBER
-                        : mods.has(TestClass.NORMAL) ? CompareOps.Testp.NORMAL_ : CompareOps.Testp.SUBNORMAL;
-                op = new CompareOps.Testp(kind, t == PtxType.F64, predDst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins));
+                int kind = mods.has(TestClass.FINITE) ? FloatOps.Testp.FINITE : mods.has(TestClass.INFINITE) ? FloatOps.Testp.INFINITE
+                        : mods.has(TestClass.NUMBER) ? FloatOps.Testp.NUMBER : mods.has(TestClass.NOTANUMBER) ? FloatOps.Testp.NOTANUMBER
+                        : mods.has(TestClass.NORMAL) ? FloatOps.Testp.NORMAL_ : FloatOps.Testp.SUBNORMAL;
+                op = new FloatOps.Testp(kind, t == PtxType.F64, predDst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins));
             }
             case CVT -> op = ArithTranslation.cvt(this, ins, scope, types);
             case CVT_PACK -> {
@@ -832,7 +817,7 @@ final class Translator {
             case BAR_WARP_SYNC, MEMBAR -> op = key == Opcode.MEMBAR ? new Ops.Fence() : new Ops.Nop();
             case FENCE -> op = mods.has(Flag.PROXY) ? new Ops.Nop() : new Ops.Fence();
             case BRA -> {
-                String target = ops.size() == 1 ? name(ops.getFirst()) : null;
+                String target = ops.size() == 1 ? ops.getFirst().name() : null;
                 if (target == null) throw unsupported(ins.loc(), "bra needs a label");
                 Op b = new Ops.Bra();
                 inst.fixups.add(new Object[] {b, target, ins.loc()});

@@ -75,17 +75,6 @@ final class WarpTranslation {
         return new Ops.Bar(arrive ? Ops.Bar.ARRIVE : Ops.Bar.SYNC, id, count, -1, -1, false);
     }
 
-    /** The register slots of a vector operand {@code {r0, r1, ...}} (or one register); {@code _} is -1 for destinations. */
-    static int[] regVector(Translator tr, Operand o, boolean dest, Scope scope, Instr ins) {
-        List<Operand> els = o instanceof Operand.Vec v ? v.elements() : List.of(o);
-        int[] out = new int[els.size()];
-        for (int i = 0; i < out.length; i++) {
-            Operand e = els.get(i);
-            out[i] = dest ? (e instanceof Operand.Sink ? -1 : tr.dst(e, scope, ins)) : tr.src(e, PtxType.B32, scope, ins);
-        }
-        return out;
-    }
-
     static int matrixFormat(PtxType m) {
         return switch (m) {
             case F16 -> MatrixOps.F16;
@@ -131,8 +120,8 @@ final class WarpTranslation {
                 else if (ok && i8) ok = fd == MatrixOps.S32 && fc == MatrixOps.S32;
                 else if (ok) ok = fd == MatrixOps.F32 && fc == MatrixOps.F32;
                 if (!ok || (mods.has(Flag.SATFINITE) && !i8)) throw no.get();
-                int[] d = regVector(tr, ops.get(0), true, scope, ins), a = regVector(tr, ops.get(1), false, scope, ins);
-                int[] b = regVector(tr, ops.get(2), false, scope, ins), c = regVector(tr, ops.get(3), false, scope, ins);
+                int[] d = tr.slots(ops.get(0), PtxType.B32, scope, ins, true), a = tr.slots(ops.get(1), PtxType.B32, scope, ins, false);
+                int[] b = tr.slots(ops.get(2), PtxType.B32, scope, ins, false), c = tr.slots(ops.get(3), PtxType.B32, scope, ins, false);
                 int ba = MatrixOps.bits(fa), bc = MatrixOps.bits(fc), bd = MatrixOps.bits(fd);
                 if (a.length != 16 * k * ba / 32 / 32 || b.length != 8 * k * ba / 32 / 32 || c.length != 128 * bc / 32 / 32 || d.length != 128 * bd / 32 / 32) {
                     throw tr.unsupported(ins.loc(), "'" + ins.form() + "': wrong number of registers in an operand");
@@ -146,7 +135,7 @@ final class WarpTranslation {
                 boolean ld = key == Opcode.LDMATRIX;
                 MemRef ref = MemoryTranslation.memRef(tr, ins, ops.get(ld ? 1 : 0), scope, inst, ld ? Warp.READ : Warp.WRITE);
                 if (ref.space() != MemOps.SHARED && ref.space() != MemOps.GENERIC) throw no.get();
-                int[] regs = regVector(tr, ops.get(ld ? 0 : 1), ld, scope, ins);
+                int[] regs = tr.slots(ops.get(ld ? 0 : 1), PtxType.B32, scope, ins, ld);
                 if (regs.length != x) throw tr.unsupported(ins.loc(), "'" + ins.form() + "': .x" + x + " needs " + x + " registers");
                 return ld ? new MatrixOps.Ldmatrix(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, mods.has(Flag.TRANS))
                         : new MatrixOps.Stmatrix(ref.space(), ref.base(), ref.base32(), ref.offset(), regs, mods.has(Flag.TRANS));
@@ -162,8 +151,8 @@ final class WarpTranslation {
                         throw no.get();
                     }
                     int fab = bf ? MatrixOps.BF16 : MatrixOps.F16;
-                    int[] d = regVector(tr, ops.get(0), true, scope, ins), a = regVector(tr, ops.get(1), false, scope, ins);
-                    int[] b = regVector(tr, ops.get(2), false, scope, ins), c = regVector(tr, ops.get(3), false, scope, ins);
+                    int[] d = tr.slots(ops.get(0), PtxType.B32, scope, ins, true), a = tr.slots(ops.get(1), PtxType.B32, scope, ins, false);
+                    int[] b = tr.slots(ops.get(2), PtxType.B32, scope, ins, false), c = tr.slots(ops.get(3), PtxType.B32, scope, ins, false);
                     int nab = bf ? 4 : 8;
                     if (a.length != nab || b.length != nab || c.length != (fc == MatrixOps.F32 ? 8 : 4) || d.length != (fd == MatrixOps.F32 ? 8 : 4)) {
                         throw tr.unsupported(ins.loc(), "'" + ins.form() + "': wrong number of registers in an operand");
@@ -178,7 +167,7 @@ final class WarpTranslation {
                 if (abOp ? fmt != MatrixOps.F16 && fmt != MatrixOps.BF16 : fmt != MatrixOps.F16 && fmt != MatrixOps.F32) throw no.get();
                 MemRef ref = MemoryTranslation.memRef(tr, ins, ops.get(load ? 1 : 0), scope, inst, load ? Warp.READ : Warp.WRITE);
                 if (ref.space() == MemOps.PARAM || ref.space() == MemOps.LOCAL) throw no.get();
-                int[] regs = regVector(tr, ops.get(load ? 0 : 1), load, scope, ins);
+                int[] regs = tr.slots(ops.get(load ? 0 : 1), PtxType.B32, scope, ins, load);
                 int want = abOp ? (fmt == MatrixOps.BF16 ? 4 : 8) : fmt == MatrixOps.F32 ? 8 : 4;
                 if (regs.length != want) throw tr.unsupported(ins.loc(), "'" + ins.form() + "': a fragment of " + want + " registers is expected");
                 int stride = ops.size() > 2 ? tr.src(ops.get(2), PtxType.U32, scope, ins) : -1;

@@ -48,7 +48,7 @@ public final class PointerTypes {
                 String dst = register(ops.get(0));
                 if (ins.opcode() == dev.zluda.ptx.ir.Opcode.LD && ins.has(StateSpace.PARAM) && ops.size() >= 2 && dst != null
                         && ops.get(1) instanceof Operand.Address a) {
-                    Integer pi = a.base() == null ? null : paramIndex.get(name(a.base()));
+                    Integer pi = a.base() == null ? null : paramIndex.get(a.base().name());
                     if (pi != null) changed |= carries.computeIfAbsent(dst, k -> new HashSet<>()).add(pi);
                 } else if (passes(ins) && dst != null) {
                     for (int i = 1; i < ops.size(); i++) {
@@ -60,7 +60,7 @@ public final class PointerTypes {
                 } else if (accesses(ins) && !ins.mods().hasAny(StateSpace.PARAM, StateSpace.SHARED, StateSpace.LOCAL, StateSpace.CONST, StateSpace.TEX)) {
                     for (Operand o : ops) {
                         if (!(o instanceof Operand.Address a) || a.base() == null) continue;
-                        Set<Integer> c = carries.get(name(a.base()));
+                        Set<Integer> c = carries.get(a.base().name());
                         PtxType t = elementType(ins);
                         if (c == null || t == null) continue;
                         for (int p : c) changed |= seen.computeIfAbsent(p, k -> new LinkedHashSet<>()).add(t);
@@ -122,21 +122,9 @@ public final class PointerTypes {
 
     /** The name of a destination written as a plain name ({@code %rd1}), else null. */
     private static String register(Operand o) {
-        return o instanceof Operand.Reg || o instanceof Operand.Var || o instanceof Operand.Unknown ? name(o) : null;
+        return o instanceof Operand.Reg || o instanceof Operand.Var || o instanceof Operand.Unknown ? o.name() : null;
     }
 
-    private static String name(Operand o) {
-        return switch (o) {
-            case Operand.Reg r -> r.name();
-            case Operand.Var v -> v.name();
-            case Operand.Special s -> s.name();
-            case Operand.Func f -> f.name();
-            case Operand.Label l -> l.name();
-            case Operand.Unknown u -> u.name();
-            case Operand.Sink s -> "_";
-            default -> null;
-        };
-    }
 
     /** The names an operand mentions, left to right. */
     private static List<String> names(Operand o) {
@@ -152,7 +140,7 @@ public final class PointerTypes {
             case Operand.AddressList a -> { for (Operand e : a.elements()) collect(e, out); }
             case Operand.Vec v -> { for (Operand e : v.elements()) collect(e, out); }
             default -> {
-                String n = name(o);
+                String n = o.name();
                 if (n != null) out.add(n);
             }
         }
