@@ -125,6 +125,7 @@ public final class DiffEngine {
         if (types != null) throw new IllegalStateException("a DiffEngine compares one pair of captures");
         long t0 = System.nanoTime();
         types = new Types(api);
+        types.addLibraries(ca, cb);
         SideIndex.Names names = new SideIndex.Names();
         boolean strict = options.strict();
         checkCancelled();
@@ -1203,7 +1204,14 @@ public final class DiffEngine {
         }
 
         String result(int call) {
-            return s.inFlight(call) ? "(in flight)" : fmt.result(s.result[call]);
+            if (s.inFlight(call)) return "(in flight)";
+            String name = s.function(call);
+            if (!CudaApi.libraryOf(name).equals(CudaApi.DRIVER)) {
+                // a library call: its status by its library's enum (CUBLAS_STATUS_SUCCESS)
+                var lf = CudaApi.anyFunction(name);
+                if (lf.isPresent()) return fmt.returnsValue(lf.get()) ? "(a value)" : fmt.result(lf.get(), s.result[call]);
+            }
+            return fmt.result(s.result[call]);
         }
 
         DiffResult.CallRef ref(int call) {

@@ -70,6 +70,10 @@ final class Normaliser {
         Param[] params;
         int bytesize = -1, pitch = -1, height = -1, sizeOut = -1;
         boolean anyCreates, anyDestroys;
+        /** A cuBLASLt attribute call ({@code cublasLtMatmulDescSetAttribute}, ...): the attr and buf parameters, else -1. */
+        int attr = -1, attrBuf = -1;
+        /** The attribute enum's members whose value is a pointer ({@code CUBLASLT_MATMUL_DESC_BIAS_POINTER}, ...). */
+        java.util.Set<Long> pointerAttrs = java.util.Set.of();
     }
 
     Plan plan(int fid) {
@@ -139,6 +143,21 @@ final class Normaliser {
                 default -> { }
             }
         }
+        // cuBLASLt's descriptor attributes: the bytes behind buf of a *_POINTER attribute are a device
+        // pointer (the bias, the scales), compared as one, like a cuMemAlloc'd pointer argument
+        if (f != null && f.library().equals("cublasLt") && plan.name.matches("cublasLt\\w*(Set|Get)Attribute")) {
+            for (CudaParam p : f.params()) {
+                if (p.name().equals("attr")) plan.attr = p.index();
+                if (p.name().equals("buf")) plan.attrBuf = p.index();
+            }
+            if (plan.attr >= 0) {
+                java.util.Set<Long> ptrs = new java.util.HashSet<>();
+                CudaApi.library("cublasLt").enumType(f.params().get(plan.attr).cType()).ifPresent(en -> {
+                    for (var m : en.members()) if (m.name().endsWith("_POINTER")) ptrs.add(m.value());
+                });
+                plan.pointerAttrs = ptrs;
+            }
+        }
         return plan;
     }
 
@@ -154,6 +173,8 @@ final class Normaliser {
         long[] args = e.args();
         w.begin(seed);
         int n = Math.min(args.length, plan.params.length);
+        currentPlanBuf = plan.attrBuf;
+        pointerAttr = plan.attr >= 0 && plan.attr < args.length && plan.pointerAttrs.contains(args[plan.attr] & 0xFFFFFFFFL) ? args[plan.attr] : -1;
         for (int i = 0; i < n; i++) {
             Param pp = plan.params[i];
             arg(pp, args[i]);
@@ -215,9 +236,17 @@ final class Normaliser {
         }
     }
 
+    /** The attribute value of the call being normalised when it is a cuBLASLt *_POINTER attribute, else -1. */
+    private long pointerAttr = -1;
+    private int currentPlanBuf = -1;
+
     private void data(Param pp, DataItem d, int role, boolean creates, long size) {
         int i = pp.index;
         int cat = role == Facts.OUT ? pp.outCat : pp.inCat;
+        if (pointerAttr >= 0 && i == currentPlanBuf && d.isInline() && d.bytes().length == 8) {
+            element(i, role, 0, 0, cat, types.info("CUdeviceptr"), d.bytes(), 0, false, 0);
+            return;
+        }
         switch (d.kind()) {
             case CaptureFormat.ITEM_STRING -> {
                 String s = strings.get(d.stringId());

@@ -106,6 +106,12 @@ public final class CallDecoder {
         if (index.inFlight(call)) {
             return index.isComplete() ? "(in flight: the capture ends before this call returned)" : "(in flight)";
         }
+        String name = index.functionName(index.function(call));
+        if (!dev.zluda.spec.CudaApi.libraryOf(name).equals(dev.zluda.spec.CudaApi.DRIVER)) {
+            // a library call: its status by its library's enum (CUBLAS_STATUS_SUCCESS), or its returned value
+            var lf = dev.zluda.spec.CudaApi.anyFunction(name);
+            if (lf.isPresent()) return formatter.returnsValue(lf.get()) ? "(a value)" : formatter.result(lf.get(), index.result(call));
+        }
         return formatter.result(index.result(call));
     }
 

@@ -37,7 +37,11 @@ public final class Capture implements AutoCloseable {
         CudaApi api = CudaApi.get();
         List<FunctionDef> fs = reader.functions();
         this.spec = new CudaFunction[fs.size()];
-        for (int i = 0; i < spec.length; i++) spec[i] = api.function(fs.get(i).name()).orElse(null);
+        for (int i = 0; i < spec.length; i++) {
+            String name = fs.get(i).name();
+            // a library's function (cublasSgemm_v2, cudnnConvolutionForward, ...) resolves to its library's spec
+            spec[i] = CudaApi.libraryOf(name).equals(CudaApi.DRIVER) ? api.function(name).orElse(null) : CudaApi.anyFunction(name).orElse(null);
+        }
     }
 
     /**

@@ -150,6 +150,9 @@ public final class CaptureInfo {
         out.println(String.format(Locale.ROOT, "duration:  %.6f s", dur / 1e9));
         if (m.has("driver")) out.println("driver:    " + m.path("driver").path("name").asText("?") + " " + m.path("driver").path("version").asText("")
                 + (m.path("driver").has("library") ? " (" + m.path("driver").path("library").asText() + ")" : ""));
+        for (JsonNode l : m.path("libraries")) {
+            out.println("library:   " + l.path("name").asText("?") + " (" + l.path("library").asText(l.path("soname").asText("?")) + ")");
+        }
         for (JsonNode d : m.path("devices")) {
             out.println("device " + d.path("index").asText("?") + ":  " + d.path("name").asText("?") + ", compute capability "
                     + d.path("computeCapability").asText("?") + ", " + d.path("totalMemory").asLong() / (1 << 20) + " MiB");
@@ -161,7 +164,10 @@ public final class CaptureInfo {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "  %-" + w + "s %10d", e.getKey(), e.getValue().calls));
             if (!e.getValue().errors.isEmpty()) {
                 sb.append("  errors:");
-                e.getValue().errors.forEach((r, n) -> sb.append(' ').append(fmt.result(r)).append(" ×").append(n));
+                // a library function's status by its own enum (cublasStatus_t, ...)
+                dev.zluda.spec.CudaFunction lf = dev.zluda.spec.CudaApi.libraryOf(e.getKey()).equals(dev.zluda.spec.CudaApi.DRIVER) ? null
+                        : dev.zluda.spec.CudaApi.anyFunction(e.getKey()).orElse(null);
+                e.getValue().errors.forEach((r, n) -> sb.append(' ').append(lf != null ? fmt.result(lf, r) : fmt.result(r)).append(" ×").append(n));
             }
             out.println(sb);
         }

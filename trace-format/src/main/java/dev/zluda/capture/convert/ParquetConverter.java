@@ -46,8 +46,11 @@ import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
  * {@code leave_seq}, {@code thread}, {@code depth}, {@code parent_seq} (ENTER seq of the enclosing
  * call, null at depth 0), {@code function_id} (capture function table), {@code function},
  * {@code start_ns} (ns since the capture began: ENTER time − the header's start), {@code duration_ns},
- * {@code result} (the CUresult), {@code result_name}, {@code in_flight} (the capture ends before the
- * call returned; then leave_seq, duration_ns, result and result_name are null);</li>
+ * {@code result} (the CUresult; a library call's status), {@code result_name} (by the status enum of the
+ * function's API: {@code CUBLAS_STATUS_SUCCESS} for a cuBLAS call; empty for a library function that
+ * returns a value), {@code in_flight} (the capture ends before the call returned; then leave_seq,
+ * duration_ns, result and result_name are null), {@code api} ({@code cuda} for the driver, else the
+ * library: {@code cublas}, {@code cublasLt}, {@code cufft}, {@code cusparse}, {@code cudnn}, {@code nvml});</li>
  * <li>{@value #ARGUMENTS}: one row per argument of every call: {@code call_seq} (= calls.seq),
  * {@code param} (index in the C signature), {@code name}, {@code value} (the raw bits, unsigned
  * 64-bit), {@code text} (rendered as {@code zluda dump} shows it after the call: the recorded data
@@ -99,6 +102,7 @@ public final class ParquetConverter {
             .optional(INT64).named("result")
             .optional(BINARY).as(STRING).named("result_name")
             .required(BOOLEAN).named("in_flight")
+            .required(BINARY).as(STRING).named("api")
             .named("call");
 
     static final MessageType ARGUMENTS_SCHEMA = Types.buildMessage()
@@ -305,13 +309,15 @@ public final class ParquetConverter {
             if (l != null) {
                 calls.put(k++, l.ts() - e.ts());
                 calls.put(k++, Integer.toUnsignedLong(l.result()));
-                calls.put(k++, resultName(l.result()));
+                calls.put(k++, f.spec != null && !f.spec.library().equals(CudaApi.DRIVER) ? bin(fmt.returnsValue(f.spec) ? "" : fmt.result(f.spec, l.result()))
+                        : resultName(l.result()));
             } else {
                 calls.putNull(k++);
                 calls.putNull(k++);
                 calls.putNull(k++);
             }
-            calls.put(k, l == null);
+            calls.put(k++, l == null);
+            calls.put(k, bin(CudaApi.libraryOf(f.name.toStringUsingUTF8())));
             calls.endRow();
 
             long[] a = e.args();

@@ -81,8 +81,8 @@ public final class EntryGenerator {
             case "pointer" -> Abi.POINTER;
             case "enum", "int", "signed int" -> Abi.I32;
             case "unsigned int", "uint32_t", "cuuint32_t" -> Abi.U32;
-            case "unsigned char", "uint8_t" -> Abi.U8;
-            case "unsigned short", "uint16_t" -> Abi.U16;
+            case "unsigned char", "uint8_t", "char", "signed char" -> Abi.U8;
+            case "unsigned short", "uint16_t", "short" -> Abi.U16;
             case "size_t", "unsigned long long", "unsigned long", "uint64_t", "cuuint64_t", "long long", "long" -> Abi.U64;
             case "float" -> Abi.F32;
             case "double" -> Abi.F64;
