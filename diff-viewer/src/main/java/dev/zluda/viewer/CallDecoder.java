@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.spec.Role;
 import dev.zluda.capture.CaptureReader;
 import dev.zluda.capture.CaptureRecord;
 import dev.zluda.capture.DataItem;
@@ -169,10 +170,8 @@ public final class CallDecoder {
     /** The CUfunction (or CUkernel) handle a launch call passes, or 0 when the call is no launch. */
     public long launchedFunction(Decoded d) {
         if (d.enter() == null) return 0;
-        String name = index.functionName(d.enter().functionId());
-        if (!(name.startsWith("cuLaunch") && name.contains("Kernel"))) return 0;
         CudaFunction f = index.capture().specFunction(d.enter().functionId());
-        if (f == null) return 0;
+        if (Role.of(f) != Role.KERNEL_LAUNCH) return 0;
         CudaParam p = f.param("f").or(() -> f.param("kernel")).orElse(null);
         if (p != null && p.index() < d.enter().args().length) return d.enter().args()[p.index()];
         return 0;

@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.spec.Role;
 import dev.zluda.capture.Capture;
 import dev.zluda.diff.Alignment;
 import dev.zluda.diff.DiffEngine;
@@ -544,7 +545,7 @@ public final class DiffWindow {
         detailGeneration++;
         shownImages = null;
         boolean launch = locator != null && alignment != null && row >= 0 && row < alignment.size() && alignment.bCall(row) >= 0
-                && divOfRow[row] >= 0 && alignment.bFunction(row) != null && alignment.bFunction(row).startsWith("cuLaunch");
+                && divOfRow[row] >= 0 && Role.of(alignment.bFunction(row)) == Role.KERNEL_LAUNCH;
         locateButton.setVisible(launch);
         locateButton.setManaged(launch);
         if (launch) locateButton.setText("Locate the diverging instruction in B (" + pairedLocator().describe() + ")");

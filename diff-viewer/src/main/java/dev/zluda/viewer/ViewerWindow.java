@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.spec.Role;
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.ReadStatus;
 import javafx.animation.KeyFrame;
@@ -398,7 +399,7 @@ public final class ViewerWindow {
         javafx.scene.Node n = target;
         while (n != null && !(n instanceof TableRow<?>)) n = n.getParent();
         int call = n instanceof TableRow<?> r && r.getItem() instanceof CallRows.Row row ? row.call() : selected.get();
-        if (index == null || call < 0 || call >= index.size() || locator == null || !index.functionName(index.function(call)).startsWith("cuLaunch")) return false;
+        if (index == null || call < 0 || call >= index.size() || locator == null || Role.of(index.functionName(index.function(call))) != Role.KERNEL_LAUNCH) return false;
         if (call != selected.get()) select(call);
         MenuItem loc = new MenuItem("Locate the first diverging instruction (" + locator.describe() + ")");
         loc.setDisable(locating != null);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.zluda.capture.text.CallFormatter;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.CudaParam;
+import dev.zluda.spec.Role;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -78,7 +79,7 @@ public final class CaptureInfo {
             }
 
             void kernelFacts(Call c, CudaFunction f, String name) {
-                if ((name.startsWith("cuModuleGetFunction") || name.startsWith("cuLibraryGetKernel")) && !c.inFlight() && c.leave().result() == 0) {
+                if (f.is(Role.FUNCTION_LOOKUP) && !c.inFlight() && c.leave().result() == 0) {
                     String kname = null;
                     long handle = 0;
                     boolean have = false;
@@ -94,7 +95,7 @@ public final class CaptureInfo {
                     }
                     if (kname != null && have) handleNames.put(handle, kname);
                 }
-                if (name.startsWith("cuLaunch") && name.contains("Kernel")) {
+                if (f.is(Role.KERNEL_LAUNCH)) {
                     CudaParam p = f.param("f").orElse(null);
                     if (p != null && p.index() < c.enter().args().length) {
                         long h = c.enter().args()[p.index()];

@@ -24,15 +24,17 @@ import java.util.Set;
  * cuBLASLt, cuFFT, cuSPARSE, cuDNN, NVML; {@link #library(String)}), with the directions and sizes
  * a tracer needs.
  *
- * <p>The driver's is loaded from three classpath resources in {@code dev/zluda/spec/}:
+ * <p>The driver's is loaded from four classpath resources in {@code dev/zluda/spec/}:
  * {@code cuda-api.json} (generated from the headers by {@link dev.zluda.spec.gen.SpecGenerator},
  * never edited by hand), {@code cuda-api-overlay.yaml} (hand-maintained: pointer directions, sizes,
- * handle lifetimes) and {@code cu-get-proc-address.tsv} (measured on NVIDIA's driver, see
- * {@link ProcAddressTable}). A library's from {@code <library>-api.json} (generated the same way),
- * {@code <library>-exports.txt} (the functions NVIDIA's library exports) and, where there is one,
- * {@code <library>-api-overlay.yaml}; where its overlay says nothing about a pointer parameter,
- * {@link #libraryPointer rules} decide its direction and whether a tracer may follow it
- * (SPEC.md, "Library specs"). Instances are immutable and thread-safe.
+ * handle lifetimes), {@code cuda-api-driver.yaml} (hand-maintained: each function's {@link Role}, and
+ * where zluda's driver serves it, {@link DriverDispatch}) and {@code cu-get-proc-address.tsv} (measured
+ * on NVIDIA's driver, see {@link ProcAddressTable}). A library's from {@code <library>-api.json}
+ * (generated the same way), {@code <library>-exports.txt} (the functions NVIDIA's library exports) and,
+ * where there is one, {@code <library>-api-overlay.yaml}; where its overlay says nothing about a pointer
+ * parameter, {@link #libraryPointer rules} decide its direction and whether a tracer may follow it
+ * (SPEC.md, "Library specs"); a library's functions have no role and no driver area. Instances are
+ * immutable and thread-safe.
  */
 public final class CudaApi {
     /** Groups whose every pointer parameter must carry a direction and size in the overlay. */
@@ -75,6 +77,8 @@ public final class CudaApi {
     private final Set<String> valueHandles = new HashSet<>();
     private final List<String> overlayProblems = new ArrayList<>();
     private final ProcAddressTable procAddress;
+    private final Map<String, Role> roleOfBase = new HashMap<>();
+    private final DriverDispatch dispatch;
 
     /** The shared instance, loaded from the classpath on first use. */
     public static CudaApi get() {
@@ -136,7 +140,7 @@ public final class CudaApi {
                     }
                 }
             }
-            return new CudaApi(name, spec, overlay == null ? jsonMapper.createObjectNode() : overlay, null, exports);
+            return new CudaApi(name, spec, overlay == null ? jsonMapper.createObjectNode() : overlay, jsonMapper.createObjectNode(), null, exports);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot load the " + name + " API spec: " + e.getMessage(), e);
         }
@@ -148,11 +152,12 @@ public final class CudaApi {
             ObjectMapper jsonMapper = new ObjectMapper();
             JsonNode spec = jsonMapper.readTree(resource("cuda-api.json"));
             JsonNode overlay = new ObjectMapper(new YAMLFactory()).readTree(resource("cuda-api-overlay.yaml"));
+            JsonNode driver = new ObjectMapper(new YAMLFactory()).readTree(resource("cuda-api-driver.yaml"));
             ProcAddressTable proc;
             try (InputStream in = CudaApi.class.getResourceAsStream(RES + "cu-get-proc-address.tsv")) {
                 proc = in == null ? null : new ProcAddressTable(in);
             }
-            return new CudaApi(DRIVER, spec, overlay, proc, List.of());
+            return new CudaApi(DRIVER, spec, overlay, driver, proc, List.of());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot load the CUDA API spec: " + e.getMessage(), e);
         }
@@ -164,7 +169,7 @@ public final class CudaApi {
         return in;
     }
 
-    private CudaApi(String library, JsonNode spec, JsonNode overlay, ProcAddressTable proc, List<String> exports) {
+    private CudaApi(String library, JsonNode spec, JsonNode overlay, JsonNode driver, ProcAddressTable proc, List<String> exports) {
         this.library = library;
         this.exports = List.copyOf(exports);
         this.source = spec.path("source");
@@ -185,6 +190,21 @@ public final class CudaApi {
                     r.path("kind").asText().equals("union"), r.path("size").asInt(), r.path("align").asInt(), fields(r.path("fields")));
             records.put(rec.name(), rec);
             if (rec.tag() != null) records.putIfAbsent((rec.union() ? "union " : "struct ") + rec.tag(), rec);
+        }
+        Set<String> bases = new HashSet<>();
+        for (JsonNode f : spec.path("functions")) bases.add(baseName(f.path("name").asText()));
+        var roleKeys = driver.path("roles").fieldNames();
+        while (roleKeys.hasNext()) {
+            String key = roleKeys.next();
+            Role role = Role.ofKey(key);
+            if (role == null || role == Role.NONE) {
+                overlayProblems.add("cuda-api-driver.yaml: no role " + key);
+                continue;
+            }
+            for (String b : strings(driver.path("roles").path(key))) {
+                if (!bases.contains(b)) overlayProblems.add("cuda-api-driver.yaml: role " + key + " names " + b + ", which is no base name of cuda.h");
+                else if (roleOfBase.put(b, role) != null) overlayProblems.add("cuda-api-driver.yaml: " + b + " has two roles");
+            }
         }
         JsonNode overlayFunctions = overlay.path("functions");
         Set<String> known = new HashSet<>();
@@ -207,6 +227,73 @@ public final class CudaApi {
             byBase.computeIfAbsent(f.baseName(), k -> new ArrayList<>()).add(f);
         }
         this.procAddress = proc;
+        this.dispatch = dispatch(driver);
+    }
+
+    /** Reads {@code areas} and {@code served-as} of cuda-api-driver.yaml (see {@link DriverDispatch}). */
+    private DriverDispatch dispatch(JsonNode driver) {
+        Map<Integer, DriverDispatch.Entry> entries = new HashMap<>();
+        List<String> areas = new ArrayList<>();
+        var it = driver.path("areas").fieldNames();
+        while (it.hasNext()) {
+            String area = it.next();
+            areas.add(area);
+            for (String n : strings(driver.path("areas").path(area))) {
+                CudaFunction f = byName.get(n);
+                if (f == null) overlayProblems.add("cuda-api-driver.yaml: area " + area + " names " + n + ", which cuda.h does not declare");
+                else if (entries.put(f.id(), new DriverDispatch.Entry(f, area, f)) != null) overlayProblems.add("cuda-api-driver.yaml: " + n + " is served twice");
+            }
+        }
+        var as = driver.path("served-as").fields();
+        List<Map.Entry<CudaFunction, CudaFunction>> aliases = new ArrayList<>();
+        while (as.hasNext()) {
+            var e = as.next();
+            CudaFunction f = byName.get(e.getKey()), to = byName.get(e.getValue().asText());
+            if (f == null || to == null) {
+                overlayProblems.add("cuda-api-driver.yaml: served-as " + e.getKey() + ": " + e.getValue().asText() + " names a function cuda.h does not declare");
+            } else if (!sameParameters(f, to)) {
+                overlayProblems.add("cuda-api-driver.yaml: " + f.name() + " cannot be served as " + to.name() + ": the parameter types differ");
+            } else {
+                aliases.add(Map.entry(f, to));
+            }
+        }
+        for (var a : aliases) {
+            DriverDispatch.Entry target = entries.get(a.getValue().id());
+            if (target == null) overlayProblems.add("cuda-api-driver.yaml: " + a.getKey().name() + " is served as " + a.getValue().name() + ", which no area serves");
+            else if (entries.put(a.getKey().id(), new DriverDispatch.Entry(a.getKey(), target.area(), target.handler())) != null) {
+                overlayProblems.add("cuda-api-driver.yaml: " + a.getKey().name() + " is served twice");
+            }
+        }
+        // per-thread default stream variants are served like the function without the suffix
+        for (CudaFunction f : functions) {
+            String plain = f.name().replaceFirst("_(ptds|ptsz)$", "");
+            if (plain.equals(f.name()) || entries.containsKey(f.id())) continue;
+            CudaFunction p = byName.get(plain);
+            DriverDispatch.Entry target = p == null ? null : entries.get(p.id());
+            if (target != null && sameParameters(f, p)) entries.put(f.id(), new DriverDispatch.Entry(f, target.area(), target.handler()));
+        }
+        for (DriverDispatch.Entry e : entries.values()) {
+            if (e.function().role() == Role.NONE) overlayProblems.add("cuda-api-driver.yaml: " + e.function().name() + " is served but has no role");
+        }
+        List<String> views = strings(driver.path("views"));
+        for (String v : views) if (record(v).isEmpty()) overlayProblems.add("cuda-api-driver.yaml: views names " + v + ", which is no struct of cuda.h");
+        return new DriverDispatch(entries, areas, views);
+    }
+
+    /** Whether two functions take parameters of the same types, in the same order (after typedefs). */
+    private boolean sameParameters(CudaFunction a, CudaFunction b) {
+        if (a.params().size() != b.params().size()) return false;
+        for (int i = 0; i < a.params().size(); i++) {
+            if (!normalType(a.params().get(i).cType()).equals(normalType(b.params().get(i).cType()))) return false;
+        }
+        return true;
+    }
+
+    /** A C type with {@code const} dropped and typedef aliases followed, level by level of pointers. */
+    private String normalType(String type) {
+        String t = type.trim();
+        if (t.endsWith("*")) return normalType(t.substring(0, t.length() - 1)) + "*";
+        return resolveTypedefName(t);
     }
 
     private static List<CudaRecord.Field> fields(JsonNode fs) {
@@ -257,7 +344,7 @@ public final class CudaApi {
         }
         return new CudaFunction(id, name, baseName(name), f.path("group").asText(), f.path("header").asText(),
                 f.path("line").asInt(), f.path("returns").asText(), List.copyOf(params), f.path("deprecated").asBoolean(false),
-                creates, destroys, library);
+                creates, destroys, library, roleOfBase.getOrDefault(baseName(name), Role.NONE));
     }
 
     private static List<String> strings(JsonNode n) {
@@ -609,6 +696,16 @@ public final class CudaApi {
     public ProcAddressTable procAddress() {
         if (procAddress == null) throw new IllegalStateException("cu-get-proc-address.tsv is not on the classpath");
         return procAddress;
+    }
+
+    /** Where zluda's driver serves each function (cuda-api-driver.yaml): the source of the driver's dispatch table. */
+    public DriverDispatch dispatch() {
+        return dispatch;
+    }
+
+    /** The functions with a role, in id order. */
+    public List<CudaFunction> functions(Role role) {
+        return functions.stream().filter(f -> f.role() == role).toList();
     }
 
     /** CUDA version of the headers the spec was generated from, e.g. 13000. */

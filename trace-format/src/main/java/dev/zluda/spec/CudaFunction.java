@@ -20,10 +20,17 @@ import java.util.Optional;
  * @param destroys names of parameters whose handle or allocation the call ends
  * @param library the API the function belongs to: {@code cuda} (the driver) or a library's short
  *     name ({@code cublas}, {@code cublasLt}, ...; {@link CudaApi#library(String)})
+ * @param role what the function does ({@code cuda-api-driver.yaml}, by base name); {@link Role#NONE} when unassigned
+ *     (every library function)
  */
 public record CudaFunction(int id, String name, String baseName, String group, String header, int line,
                            String returnType, List<CudaParam> params, boolean deprecated,
-                           List<String> creates, List<String> destroys, String library) {
+                           List<String> creates, List<String> destroys, String library, Role role) {
+
+    /** Whether the function has this role. */
+    public boolean is(Role r) {
+        return role == r;
+    }
 
     /** The parameter with this name, if any. */
     public Optional<CudaParam> param(String paramName) {

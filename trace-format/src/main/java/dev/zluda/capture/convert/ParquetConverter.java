@@ -13,6 +13,7 @@ import dev.zluda.spec.CudaApi;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.CudaParam;
 import dev.zluda.spec.CudaRecord;
+import dev.zluda.spec.Role;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
@@ -498,7 +499,7 @@ public final class ParquetConverter {
             this.paramNames = new Binary[Math.max(n, 16)];
             int f = -1, cfg = -1, kind = NOT_LAUNCH;
             java.util.Arrays.fill(dimParams, -1);
-            if (spec != null && (name.startsWith("cuLaunchKernel") || name.startsWith("cuLaunchCooperativeKernel"))) {
+            if (Role.of(spec) == Role.KERNEL_LAUNCH) {
                 f = spec.param("f").map(CudaParam::index).orElse(-1);
                 for (int i = 0; i < DIMS.length; i++) dimParams[i] = spec.param(DIMS[i]).map(CudaParam::index).orElse(-1);
                 cfg = spec.param("config").map(CudaParam::index).orElse(-1);
@@ -508,11 +509,9 @@ public final class ParquetConverter {
             this.launch = kind;
             this.fParam = f;
             this.configParam = cfg;
-            this.namer = switch (name) {
-                case "cuModuleGetFunction", "cuLibraryGetKernel" -> NAMER_STRING;
-                case "cuKernelGetFunction" -> NAMER_KERNEL;
-                default -> NOT_NAMER;
-            };
+            // a lookup by name (cuModuleGetFunction, cuLibraryGetKernel) names what it returns; cuKernelGetFunction
+            // gives the function of a kernel, whose name its CUkernel has
+            this.namer = Role.of(spec) == Role.FUNCTION_LOOKUP ? NAMER_STRING : name.equals("cuKernelGetFunction") ? NAMER_KERNEL : NOT_NAMER;
         }
 
         CudaParam param(int i) {

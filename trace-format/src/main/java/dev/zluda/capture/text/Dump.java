@@ -5,6 +5,7 @@ import dev.zluda.capture.CallAssembler;
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureRecord;
 import dev.zluda.capture.ReadStatus;
+import dev.zluda.spec.Role;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -124,7 +125,7 @@ public final class Dump {
         for (CaptureRecord r : cap.reader()) {
             switch (r) {
                 case CaptureRecord.Enter e -> {
-                    if (cap.functionName(e.functionId()).startsWith("cuLaunch")) launchesOpen.add(e.seq());
+                    if (Role.of(cap.specFunction(e.functionId())) == Role.KERNEL_LAUNCH) launchesOpen.add(e.seq());
                     openCalls.computeIfAbsent(e.threadId(), t -> new java.util.ArrayDeque<>()).push(e.seq());
                 }
                 case CaptureRecord.Leave l -> {

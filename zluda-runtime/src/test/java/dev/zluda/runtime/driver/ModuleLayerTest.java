@@ -120,14 +120,14 @@ class ModuleLayerTest extends DriverTestBase {
 
     int attr(long f, String name) {
         MemorySegment v = mem(4);
-        int id = (int) d.api.enumType("CUfunction_attribute").orElseThrow().members().stream()
+        int id = (int) d.state.api.enumType("CUfunction_attribute").orElseThrow().members().stream()
                 .filter(m -> m.name().equals("CU_FUNC_ATTRIBUTE_" + name)).findFirst().orElseThrow().value();
         assertEquals(0, d.cuFuncGetAttribute(addr(v), id, f), name);
         return i32(v);
     }
 
     int attrId(String name) {
-        return (int) d.api.enumType("CUfunction_attribute").orElseThrow().members().stream()
+        return (int) d.state.api.enumType("CUfunction_attribute").orElseThrow().members().stream()
                 .filter(m -> m.name().equals("CU_FUNC_ATTRIBUTE_" + name)).findFirst().orElseThrow().value();
     }
 
@@ -308,7 +308,7 @@ class ModuleLayerTest extends DriverTestBase {
         long out = alloc(4);
         int big = 64 << 10;
         assertEquals(CuResult.INVALID_VALUE, d.cuLaunchKernel(dyn, 1, 1, 1, 1, 1, 1, big, 0, params(out, big), 0));
-        int optin = d.attributes.byName().get("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN");
+        int optin = d.state.attributes.byName().get("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN");
         assertEquals(CuResult.INVALID_VALUE, d.cuFuncSetAttribute(dyn, attrId("MAX_DYNAMIC_SHARED_SIZE_BYTES"), optin + 1));
         assertEquals(0, d.cuFuncSetAttribute(dyn, attrId("MAX_DYNAMIC_SHARED_SIZE_BYTES"), big));
         assertEquals(big, attr(dyn, "MAX_DYNAMIC_SHARED_SIZE_BYTES"));
@@ -429,8 +429,8 @@ class ModuleLayerTest extends DriverTestBase {
         long f = function(load(PTX), "dynk");
         MemorySegment n = mem(4), grid = mem(4), block = mem(4);
         assertEquals(0, d.cuOccupancyMaxActiveBlocksPerMultiprocessor(addr(n), f, 256, 0));
-        int threadsPerSm = d.attributes.byName().get("MAX_THREADS_PER_MULTIPROCESSOR");
-        assertEquals(Math.min(threadsPerSm / 256, d.attributes.byName().get("MAX_BLOCKS_PER_MULTIPROCESSOR")), i32(n));
+        int threadsPerSm = d.state.attributes.byName().get("MAX_THREADS_PER_MULTIPROCESSOR");
+        assertEquals(Math.min(threadsPerSm / 256, d.state.attributes.byName().get("MAX_BLOCKS_PER_MULTIPROCESSOR")), i32(n));
         assertEquals(0, d.cuOccupancyMaxPotentialBlockSize(addr(grid), addr(block), f, 0, 0, 0));
         assertTrue(i32(block) >= 32 && i32(block) <= 1024 && i32(block) % 32 == 0, "block " + i32(block));
         assertTrue(i32(grid) > 0);

@@ -1,9 +1,8 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.runtime.api.CudaDriverApi;
+import dev.zluda.runtime.api.CudaStructs.CUdevprop;
+import dev.zluda.runtime.emulator.EmulatorDevice;
 import dev.zluda.runtime.hip.HipBackend;
-import dev.zluda.runtime.hip.HipDevice;
-import dev.zluda.spec.CudaApi;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.ErrorStrings;
 import dev.zluda.spec.ProcAddressTable;
@@ -13,7 +12,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static dev.zluda.runtime.driver.CuResult.*;
@@ -26,60 +24,28 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * (CUDA Driver API groups CUDA_INITIALIZE, CUDA_VERSION, CUDA_DEVICE, CUDA_ERROR,
  * CUDA_DRIVER_ENTRY_POINT). One device, ordinal 0: the emulator, or on the hip backend HIP's device 0.
  */
-abstract class DeviceLayer implements CudaDriverApi {
+final class DeviceArea {
     /** The version {@code cuDriverGetVersion} reports: cudart 13 stops with cudaErrorInsufficientDriver below 13000. */
     public static final int DRIVER_VERSION = 13000;
     /** The name of device 0, chosen so that users see the device is zluda's. */
-    public static final String DEVICE_NAME = "ZLUDA emulator (CPU)";
+    public static final String DEVICE_NAME = EmulatorDevice.DEVICE_NAME;
     /** Device 0's UUID: fixed, so that captures of two runs compare equal. "ZLUDA-emulator\0\0" in ASCII. */
     static final byte[] DEVICE_UUID = "ZLUDA-emulator\0\0".getBytes(StandardCharsets.US_ASCII);
 
-    final CudaApi api;
-    private final MemorySegment exports;
+    private final DriverState state;
     private final ProcAddressTable procTable;
     private final ErrorStrings errors = ErrorStrings.load();
     private final Map<Integer, MemorySegment> errorNames = new ConcurrentHashMap<>();
     private final Map<Integer, MemorySegment> errorDescriptions = new ConcurrentHashMap<>();
-    private final Set<Integer> reportedUnsupported = ConcurrentHashMap.newKeySet();
-    /** The device's attributes: the emulator's, or on the hip backend the AMD device's over them. */
-    volatile DeviceAttributes attributes;
-    /** Bytes of device memory reported (cuDeviceTotalMem, cuMemGetInfo). */
-    volatile long totalMemory;
-    volatile boolean initialized;
-    /** The AMD device when the hip backend serves (chosen by cuInit), else null: the emulator serves. */
-    volatile HipDevice hip;
+    private volatile int initFailure = SUCCESS;
 
-    DeviceLayer(CudaApi api, MemorySegment exports) {
-        this.api = api;
-        this.exports = exports;
-        this.procTable = api.procAddress();
-        // the environment variable, else the system property an in-process user (zluda replay) sets
-        String override = System.getenv("ZLUDA_OVERRIDE_COMPUTE_CAPABILITY");
-        if (override == null) override = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
-        int[] cc = DeviceAttributes.computeCapability(override);
-        this.attributes = new DeviceAttributes(api, cc[0], cc[1], Runtime.getRuntime().availableProcessors());
-        this.totalMemory = hostMemory() / 2;
+    DeviceArea(DriverState state) {
+        this.state = state;
+        this.procTable = state.api.procAddress();
     }
 
-    /** Half of the host's physical memory is what the emulator reports as device memory. */
-    private static long hostMemory() {
-        var os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-        if (os instanceof com.sun.management.OperatingSystemMXBean sun) return sun.getTotalMemorySize();
-        return 16L << 30;
-    }
-
-    @Override
-    public int unsupported(int functionId) {
-        if (reportedUnsupported.add(functionId)) {
-            System.err.println("[ZLUDA] " + api.function(functionId).name() + " is not supported yet: returning CUDA_ERROR_NOT_SUPPORTED");
-        }
-        return CUDA_ERROR_NOT_SUPPORTED;
-    }
-
-    /** NOT_INITIALIZED before cuInit, INVALID_DEVICE for any ordinal but 0, else SUCCESS. */
-    int checkDevice(int dev) {
-        if (!initialized) return NOT_INITIALIZED;
-        return dev == 0 ? SUCCESS : INVALID_DEVICE;
+    private int checkDevice(int dev) {
+        return state.checkDevice(dev);
     }
 
     // ---------------------------------------------------------------- initialization, version
@@ -90,11 +56,10 @@ abstract class DeviceLayer implements CudaDriverApi {
      * (a variable asked, or an AMD GPU driver is present) or {@code ZLUDA_DEBUG} is set. A failed choice is
      * returned again by every later cuInit.
      */
-    @Override
     public int cuInit(int flags) {
         if (flags != 0) return INVALID_VALUE;
         synchronized (this) {
-            if (!initialized) {
+            if (!state.initialized) {
                 if (initFailure != SUCCESS) return initFailure;
                 String want = HipBackend.requested();
                 var sel = HipBackend.select(want);
@@ -106,24 +71,13 @@ abstract class DeviceLayer implements CudaDriverApi {
                     initFailure = sel.cuInitResult();
                     return initFailure;
                 }
-                if (sel.device() != null) useHip(sel.device());
+                state.use(sel.device() != null ? sel.device() : new EmulatorDevice());
             }
-            initialized = true;
+            state.initialized = true;
         }
         return SUCCESS;
     }
 
-    private volatile int initFailure = SUCCESS;
-
-    /** Makes the AMD device serve: its attributes over the emulator's, its memory size. */
-    private void useHip(HipDevice d) {
-        java.util.List<String> names = new java.util.ArrayList<>(attributes.byName().keySet());
-        attributes = attributes.with(d.attributes(names));
-        totalMemory = d.totalMemory();
-        hip = d;
-    }
-
-    @Override
     public int cuDriverGetVersion(long driverVersion) {
         if (driverVersion == 0) return INVALID_VALUE;
         putInt(driverVersion, DRIVER_VERSION);
@@ -133,10 +87,8 @@ abstract class DeviceLayer implements CudaDriverApi {
     /**
      * The module loading mode (cuda.h: "controlled by CUDA_MODULE_LOADING env variable"):
      * CU_MODULE_EAGER_LOADING (1) when CUDA_MODULE_LOADING is EAGER, else CU_MODULE_LAZY_LOADING
-     * (2), NVIDIA's default since CUDA 12.2. cudart asks at start-up. Here, not in ModuleLayer, so
-     * that the module layer can still override it.
+     * (2), NVIDIA's default since CUDA 12.2. cudart asks at start-up.
      */
-    @Override
     public int cuModuleGetLoadingMode(long mode) {
         if (mode == 0) return INVALID_VALUE;
         putInt(mode, "EAGER".equalsIgnoreCase(System.getenv("CUDA_MODULE_LOADING")) ? 1 : 2);
@@ -145,29 +97,26 @@ abstract class DeviceLayer implements CudaDriverApi {
 
     // ---------------------------------------------------------------- device
 
-    @Override
     public int cuDeviceGetCount(long count) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (count == 0) return INVALID_VALUE;
         putInt(count, 1);
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGet(long device, int ordinal) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (device == 0) return INVALID_VALUE;
         if (ordinal != 0) return INVALID_DEVICE;
         putInt(device, 0);
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGetName(long name, int len, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (name == 0 || len <= 0) return INVALID_VALUE;
-        byte[] b = (hip != null ? hip.name() : DEVICE_NAME).getBytes(StandardCharsets.US_ASCII);
+        byte[] b = state.backend().deviceName().getBytes(StandardCharsets.US_ASCII);
         int n = Math.min(b.length, len - 1);
         MemorySegment out = at(name, len);
         MemorySegment.copy(b, 0, out, ValueLayout.JAVA_BYTE, 0, n);
@@ -175,47 +124,42 @@ abstract class DeviceLayer implements CudaDriverApi {
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceTotalMem_v2(long bytes, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (bytes == 0) return INVALID_VALUE;
-        putLong(bytes, totalMemory);
+        putLong(bytes, state.totalMemory);
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceTotalMem(long bytes, int dev) {
         // the legacy variant reports an unsigned int
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (bytes == 0) return INVALID_VALUE;
-        putInt(bytes, (int) Math.min(totalMemory, 0xFFFF_FFFFL));
+        putInt(bytes, (int) Math.min(state.totalMemory, 0xFFFF_FFFFL));
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGetAttribute(long pi, int attrib, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pi == 0) return INVALID_VALUE;
-        Integer v = attributes.get(attrib);
+        Integer v = state.attributes.get(attrib);
         if (v == null) return INVALID_VALUE;
         putInt(pi, v);
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceComputeCapability(long major, long minor, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (major == 0 || minor == 0) return INVALID_VALUE;
-        putInt(major, attributes.major());
-        putInt(minor, attributes.minor());
+        putInt(major, state.attributes.major());
+        putInt(minor, state.attributes.minor());
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGetUuid(long uuid, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
@@ -224,12 +168,6 @@ abstract class DeviceLayer implements CudaDriverApi {
         return SUCCESS;
     }
 
-    @Override
-    public int cuDeviceGetUuid_v2(long uuid, int dev) {
-        return cuDeviceGetUuid(uuid, dev);
-    }
-
-    @Override
     public int cuDeviceGetPCIBusId(long pciBusId, int len, int dev) {
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
@@ -242,9 +180,8 @@ abstract class DeviceLayer implements CudaDriverApi {
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGetByPCIBusId(long dev, long pciBusId) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (dev == 0 || pciBusId == 0) return INVALID_VALUE;
         String id = at(pciBusId, 64).getString(0, StandardCharsets.US_ASCII).trim();
         // accepted forms: [domain]:[bus]:[device].[function], [domain]:[bus]:[device], [bus]:[device].[function] (hex)
@@ -257,7 +194,6 @@ abstract class DeviceLayer implements CudaDriverApi {
      * Peer access (cuda.h, cuDeviceCanAccessPeer): there is one device, so no peer; 0 is written,
      * also for {@code dev == peerDev} (NVIDIA's driver answers 0 for a device and itself).
      */
-    @Override
     public int cuDeviceCanAccessPeer(long canAccessPeer, int dev, int peerDev) {
         int r = checkDevice(dev);
         if (r == SUCCESS) r = checkDevice(peerDev);
@@ -267,30 +203,34 @@ abstract class DeviceLayer implements CudaDriverApi {
         return SUCCESS;
     }
 
-    @Override
     public int cuDeviceGetProperties(long prop, int dev) {
-        // CUdevprop: maxThreadsPerBlock, maxThreadsDim[3], maxGridSize[3], sharedMemPerBlock, totalConstantMemory,
-        // SIMDWidth, memPitch, regsPerBlock, clockRate, textureAlign (all int, 56 bytes)
         int r = checkDevice(dev);
         if (r != SUCCESS) return r;
         if (prop == 0) return INVALID_VALUE;
-        var a = attributes.byName();
-        int[] v = {a.get("MAX_THREADS_PER_BLOCK"), a.get("MAX_BLOCK_DIM_X"), a.get("MAX_BLOCK_DIM_Y"), a.get("MAX_BLOCK_DIM_Z"),
-                a.get("MAX_GRID_DIM_X"), a.get("MAX_GRID_DIM_Y"), a.get("MAX_GRID_DIM_Z"), a.get("MAX_SHARED_MEMORY_PER_BLOCK"),
-                a.get("TOTAL_CONSTANT_MEMORY"), a.get("WARP_SIZE"), a.get("MAX_PITCH"), a.get("MAX_REGISTERS_PER_BLOCK"),
-                a.get("CLOCK_RATE"), a.get("TEXTURE_ALIGNMENT")};
-        for (int i = 0; i < v.length; i++) putInt(prop + 4L * i, v[i]);
+        var a = state.attributes.byName();
+        CUdevprop.maxThreadsPerBlock(prop, a.get("MAX_THREADS_PER_BLOCK"));
+        CUdevprop.maxThreadsDim(prop, 0, a.get("MAX_BLOCK_DIM_X"));
+        CUdevprop.maxThreadsDim(prop, 1, a.get("MAX_BLOCK_DIM_Y"));
+        CUdevprop.maxThreadsDim(prop, 2, a.get("MAX_BLOCK_DIM_Z"));
+        CUdevprop.maxGridSize(prop, 0, a.get("MAX_GRID_DIM_X"));
+        CUdevprop.maxGridSize(prop, 1, a.get("MAX_GRID_DIM_Y"));
+        CUdevprop.maxGridSize(prop, 2, a.get("MAX_GRID_DIM_Z"));
+        CUdevprop.sharedMemPerBlock(prop, a.get("MAX_SHARED_MEMORY_PER_BLOCK"));
+        CUdevprop.totalConstantMemory(prop, a.get("TOTAL_CONSTANT_MEMORY"));
+        CUdevprop.SIMDWidth(prop, a.get("WARP_SIZE"));
+        CUdevprop.memPitch(prop, a.get("MAX_PITCH"));
+        CUdevprop.regsPerBlock(prop, a.get("MAX_REGISTERS_PER_BLOCK"));
+        CUdevprop.clockRate(prop, a.get("CLOCK_RATE"));
+        CUdevprop.textureAlign(prop, a.get("TEXTURE_ALIGNMENT"));
         return SUCCESS;
     }
 
     // ---------------------------------------------------------------- errors
 
-    @Override
     public int cuGetErrorName(int error, long pStr) {
         return errorText(errors.name(error).orElse(null), error, pStr, errorNames);
     }
 
-    @Override
     public int cuGetErrorString(int error, long pStr) {
         return errorText(errors.description(error).orElse(null), error, pStr, errorDescriptions);
     }
@@ -309,12 +249,10 @@ abstract class DeviceLayer implements CudaDriverApi {
 
     // ---------------------------------------------------------------- driver entry points
 
-    @Override
     public int cuGetProcAddress_v2(long symbol, long pfn, int cudaVersion, long flags, long symbolStatus) {
         return procAddress(symbol, pfn, cudaVersion, flags, symbolStatus);
     }
 
-    @Override
     public int cuGetProcAddress(long symbol, long pfn, int cudaVersion, long flags) {
         // Measured on NVIDIA's driver: without a status argument, a symbol it cannot give is
         // CUDA_ERROR_NOT_FOUND with *pfn left unchanged.
@@ -335,9 +273,9 @@ abstract class DeviceLayer implements CudaDriverApi {
         MemorySegment fn = MemorySegment.NULL;
         int status = a.symbolStatus();
         if (a.symbol() != null) {
-            CudaFunction f = api.function(a.symbol()).orElse(null);
+            CudaFunction f = state.api.function(a.symbol()).orElse(null);
             if (f != null) {
-                fn = exports.getAtIndex(ValueLayout.ADDRESS, f.id());
+                fn = state.exports.getAtIndex(ValueLayout.ADDRESS, f.id());
             } else {
                 status = ProcAddressTable.SYMBOL_NOT_FOUND; // exported by NVIDIA, declared in no public header
             }

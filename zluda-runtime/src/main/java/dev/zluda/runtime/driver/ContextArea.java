@@ -1,8 +1,5 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.spec.CudaApi;
-
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -15,7 +12,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * primary context with its retain count, and each host thread's stack of current contexts.
  * Handles are deterministic values (see {@link Handles}).
  */
-abstract class ContextLayer extends DeviceLayer {
+final class ContextArea {
     /** CU_CTX_* flags that may be given (CU_CTX_SCHED_MASK | CU_CTX_MAP_HOST | CU_CTX_LMEM_RESIZE_TO_MAX | CU_CTX_COREDUMP_ENABLE | CU_CTX_USER_COREDUMP_ENABLE | CU_CTX_SYNC_MEMOPS). */
     static final int CTX_FLAGS_ALLOWED = 0x07 | 0x08 | 0x10 | 0x20 | 0x40 | 0x80;
     /** CU_CTX_MAP_HOST: always on since CUDA 12. */
@@ -23,270 +20,210 @@ abstract class ContextLayer extends DeviceLayer {
     /** The API version a context reports (cuCtxGetApiVersion): 3020, as for every context since CUDA 3.2. */
     static final int CONTEXT_API_VERSION = 3020;
 
-    final Handles<Context> contexts = new Handles<>(1);
+    private final Handles<Context> contexts;
     private final AtomicLong contextIds = new AtomicLong();
-    private final ThreadLocal<ArrayDeque<Context>> stack = ThreadLocal.withInitial(ArrayDeque::new);
     private volatile Context primary;
     private int primaryRetains;
     private int primaryFlags;
     private final Object primaryLock = new Object();
 
-    ContextLayer(CudaApi api, MemorySegment exports) {
-        super(api, exports);
-    }
+    private final DriverState state;
+    /** What frees a context's objects when it is destroyed or reset, in order (wired by the driver). */
+    private final java.util.List<java.util.function.Consumer<Context>> releasers = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    /** The calling thread's current context, or null. */
-    Context current() {
-        Context c = stack.get().peek();
-        return c == null || c.destroyed ? null : c;
+    ContextArea(DriverState state) {
+        this.state = state;
+        this.contexts = state.contexts;
     }
-
-    /** NOT_INITIALIZED, INVALID_CONTEXT when no context is current, else SUCCESS. */
-    int checkContext() {
-        if (!initialized) return NOT_INITIALIZED;
-        return current() == null ? INVALID_CONTEXT : SUCCESS;
-    }
-
-    /** Frees what a context owns; subclasses add their objects (streams, events, modules). */
-    void release(Context c) {
-        for (Allocation a : c.allocations) freeAllocation(a);
-        c.allocations.clear();
-    }
-
-    abstract void freeAllocation(Allocation a);
 
     /**
-     * The error a context has been left in by a kernel fault (sticky, as on NVIDIA's driver), or
-     * SUCCESS; the module layer, which runs kernels, overrides this.
+     * Adds what frees one kind of object of a context being destroyed or reset (its allocations, streams,
+     * modules, context-local storage); they run in the order added.
      */
-    int stickyError(Context c) {
-        return SUCCESS;
+    void onRelease(java.util.function.Consumer<Context> releaser) {
+        releasers.add(releaser);
     }
 
-    private Context lookup(long handle) {
-        Context c = contexts.get(handle);
-        return c == null || c.destroyed ? null : c;
+    /** Frees what a context owns (every releaser, in order) and forgets its sticky error. */
+    void release(Context c) {
+        for (var r : releasers) r.accept(c);
+        c.clearStickyError();
     }
+
 
     // ---------------------------------------------------------------- created contexts
 
     private int create(long pctx, int flags, int dev) {
-        int r = checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pctx == 0 || (flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
         long h = contexts.reserve();
         Context c = new Context(h, contextIds.incrementAndGet(), dev, false, flags | CU_CTX_MAP_HOST);
         contexts.put(h, c);
-        stack.get().push(c);
+        state.stack().push(c);
         putLong(pctx, h);
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxCreate_v2(long pctx, int flags, int dev) {
         return create(pctx, flags, dev);
     }
 
-    @Override
-    public int cuCtxCreate(long pctx, int flags, int dev) {
-        return create(pctx, flags, dev);
-    }
-
-    @Override
     public int cuCtxCreate_v3(long pctx, long paramsArray, int numParams, int flags, int dev) {
         if (numParams != 0 || paramsArray != 0) return NOT_SUPPORTED; // execution affinity (SM count limits)
         return create(pctx, flags, dev);
     }
 
-    @Override
     public int cuCtxCreate_v4(long pctx, long ctxCreateParams, int flags, int dev) {
         if (ctxCreateParams != 0) return NOT_SUPPORTED; // execution affinity / CIG parameters
         return create(pctx, flags, dev);
     }
 
-    @Override
     public int cuCtxDestroy_v2(long ctx) {
-        if (!initialized) return NOT_INITIALIZED;
-        Context c = lookup(ctx);
+        if (!state.initialized) return NOT_INITIALIZED;
+        Context c = state.lookup(ctx);
         if (c == null || c.primary) return INVALID_CONTEXT;
         c.destroyed = true;
         contexts.remove(ctx);
         release(c);
-        ArrayDeque<Context> s = stack.get();
+        ArrayDeque<Context> s = state.stack();
         if (s.peek() == c) s.pop();
         return SUCCESS;
     }
 
-    @Override
-    public int cuCtxDestroy(long ctx) {
-        return cuCtxDestroy_v2(ctx);
-    }
-
-    @Override
     public int cuCtxPushCurrent_v2(long ctx) {
-        if (!initialized) return NOT_INITIALIZED;
-        Context c = lookup(ctx);
+        if (!state.initialized) return NOT_INITIALIZED;
+        Context c = state.lookup(ctx);
         if (c == null) return INVALID_CONTEXT;
-        stack.get().push(c);
+        state.stack().push(c);
         return SUCCESS;
     }
 
-    @Override
-    public int cuCtxPushCurrent(long ctx) {
-        return cuCtxPushCurrent_v2(ctx);
-    }
-
-    @Override
     public int cuCtxPopCurrent_v2(long pctx) {
-        if (!initialized) return NOT_INITIALIZED;
-        ArrayDeque<Context> s = stack.get();
+        if (!state.initialized) return NOT_INITIALIZED;
+        ArrayDeque<Context> s = state.stack();
         if (s.isEmpty()) return INVALID_CONTEXT;
         Context c = s.pop();
         if (pctx != 0) putLong(pctx, c.handle);
         return SUCCESS;
     }
 
-    @Override
-    public int cuCtxPopCurrent(long pctx) {
-        return cuCtxPopCurrent_v2(pctx);
-    }
-
-    @Override
     public int cuCtxSetCurrent(long ctx) {
-        if (!initialized) return NOT_INITIALIZED;
-        ArrayDeque<Context> s = stack.get();
+        if (!state.initialized) return NOT_INITIALIZED;
+        ArrayDeque<Context> s = state.stack();
         if (ctx == 0) {
             if (!s.isEmpty()) s.pop();
             return SUCCESS;
         }
-        Context c = lookup(ctx);
+        Context c = state.lookup(ctx);
         if (c == null) return INVALID_CONTEXT;
         if (!s.isEmpty()) s.pop();
         s.push(c);
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetCurrent(long pctx) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (pctx == 0) return INVALID_VALUE;
-        Context c = current();
+        Context c = state.current();
         putLong(pctx, c == null ? 0 : c.handle);
         return SUCCESS;
     }
 
-    @Override
-    public int cuCtxGetDevice(long device) {
-        int r = checkContext();
+    /** Writes a 4-byte property of the current context (checked first) to {@code out}. */
+    private int aboutCurrent(long out, java.util.function.ToIntFunction<Context> property) {
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
-        if (device == 0) return INVALID_VALUE;
-        putInt(device, current().device);
+        if (out == 0) return INVALID_VALUE;
+        putInt(out, property.applyAsInt(state.current()));
         return SUCCESS;
     }
 
-    @Override
-    public int cuCtxGetDevice_v2(long device, long ctx) {
-        if (!initialized) return NOT_INITIALIZED;
-        if (device == 0) return INVALID_VALUE;
-        Context c = ctx == 0 ? current() : lookup(ctx);
+    /**
+     * Writes a property of a context given by handle (0: the current one) to {@code out}, 8 bytes when {@code wide};
+     * CUDA_ERROR_INVALID_CONTEXT for an unknown or destroyed one.
+     */
+    private int aboutContext(long ctx, long out, java.util.function.ToLongFunction<Context> property, boolean wide) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        if (out == 0) return INVALID_VALUE;
+        Context c = ctx == 0 ? state.current() : state.lookup(ctx);
         if (c == null) return INVALID_CONTEXT;
-        putInt(device, c.device);
+        if (wide) putLong(out, property.applyAsLong(c));
+        else putInt(out, (int) property.applyAsLong(c));
         return SUCCESS;
     }
 
-    @Override
+    public int cuCtxGetDevice(long device) {
+        return aboutCurrent(device, c -> c.device);
+    }
+
+    public int cuCtxGetDevice_v2(long device, long ctx) {
+        return aboutContext(ctx, device, c -> c.device, false);
+    }
+
     public int cuCtxGetFlags(long flags) {
-        int r = checkContext();
-        if (r != SUCCESS) return r;
-        if (flags == 0) return INVALID_VALUE;
-        putInt(flags, current().flags);
-        return SUCCESS;
+        return aboutCurrent(flags, c -> c.flags);
     }
 
-    @Override
     public int cuCtxSetFlags(int flags) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if ((flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
-        current().flags = flags | CU_CTX_MAP_HOST;
+        state.current().flags = flags | CU_CTX_MAP_HOST;
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetId(long ctx, long ctxId) {
-        if (!initialized) return NOT_INITIALIZED;
-        if (ctxId == 0) return INVALID_VALUE;
-        Context c = ctx == 0 ? current() : lookup(ctx);
-        if (c == null) return INVALID_CONTEXT;
-        putLong(ctxId, c.id);
-        return SUCCESS;
+        return aboutContext(ctx, ctxId, c -> c.id, true);
     }
 
-    @Override
     public int cuCtxGetApiVersion(long ctx, long version) {
-        if (!initialized) return NOT_INITIALIZED;
-        if (version == 0) return INVALID_VALUE;
-        Context c = ctx == 0 ? current() : lookup(ctx);
-        if (c == null) return INVALID_CONTEXT;
-        putInt(version, CONTEXT_API_VERSION);
-        return SUCCESS;
+        return aboutContext(ctx, version, c -> CONTEXT_API_VERSION, false);
     }
 
-    @Override
     public int cuCtxSynchronize() {
-        // every operation of the emulator has completed when its call returns; HIP's device may still run
-        int r = checkContext();
-        var h = hip;
-        return r != SUCCESS || h == null ? r : dev.zluda.runtime.hip.HipDevice.cuResult(h.hip().deviceSynchronize());
+        int r = state.checkContext();
+        return r != SUCCESS ? r : state.backend().synchronize();
     }
 
-    @Override
     public int cuCtxSynchronize_v2(long ctx) {
-        if (!initialized) return NOT_INITIALIZED;
-        if ((ctx == 0 ? current() : lookup(ctx)) == null) return INVALID_CONTEXT;
-        var h = hip;
-        return h == null ? SUCCESS : dev.zluda.runtime.hip.HipDevice.cuResult(h.hip().deviceSynchronize());
+        if (!state.initialized) return NOT_INITIALIZED;
+        Context c = ctx == 0 ? state.current() : state.lookup(ctx);
+        if (c == null) return INVALID_CONTEXT;
+        int r = state.backend().synchronize();
+        return r != SUCCESS ? r : c.stickyError();
     }
 
-    @Override
     public int cuCtxGetLimit(long pvalue, int limit) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (pvalue == 0 || limit < 0 || limit >= Context.DEFAULT_LIMITS.length) return INVALID_VALUE;
-        putLong(pvalue, current().limit(limit));
+        putLong(pvalue, state.current().limit(limit));
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxSetLimit(int limit, long value) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (limit < 0 || limit >= Context.DEFAULT_LIMITS.length) return INVALID_VALUE;
-        current().limits.put(limit, value);
+        state.current().limits.put(limit, value);
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetCacheConfig(long pconfig) {
-        int r = checkContext();
-        if (r != SUCCESS) return r;
-        if (pconfig == 0) return INVALID_VALUE;
-        putInt(pconfig, current().cacheConfig);
-        return SUCCESS;
+        return aboutCurrent(pconfig, c -> c.cacheConfig);
     }
 
-    @Override
     public int cuCtxSetCacheConfig(int config) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (config < 0 || config > 3) return INVALID_VALUE; // CU_FUNC_CACHE_PREFER_NONE … PREFER_EQUAL
-        current().cacheConfig = config;
+        state.current().cacheConfig = config;
         return SUCCESS;
     }
 
-    @Override
     public int cuCtxGetStreamPriorityRange(long leastPriority, long greatestPriority) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         // as NVIDIA reports on compute capability 7.0 and later: 0 (lowest) … -5 (highest)
         if (leastPriority != 0) putInt(leastPriority, 0);
@@ -299,9 +236,8 @@ abstract class ContextLayer extends DeviceLayer {
      * capability 5.0, so CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE (1) (cuda.h: "devices without
      * configurable shared memory ... return the fixed bank size").
      */
-    @Override
     public int cuCtxGetSharedMemConfig(long pConfig) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (pConfig == 0) return INVALID_VALUE;
         putInt(pConfig, 1);
@@ -309,9 +245,8 @@ abstract class ContextLayer extends DeviceLayer {
     }
 
     /** Accepts CU_SHARED_MEM_CONFIG_* 0..2 and does nothing (cuda.h: "will do nothing on devices with fixed shared memory bank size"). */
-    @Override
     public int cuCtxSetSharedMemConfig(int config) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
         return config < 0 || config > 2 ? INVALID_VALUE : SUCCESS;
     }
@@ -335,9 +270,8 @@ abstract class ContextLayer extends DeviceLayer {
         return p;
     }
 
-    @Override
     public int cuDevicePrimaryCtxRetain(long pctx, int dev) {
-        int r = checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pctx == 0) return INVALID_VALUE;
         Context c = primaryContext();
@@ -348,9 +282,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuDevicePrimaryCtxRelease_v2(int dev) {
-        int r = checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         synchronized (primaryLock) {
             if (primaryRetains == 0) return INVALID_CONTEXT;
@@ -362,14 +295,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
-    public int cuDevicePrimaryCtxRelease(int dev) {
-        return cuDevicePrimaryCtxRelease_v2(dev);
-    }
-
-    @Override
     public int cuDevicePrimaryCtxReset_v2(int dev) {
-        int r = checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         synchronized (primaryLock) {
             if (primary != null) release(primary);
@@ -379,14 +306,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
-    public int cuDevicePrimaryCtxReset(int dev) {
-        return cuDevicePrimaryCtxReset_v2(dev);
-    }
-
-    @Override
     public int cuDevicePrimaryCtxGetState(int dev, long flags, long active) {
-        int r = checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (flags == 0 || active == 0) return INVALID_VALUE;
         synchronized (primaryLock) {
@@ -396,9 +317,8 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
     public int cuDevicePrimaryCtxSetFlags_v2(int dev, int flags) {
-        int r = checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if ((flags & ~CTX_FLAGS_ALLOWED) != 0) return INVALID_VALUE;
         synchronized (primaryLock) {
@@ -408,8 +328,4 @@ abstract class ContextLayer extends DeviceLayer {
         return SUCCESS;
     }
 
-    @Override
-    public int cuDevicePrimaryCtxSetFlags(int dev, int flags) {
-        return cuDevicePrimaryCtxSetFlags_v2(dev, flags);
-    }
 }

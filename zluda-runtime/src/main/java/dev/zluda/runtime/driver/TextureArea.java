@@ -1,7 +1,8 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.runtime.api.CudaStructs.CUDA_RESOURCE_DESC;
+import dev.zluda.runtime.api.CudaStructs.CUDA_TEXTURE_DESC;
 import dev.zluda.runtime.emulator.TextureObject;
-import dev.zluda.spec.CudaApi;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +18,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
 
 /**
  * Texture and surface objects (CUDA Driver API groups CUDA_TEXOBJECT, CUDA_SURFOBJECT) on CUDA arrays
- * ({@link CudartLayer}: rows of {@code Width × element size} bytes, packed), linear and pitched memory.
+ * ({@link ArrayArea}: rows of {@code Width × element size} bytes, packed), linear and pitched memory.
  *
  * <p>Texture and surface objects are registered with
  * the emulator ({@link TextureObject}) under their handle, which kernels pass as a 64-bit value.
@@ -26,13 +27,13 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * normalized-float reads, sRGB. Resource views, mipmapped arrays, layered and cube-map arrays return
  * CUDA_ERROR_NOT_SUPPORTED.
  */
-abstract class TextureLayer extends CudartLayer {
+final class TextureArea {
     /** CUDA_ARRAY3D_* flags (cuda.h). */
     static final int ARRAY_LAYERED = 0x01, ARRAY_SURFACE_LDST = 0x02, ARRAY_CUBEMAP = 0x04, ARRAY_TEXTURE_GATHER = 0x08;
     /** CUresourcetype (cuda.h). */
     static final int RES_ARRAY = 0, RES_MIPMAPPED = 1, RES_LINEAR = 2, RES_PITCH2D = 3;
-    /** sizeof(CUDA_RESOURCE_DESC) and sizeof(CUDA_TEXTURE_DESC) on x86-64 (cuda.h). */
-    static final int RESOURCE_DESC_BYTES = 144, TEXTURE_DESC_BYTES = 104;
+    /** sizeof(CUDA_RESOURCE_DESC) and sizeof(CUDA_TEXTURE_DESC) on x86-64 (cuda.h, the spec's layouts). */
+    static final int RESOURCE_DESC_BYTES = CUDA_RESOURCE_DESC.SIZE, TEXTURE_DESC_BYTES = CUDA_TEXTURE_DESC.SIZE;
     /** CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT of the H200. */
     static final long TEXTURE_PITCH_ALIGNMENT = 32;
 
@@ -42,8 +43,15 @@ abstract class TextureLayer extends CudartLayer {
     private final ConcurrentHashMap<Long, Obj> objects = new ConcurrentHashMap<>();
     private static final AtomicLong OBJECT_IDS = new AtomicLong(0);
 
-    TextureLayer(CudaApi api, MemorySegment exports) {
-        super(api, exports);
+    private final DriverState state;
+    private final MemoryArea memory;
+    private final ArrayArea arrays;
+
+    TextureArea(DriverState state, MemoryArea memory, ArrayArea arrays) {
+        this.state = state;
+        this.memory = memory;
+        this.arrays = arrays;
+        arrays.onDestroy(this::forget);
     }
 
     // ---------------------------------------------------------------- texture and surface objects
@@ -53,33 +61,34 @@ abstract class TextureLayer extends CudartLayer {
      * receives the error when null.
      */
     private TextureObject resource(long pResDesc, boolean surface, int[] rc) {
-        int type = getInt(pResDesc);
-        long u = pResDesc + 8; // the union res
+        int type = CUDA_RESOURCE_DESC.resType(pResDesc);
+        long u = pResDesc;
         switch (type) {
             case RES_ARRAY -> {
-                long h = getLong(u);
-                CuArray a = h == 0 ? null : arrays.get(h);
+                long h = CUDA_RESOURCE_DESC.res_array_hArray(u);
+                ArrayArea.CuArray a = arrays.array(h);
                 if (a == null) {
                     rc[0] = INVALID_HANDLE;
                     return null;
                 }
-                if (surface && (a.flags & ARRAY_SURFACE_LDST) == 0) {
+                if (surface && (a.flags() & ARRAY_SURFACE_LDST) == 0) {
                     rc[0] = INVALID_VALUE;
                     return null;
                 }
                 // Height 0 makes a 1D array; cuArrayCreate's Height 1 makes a 2D array of one row (as on NVIDIA's driver)
-                int dims = a.depth > 0 ? 3 : a.height > 0 ? 2 : 1;
-                long rows = Math.max(1, a.height);
-                return new TextureObject(a.base, dims, (int) a.width, (int) rows, (int) Math.max(1, a.depth), a.rowBytes(),
-                        a.rowBytes() * rows, a.format, a.channels, false, new int[3], false, false, false, false, new int[4], surface);
+                int dims = a.depth() > 0 ? 3 : a.height() > 0 ? 2 : 1;
+                long rows = Math.max(1, a.height());
+                return new TextureObject(a.base(), dims, (int) a.width(), (int) rows, (int) Math.max(1, a.depth()), a.rowBytes(),
+                        a.rowBytes() * rows, a.format(), a.channels(), false, new int[3], false, false, false, false, new int[4], surface);
             }
             case RES_LINEAR, RES_PITCH2D -> {
                 if (surface) {
                     rc[0] = NOT_SUPPORTED;
                     return null;
                 }
-                long ptr = getLong(u);
-                int format = getInt(u + 8), channels = getInt(u + 12);
+                // res.linear and res.pitch2D begin alike: devPtr, format, numChannels
+                long ptr = CUDA_RESOURCE_DESC.res_linear_devPtr(u);
+                int format = CUDA_RESOURCE_DESC.res_linear_format(u), channels = CUDA_RESOURCE_DESC.res_linear_numChannels(u);
                 int cs = TextureObject.formatSize(format);
                 if (cs == 0 || (channels != 1 && channels != 2 && channels != 4)) {
                     rc[0] = INVALID_VALUE;
@@ -87,16 +96,17 @@ abstract class TextureLayer extends CudartLayer {
                 }
                 long es = (long) cs * channels;
                 if (type == RES_LINEAR) {
-                    long bytes = getLong(u + 16);
-                    if (bytes <= 0 || find(ptr, bytes) == null) {
+                    long bytes = CUDA_RESOURCE_DESC.res_linear_sizeInBytes(u);
+                    if (bytes <= 0 || memory.find(ptr, bytes) == null) {
                         rc[0] = INVALID_VALUE;
                         return null;
                     }
                     return new TextureObject(ptr, 1, (int) Math.min(Integer.MAX_VALUE, bytes / es), 1, 1, bytes, bytes, format, channels, true,
                             new int[3], false, false, false, false, new int[4], false);
                 }
-                long w = getLong(u + 16), h = getLong(u + 24), pitch = getLong(u + 32);
-                if (w <= 0 || h <= 0 || pitch < w * es || pitch % TEXTURE_PITCH_ALIGNMENT != 0 || find(ptr, pitch * (h - 1) + w * es) == null) {
+                long w = CUDA_RESOURCE_DESC.res_pitch2D_width(u), h = CUDA_RESOURCE_DESC.res_pitch2D_height(u);
+                long pitch = CUDA_RESOURCE_DESC.res_pitch2D_pitchInBytes(u);
+                if (w <= 0 || h <= 0 || pitch < w * es || pitch % TEXTURE_PITCH_ALIGNMENT != 0 || memory.find(ptr, pitch * (h - 1) + w * es) == null) {
                     rc[0] = INVALID_VALUE;
                     return null;
                 }
@@ -110,57 +120,55 @@ abstract class TextureLayer extends CudartLayer {
     }
 
     /**
-     * CUDA Driver API, cuTexObjectCreate. CUDA_TEXTURE_DESC (x86-64): addressMode[3] at 0, filterMode at 12,
-     * flags at 16, borderColor[4] at 40; mipmap fields and maxAnisotropy are ignored (no mipmaps).
+     * CUDA Driver API, cuTexObjectCreate: CUDA_TEXTURE_DESC's addressMode[3], filterMode, flags and
+     * borderColor[4] are read; mipmap fields and maxAnisotropy are ignored (no mipmaps).
      *
      * @return CUDA_ERROR_INVALID_VALUE for null descriptors or an invalid resource, CUDA_ERROR_INVALID_HANDLE
      *     for an unknown array, CUDA_ERROR_NOT_SUPPORTED for resource views and mipmapped arrays, and on the hip
      *     backend (the LLVM lowering has no texture instructions)
      */
-    @Override
     public int cuTexObjectCreate(long pTexObject, long pResDesc, long pTexDesc, long pResViewDesc) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
-        if (hip != null) return NOT_SUPPORTED;
+        if (!state.backend().supportsTextures()) return NOT_SUPPORTED;
         if (pTexObject == 0 || pResDesc == 0 || pTexDesc == 0) return INVALID_VALUE;
         if (pResViewDesc != 0) return NOT_SUPPORTED;
         int[] rc = {SUCCESS};
         TextureObject res = resource(pResDesc, false, rc);
         if (res == null) return rc[0];
-        int[] am = {getInt(pTexDesc), getInt(pTexDesc + 4), getInt(pTexDesc + 8)};
+        int[] am = {CUDA_TEXTURE_DESC.addressMode(pTexDesc, 0), CUDA_TEXTURE_DESC.addressMode(pTexDesc, 1), CUDA_TEXTURE_DESC.addressMode(pTexDesc, 2)};
         for (int m : am) if (m < 0 || m > 3) return INVALID_VALUE;
-        int filter = getInt(pTexDesc + 12), flags = getInt(pTexDesc + 16);
+        int filter = CUDA_TEXTURE_DESC.filterMode(pTexDesc), flags = CUDA_TEXTURE_DESC.flags(pTexDesc);
         if (filter != 0 && filter != 1) return INVALID_VALUE;
-        int[] border = new int[4];
-        for (int i = 0; i < 4; i++) border[i] = getInt(pTexDesc + 40 + 4L * i);
+        int[] border = new int[4]; // the float colour's bits
+        for (int i = 0; i < 4; i++) border[i] = Float.floatToRawIntBits(CUDA_TEXTURE_DESC.borderColor(pTexDesc, i));
         TextureObject t = new TextureObject(res.base(), res.dims(), res.width(), res.height(), res.depth(), res.pitch(), res.slicePitch(),
                 res.format(), res.channels(), res.linearMemory(), am, filter == 1, (flags & 0x02) != 0, (flags & 0x01) != 0,
                 (flags & 0x10) != 0, border, false);
         long h = OBJECT_IDS.incrementAndGet();
         objects.put(h, new Obj(at(pResDesc, RESOURCE_DESC_BYTES).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
                 at(pTexDesc, TEXTURE_DESC_BYTES).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), t));
-        TextureObject.register(h, t);
+        state.backend().registerTexture(h, t);
         putLong(pTexObject, h);
         return SUCCESS;
     }
 
     private int destroy(long handle, boolean surface) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Obj o = objects.get(handle);
         if (o == null || o.object.surface() != surface) return INVALID_VALUE;
         objects.remove(handle);
-        TextureObject.unregister(handle);
+        state.backend().unregisterTexture(handle);
         return SUCCESS;
     }
 
     /** CUDA Driver API, cuTexObjectDestroy. */
-    @Override
     public int cuTexObjectDestroy(long texObject) {
         return destroy(texObject, false);
     }
 
     private int describe(long out, long handle, boolean surface, boolean texture) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (out == 0) return INVALID_VALUE;
         Obj o = objects.get(handle);
         if (o == null || o.object.surface() != surface) return INVALID_VALUE;
@@ -170,60 +178,50 @@ abstract class TextureLayer extends CudartLayer {
     }
 
     /** CUDA Driver API, cuTexObjectGetResourceDesc: the CUDA_RESOURCE_DESC the object was created with. */
-    @Override
     public int cuTexObjectGetResourceDesc(long pResDesc, long texObject) {
         return describe(pResDesc, texObject, false, false);
     }
 
     /** CUDA Driver API, cuTexObjectGetTextureDesc: the CUDA_TEXTURE_DESC the object was created with. */
-    @Override
     public int cuTexObjectGetTextureDesc(long pTexDesc, long texObject) {
         return describe(pTexDesc, texObject, false, true);
     }
 
-    /** CUDA Driver API, cuArrayDestroy: also forgets the texture and surface objects on the array. */
-    @Override
-    public int cuArrayDestroy(long hArray) {
-        CuArray a = hArray == 0 ? null : arrays.get(hArray);
-        if (a != null) {
-            for (var e : objects.entrySet()) {
-                if (e.getValue().object().base() == a.base) {
-                    objects.remove(e.getKey());
-                    TextureObject.unregister(e.getKey());
-                }
+    /** Forgets the texture and surface objects on an array that is being destroyed (cuArrayDestroy). */
+    private void forget(ArrayArea.CuArray a) {
+        for (var e : objects.entrySet()) {
+            if (e.getValue().object().base() == a.base()) {
+                objects.remove(e.getKey());
+                state.backend().unregisterTexture(e.getKey());
             }
         }
-        return super.cuArrayDestroy(hArray);
     }
 
     /**
      * CUDA Driver API, cuSurfObjectCreate: the resource must be a CUDA array created with
      * CUDA_ARRAY3D_SURFACE_LDST (else CUDA_ERROR_INVALID_VALUE). CUDA_ERROR_NOT_SUPPORTED on the hip backend.
      */
-    @Override
     public int cuSurfObjectCreate(long pSurfObject, long pResDesc) {
-        int r = checkContext();
+        int r = state.checkContext();
         if (r != SUCCESS) return r;
-        if (hip != null) return NOT_SUPPORTED;
+        if (!state.backend().supportsTextures()) return NOT_SUPPORTED;
         if (pSurfObject == 0 || pResDesc == 0) return INVALID_VALUE;
         int[] rc = {SUCCESS};
         TextureObject res = resource(pResDesc, true, rc);
         if (res == null) return rc[0];
         long h = OBJECT_IDS.incrementAndGet();
         objects.put(h, new Obj(at(pResDesc, RESOURCE_DESC_BYTES).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), new byte[0], res));
-        TextureObject.register(h, res);
+        state.backend().registerTexture(h, res);
         putLong(pSurfObject, h);
         return SUCCESS;
     }
 
     /** CUDA Driver API, cuSurfObjectDestroy. */
-    @Override
     public int cuSurfObjectDestroy(long surfObject) {
         return destroy(surfObject, true);
     }
 
     /** CUDA Driver API, cuSurfObjectGetResourceDesc. */
-    @Override
     public int cuSurfObjectGetResourceDesc(long pResDesc, long surfObject) {
         return describe(pResDesc, surfObject, true, false);
     }

@@ -2,7 +2,6 @@ package dev.zluda.runtime.driver;
 
 import dev.zluda.runtime.image.ModuleImage;
 import dev.zluda.runtime.image.ModuleImageException;
-import dev.zluda.spec.CudaApi;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -44,7 +43,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * tolerate missing); a slot without known meaning prints one line and returns
  * {@code CUDA_ERROR_NOT_SUPPORTED}.
  */
-abstract class ExportTableLayer extends ModuleLayer {
+final class ExportTableArea {
     /** CUDA_ERROR_INVALID_IMAGE: a module image that is malformed. */
     static final int INVALID_IMAGE = 200;
     /** CUDA_ERROR_NO_BINARY_FOR_GPU: an image without PTX the device can run. */
@@ -88,8 +87,27 @@ abstract class ExportTableLayer extends ModuleLayer {
 
     private record ClsEntry(long value, long destructor) {}
 
-    ExportTableLayer(CudaApi api, MemorySegment exports) {
-        super(api, exports);
+    /** Loads a module from PTX text in native memory as {@code cuModuleLoadData} does, through the driver's dispatch. */
+    @FunctionalInterface
+    interface ModuleLoad {
+        /** @return the CUresult of {@code cuModuleLoadData(pmodule, image)} */
+        int load(long pmodule, long image);
+    }
+
+    private final DriverState state;
+    private final ContextArea contexts;
+    private final ModuleArea modules;
+    private final ModuleLoad moduleLoad;
+
+    /**
+     * @param moduleLoad how a slot's module is loaded: {@code cuModuleLoadData} as the driver serves it (its device
+     *     printf flush and driver events included), not recorded by the trace layer as a call of the program
+     */
+    ExportTableArea(DriverState state, ContextArea contexts, ModuleArea modules, ModuleLoad moduleLoad) {
+        this.state = state;
+        this.contexts = contexts;
+        this.modules = modules;
+        this.moduleLoad = moduleLoad;
     }
 
     // ------------------------------------------------------------------------- cuGetExportTable
@@ -103,7 +121,6 @@ abstract class ExportTableLayer extends ModuleLayer {
      *     for a table zluda does not serve; CUDA_ERROR_NOT_SUPPORTED when the driver runs without
      *     its native library (tables are native code)
      */
-    @Override
     public int cuGetExportTable(long ppExportTable, long pExportTableId) {
         if (ppExportTable == 0 || pExportTableId == 0) return INVALID_VALUE;
         String guid = HEX.formatHex(at(pExportTableId, 16).toArray(ValueLayout.JAVA_BYTE));
@@ -156,11 +173,10 @@ abstract class ExportTableLayer extends ModuleLayer {
      */
     private long[] locateNativeTables() {
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment pfn = a.allocate(8);
             long fn;
             try {
-                if (cuGetProcAddress_v2(a.allocateFrom("cuInit").address(), pfn.address(), 13000, 0, 0) != SUCCESS) return new long[0];
-                fn = pfn.get(ValueLayout.JAVA_LONG, 0);
+                // the native export of cuInit, which lives in the libcuda.so.1 the tables are in
+                fn = state.exports.getAtIndex(ValueLayout.ADDRESS, state.api.function("cuInit").orElseThrow().id()).address();
             } catch (RuntimeException noNativeExports) {
                 return new long[0]; // a driver made without libcuda.so.1 (tests)
             }
@@ -175,7 +191,7 @@ abstract class ExportTableLayer extends ModuleLayer {
             MemorySegment register = SymbolLookup.libraryLookup(Path.of(file), Arena.global()).find("zluda_export_tables")
                     .orElseThrow(() -> new IllegalStateException(file + " lacks zluda_export_tables"));
             MethodHandle reg = linker.downcallHandle(register, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.ADDRESS, ValueLayout.JAVA_INT));
-            MethodHandle target = MethodHandles.lookup().findVirtual(ExportTableLayer.class, "ext",
+            MethodHandle target = MethodHandles.lookup().findVirtual(ExportTableArea.class, "ext",
                     MethodType.methodType(int.class, int.class, int.class, MemorySegment.class)).bindTo(this);
             MemorySegment stub = linker.upcallStub(target, FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT, ValueLayout.ADDRESS), Arena.global());
             MemorySegment out = a.allocate(8L * TABLE_NAMES.size());
@@ -301,13 +317,13 @@ abstract class ExportTableLayer extends ModuleLayer {
     }
 
     private int loadImageText(long pmodule, long image, String via) {
-        int number = nextModuleNumber(); // as the trace layer numbers this load's dump files
+        int number = modules.nextModuleNumber(); // as the trace layer numbers this load's dump files
         MemorySegment text;
         int entry;
         try {
             ModuleImage img = ModuleImage.fromAddress(image);
             text = ptxFor(image, img);
-            entry = img.entries().indexOf(img.bestPtx(attributes.major(), attributes.minor())) + 1;
+            entry = img.entries().indexOf(img.bestPtx(state.attributes.major(), state.attributes.minor())) + 1;
         } catch (ModuleImageException e) {
             System.err.println("[ZLUDA] " + via + ": cannot load the module image @0x" + Long.toHexString(image) + ": " + e.getMessage());
             return switch (e.reason()) {
@@ -316,11 +332,11 @@ abstract class ExportTableLayer extends ModuleLayer {
                 case UNSUPPORTED -> NOT_SUPPORTED;
             };
         }
-        nextImageName.set(moduleFileName(number, entry));
+        modules.nextImageName.set(ModuleArea.moduleFileName(number, entry));
         try {
-            return cuModuleLoadData(pmodule, text.address());
+            return moduleLoad.load(pmodule, text.address());
         } finally {
-            nextImageName.remove();
+            modules.nextImageName.remove();
         }
     }
 
@@ -341,7 +357,7 @@ abstract class ExportTableLayer extends ModuleLayer {
             throw new ModuleImageException("the image holds " + img.fatbinCount()
                     + " fatbins (relocatable device code, nvcc -rdc), which need linking: not supported yet", ModuleImageException.Reason.UNSUPPORTED);
         }
-        byte[] ptx = img.bestPtx(attributes.major(), attributes.minor()).content();
+        byte[] ptx = img.bestPtx(state.attributes.major(), state.attributes.minor()).content();
         return ptxTexts.compute(image, (k, old) -> old != null && sameText(old, ptx) ? old : nulTerminated(ptx));
     }
 
@@ -364,18 +380,18 @@ abstract class ExportTableLayer extends ModuleLayer {
      * @return CUDA_SUCCESS, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_DEVICE or CUDA_ERROR_INVALID_VALUE
      */
     int cudartPrimaryContext(long pctx, int dev) {
-        int r = checkDevice(dev);
+        int r = state.checkDevice(dev);
         if (r != SUCCESS) return r;
         if (pctx == 0) return INVALID_VALUE;
-        putLong(pctx, primaryContext().handle);
+        putLong(pctx, contexts.primaryContext().handle);
         return SUCCESS;
     }
 
     // --------------------------------------------------------------- CONTEXT_LOCAL_STORAGE
 
     private Context clsContext(long ctx) {
-        if (ctx == 0) return current();
-        Context c = contexts.get(ctx);
+        if (ctx == 0) return state.current();
+        Context c = state.contexts.get(ctx);
         return c == null || c.destroyed ? null : c;
     }
 
@@ -391,7 +407,7 @@ abstract class ExportTableLayer extends ModuleLayer {
      * @return CUDA_SUCCESS, CUDA_ERROR_NOT_INITIALIZED or CUDA_ERROR_INVALID_CONTEXT
      */
     int clsPut(long ctx, long key, long value, long destructor) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Context c = clsContext(ctx);
         if (c == null) return INVALID_CONTEXT;
         Map<Long, ClsEntry> m = storage.computeIfAbsent(c, x -> new LinkedHashMap<>());
@@ -403,7 +419,7 @@ abstract class ExportTableLayer extends ModuleLayer {
 
     /** CONTEXT_LOCAL_STORAGE slot 1: removes a key (no destructor call); absent keys are no error. Same results as {@link #clsPut}. */
     int clsDelete(long ctx, long key) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         Context c = clsContext(ctx);
         if (c == null) return INVALID_CONTEXT;
         Map<Long, ClsEntry> m = storage.get(c);
@@ -423,7 +439,7 @@ abstract class ExportTableLayer extends ModuleLayer {
      *     CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_NOT_INITIALIZED, CUDA_ERROR_INVALID_CONTEXT
      */
     int clsGet(long pvalue, long ctx, long key) {
-        if (!initialized) return NOT_INITIALIZED;
+        if (!state.initialized) return NOT_INITIALIZED;
         if (pvalue == 0) return INVALID_VALUE;
         Context c = clsContext(ctx);
         if (c == null) return INVALID_CONTEXT;
@@ -438,8 +454,7 @@ abstract class ExportTableLayer extends ModuleLayer {
         return SUCCESS;
     }
 
-    /** Runs the context-local-storage destructors of a context being reset or destroyed, then frees the rest. */
-    @Override
+    /** Runs the context-local-storage destructors of a context being reset or destroyed. */
     void release(Context c) {
         Map<Long, ClsEntry> m = storage.remove(c);
         if (m != null) {
@@ -451,7 +466,6 @@ abstract class ExportTableLayer extends ModuleLayer {
                 if (e.getValue().destructor() != 0) callDestructor(e.getValue().destructor(), c.handle, e.getKey(), e.getValue().value());
             }
         }
-        super.release(c);
     }
 
     private static void callDestructor(long fn, long ctx, long key, long value) {
@@ -486,7 +500,7 @@ abstract class ExportTableLayer extends ModuleLayer {
         long cudart = tb.length > T_INTEGRITY_CHECK ? tb[T_CUDART_INTERFACE] : 0;
         long table = tb.length > T_INTEGRITY_CHECK ? tb[T_INTEGRITY_CHECK] : 0;
         long fn = table != 0 ? at(table, 16).get(ValueLayout.JAVA_LONG_UNALIGNED, 8) : 0;
-        long[] r = IntegrityCheck.compute(version, unixSeconds, DRIVER_VERSION, pid, tid, cudart, table, fn, devicesForIntegrity());
+        long[] r = IntegrityCheck.compute(version, unixSeconds, DeviceArea.DRIVER_VERSION, pid, tid, cudart, table, fn, devicesForIntegrity());
         putLong(out, r[0]);
         putLong(out + 8, r[1]);
         return SUCCESS;
@@ -494,7 +508,7 @@ abstract class ExportTableLayer extends ModuleLayer {
 
     /** Device 0 as the integrity check covers it: its UUID and PCI domain, bus and device ids. */
     List<IntegrityCheck.Device> devicesForIntegrity() {
-        var a = attributes.byName();
-        return List.of(new IntegrityCheck.Device(Arrays.copyOf(DEVICE_UUID, 16), a.get("PCI_DOMAIN_ID"), a.get("PCI_BUS_ID"), a.get("PCI_DEVICE_ID")));
+        var a = state.attributes.byName();
+        return List.of(new IntegrityCheck.Device(Arrays.copyOf(DeviceArea.DEVICE_UUID, 16), a.get("PCI_DOMAIN_ID"), a.get("PCI_BUS_ID"), a.get("PCI_DEVICE_ID")));
     }
 }
