@@ -3,7 +3,7 @@
  * function pointers. Hand-written, not generated.
  *
  * Which tables exist, their slots and what each slot means: shared/reference/cuda-facts.md
- * ("Export tables"). The GUID lookup itself is done in Java (ExportTableLayer.cuGetExportTable),
+ * ("Export tables"). The GUID lookup itself is done in Java (ExportTableArea.cuGetExportTable),
  * which finds these tables through zluda_export_tables() the first time a table is asked for.
  *
  * Slots that only return constants are answered here. Slots that need the driver's state pack
@@ -24,7 +24,7 @@
 #define CUDA_SUCCESS 0
 #define CUDA_ERROR_NOT_INITIALIZED 3
 
-/* Table numbers shared with ExportTableLayer.java (the order of zluda_export_tables' output). */
+/* Table numbers shared with ExportTableArea.java (the order of zluda_export_tables' output). */
 enum {
     T_CUDART_INTERFACE = 0,
     T_TOOLS_RUNTIME_CALLBACK_HOOKS = 1,
@@ -216,7 +216,7 @@ static void *const context_checks[4] = {
 /* ----------------------------------------------------------------------------- registration */
 
 /*
- * Called once by the Java driver (ExportTableLayer, through FFM): registers the Java upcall
+ * Called once by the Java driver (ExportTableArea, through FFM): registers the Java upcall
  * `int fn(int table, int slot, uint64_t *words)` that stateful slots call, and writes the address
  * of each table into tables[0..n-1] in the order of the T_* numbers. Returns the number of tables
  * (T_COUNT); writes at most n addresses.

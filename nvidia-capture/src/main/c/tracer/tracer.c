@@ -120,6 +120,12 @@ static void *find_target(void) {
     return NULL;
 }
 
+/* The first function id of each library of zt_libraries in this capture's table (-1: not in it). */
+#define ZT_MAX_LIBRARIES 16
+static int64_t library_base[ZT_MAX_LIBRARIES] = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+/* The real libraries the library tracers forward to, by zt_libraries index (for the manifest). */
+static char library_path[ZT_MAX_LIBRARIES][PATH_MAX];
+
 static void json_string(FILE *f, const char *s) {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -130,7 +136,10 @@ static void json_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
+static char manifest_exe[PATH_MAX];
+
 static void write_manifest(const char *exe) {
+    if (exe != manifest_exe) snprintf(manifest_exe, sizeof manifest_exe, "%s", exe);
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/manifest.json", capture_dir);
     FILE *f = fopen(path, "w");
@@ -174,8 +183,19 @@ static void write_manifest(const char *exe) {
             strstr(target_path, "zluda") || strstr(target_path, "/dist/lib/") ? "zluda" : "nvidia", version);
     json_string(f, target_path);
     fprintf(f, "},\n  \"tool\": {\"name\": \"zluda nvidia-capture\", \"version\": \"%s\"},\n", ZT_VERSION);
-    fprintf(f, "  \"capture\": {\"data\": \"%s\", \"chunkSize\": 262144%s}\n}\n", level_replay ? "replay" : "calls",
+    fprintf(f, "  \"capture\": {\"data\": \"%s\", \"chunkSize\": 262144%s}", level_replay ? "replay" : "calls",
             range_profiler ? ", \"range\": \"profiler\"" : "");
+    /* the libraries whose calls the library tracers recorded into this capture, with the real library
+     * each forwarded to (FORMAT.md 7) */
+    int any = 0;
+    for (int l = 0; l < zt_library_count && l < ZT_MAX_LIBRARIES; l++) {
+        if (!library_path[l][0]) continue;
+        fprintf(f, "%s\n    {\"name\": \"%s\", \"soname\": \"%s\", \"library\": ", any++ ? "," : ",\n  \"libraries\": [", zt_libraries[l].library,
+                zt_libraries[l].soname);
+        json_string(f, library_path[l]);
+        fputc('}', f);
+    }
+    fprintf(f, "%s\n}\n", any ? "\n  ]" : "");
     fclose(f);
 }
 
@@ -257,11 +277,14 @@ static void init(void) {
         opts.spec_hash = zt_spec_hash;
         const char *max = getenv("ZLUDA_CAPTURE_MAX_BYTES");   /* default 64 GiB of address space */
         if (max && *max) opts.max_size = strtoull(max, NULL, 0);
-        /* the spec's functions (ids = spec ids), then the export-table slots (export_tables.c) */
+        /* the spec's functions (ids = spec ids), then the export-table slots (export_tables.c), then the
+         * functions the library tracers record (library_functions.c; FORMAT.md 6.10, "Library functions") */
         zcap_function *ext = NULL;
         int next = zt_export_functions((uint32_t)zt_function_count, &ext);
+        int nlib = 0;
+        for (int l = 0; l < zt_library_count; l++) nlib += zt_libraries[l].count;
         static zcap_function *all;
-        if (!all) all = malloc(sizeof *all * (size_t)(zt_function_count + next));
+        if (!all) all = malloc(sizeof *all * (size_t)(zt_function_count + (next > 0 ? next : 0) + nlib));
         size_t nall = (size_t)zt_function_count;
         const zcap_function *table = zt_functions;
         if (all) {
@@ -269,6 +292,11 @@ static void init(void) {
             if (next > 0) memcpy(all + zt_function_count, ext, sizeof *all * (size_t)next);
             table = all;
             nall += (size_t)(next > 0 ? next : 0);
+            for (int l = 0; l < zt_library_count; l++) {
+                library_base[l] = (int64_t)nall;
+                memcpy(all + nall, zt_libraries[l].functions, sizeof *all * (size_t)zt_libraries[l].count);
+                nall += (size_t)zt_libraries[l].count;
+            }
         }
         writer = zcap_open(path, &opts, table, nall, err, sizeof err);
         if (!writer) warn("cannot write %s: %s; calls are not recorded", path, err);
@@ -378,3 +406,36 @@ void zt_wrap_proc_address(void **pfn) {
         }
     }
 }
+
+/* ---------------------------------------------------------------- library tracers (libtracer.c)
+ * The library tracers (dist/lib/trace/libcublas.so.13, ...) record through these, into this capture
+ * and with this thread's nesting depth, so that the driver calls a library makes are the children of
+ * the library call that made them. */
+
+/* The first function id of a library's recorded functions, or -1 when this tracer does not know it
+ * or knows a different number of functions (a library tracer built from another spec). */
+ZT_EXPORT int64_t zluda_trace_library_base(const char *library, int count) {
+    if (!atomic_load(&state)) init();
+    for (int l = 0; l < zt_library_count && l < ZT_MAX_LIBRARIES; l++) {
+        if (strcmp(zt_libraries[l].library, library) == 0) return zt_libraries[l].count == count ? library_base[l] : -1;
+    }
+    return -1;
+}
+
+/* A library tracer found its real library at path: listed in the manifest. */
+ZT_EXPORT void zluda_trace_library_loaded(const char *library, const char *path) {
+    if (!atomic_load(&state)) init();
+    pthread_mutex_lock(&init_lock);
+    for (int l = 0; l < zt_library_count && l < ZT_MAX_LIBRARIES; l++) {
+        if (strcmp(zt_libraries[l].library, library) == 0) snprintf(library_path[l], sizeof library_path[l], "%s", path);
+    }
+    if (writer) write_manifest(manifest_exe);
+    pthread_mutex_unlock(&init_lock);
+}
+
+ZT_EXPORT void zluda_trace_begin(zt_call *c, uint32_t fid, const uint64_t *args) { zt_begin(c, fid, args); }
+ZT_EXPORT void zluda_trace_data(zt_call *c, uint32_t param, const void *p, uint64_t n) { zt_data(c, param, p, n); }
+ZT_EXPORT void zluda_trace_string(zt_call *c, uint32_t param, const void *p, uint64_t cap) { zt_string(c, param, p, cap); }
+ZT_EXPORT void zluda_trace_enter(zt_call *c) { zt_enter(c); }
+ZT_EXPORT void zluda_trace_after(zt_call *c) { zt_after(c); }
+ZT_EXPORT void zluda_trace_end(zt_call *c, int result) { zt_end(c, result); }

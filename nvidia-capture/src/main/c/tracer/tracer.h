@@ -68,6 +68,17 @@ void zt_wrap_export_table(void **pp, const void *guid);
 void zt_kernel_before(zt_call *c, uint64_t f, uint64_t stream, void **params, void **extra);
 void zt_kernel_after(zt_call *c, int result);
 
+/* The functions of a library whose tracer (lt_<library>.c, libtracer.c) records into this capture:
+ * generated from the library specs (library_functions.c). */
+typedef struct {
+    const char *library;          /* cublas, cublasLt, cufft, cusparse, cudnn, nvml */
+    const char *soname;           /* libcublas.so.13 ... */
+    int count;
+    const zcap_function *functions;
+} zt_library;
+extern const zt_library zt_libraries[];
+extern const int zt_library_count;
+
 /* Generated. */
 extern const uint64_t zt_spec_hash;   /* the capture header's specHash: XXH64 of the spec resources */
 extern const int zt_function_count;

@@ -24,13 +24,16 @@ import java.util.stream.Stream;
  */
 @Command(name = "spec",
         mixinStandardHelpOptions = true,
-        description = {"Show the CUDA driver API as zluda models it (CUDA 13.0's cuda.h and cudaProfiler.h).", ""},
+        description = {"Show the CUDA driver API as zluda models it (CUDA 13.0's cuda.h and cudaProfiler.h),",
+                "and the libraries' APIs (cuBLAS, cuBLASLt, cuFFT, cuSPARSE, cuDNN, NVML: --library, or a name such as cublasSgemm_v2).", ""},
         footer = {"", "Examples:",
                 "  zluda spec --list | grep Memcpy",
                 "  zluda spec cuMemcpyHtoD_v2",
                 "  zluda spec cuCtxCreate                  (a base name shows every variant)",
                 "  zluda spec --proc cuCtxCreate --cuda-version 12050",
                 "  zluda spec --proc cuMemcpyHtoD --cuda-version 12000 --flags 2",
+                "  zluda spec cublasLtMatmul               (a library function: its library's spec)",
+                "  zluda spec --library cudnn --list",
                 "",
                 "Exit codes: 0 found, 2 unknown name or bad usage."})
 final class SpecCommand implements Callable<Integer> {
@@ -42,6 +45,10 @@ final class SpecCommand implements Callable<Integer> {
 
     @Option(names = "--group", paramLabel = "GROUP", description = "With --list: only this cuda.h group (e.g. CUDA_MEM).")
     String group;
+
+    @Option(names = "--library", paramLabel = "LIB",
+            description = "With --list: the functions of this library's spec (cublas, cublasLt, cufft, cusparse, cudnn, nvml) instead of the driver's.")
+    String library;
 
     @Option(names = "--proc", description = "Print the variant cuGetProcAddress returns for NAME (a base name such as cuCtxCreate).")
     boolean proc;
@@ -60,7 +67,11 @@ final class SpecCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        CudaApi api = CudaApi.get();
+        String lib = library != null ? library : name != null && !proc ? CudaApi.libraryOf(name) : CudaApi.DRIVER;
+        if (!lib.equals(CudaApi.DRIVER) && !CudaApi.LIBRARIES.contains(lib)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "unknown library " + lib + "; known: " + String.join(", ", CudaApi.LIBRARIES));
+        }
+        CudaApi api = CudaApi.library(lib);
         if (list) {
             api.functions().stream().filter(f -> group == null || f.group().equalsIgnoreCase(group)).forEach(f -> out.println(f.name()));
             out.flush();
@@ -89,6 +100,11 @@ final class SpecCommand implements Callable<Integer> {
         for (CudaParam p : f.params()) out.println("  " + p.describe());
         if (!f.creates().isEmpty()) out.println("  creates: " + String.join(", ", f.creates()));
         if (!f.destroys().isEmpty()) out.println("  destroys: " + String.join(", ", f.destroys()));
+        if (!f.library().equals(CudaApi.DRIVER)) {
+            out.println("  " + api.soname() + (api.exports().contains(f.name()) ? ", exported by NVIDIA's library" : ", not exported by NVIDIA's library")
+                    + "; pointer directions by the overlay or the library rules (trace-format/SPEC.md, \"Library specs\")");
+            return;
+        }
         boolean unannotated = f.params().stream().anyMatch(p -> p.isPointer() && !p.annotated() && !(p.string() && p.cType().startsWith("const ")));
         if (unannotated) out.println("  (pointer directions not yet annotated for this function: shown as [in])");
         ProcAddressTable t = api.procAddress();

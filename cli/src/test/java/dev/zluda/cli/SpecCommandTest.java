@@ -41,6 +41,20 @@ class SpecCommandTest {
     }
 
     @Test
+    void aLibraryFunctionShowsItsLibrarysSpec() {
+        Result r = run("spec", "cublasLtMatmulDescSetAttribute");
+        assertEquals(0, r.code, r.err);
+        assertTrue(r.out.startsWith("cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc, "), r.out);
+        assertTrue(r.out.contains("[in] const void *buf  (sizeInBytes bytes)"), r.out);
+        assertTrue(r.out.contains("libcublasLt.so.13, exported by NVIDIA's library"), r.out);
+        Result list = run("spec", "--library", "cudnn", "--list");
+        assertEquals(0, list.code, list.err);
+        assertEquals(dev.zluda.spec.CudaApi.library("cudnn").functions().size(), list.out.split("\n").length);
+        assertTrue(list.out.contains("\ncudnnConvolutionForward\n"), list.out);
+        assertEquals(2, run("spec", "--library", "cuquantum", "--list").code);
+    }
+
+    @Test
     void baseNameShowsEveryVariant() {
         Result r = run("spec", "cuCtxCreate");
         assertEquals(0, r.code);

@@ -35,7 +35,14 @@ public enum Expected {
      * holds because the two were recorded at different capture levels: level {@code calls} keeps
      * none, level {@code replay} keeps them (the manifest's {@code capture.data}).
      */
-    CAPTURE_LEVEL("capture level");
+    CAPTURE_LEVEL("capture level"),
+    /**
+     * A library's own choices, which another implementation of the same library makes differently:
+     * the algorithms its heuristics return and programs pass back ({@code cublasLtMatmulAlgoGetHeuristic}'s
+     * results, {@code cublasLtMatmul}'s {@code algo}), workspace sizes, and its version numbers
+     * ({@code cublasGetVersion_v2}, {@code cudnnGetVersion}).
+     */
+    LIBRARY_CHOICE("library choice");
 
     private final String label;
 
@@ -47,6 +54,14 @@ public enum Expected {
     public String label() {
         return label;
     }
+
+    /** The libraries' functions (FORMAT.md §6.10, "Library functions"). */
+    private static final java.util.regex.Pattern LIBRARY = java.util.regex.Pattern.compile("cublas|cudnn|cufft|cusparse|nvml");
+    /** Library functions whose outputs are the implementation's choices: algorithms, workspace sizes, versions. */
+    private static final java.util.regex.Pattern LIBRARY_CHOICE_FUNCTIONS = java.util.regex.Pattern.compile(
+            "Heuristic|AlgoGetIds|AlgoInit|AlgoCheck|AlgoCapGetAttribute|AlgoConfigGetAttribute|WorkspaceSize|GetVersion|GetProperty|GetCudartVersion|Find\\w*Algorithm|Get\\w*Algorithm");
+    /** Parameters through which programs pass a library's choices back to it. */
+    private static final Set<String> LIBRARY_CHOICE_PARAMS = Set.of("algo", "workspace", "workspaceSizeInBytes", "workSpace", "workSpaceSizeInBytes");
 
     private static final Set<String> PROPERTY_FUNCTIONS = Set.of("cuDeviceGetAttribute", "cuDeviceGetProperties",
             "cuDeviceTotalMem", "cuMemGetInfo", "cuDeviceComputeCapability", "cuDeviceGetTexture1DLinearMaxWidth");
@@ -61,6 +76,11 @@ public enum Expected {
      */
     public static Expected classify(String baseName, String param, boolean output) {
         if (baseName.toUpperCase(Locale.ROOT).contains("INTEGRITY")) return output ? INTEGRITY_CHECK : null;
+        if (LIBRARY.matcher(baseName).lookingAt()) {
+            if (output && LIBRARY_CHOICE_FUNCTIONS.matcher(baseName).find()) return LIBRARY_CHOICE;
+            if (LIBRARY_CHOICE_PARAMS.contains(param)) return LIBRARY_CHOICE;
+            return output && baseName.endsWith("GetVersion") ? LIBRARY_CHOICE : null;
+        }
         if (!output) return null;
         return switch (baseName) {
             case "cuDeviceGetName" -> DEVICE_NAME;

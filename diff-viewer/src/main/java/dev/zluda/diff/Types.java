@@ -30,7 +30,7 @@ final class Types {
     record Field(String name, int offset, int size, Info type, boolean bytes) {}
 
     final CudaApi api;
-    private final Set<String> handleTypes = new HashSet<>();
+    private final Set<String> handleTypes = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Set<String> devptrTypes = new HashSet<>(Set.of("CUdeviceptr", "CUdeviceptr_v1", "CUdeviceptr_v2"));
     private final Map<String, Info> cache = new ConcurrentHashMap<>();
     private final List<String> kinds = new CopyOnWriteArrayList<>();
@@ -48,6 +48,35 @@ final class Types {
         }
         kinds.add("?"); // kind 0 is unused
         dptrKind = kind("dptr");
+    }
+
+    /**
+     * Adds the handle types of the libraries whose calls either capture holds (FORMAT.md §6.10,
+     * "Library functions"): {@code cublasHandle_t}, {@code cudnnTensorDescriptor_t}, ... become symbols
+     * like the driver's handles, so two runs' library calls pair whatever the handles' values. Only the
+     * specs of libraries that appear are loaded. Call before the captures are indexed.
+     */
+    void addLibraries(dev.zluda.capture.Capture... caps) {
+        Set<String> libs = new java.util.TreeSet<>();
+        for (dev.zluda.capture.Capture c : caps) {
+            for (dev.zluda.capture.FunctionDef f : c.reader().functions()) {
+                String l = CudaApi.libraryOf(f.name());
+                if (!l.equals(CudaApi.DRIVER)) libs.add(l);
+            }
+        }
+        for (String l : libs) {
+            CudaApi lib;
+            try {
+                lib = CudaApi.library(l);
+            } catch (RuntimeException e) {
+                continue;
+            }
+            handleTypes.addAll(lib.handleTypes());
+            for (CudaFunction f : lib.functions()) {
+                for (CudaParam p : f.params()) if (p.format() == FormatKind.HANDLE) handleTypes.add(strip(p.cType()));
+            }
+        }
+        cache.clear();
     }
 
     static String strip(String t) {

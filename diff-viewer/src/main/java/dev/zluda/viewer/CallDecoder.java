@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.spec.Role;
 import dev.zluda.capture.CaptureReader;
 import dev.zluda.capture.CaptureRecord;
 import dev.zluda.capture.DataItem;
@@ -106,6 +107,12 @@ public final class CallDecoder {
         if (index.inFlight(call)) {
             return index.isComplete() ? "(in flight: the capture ends before this call returned)" : "(in flight)";
         }
+        String name = index.functionName(index.function(call));
+        if (!dev.zluda.spec.CudaApi.libraryOf(name).equals(dev.zluda.spec.CudaApi.DRIVER)) {
+            // a library call: its status by its library's enum (CUBLAS_STATUS_SUCCESS), or its returned value
+            var lf = dev.zluda.spec.CudaApi.anyFunction(name);
+            if (lf.isPresent()) return formatter.returnsValue(lf.get()) ? "(a value)" : formatter.result(lf.get(), index.result(call));
+        }
         return formatter.result(index.result(call));
     }
 
@@ -126,7 +133,7 @@ public final class CallDecoder {
             sb.append(p != null ? p.name() : "arg" + i).append(": ");
             DataItem in = item(d.enter().data(), i), out = d.leave() == null ? null : item(d.leave().data(), i);
             if (d.leave() != null && CallFormatter.notWritten(p, args[i], out, d.leave().result())) sb.append(CallFormatter.NOT_WRITTEN);
-            else sb.append(formatter.value(p, args[i], out != null ? out : in));
+            else sb.append(formatter.value(f, p, args[i], d.enter().data(), out != null ? out : in));
         }
         String s = sb.toString();
         if (d.leave() != null || index.isComplete()) {
@@ -147,8 +154,8 @@ public final class CallDecoder {
             CudaParam p = f != null && i < f.params().size() ? f.params().get(i) : null;
             DataItem in = item(d.enter().data(), i), o = d.leave() == null ? null : item(d.leave().data(), i);
             String dir = p != null && p.isPointer() ? p.direction().name().toLowerCase(java.util.Locale.ROOT) : "";
-            String entry = formatter.value(p, args[i], in);
-            String after = o != null ? formatter.value(p, args[i], o) : "";
+            String entry = formatter.value(f, p, args[i], d.enter().data(), in);
+            String after = o != null ? formatter.value(f, p, args[i], d.enter().data(), o) : "";
             out.add(new Argument(i, p != null ? p.name() : "arg" + i, p != null ? p.cType() : "", dir, args[i], entry, after, in, o));
         }
         return out;
@@ -163,10 +170,8 @@ public final class CallDecoder {
     /** The CUfunction (or CUkernel) handle a launch call passes, or 0 when the call is no launch. */
     public long launchedFunction(Decoded d) {
         if (d.enter() == null) return 0;
-        String name = index.functionName(d.enter().functionId());
-        if (!(name.startsWith("cuLaunch") && name.contains("Kernel"))) return 0;
         CudaFunction f = index.capture().specFunction(d.enter().functionId());
-        if (f == null) return 0;
+        if (Role.of(f) != Role.KERNEL_LAUNCH) return 0;
         CudaParam p = f.param("f").or(() -> f.param("kernel")).orElse(null);
         if (p != null && p.index() < d.enter().args().length) return d.enter().args()[p.index()];
         return 0;

@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.spec.Role;
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureFormat;
 import dev.zluda.capture.CaptureRecord;
@@ -104,9 +105,7 @@ public final class CallIndex {
             String name = capture.functionName(f);
             CudaFunction spec = capture.specFunction(f);
             if (spec == null) continue;
-            boolean getter = name.startsWith("cuModuleGetFunction") || name.startsWith("cuLibraryGetKernel")
-                    || name.startsWith("cuModuleGetKernel");
-            if (getter && spec.params().size() >= 3) {
+            if (spec.is(Role.FUNCTION_LOOKUP) && spec.params().size() >= 3) {
                 namesKernel[f] = true;
                 kernelNameParam[f] = spec.param("name").map(CudaParam::index).orElse(2);
                 kernelModuleParam[f] = 1;

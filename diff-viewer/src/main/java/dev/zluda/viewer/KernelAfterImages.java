@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.spec.Role;
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureException;
 import dev.zluda.capture.CaptureRecord;
@@ -31,7 +32,7 @@ final class KernelAfterImages implements DivergingBuffer.Source {
     @Override
     public boolean handles(DiffResult.Divergence d, DiffResult.Difference f) {
         String fn = d.function();
-        return f.data() != null && fn != null && fn.startsWith("cuLaunch") && d.a().present() && d.b().present()
+        return f.data() != null && Role.of(fn) == Role.KERNEL_LAUNCH && d.a().present() && d.b().present()
                 && BUFFER.matcher(f.what()).find();
     }
 

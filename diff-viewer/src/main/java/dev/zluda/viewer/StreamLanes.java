@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.spec.Role;
 import dev.zluda.capture.DataItem;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.CudaParam;
@@ -86,30 +87,38 @@ final class StreamLanes {
         return Math.max(1, r);
     }
 
-    private enum Role { NONE, ENQUEUE, SYNC_COPY, STREAM_SYNC, STREAM_QUERY, CTX_SYNC, EVENT_SYNC, EVENT_QUERY }
+    /** What a call does to the lanes. */
+    private enum Effect { NONE, ENQUEUE, SYNC_COPY, STREAM_SYNC, STREAM_QUERY, CTX_SYNC, EVENT_SYNC, EVENT_QUERY }
 
-    private record Fn(Role role, Kind kind, int stream, int event, boolean configStream) {}
+    private record Fn(Effect role, Kind kind, int stream, int event, boolean configStream) {}
 
+    /** A function's effect on the lanes, from its role in the spec and where its stream and event parameters are. */
     private static Fn classify(CudaFunction f) {
-        String n = f.baseName();
         int stream = f.param("hStream").or(() -> f.param("stream")).map(CudaParam::index).orElse(-1);
         int event = f.param("hEvent").or(() -> f.param("event")).map(CudaParam::index).orElse(-1);
-        if (n.equals("cuStreamSynchronize")) return new Fn(Role.STREAM_SYNC, null, stream, -1, false);
-        if (n.equals("cuStreamQuery")) return new Fn(Role.STREAM_QUERY, null, stream, -1, false);
-        if (n.equals("cuCtxSynchronize")) return new Fn(Role.CTX_SYNC, null, -1, -1, false);
-        if (n.equals("cuEventSynchronize")) return new Fn(Role.EVENT_SYNC, null, -1, event, false);
-        if (n.equals("cuEventQuery")) return new Fn(Role.EVENT_QUERY, null, -1, event, false);
-        if (n.equals("cuLaunchKernelEx")) return new Fn(Role.ENQUEUE, Kind.KERNEL, -1, -1, true);
-        if (n.startsWith("cuLaunch") && stream >= 0) return new Fn(Role.ENQUEUE, Kind.KERNEL, stream, -1, false);
-        if (n.equals("cuGraphLaunch") && stream >= 0) return new Fn(Role.ENQUEUE, Kind.KERNEL, stream, -1, false);
-        boolean copy = n.startsWith("cuMemcpy"), set = n.startsWith("cuMemset");
-        if ((copy || set) && stream >= 0) return new Fn(Role.ENQUEUE, copy ? Kind.COPY : Kind.MEMSET, stream, -1, false);
-        if (copy || set) return new Fn(Role.SYNC_COPY, copy ? Kind.COPY : Kind.MEMSET, -1, -1, false);
-        if (stream >= 0 && (n.equals("cuMemPrefetchAsync") || n.equals("cuMemAllocAsync") || n.equals("cuMemFreeAsync")
-                || n.equals("cuMemAllocFromPoolAsync") || n.startsWith("cuEventRecord") || n.equals("cuStreamWaitEvent"))) {
-            return new Fn(Role.ENQUEUE, Kind.OTHER, stream, n.startsWith("cuEventRecord") ? event : -1, false);
+        Role role = f.role();
+        switch (role) {
+            case STREAM_SYNC -> { return new Fn(Effect.STREAM_SYNC, null, stream, -1, false); }
+            case STREAM_QUERY -> { return new Fn(Effect.STREAM_QUERY, null, stream, -1, false); }
+            case CONTEXT_SYNC -> { return new Fn(Effect.CTX_SYNC, null, -1, -1, false); }
+            case EVENT_SYNC -> { return new Fn(Effect.EVENT_SYNC, null, -1, event, false); }
+            case EVENT_QUERY -> { return new Fn(Effect.EVENT_QUERY, null, -1, event, false); }
+            default -> { }
         }
-        return new Fn(Role.NONE, null, -1, -1, false);
+        boolean launch = role == Role.KERNEL_LAUNCH || role == Role.GRAPH_LAUNCH;
+        // cuLaunchKernelEx names its stream in its CUlaunchConfig
+        if (launch && f.param("config").isPresent()) return new Fn(Effect.ENQUEUE, Kind.KERNEL, -1, -1, true);
+        if (launch && stream >= 0) return new Fn(Effect.ENQUEUE, Kind.KERNEL, stream, -1, false);
+        boolean copy = role == Role.COPY, set = role == Role.MEMSET;
+        if ((copy || set) && stream >= 0) return new Fn(Effect.ENQUEUE, copy ? Kind.COPY : Kind.MEMSET, stream, -1, false);
+        if (copy || set) return new Fn(Effect.SYNC_COPY, copy ? Kind.COPY : Kind.MEMSET, -1, -1, false);
+        // other stream-ordered work: host functions, prefetches, stream-ordered allocation, event records and waits
+        boolean ordered = switch (role) {
+            case HOST_CALLBACK, MEMORY_HINT, ALLOCATION, FREE, EVENT_RECORD, EVENT_WAIT -> true;
+            default -> false;
+        };
+        if (stream >= 0 && ordered) return new Fn(Effect.ENQUEUE, Kind.OTHER, stream, role == Role.EVENT_RECORD ? event : -1, false);
+        return new Fn(Effect.NONE, null, -1, -1, false);
     }
 
     /** A pending operation while reading. */
@@ -148,7 +157,7 @@ final class StreamLanes {
         Fn[] fns = new Fn[nf];
         for (int f = 0; f < nf; f++) {
             CudaFunction cf = idx.capture().specFunction(f);
-            fns[f] = cf == null ? new Fn(Role.NONE, null, -1, -1, false) : classify(cf);
+            fns[f] = cf == null ? new Fn(Effect.NONE, null, -1, -1, false) : classify(cf);
         }
         List<Pending> all = new ArrayList<>();
         Map<Long, Lane> lanesOpen = new HashMap<>();                // per stream: its operations, the first not yet complete
@@ -158,7 +167,7 @@ final class StreamLanes {
         for (int i = 0; i < n; i++) {
             int f = idx.function(i);
             Fn fn = f >= 0 && f < nf ? fns[f] : null;
-            if (fn == null || fn.role == Role.NONE || idx.inFlight(i) || idx.failed(i)) continue;
+            if (fn == null || fn.role == Effect.NONE || idx.inFlight(i) || idx.failed(i)) continue;
             CallDecoder.Decoded d = dec.decode(i);
             if (d.enter() == null) continue;
             long[] a = d.enter().args();
@@ -169,14 +178,14 @@ final class StreamLanes {
                         truncated = true;
                         continue;
                     }
-                    long s = fn.role == Role.SYNC_COPY ? 0 : fn.configStream ? configStream(d) : arg(a, fn.stream);
+                    long s = fn.role == Effect.SYNC_COPY ? 0 : fn.configStream ? configStream(d) : arg(a, fn.stream);
                     Pending p = new Pending(i, s, fn.kind, idx.start(i));
                     all.add(p);
                     Lane lane = lanesOpen.computeIfAbsent(s, k -> new Lane());
                     // an event completes with the work before its record, and the record itself
                     if (fn.event >= 0) events.put(arg(a, fn.event), new long[] {s, lane.ops.size() + 1});
                     lane.ops.add(p);
-                    if (fn.role == Role.SYNC_COPY) lane.complete(lane.ops.size(), end);   // the NULL stream's earlier work, and this copy
+                    if (fn.role == Effect.SYNC_COPY) lane.complete(lane.ops.size(), end);   // the NULL stream's earlier work, and this copy
                 }
                 case STREAM_SYNC, STREAM_QUERY -> {
                     Lane lane = lanesOpen.get(arg(a, fn.stream));

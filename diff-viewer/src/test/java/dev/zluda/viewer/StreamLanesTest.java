@@ -88,4 +88,37 @@ class StreamLanesTest {
             assertTrue(StreamLanes.build(idx, new CallDecoder(idx), 2).truncated());
         }
     }
+
+    /**
+     * The lanes decide by the spec's roles: a host function is stream-ordered work but no kernel, and the per-thread
+     * variant of a synchronisation completes its stream's work like the legacy one.
+     */
+    @Test
+    void rolesDecideWhatAFunctionDoesToTheLanes(@TempDir Path tmp) throws Exception {
+        CudaApi api = CudaApi.get();
+        java.util.function.ToIntFunction<String> id = n -> api.function(n).orElseThrow().id();
+        long s1 = 0x5000, fn = 0x55d6afc3c600L;
+        Path dir = tmp.resolve("roles");
+        Files.createDirectories(dir);
+        CaptureWriter w = CaptureWriter.create(dir.resolve(CaptureFormat.CAPTURE_FILE), CaptureWriter.Options.defaults(), FunctionDef.fromSpec(api));
+        ThreadLog t = w.thread(1000);
+        long ts = System.nanoTime() + 1_000_000;
+        long e = t.enter(id.applyAsInt("cuLaunchKernel_ptsz"), 0, ts, new long[] {fn, 1, 1, 1, 32, 1, 1, 0, s1, 0x7ffc0000L, 0}, null); // 0
+        t.leave(e, ts + 1000, 0, null);
+        e = t.enter(id.applyAsInt("cuLaunchHostFunc"), 0, ts + 2000, new long[] {s1, 0x401000, 0}, null);                            // 1
+        t.leave(e, ts + 2100, 0, null);
+        e = t.enter(id.applyAsInt("cuStreamSynchronize_ptsz"), 0, ts + 3000, new long[] {s1}, null);                                 // 2
+        t.leave(e, ts + 4000, 0, null);
+        w.close();
+        try (Capture c = Capture.open(dir)) {
+            CallIndex idx = new CallIndex(c);
+            idx.load(n -> { }, () -> false);
+            StreamLanes sl = StreamLanes.build(idx, new CallDecoder(idx), 1000);
+            List<StreamLanes.Op> a = sl.ops(s1);
+            assertEquals(List.of(0, 1), a.stream().map(StreamLanes.Op::call).toList());
+            assertEquals(List.of(StreamLanes.Kind.KERNEL, StreamLanes.Kind.OTHER), a.stream().map(StreamLanes.Op::kind).toList(),
+                    "the host function is ordered work of kind OTHER, not a kernel");
+            assertTrue(a.stream().allMatch(o -> o.doneNs() == idx.end(2)), "cuStreamSynchronize_ptsz completes both");
+        }
+    }
 }

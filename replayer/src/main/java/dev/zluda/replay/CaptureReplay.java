@@ -1,5 +1,6 @@
 package dev.zluda.replay;
 
+import dev.zluda.spec.Role;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.zluda.capture.Call;
@@ -149,6 +150,7 @@ public final class CaptureReplay {
     private final Map<Long, CaptureRecord.Kernel> snapshotByLaunch = new HashMap<>();
     private final Map<Long, Long> moduleImage = new HashMap<>();
     private final Map<Long, FunctionInfo> kernelInfo = new HashMap<>();
+    private final Map<Long, Map<Integer, ElementType>> kernelTypes = new HashMap<>();
     private final List<Runnable> pendingCopies = new ArrayList<>();
     private final List<Divergence> divergences = new ArrayList<>();
     private final Map<String, Integer> skipped = new TreeMap<>();
@@ -218,7 +220,8 @@ public final class CaptureReplay {
         long launches = 0, bare = 0, firstBare = 0;
         String firstBareName = "";
         for (Call c : calls) {
-            if (!isKernelLaunch(cap.functionName(c.enter().functionId()))) continue;
+            CudaFunction lf = cap.specFunction(c.enter().functionId());
+            if (lf == null || !isKernelLaunch(lf)) continue;
             launches++;
             if (!snapped.contains(c.enter().seq())) {
                 bare++;
@@ -328,7 +331,7 @@ public final class CaptureReplay {
         for (Call c : calls) {
             String fn = cap.functionName(c.enter().functionId());
             if (c.inFlight() || c.leave().result() != 0) continue;
-            if (fn.equals("cuModuleGetFunction") || fn.equals("cuLibraryGetKernel")) {
+            if (Role.of(cap.specFunction(c.enter().functionId())) == Role.FUNCTION_LOOKUP) {
                 Long out = outLong(c, 0);
                 if (out != null) functionModule.put(out, c.enter().args()[1]);
             }
@@ -383,9 +386,13 @@ public final class CaptureReplay {
         return v;
     }
 
-    /** cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel and their _ptsz forms: the launches kernel snapshots are taken of. */
-    static boolean isKernelLaunch(String fn) {
-        return fn.startsWith("cuLaunchKernel") || fn.startsWith("cuLaunchCooperativeKernel");
+    /**
+     * A kernel launch with {@code kernelParams} (cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel and their
+     * _ptsz forms), which {@link #launch} replays; the legacy launches, whose parameters were set by earlier calls, are
+     * replayed as any call.
+     */
+    static boolean isKernelLaunch(CudaFunction f) {
+        return f.is(Role.KERNEL_LAUNCH) && f.param("kernelParams").isPresent();
     }
 
     /**
@@ -509,11 +516,11 @@ public final class CaptureReplay {
             skipped.merge(fn, 1, Integer::sum);
             return;
         }
-        if (isKernelLaunch(fn)) { launch(c, f, arena); return; }
+        if (isKernelLaunch(f)) { launch(c, f, arena); return; }
         long[] args = e.args().clone();
         Map<Integer, byte[]> inData = new LinkedHashMap<>();
         Map<Integer, long[]> outRegions = new LinkedHashMap<>();
-        boolean load = fn.startsWith("cuModuleLoadData") || fn.equals("cuModuleLoadFatBinary") || fn.equals("cuLibraryLoadData");
+        boolean load = f.is(Role.MODULE_LOAD);
         for (CudaParam p : f.params()) {
             long v = args[p.index()];
             switch (p.format()) {
@@ -546,9 +553,7 @@ public final class CaptureReplay {
                         args[p.index()] = s.address();
                         continue;
                     }
-                    if (fn.startsWith("cuModuleLoadDataEx") || fn.equals("cuLibraryLoadData")) {
-                        if (p.name().toLowerCase(Locale.ROOT).contains("option")) { args[p.index()] = 0; continue; }
-                    }
+                    if (load && p.name().toLowerCase(Locale.ROOT).contains("option")) { args[p.index()] = 0; continue; }
                     DataItem in = item(e.data(), p.index()), out = item(c.leave().data(), p.index());
                     byte[] inBytes = in == null ? null : bytes(in);
                     if (fn.startsWith("cuPointerGetAttributes") && p.name().equals("data")) {
@@ -594,7 +599,7 @@ public final class CaptureReplay {
         int r = rec != null ? rec.call(f, args, inData, outRegions) : d.call(f, args);
         replayed++;
         int recorded = c.leave().result();
-        if (r != recorded && (fn.equals("cuEventQuery") || fn.startsWith("cuStreamQuery")) && (r == 0 || r == NOT_READY) && (recorded == 0 || recorded == NOT_READY)) {
+        if (r != recorded && (f.is(Role.EVENT_QUERY) || f.is(Role.STREAM_QUERY)) && (r == 0 || r == NOT_READY) && (recorded == 0 || recorded == NOT_READY)) {
             // whether work had finished when the program asked is timing, not behaviour (the replay synchronises after every launch)
             timing.merge(fn + " " + (recorded == NOT_READY ? "NOT_READY" : "SUCCESS") + " in the recording, "
                     + (r == NOT_READY ? "NOT_READY" : "SUCCESS") + " in the replay", 1, Integer::sum);
@@ -699,7 +704,7 @@ public final class CaptureReplay {
         byte[] params = k.params().clone();
         MemorySegment ps = MemorySegment.ofArray(params);
         for (int off = 0; off + 8 <= params.length; off += 8) ps.set(ValueLayout.JAVA_LONG_UNALIGNED, off, relocate(ps.get(ValueLayout.JAVA_LONG_UNALIGNED, off)));
-        Map<Integer, ElementType> types = fi == null ? Map.of() : PtxTypes.infer(fi.ast(), fi.params());
+        Map<Integer, ElementType> types = fi == null ? Map.of() : kernelTypes.getOrDefault(kernelKey(k), Map.of());
         List<KernelReplay.BufferTyping> typing = fi == null ? List.of() : KernelReplay.bufferTypes(k, fi, types);
         // the element type of every allocation a parameter word points into (also a pointer inside a struct
         // parameter, e.g. CuPy's CArray), from the PTX's accesses: a later copy back from it is compared as that
@@ -767,20 +772,31 @@ public final class CaptureReplay {
         if (sync == 0) compareBuffers(k, typing, false, arena);
     }
 
+    private static long kernelKey(CaptureRecord.Kernel k) {
+        return k.launch().moduleHash() * 31 + k.name().hashCode();
+    }
+
+    /** The kernel's parameters from its module's PTX (and, in {@link #kernelTypes}, its pointer parameters' element types). */
     private FunctionInfo info(CaptureRecord.Kernel k) {
-        long h = k.launch().moduleHash() * 31 + k.name().hashCode();
+        long h = kernelKey(k);
         if (kernelInfo.containsKey(h)) return kernelInfo.get(h);
         FunctionInfo fi = null;
+        Map<Integer, ElementType> types = Map.of();
         try {
             String text = ptx != null ? ptx : KernelReplay.ptxOf(ks.blob(k.launch().moduleHash(), "module"), new ArrayList<>());
             if (text != null) {
                 ParseResult pr = Ptx.parse(text, "module");
-                if (pr.module() != null) fi = Semantics.analyze(pr.module(), "module").function(k.name());
+                if (pr.module() != null) {
+                    dev.zluda.ptx.ModuleModel mm = Semantics.analyze(pr.module(), "module");
+                    fi = mm.function(k.name());
+                    if (fi != null) types = ElementType.ofKernel(pr.module(), mm, k.name());
+                }
             }
         } catch (CaptureException | RuntimeException e) {
             fi = null;
         }
         kernelInfo.put(h, fi);
+        kernelTypes.put(h, types);
         return fi;
     }
 

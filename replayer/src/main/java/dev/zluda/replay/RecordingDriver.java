@@ -1,5 +1,6 @@
 package dev.zluda.replay;
 
+import dev.zluda.spec.Role;
 import dev.zluda.capture.CaptureFormat;
 import dev.zluda.capture.CaptureWriter;
 import dev.zluda.capture.DataItems;
@@ -52,7 +53,7 @@ final class RecordingDriver implements Driver {
     private int rec(String name, long[] args, Outputs outputs, IntSupplier body) {
         CudaFunction f = api.function(name).orElseThrow(() -> new IllegalStateException("the spec has no " + name));
         long seq = log.enter(f.id(), 0, System.nanoTime(), args, in);
-        if (name.startsWith("cuLaunchKernel")) lastLaunchSeq = seq;
+        if (f.is(Role.KERNEL_LAUNCH)) lastLaunchSeq = seq;
         in.clear();
         int r = body.getAsInt();
         out.clear();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.zluda.capture.text.CallFormatter;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.CudaParam;
+import dev.zluda.spec.Role;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -58,7 +59,7 @@ public final class CaptureInfo {
         asm[0] = new CallAssembler(new CallAssembler.Listener() {
             @Override
             public void call(Call c) {
-                count(c);
+                Call.walk(c, (x, level, parent) -> count(x));
             }
 
             void count(Call c) {
@@ -74,11 +75,10 @@ public final class CaptureInfo {
                 }
                 CudaFunction f = cap.specFunction(e.functionId());
                 if (f != null) kernelFacts(c, f, name);
-                for (Call x : c.children()) count(x);
             }
 
             void kernelFacts(Call c, CudaFunction f, String name) {
-                if ((name.startsWith("cuModuleGetFunction") || name.startsWith("cuLibraryGetKernel")) && !c.inFlight() && c.leave().result() == 0) {
+                if (f.is(Role.FUNCTION_LOOKUP) && !c.inFlight() && c.leave().result() == 0) {
                     String kname = null;
                     long handle = 0;
                     boolean have = false;
@@ -94,7 +94,7 @@ public final class CaptureInfo {
                     }
                     if (kname != null && have) handleNames.put(handle, kname);
                 }
-                if (name.startsWith("cuLaunch") && name.contains("Kernel")) {
+                if (f.is(Role.KERNEL_LAUNCH)) {
                     CudaParam p = f.param("f").orElse(null);
                     if (p != null && p.index() < c.enter().args().length) {
                         long h = c.enter().args()[p.index()];
@@ -150,6 +150,9 @@ public final class CaptureInfo {
         out.println(String.format(Locale.ROOT, "duration:  %.6f s", dur / 1e9));
         if (m.has("driver")) out.println("driver:    " + m.path("driver").path("name").asText("?") + " " + m.path("driver").path("version").asText("")
                 + (m.path("driver").has("library") ? " (" + m.path("driver").path("library").asText() + ")" : ""));
+        for (JsonNode l : m.path("libraries")) {
+            out.println("library:   " + l.path("name").asText("?") + " (" + l.path("library").asText(l.path("soname").asText("?")) + ")");
+        }
         for (JsonNode d : m.path("devices")) {
             out.println("device " + d.path("index").asText("?") + ":  " + d.path("name").asText("?") + ", compute capability "
                     + d.path("computeCapability").asText("?") + ", " + d.path("totalMemory").asLong() / (1 << 20) + " MiB");
@@ -161,7 +164,10 @@ public final class CaptureInfo {
             StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "  %-" + w + "s %10d", e.getKey(), e.getValue().calls));
             if (!e.getValue().errors.isEmpty()) {
                 sb.append("  errors:");
-                e.getValue().errors.forEach((r, n) -> sb.append(' ').append(fmt.result(r)).append(" ×").append(n));
+                // a library function's status by its own enum (cublasStatus_t, ...)
+                dev.zluda.spec.CudaFunction lf = dev.zluda.spec.CudaApi.libraryOf(e.getKey()).equals(dev.zluda.spec.CudaApi.DRIVER) ? null
+                        : dev.zluda.spec.CudaApi.anyFunction(e.getKey()).orElse(null);
+                e.getValue().errors.forEach((r, n) -> sb.append(' ').append(lf != null ? fmt.result(lf, r) : fmt.result(r)).append(" ×").append(n));
             }
             out.println(sb);
         }
@@ -179,10 +185,20 @@ public final class CaptureInfo {
         out.println("blobs:     " + blobs + " (" + blobBytes + " bytes, " + blobStoredBytes + " stored)");
         String end;
         if (status.endedCleanly()) end = "yes";
-        else if (status.stoppedEarly()) end = "no: stops at byte " + status.stopOffset() + ": " + status.stopReason();
-        else end = "no: no process end recorded (killed or crashed)";
+        else if (status.stoppedEarly()) {
+            end = "no: " + (status.damaged() ? "damaged" : "cut") + (status.damageCount() == 1 ? " in 1 place" : " in " + status.damageCount() + " places")
+                    + (status.recordsLost() > 0 ? ", " + status.recordsLost() + " record(s) not read" : "") + " (listed below); everything else was read";
+        } else end = "no: no process end recorded (killed or crashed)";
         if (inFlight > 0 && !status.endedCleanly()) end += "; " + inFlight + " call(s) in flight";
         out.println("ended cleanly: " + end);
+        int shown = 0;
+        for (DamageNote d : status.damage()) {
+            if (shown++ == dev.zluda.capture.text.Dump.NOTES_SHOWN) break;
+            out.println("  " + (d.cut() ? "cut at " : "damaged at ") + d.text());
+        }
+        if (status.damageCount() > dev.zluda.capture.text.Dump.NOTES_SHOWN) {
+            out.println("  (" + (status.damageCount() - dev.zluda.capture.text.Dump.NOTES_SHOWN) + " more not shown)");
+        }
         JsonNode exit = cap.manifest().path("exit");
         if (exit.has("code")) {
             int code = exit.path("code").asInt();

@@ -3,6 +3,9 @@ package dev.zluda.capture;
 import com.github.luben.zstd.Zstd;
 import net.jpountz.lz4.LZ4Factory;
 
+import dev.zluda.spec.CudaFunction;
+import dev.zluda.spec.Role;
+
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -88,25 +91,24 @@ public final class KernelSnapshots {
             switch (r) {
                 case CaptureRecord.Enter e -> {
                     ordinal++;
-                    String fn = cap.functionName(e.functionId());
-                    if (fn.startsWith("cuLaunch")) {
+                    Role role = Role.of(cap.specFunction(e.functionId()));
+                    if (role == Role.KERNEL_LAUNCH) {
                         launches.put(e.seq(), new long[] {ordinal, e.functionId()});
                         launchEnters.put(e.seq(), e);
                     }
-                    switch (fn) {
-                        case "cuModuleGetFunction", "cuLibraryGetKernel", "cuFuncGetModule", "cuKernelGetFunction", "cuKernelGetLibrary" -> lookups.put(e.seq(), e);
-                        default -> { }
-                    }
+                    // lookups by name, and the queries that relate modules, libraries, kernels and functions
+                    if (role == Role.FUNCTION_LOOKUP || role == Role.MODULE_QUERY) lookups.put(e.seq(), e);
                 }
                 case CaptureRecord.Leave l -> {
                     if (launchEnters.containsKey(l.enterSeq())) results.put(l.enterSeq(), l.result());
                     CaptureRecord.Enter e = lookups.remove(l.enterSeq());
                     if (e != null && l.result() == 0) {
                         long out = outputHandle(l);
-                        if (out != 0 && e.args().length > 1) {
+                        if (out != 0 && e.args().length > 1 && Role.of(cap.specFunction(e.functionId())) == Role.FUNCTION_LOOKUP) {
+                            // (CUfunction* / CUkernel*, CUmodule / CUlibrary, name): the function belongs to the module
+                            owner.put(out, e.args()[1]);
+                        } else if (out != 0 && e.args().length > 1) {
                             switch (cap.functionName(e.functionId())) {
-                                // (CUfunction* / CUkernel*, CUmodule / CUlibrary, name): the function belongs to the module
-                                case "cuModuleGetFunction", "cuLibraryGetKernel" -> owner.put(out, e.args()[1]);
                                 // (CUmodule* / CUlibrary*, CUfunction / CUkernel): likewise, the other way round
                                 case "cuFuncGetModule", "cuKernelGetLibrary" -> owner.put(e.args()[1], out);
                                 // (CUfunction*, CUkernel): the function of a library's kernel
@@ -147,6 +149,19 @@ public final class KernelSnapshots {
         return 0;
     }
 
+    private static final String[] SHAPE = {"gridDimX", "gridDimY", "gridDimZ", "blockDimX", "blockDimY", "blockDimZ", "sharedMemBytes"};
+
+    /** The parameter indices of a launch's shape (grid, block, shared bytes), or null when it takes no such arguments. */
+    private static int[] dimParams(CudaFunction f) {
+        int[] d = new int[SHAPE.length];
+        for (int i = 0; i < SHAPE.length; i++) {
+            var p = f.param(SHAPE[i]);
+            if (p.isEmpty()) return null;
+            d[i] = p.get().index();
+        }
+        return d;
+    }
+
     /** {@code k} with a launch section rebuilt from its launch call and modules, or {@code k} unchanged when something is missing. */
     private static CaptureRecord.Kernel withRebuiltLaunch(Capture cap, CaptureRecord.Kernel k, CaptureRecord.Enter launch, Integer result,
                                                           Map<Long, Long> owner, Map<Long, Long> image) {
@@ -156,10 +171,13 @@ public final class KernelSnapshots {
         if (hash == null) return k;
         long[] a = launch.args();
         long[] shape; // gridX, gridY, gridZ, blockX, blockY, blockZ, sharedMemBytes
-        String fn = cap.functionName(launch.functionId());
-        if ((fn.equals("cuLaunchKernel") || fn.equals("cuLaunchKernel_ptsz")) && a.length >= 8) {
-            shape = new long[] {a[1], a[2], a[3], a[4], a[5], a[6], a[7]};
-        } else if (fn.startsWith("cuLaunchKernelEx")) {
+        CudaFunction sf = cap.specFunction(launch.functionId());
+        int[] dims = sf == null ? null : dimParams(sf);
+        if (dims != null && a.length > dims[6]) {
+            // the shape as arguments (cuLaunchKernel, cuLaunchCooperativeKernel and their _ptsz forms)
+            shape = new long[7];
+            for (int i = 0; i < 7; i++) shape[i] = a[dims[i]];
+        } else if (sf != null && sf.param("config").isPresent()) {
             shape = null;
             for (DataItem d : launch.data()) {
                 // CUlaunchConfig: gridDimX..Z, blockDimX..Z, sharedMemBytes as unsigned int at offsets 0..24

@@ -19,14 +19,22 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The CUDA driver API model: every function, enum, struct and handle type of cuda.h and
- * cudaProfiler.h (CUDA 13.0), with the directions and sizes a tracer needs.
+ * An API model: every function, enum, struct and handle type of the CUDA driver API (cuda.h and
+ * cudaProfiler.h, CUDA 13.0; {@link #get()}) or of one of the libraries on top of it (cuBLAS,
+ * cuBLASLt, cuFFT, cuSPARSE, cuDNN, NVML; {@link #library(String)}), with the directions and sizes
+ * a tracer needs.
  *
- * <p>Loaded from three classpath resources in {@code dev/zluda/spec/}: {@code cuda-api.json}
- * (generated from the headers by {@link dev.zluda.spec.gen.SpecGenerator}, never edited by hand),
- * {@code cuda-api-overlay.yaml} (hand-maintained: pointer directions, sizes, handle lifetimes) and
- * {@code cu-get-proc-address.tsv} (measured on NVIDIA's driver, see {@link ProcAddressTable}).
- * Instances are immutable and thread-safe; {@link #get()} returns the shared one.
+ * <p>The driver's is loaded from four classpath resources in {@code dev/zluda/spec/}:
+ * {@code cuda-api.json} (generated from the headers by {@link dev.zluda.spec.gen.SpecGenerator},
+ * never edited by hand), {@code cuda-api-overlay.yaml} (hand-maintained: pointer directions, sizes,
+ * handle lifetimes), {@code cuda-api-driver.yaml} (hand-maintained: each function's {@link Role}, and
+ * where zluda's driver serves it, {@link DriverDispatch}) and {@code cu-get-proc-address.tsv} (measured
+ * on NVIDIA's driver, see {@link ProcAddressTable}). A library's from {@code <library>-api.json}
+ * (generated the same way), {@code <library>-exports.txt} (the functions NVIDIA's library exports) and,
+ * where there is one, {@code <library>-api-overlay.yaml}; where its overlay says nothing about a pointer
+ * parameter, {@link #libraryPointer rules} decide its direction and whether a tracer may follow it
+ * (SPEC.md, "Library specs"); a library's functions have no role and no driver area. Instances are
+ * immutable and thread-safe.
  */
 public final class CudaApi {
     /** Groups whose every pointer parameter must carry a direction and size in the overlay. */
@@ -40,6 +48,23 @@ public final class CudaApi {
 
     private static final String RES = "/dev/zluda/spec/";
     private static volatile CudaApi shared;
+    private static final Map<String, CudaApi> sharedLibraries = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The driver API's short name, as {@link CudaFunction#library()} gives it. */
+    public static final String DRIVER = "cuda";
+    /**
+     * The libraries with a spec, by short name, with the function-name prefix that marks their
+     * functions (most specific first: {@code cublasLt} before {@code cublas}).
+     */
+    public static final List<String> LIBRARIES = List.of("cublasLt", "cublas", "cufft", "cusparse", "cudnn", "nvml");
+    /** The shared library (soname) that exports each library's functions. */
+    public static final Map<String, String> SONAMES = Map.of("cublas", "libcublas.so.13", "cublasLt", "libcublasLt.so.13",
+            "cufft", "libcufft.so.12", "cusparse", "libcusparse.so.12", "cudnn", "libcudnn.so.9", "nvml", "libnvidia-ml.so.1",
+            DRIVER, "libcuda.so.1");
+
+    private final String library;
+    private final List<String> exports;
+    private final JsonNode macros;
 
     private final JsonNode source;
     private final List<CudaFunction> functions;
@@ -52,6 +77,8 @@ public final class CudaApi {
     private final Set<String> valueHandles = new HashSet<>();
     private final List<String> overlayProblems = new ArrayList<>();
     private final ProcAddressTable procAddress;
+    private final Map<String, Role> roleOfBase = new HashMap<>();
+    private final DriverDispatch dispatch;
 
     /** The shared instance, loaded from the classpath on first use. */
     public static CudaApi get() {
@@ -65,17 +92,72 @@ public final class CudaApi {
         return a;
     }
 
-    /** Loads a fresh instance from the classpath resources; throws UncheckedIOException when one is missing or malformed. */
+    /**
+     * The shared model of an API by short name: {@code cuda} (the driver, {@link #get()}) or one of
+     * {@link #LIBRARIES}; throws IllegalArgumentException for another name and UncheckedIOException
+     * when its resources are missing or malformed.
+     */
+    public static CudaApi library(String name) {
+        if (name.equals(DRIVER)) return get();
+        if (!LIBRARIES.contains(name)) throw new IllegalArgumentException("no API spec named " + name + "; known: cuda, " + LIBRARIES);
+        return sharedLibraries.computeIfAbsent(name, CudaApi::loadLibrary);
+    }
+
+    /**
+     * The API a function name belongs to, by its prefix ({@code cublasLtMatmul} → {@code cublasLt},
+     * {@code cublasSgemm_v2} → {@code cublas}, {@code cudnnCreate} → {@code cudnn}, {@code nvmlInit_v2}
+     * → {@code nvml}); {@code cuda} for anything else. Export-table slot names ({@code {GUID}::slot N})
+     * are the driver's.
+     */
+    public static String libraryOf(String functionName) {
+        for (String l : LIBRARIES) if (functionName.startsWith(l)) return l;
+        return DRIVER;
+    }
+
+    /** A function of any API by name (the API found by {@link #libraryOf}); empty when that spec does not declare it. */
+    public static Optional<CudaFunction> anyFunction(String name) {
+        try {
+            return library(libraryOf(name)).function(name);
+        } catch (UncheckedIOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Loads a library's model from its classpath resources. */
+    private static CudaApi loadLibrary(String name) {
+        try {
+            ObjectMapper jsonMapper = new ObjectMapper();
+            JsonNode spec = jsonMapper.readTree(resource(name + "-api.json"));
+            JsonNode overlay;
+            try (InputStream in = CudaApi.class.getResourceAsStream(RES + name + "-api-overlay.yaml")) {
+                overlay = in == null ? jsonMapper.createObjectNode() : new ObjectMapper(new YAMLFactory()).readTree(in);
+            }
+            List<String> exports = new ArrayList<>();
+            try (InputStream in = CudaApi.class.getResourceAsStream(RES + name + "-exports.txt")) {
+                if (in != null) {
+                    for (String l : new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+                        if (!l.isBlank() && !l.startsWith("#")) exports.add(l.trim());
+                    }
+                }
+            }
+            return new CudaApi(name, spec, overlay == null ? jsonMapper.createObjectNode() : overlay, jsonMapper.createObjectNode(), null, exports);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot load the " + name + " API spec: " + e.getMessage(), e);
+        }
+    }
+
+    /** Loads a fresh instance of the driver's model from the classpath resources; throws UncheckedIOException when one is missing or malformed. */
     public static CudaApi load() {
         try {
             ObjectMapper jsonMapper = new ObjectMapper();
             JsonNode spec = jsonMapper.readTree(resource("cuda-api.json"));
             JsonNode overlay = new ObjectMapper(new YAMLFactory()).readTree(resource("cuda-api-overlay.yaml"));
+            JsonNode driver = new ObjectMapper(new YAMLFactory()).readTree(resource("cuda-api-driver.yaml"));
             ProcAddressTable proc;
             try (InputStream in = CudaApi.class.getResourceAsStream(RES + "cu-get-proc-address.tsv")) {
                 proc = in == null ? null : new ProcAddressTable(in);
             }
-            return new CudaApi(spec, overlay, proc);
+            return new CudaApi(DRIVER, spec, overlay, driver, proc, List.of());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot load the CUDA API spec: " + e.getMessage(), e);
         }
@@ -87,8 +169,11 @@ public final class CudaApi {
         return in;
     }
 
-    private CudaApi(JsonNode spec, JsonNode overlay, ProcAddressTable proc) {
+    private CudaApi(String library, JsonNode spec, JsonNode overlay, JsonNode driver, ProcAddressTable proc, List<String> exports) {
+        this.library = library;
+        this.exports = List.copyOf(exports);
         this.source = spec.path("source");
+        this.macros = spec.path("macros");
         for (JsonNode t : spec.path("typedefs")) typedefs.put(t.path("name").asText(), t);
         for (JsonNode h : spec.path("handles")) handles.add(h.asText());
         for (JsonNode h : overlay.path("valueHandles")) valueHandles.add(h.asText());
@@ -106,6 +191,21 @@ public final class CudaApi {
             records.put(rec.name(), rec);
             if (rec.tag() != null) records.putIfAbsent((rec.union() ? "union " : "struct ") + rec.tag(), rec);
         }
+        Set<String> bases = new HashSet<>();
+        for (JsonNode f : spec.path("functions")) bases.add(baseName(f.path("name").asText()));
+        var roleKeys = driver.path("roles").fieldNames();
+        while (roleKeys.hasNext()) {
+            String key = roleKeys.next();
+            Role role = Role.ofKey(key);
+            if (role == null || role == Role.NONE) {
+                overlayProblems.add("cuda-api-driver.yaml: no role " + key);
+                continue;
+            }
+            for (String b : strings(driver.path("roles").path(key))) {
+                if (!bases.contains(b)) overlayProblems.add("cuda-api-driver.yaml: role " + key + " names " + b + ", which is no base name of cuda.h");
+                else if (roleOfBase.put(b, role) != null) overlayProblems.add("cuda-api-driver.yaml: " + b + " has two roles");
+            }
+        }
         JsonNode overlayFunctions = overlay.path("functions");
         Set<String> known = new HashSet<>();
         List<CudaFunction> fs = new ArrayList<>();
@@ -119,7 +219,7 @@ public final class CudaApi {
         var it = overlayFunctions.fieldNames();
         while (it.hasNext()) {
             String n = it.next();
-            if (!known.contains(n)) overlayProblems.add("overlay names function " + n + ", which cuda.h does not declare");
+            if (!known.contains(n)) overlayProblems.add("overlay names function " + n + ", which " + (library.equals(DRIVER) ? "cuda.h" : library + "'s headers") + " does not declare");
         }
         this.functions = List.copyOf(fs);
         for (CudaFunction f : functions) {
@@ -127,6 +227,73 @@ public final class CudaApi {
             byBase.computeIfAbsent(f.baseName(), k -> new ArrayList<>()).add(f);
         }
         this.procAddress = proc;
+        this.dispatch = dispatch(driver);
+    }
+
+    /** Reads {@code areas} and {@code served-as} of cuda-api-driver.yaml (see {@link DriverDispatch}). */
+    private DriverDispatch dispatch(JsonNode driver) {
+        Map<Integer, DriverDispatch.Entry> entries = new HashMap<>();
+        List<String> areas = new ArrayList<>();
+        var it = driver.path("areas").fieldNames();
+        while (it.hasNext()) {
+            String area = it.next();
+            areas.add(area);
+            for (String n : strings(driver.path("areas").path(area))) {
+                CudaFunction f = byName.get(n);
+                if (f == null) overlayProblems.add("cuda-api-driver.yaml: area " + area + " names " + n + ", which cuda.h does not declare");
+                else if (entries.put(f.id(), new DriverDispatch.Entry(f, area, f)) != null) overlayProblems.add("cuda-api-driver.yaml: " + n + " is served twice");
+            }
+        }
+        var as = driver.path("served-as").fields();
+        List<Map.Entry<CudaFunction, CudaFunction>> aliases = new ArrayList<>();
+        while (as.hasNext()) {
+            var e = as.next();
+            CudaFunction f = byName.get(e.getKey()), to = byName.get(e.getValue().asText());
+            if (f == null || to == null) {
+                overlayProblems.add("cuda-api-driver.yaml: served-as " + e.getKey() + ": " + e.getValue().asText() + " names a function cuda.h does not declare");
+            } else if (!sameParameters(f, to)) {
+                overlayProblems.add("cuda-api-driver.yaml: " + f.name() + " cannot be served as " + to.name() + ": the parameter types differ");
+            } else {
+                aliases.add(Map.entry(f, to));
+            }
+        }
+        for (var a : aliases) {
+            DriverDispatch.Entry target = entries.get(a.getValue().id());
+            if (target == null) overlayProblems.add("cuda-api-driver.yaml: " + a.getKey().name() + " is served as " + a.getValue().name() + ", which no area serves");
+            else if (entries.put(a.getKey().id(), new DriverDispatch.Entry(a.getKey(), target.area(), target.handler())) != null) {
+                overlayProblems.add("cuda-api-driver.yaml: " + a.getKey().name() + " is served twice");
+            }
+        }
+        // per-thread default stream variants are served like the function without the suffix
+        for (CudaFunction f : functions) {
+            String plain = f.name().replaceFirst("_(ptds|ptsz)$", "");
+            if (plain.equals(f.name()) || entries.containsKey(f.id())) continue;
+            CudaFunction p = byName.get(plain);
+            DriverDispatch.Entry target = p == null ? null : entries.get(p.id());
+            if (target != null && sameParameters(f, p)) entries.put(f.id(), new DriverDispatch.Entry(f, target.area(), target.handler()));
+        }
+        for (DriverDispatch.Entry e : entries.values()) {
+            if (e.function().role() == Role.NONE) overlayProblems.add("cuda-api-driver.yaml: " + e.function().name() + " is served but has no role");
+        }
+        List<String> views = strings(driver.path("views"));
+        for (String v : views) if (record(v).isEmpty()) overlayProblems.add("cuda-api-driver.yaml: views names " + v + ", which is no struct of cuda.h");
+        return new DriverDispatch(entries, areas, views);
+    }
+
+    /** Whether two functions take parameters of the same types, in the same order (after typedefs). */
+    private boolean sameParameters(CudaFunction a, CudaFunction b) {
+        if (a.params().size() != b.params().size()) return false;
+        for (int i = 0; i < a.params().size(); i++) {
+            if (!normalType(a.params().get(i).cType()).equals(normalType(b.params().get(i).cType()))) return false;
+        }
+        return true;
+    }
+
+    /** A C type with {@code const} dropped and typedef aliases followed, level by level of pointers. */
+    private String normalType(String type) {
+        String t = type.trim();
+        if (t.endsWith("*")) return normalType(t.substring(0, t.length() - 1)) + "*";
+        return resolveTypedefName(t);
     }
 
     private static List<CudaRecord.Field> fields(JsonNode fs) {
@@ -142,6 +309,7 @@ public final class CudaApi {
         String name = f.path("name").asText();
         List<CudaParam> params = new ArrayList<>();
         JsonNode ovParams = ov.path("params");
+        currentParams = f.path("params");
         Set<String> paramNames = new HashSet<>();
         int index = 0;
         for (JsonNode p : f.path("params")) {
@@ -156,6 +324,13 @@ public final class CudaApi {
         }
         List<String> creates = strings(ov.path("creates"));
         List<String> destroys = strings(ov.path("destroys"));
+        if (!library.equals(DRIVER) && !ov.has("creates") && !ov.has("destroys")) {
+            // library rule: cublasCreate_v2(cublasHandle_t *handle) creates, cudnnDestroy(cudnnHandle_t) destroys
+            for (CudaParam p : params) {
+                if (name.contains("Create") && p.isPointer() && p.direction() == Direction.OUT && handles.contains(p.pointeeType())) creates = List.of(p.name());
+                if (name.contains("Destroy") && destroys.isEmpty() && p.format() == FormatKind.HANDLE && handles.contains(stripConst(p.cType()))) destroys = List.of(p.name());
+            }
+        }
         for (String c : creates) if (!paramNames.contains(c)) overlayProblems.add(name + ": creates names unknown parameter " + c);
         for (String c : destroys) if (!paramNames.contains(c)) overlayProblems.add(name + ": destroys names unknown parameter " + c);
         for (CudaParam p : params) {
@@ -169,7 +344,7 @@ public final class CudaApi {
         }
         return new CudaFunction(id, name, baseName(name), f.path("group").asText(), f.path("header").asText(),
                 f.path("line").asInt(), f.path("returns").asText(), List.copyOf(params), f.path("deprecated").asBoolean(false),
-                creates, destroys);
+                creates, destroys, library, roleOfBase.getOrDefault(baseName(name), Role.NONE));
     }
 
     private static List<String> strings(JsonNode n) {
@@ -215,6 +390,13 @@ public final class CudaApi {
                     overlayProblems.add(fn + "." + name + ": " + e.getMessage());
                 }
             }
+            if (!annotated && !library.equals(DRIVER)) {
+                PointerRule rule = libraryPointer(fn, name, pointee, constPointee, string);
+                dir = rule.dir;
+                opaque = rule.opaque;
+                string = rule.string;
+                size = rule.size;
+            }
             if (string) format = FormatKind.STRING;
             if (size == null && !opaque && !string && !pointee.equals("void")) {
                 size = new CudaParam.SizeSpec(SizeExpr.parse("1"), false);
@@ -229,7 +411,82 @@ public final class CudaApi {
             if (ov.has("enum")) flagsEnum = ov.path("enum").asText();
             if (flagsEnum != null && !enums.containsKey(flagsEnum)) overlayProblems.add(fn + "." + name + ": enum " + flagsEnum + " does not exist");
         }
-        return new CudaParam(index, name, cType, format, dir, pointee, size, string, opaque, flagsEnum, annotated);
+        return new CudaParam(index, name, cType, format, dir, pointee, size, string, opaque, flagsEnum, annotated, library);
+    }
+
+    /** The parameters (spec JSON) of the function being built, for rules that look at its other parameters. */
+    private JsonNode currentParams;
+
+    private record PointerRule(Direction dir, boolean opaque, boolean string, CudaParam.SizeSpec size) {}
+
+    /**
+     * What a library's pointer parameter points to, where its overlay says nothing (SPEC.md, "Library
+     * specs"). Libraries take device memory and host memory through the same C types, and which one a
+     * scalar pointer is can depend on the handle's pointer mode ({@code cublasSdot_v2}'s
+     * {@code result}), so a pointer is followed only where it is host memory for certain:
+     * <ul>
+     * <li>NVML: every pointer (NVML has no device memory); {@code char *} outputs are strings bounded
+     *     by the integer parameter that follows them ({@code length}, {@code size}, ...);
+     * <li>a pointer to a handle ({@code cublasHandle_t *}), an enum ({@code cublasPointerMode_t *}), a
+     *     record of the library's own headers ({@code cublasLtMatmulAlgo_t *}), {@code size_t} or an
+     *     integer typedef of the library ({@code cufftHandle *}): host memory, one element;
+     * <li>a pointer to another integer, to a pointer, or a {@code char *}: host memory in a getter
+     *     (a name with {@code Get}: {@code cublasGetVersion_v2(handle, int *version)}), else not followed;
+     * <li>anything else ({@code float *}, {@code void *}, {@code __half *}, {@code cuComplex *}): device
+     *     memory or dependent on the pointer mode: not followed.
+     * </ul>
+     * Non-const pointers are outputs, pointers to const inputs.
+     */
+    private PointerRule libraryPointer(String fn, String name, String pointee, boolean constPointee, boolean string) {
+        CudaParam.SizeSpec one = new CudaParam.SizeSpec(SizeExpr.parse("1"), false);
+        Direction dir = constPointee ? Direction.IN : Direction.OUT;
+        boolean getter = fn.contains("Get") || fn.contains("get");
+        boolean nvml = library.equals("nvml");
+        if (string) return new PointerRule(Direction.IN, false, true, null);
+        if (pointee.equals("char")) {
+            if (!(nvml || getter) || constPointee) return new PointerRule(dir, true, false, null);
+            String bound = null;
+            boolean after = false;
+            for (JsonNode p : currentParams) {
+                String pn = p.path("name").asText();
+                if (pn.equals(name)) { after = true; continue; }
+                if (after && !p.path("type").asText().contains("*") && pn.toLowerCase(Locale.ROOT).matches(".*(length|len|size)")) { bound = pn; break; }
+                if (after) break;
+            }
+            return bound == null ? new PointerRule(dir, true, false, null)
+                    : new PointerRule(Direction.OUT, false, true, new CudaParam.SizeSpec(SizeExpr.parse(bound), true));
+        }
+        if (nvml) {
+            boolean known = pointee.contains("*") || sizeOfType(pointee) > 0;
+            return known ? new PointerRule(dir, false, false, pointee.equals("void") ? null : one) : new PointerRule(dir, true, false, null);
+        }
+        if (pointee.contains("*")) return getter && !constPointee ? new PointerRule(dir, false, false, one) : new PointerRule(dir, true, false, null);
+        String t = pointee;
+        boolean viaOwnTypedef = false;
+        for (int guard = 0; guard < 16; guard++) {
+            if (handles.contains(t) || valueHandles.contains(t)) return new PointerRule(dir, false, false, one);
+            if (t.equals("size_t")) return new PointerRule(dir, false, false, one);
+            if (t.startsWith("enum ")) return new PointerRule(dir, false, false, one);
+            if (records.containsKey(t)) return new PointerRule(dir, false, false, one);
+            JsonNode td = typedefs.get(t);
+            if (td == null) break;
+            String cat = td.path("category").asText();
+            if (cat.equals("enum")) return new PointerRule(dir, false, false, one);
+            if (cat.equals("handle")) return new PointerRule(dir, false, false, one);
+            if (cat.equals("record")) return new PointerRule(dir, true, false, null); // foreign: float2, __half
+            if (td.has("line") && !td.path("header").asText().isEmpty() && (cat.equals("builtin") || cat.equals("alias"))) {
+                viaOwnTypedef = viaOwnTypedef || !isNumericElement(t);
+            }
+            t = stripConst(td.path("type").asText());
+        }
+        boolean integer = t.matches("(unsigned |signed )?(char|short|int|long|long long|long int|unsigned)") || t.matches("u?int\\d+_t|__u?int\\d+_t");
+        if (integer && (viaOwnTypedef || (getter && !constPointee))) return new PointerRule(dir, false, false, one);
+        return new PointerRule(dir, true, false, null);
+    }
+
+    /** Library typedefs that name a number type of matrix elements rather than a handle or count. */
+    private static boolean isNumericElement(String typedefName) {
+        return typedefName.matches("(cu|cufft)(Complex|DoubleComplex|FloatComplex|Real|DoubleReal)|__half|__nv_bfloat16|half");
     }
 
     private static String stripConst(String t) {
@@ -391,10 +648,64 @@ public final class CudaApi {
         return ANNOTATED_GROUPS.contains(f.group()) || ANNOTATED_EXTRA.contains(f.name());
     }
 
+    /**
+     * What a name expands to in a program built against the headers, by their redirecting macros
+     * ({@code cublasSgemm} → {@code cublasSgemm_v2}, {@code cuMemAlloc} → {@code cuMemAlloc_v2}); empty
+     * when no macro renames it.
+     */
+    public Optional<String> macro(String name) {
+        JsonNode m = macros.path(name).path("default");
+        return m.isTextual() ? Optional.of(m.asText()) : Optional.empty();
+    }
+
+    /** The API's short name: {@code cuda} for the driver, else one of {@link #LIBRARIES}. */
+    public String name() {
+        return library;
+    }
+
+    /** The shared library that exports the API's functions ({@code libcuda.so.1}, {@code libcublas.so.13}, ...). */
+    public String soname() {
+        return SONAMES.getOrDefault(library, library);
+    }
+
+    /**
+     * The functions NVIDIA's library exports ({@code <library>-exports.txt}), in name order: the spec's
+     * functions and the exports its headers do not declare (internal entry points such as
+     * {@code cublasLt_for_cublas_SSS}); empty for the driver.
+     */
+    public List<String> exports() {
+        return exports;
+    }
+
+    /**
+     * The status enum most of the API's functions return ({@code CUresult}, {@code cublasStatus_t},
+     * {@code cufftResult}, {@code cusparseStatus_t}, {@code cudnnStatus_t}, {@code nvmlReturn_t}).
+     */
+    public Optional<CudaEnum> statusEnum() {
+        Map<String, Integer> counts = new HashMap<>();
+        for (CudaFunction f : functions) counts.merge(f.returnType(), 1, Integer::sum);
+        return counts.entrySet().stream().max(Map.Entry.comparingByValue()).flatMap(e -> enumType(e.getKey()));
+    }
+
+    /** The library's version number from its header ({@code CUBLAS_VERSION}, ...), 0 for the driver ({@link #cudaVersion()}). */
+    public int libraryVersion() {
+        return source.path("version").asInt();
+    }
+
     /** The measured cuGetProcAddress table; throws IllegalStateException when the resource is absent. */
     public ProcAddressTable procAddress() {
         if (procAddress == null) throw new IllegalStateException("cu-get-proc-address.tsv is not on the classpath");
         return procAddress;
+    }
+
+    /** Where zluda's driver serves each function (cuda-api-driver.yaml): the source of the driver's dispatch table. */
+    public DriverDispatch dispatch() {
+        return dispatch;
+    }
+
+    /** The functions with a role, in id order. */
+    public List<CudaFunction> functions(Role role) {
+        return functions.stream().filter(f -> f.role() == role).toList();
     }
 
     /** CUDA version of the headers the spec was generated from, e.g. 13000. */
@@ -404,6 +715,10 @@ public final class CudaApi {
 
     /** Where the spec came from: headers, compiler, ABI, as one line. */
     public String provenance() {
+        if (!library.equals(DRIVER)) {
+            return library + " " + libraryVersion() + " headers " + source.path("headers") + ", " + source.path("compiler").asText()
+                    + ", " + source.path("abi").asText();
+        }
         return "CUDA " + cudaVersion() / 1000 + "." + (cudaVersion() % 1000) / 10 + " headers "
                 + source.path("headers") + ", " + source.path("compiler").asText() + ", " + source.path("abi").asText();
     }

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One function of the CUDA driver API as cuda.h declares it (one entry per versioned name:
+ * One function of the CUDA driver API as cuda.h declares it, or of a library's API as its header does (one entry per versioned name:
  * {@code cuMemAlloc}, {@code cuMemAlloc_v2}, {@code cuMemcpyHtoD_v2_ptds} are three functions).
  *
  * @param id index in {@link CudaApi#functions()}, in header declaration order (stable for one spec)
@@ -18,10 +18,19 @@ import java.util.Optional;
  * @param deprecated whether the declaration carries {@code __attribute__((deprecated))}
  * @param creates names of parameters through which the call returns a new handle or allocation
  * @param destroys names of parameters whose handle or allocation the call ends
+ * @param library the API the function belongs to: {@code cuda} (the driver) or a library's short
+ *     name ({@code cublas}, {@code cublasLt}, ...; {@link CudaApi#library(String)})
+ * @param role what the function does ({@code cuda-api-driver.yaml}, by base name); {@link Role#NONE} when unassigned
+ *     (every library function)
  */
 public record CudaFunction(int id, String name, String baseName, String group, String header, int line,
                            String returnType, List<CudaParam> params, boolean deprecated,
-                           List<String> creates, List<String> destroys) {
+                           List<String> creates, List<String> destroys, String library, Role role) {
+
+    /** Whether the function has this role. */
+    public boolean is(Role r) {
+        return role == r;
+    }
 
     /** The parameter with this name, if any. */
     public Optional<CudaParam> param(String paramName) {

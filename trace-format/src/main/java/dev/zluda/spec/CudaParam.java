@@ -16,10 +16,12 @@ package dev.zluda.spec;
  *     tracer can follow (user data for callbacks, export tables)
  * @param flagsEnum for {@link FormatKind#FLAGS}: the enum whose members name the bits, or null
  * @param annotated whether the overlay says anything about this parameter
+ * @param library the API whose spec declares the function ({@code cuda}, {@code cublas}, ...): where
+ *     its enums, records and typedefs are looked up
  */
 public record CudaParam(int index, String name, String cType, FormatKind format, Direction direction,
                         String pointeeType, SizeSpec size, boolean string, boolean opaque, String flagsEnum,
-                        boolean annotated) {
+                        boolean annotated, String library) {
 
     /** Whether the C type is a data pointer (not a handle, not a function pointer). */
     public boolean isPointer() {

@@ -13,6 +13,7 @@ import dev.zluda.spec.CudaApi;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.CudaParam;
 import dev.zluda.spec.CudaRecord;
+import dev.zluda.spec.Role;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
@@ -46,8 +47,11 @@ import static org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName.INT64;
  * {@code leave_seq}, {@code thread}, {@code depth}, {@code parent_seq} (ENTER seq of the enclosing
  * call, null at depth 0), {@code function_id} (capture function table), {@code function},
  * {@code start_ns} (ns since the capture began: ENTER time − the header's start), {@code duration_ns},
- * {@code result} (the CUresult), {@code result_name}, {@code in_flight} (the capture ends before the
- * call returned; then leave_seq, duration_ns, result and result_name are null);</li>
+ * {@code result} (the CUresult; a library call's status), {@code result_name} (by the status enum of the
+ * function's API: {@code CUBLAS_STATUS_SUCCESS} for a cuBLAS call; empty for a library function that
+ * returns a value), {@code in_flight} (the capture ends before the call returned; then leave_seq,
+ * duration_ns, result and result_name are null), {@code api} ({@code cuda} for the driver, else the
+ * library: {@code cublas}, {@code cublasLt}, {@code cufft}, {@code cusparse}, {@code cudnn}, {@code nvml});</li>
  * <li>{@value #ARGUMENTS}: one row per argument of every call: {@code call_seq} (= calls.seq),
  * {@code param} (index in the C signature), {@code name}, {@code value} (the raw bits, unsigned
  * 64-bit), {@code text} (rendered as {@code zluda dump} shows it after the call: the recorded data
@@ -99,6 +103,7 @@ public final class ParquetConverter {
             .optional(INT64).named("result")
             .optional(BINARY).as(STRING).named("result_name")
             .required(BOOLEAN).named("in_flight")
+            .required(BINARY).as(STRING).named("api")
             .named("call");
 
     static final MessageType ARGUMENTS_SCHEMA = Types.buildMessage()
@@ -251,7 +256,7 @@ public final class ParquetConverter {
             m.put("zluda.capture.start_monotonic_ns", Long.toString(h.startMonotonicNs()));
             m.put("zluda.capture.pid", Integer.toString(h.pid()));
             m.put("zluda.capture.ended_cleanly", Boolean.toString(st.endedCleanly()));
-            if (st.stoppedEarly()) m.put("zluda.capture.stopped", "byte " + st.stopOffset() + ": " + st.stopReason());
+            if (st.stoppedEarly()) m.put("zluda.capture.stopped", st.summary());
             m.put("zluda.records", Long.toString(st.records()));
             return m;
         }
@@ -285,8 +290,13 @@ public final class ParquetConverter {
             return b;
         }
 
-        /** Writes {@code c} and the calls nested in it; {@code parentSeq} is -1 for a root. */
-        private void tree(Call c, long parentSeq) throws IOException {
+        /** Writes {@code root} and the calls nested in it (iteratively: any depth). */
+        private void tree(Call root, long unused) throws IOException {
+            Call.walk(root, (c, level, parent) -> one(c, parent == null ? -1 : parent.enter().seq()));
+        }
+
+        /** Writes {@code c}; {@code parentSeq} is -1 for a root. */
+        private void one(Call c, long parentSeq) throws IOException {
             CaptureRecord.Enter e = c.enter();
             CaptureRecord.Leave l = c.leave();
             Fn f = fn(e.functionId());
@@ -305,13 +315,15 @@ public final class ParquetConverter {
             if (l != null) {
                 calls.put(k++, l.ts() - e.ts());
                 calls.put(k++, Integer.toUnsignedLong(l.result()));
-                calls.put(k++, resultName(l.result()));
+                calls.put(k++, f.spec != null && !f.spec.library().equals(CudaApi.DRIVER) ? bin(fmt.returnsValue(f.spec) ? "" : fmt.result(f.spec, l.result()))
+                        : resultName(l.result()));
             } else {
                 calls.putNull(k++);
                 calls.putNull(k++);
                 calls.putNull(k++);
             }
-            calls.put(k, l == null);
+            calls.put(k++, l == null);
+            calls.put(k, bin(CudaApi.libraryOf(f.name.toStringUsingUTF8())));
             calls.endRow();
 
             long[] a = e.args();
@@ -331,7 +343,6 @@ public final class ParquetConverter {
             if (f.launch != Fn.NOT_LAUNCH) launch(c, f);
             else if (f.namer != Fn.NOT_NAMER && l != null && l.result() == 0) name(c, f);
 
-            for (Call child : c.children()) tree(child, e.seq());
         }
 
         private void launch(Call c, Fn f) throws IOException {
@@ -492,7 +503,7 @@ public final class ParquetConverter {
             this.paramNames = new Binary[Math.max(n, 16)];
             int f = -1, cfg = -1, kind = NOT_LAUNCH;
             java.util.Arrays.fill(dimParams, -1);
-            if (spec != null && (name.startsWith("cuLaunchKernel") || name.startsWith("cuLaunchCooperativeKernel"))) {
+            if (Role.of(spec) == Role.KERNEL_LAUNCH) {
                 f = spec.param("f").map(CudaParam::index).orElse(-1);
                 for (int i = 0; i < DIMS.length; i++) dimParams[i] = spec.param(DIMS[i]).map(CudaParam::index).orElse(-1);
                 cfg = spec.param("config").map(CudaParam::index).orElse(-1);
@@ -502,11 +513,9 @@ public final class ParquetConverter {
             this.launch = kind;
             this.fParam = f;
             this.configParam = cfg;
-            this.namer = switch (name) {
-                case "cuModuleGetFunction", "cuLibraryGetKernel" -> NAMER_STRING;
-                case "cuKernelGetFunction" -> NAMER_KERNEL;
-                default -> NOT_NAMER;
-            };
+            // a lookup by name (cuModuleGetFunction, cuLibraryGetKernel) names what it returns; cuKernelGetFunction
+            // gives the function of a kernel, whose name its CUkernel has
+            this.namer = Role.of(spec) == Role.FUNCTION_LOOKUP ? NAMER_STRING : name.equals("cuKernelGetFunction") ? NAMER_KERNEL : NOT_NAMER;
         }
 
         CudaParam param(int i) {

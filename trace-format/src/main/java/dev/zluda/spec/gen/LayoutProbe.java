@@ -23,6 +23,8 @@ public final class LayoutProbe {
     private final List<String> includes = new ArrayList<>();
     private final List<String> prelude = new ArrayList<>();
     private final Map<String, String> questions = new LinkedHashMap<>();
+    private final List<String> tu = new ArrayList<>();
+    private boolean cxx;
 
     /**
      * @param prelude lines placed before the {@code #include}s, e.g. {@code #define __CUDA_API_VERSION_INTERNAL 1}
@@ -31,6 +33,15 @@ public final class LayoutProbe {
     public LayoutProbe(List<String> prelude, List<String> includes) {
         this.prelude.addAll(prelude);
         this.includes.addAll(includes);
+    }
+
+    /**
+     * A probe over a translation unit given line by line ({@code #define}s and {@code #include}s in
+     * the order they must come), compiled as C, or as C++ when {@code cxx}.
+     */
+    public LayoutProbe(List<String> tuLines, boolean cxx) {
+        this.tu.addAll(tuLines);
+        this.cxx = cxx;
     }
 
     /** Asks for the value of an integer constant expression, e.g. an enum member. Key: the answer's name. */
@@ -45,7 +56,7 @@ public final class LayoutProbe {
 
     /** Asks for {@code _Alignof(type)} in bytes. */
     public void alignOf(String key, String cType) {
-        questions.put(key, "(long long)_Alignof(" + cType + ")");
+        questions.put(key, "(long long)ZLUDA_ALIGNOF(" + cType + ")");
     }
 
     /** Asks for {@code offsetof(type, memberPath)} in bytes; memberPath may use dots through nested members. */
@@ -68,7 +79,10 @@ public final class LayoutProbe {
         StringBuilder sb = new StringBuilder();
         for (String p : prelude) sb.append(p).append('\n');
         for (String i : includes) sb.append("#include <").append(i).append(">\n");
-        sb.append("#include <stdio.h>\n#include <stddef.h>\nint main(void) {\n");
+        for (String l : tu) sb.append(l).append('\n');
+        sb.append("#include <stdio.h>\n#include <stddef.h>\n");
+        sb.append(cxx ? "#define ZLUDA_ALIGNOF(t) ((long long)alignof(t))\n" : "#define ZLUDA_ALIGNOF(t) ((long long)_Alignof(t))\n");
+        sb.append("int main(void) {\n");
         for (var q : questions.entrySet()) {
             sb.append("  printf(\"%s\\t%lld\\n\", \"").append(q.getKey()).append("\", ").append(q.getValue()).append(");\n");
         }
@@ -87,10 +101,11 @@ public final class LayoutProbe {
      */
     public Map<String, Long> run(String compiler, List<Path> includeDirs, Path work) throws IOException, InterruptedException {
         Files.createDirectories(work);
-        Path src = work.resolve("probe.c");
+        Path src = work.resolve(cxx ? "probe.cpp" : "probe.c");
         Path exe = work.resolve("probe");
         Files.writeString(src, program());
-        List<String> cmd = new ArrayList<>(List.of(compiler, "-std=gnu11", "-w", "-o", exe.toString(), src.toString()));
+        List<String> cmd = new ArrayList<>(cxx ? List.of(compiler, "-x", "c++", "-std=gnu++17", "-w", "-o", exe.toString(), src.toString())
+                : List.of(compiler, "-std=gnu11", "-w", "-o", exe.toString(), src.toString()));
         for (Path d : includeDirs) cmd.add("-I" + d);
         String compileOut = exec(cmd, work);
         Process p = new ProcessBuilder(exe.toString()).redirectErrorStream(true).start();

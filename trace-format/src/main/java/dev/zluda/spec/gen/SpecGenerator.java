@@ -1,5 +1,7 @@
 package dev.zluda.spec.gen;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,6 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,27 +26,33 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Generates the machine-readable CUDA driver API spec ({@code cuda-api.json}) from CUDA's own headers.
+ * Generates a machine-readable API spec from NVIDIA's own headers: the CUDA driver API's
+ * ({@code cuda-api.json}, {@link SpecSource#DRIVER}) and those of the libraries on top of it
+ * ({@code cublas-api.json}, ..., {@link SpecSource#LIBRARIES}).
  *
  * <p>The declarations come from clang's JSON AST dump ({@code -Xclang -ast-dump=json}) of a
- * translation unit that includes {@code cuda.h} and {@code cudaProfiler.h} with
- * {@code __CUDA_API_VERSION_INTERNAL} defined, so every versioned name ({@code _v2}, {@code _ptds},
+ * translation unit that includes the headers; for the driver it defines
+ * {@code __CUDA_API_VERSION_INTERNAL}, so every versioned name ({@code _v2}, {@code _ptds},
  * {@code _ptsz}, and the legacy unversioned forms) is declared. All numbers (enum values, sizes,
  * alignments, field offsets for x86-64 Linux) are computed by the same compiler through a
- * {@link LayoutProbe}. Groups are the Doxygen {@code \defgroup} blocks of {@code cuda.h}.
+ * {@link LayoutProbe}. Groups are the Doxygen {@code \defgroup} blocks of the headers. The dump is
+ * read one top-level declaration at a time (a C++ translation unit such as cuBLAS's dumps to a
+ * quarter of a gigabyte), keeping only what the spec needs.
  *
- * <p>Usage: {@code SpecGenerator CUDA_INCLUDE_DIR OUTPUT_JSON [CLANG]}. Exit code 1 with a message
- * when clang or the headers are missing.
+ * <p>Usage: {@code SpecGenerator CUDA_INCLUDE_DIR OUTPUT_JSON [CLANG]} for the driver;
+ * {@code SpecGenerator --library NAME INCLUDE_DIRS OUTPUT_JSON [CLANG]} for a library, INCLUDE_DIRS
+ * ':'-separated (the library's headers and CUDA's). Exit code 1 with a message when clang or the
+ * headers are missing.
  */
 public final class SpecGenerator {
-    /** The headers the spec covers (every cu* function, enum, record and typedef declared in them). */
-    public static final List<String> HEADERS = List.of("cuda.h", "cudaProfiler.h", "cudaGL.h", "cudaEGL.h", "cudaVDPAU.h");
+    /** The headers the driver spec covers (every cu* function, enum, record and typedef declared in them). */
+    public static final List<String> HEADERS = SpecSource.DRIVER.headers();
     /**
-     * What the translation unit includes, in order: the headers the spec covers and the system
+     * What the driver's translation unit includes, in order: the headers the spec covers and the system
      * headers the interop headers need first (Debian: libgl-dev, libegl-dev, libvdpau-dev).
      */
-    public static final List<String> INCLUDES = List.of("cuda.h", "cudaProfiler.h", "cudaGL.h", "cudaEGL.h",
-            "vdpau/vdpau.h", "cudaVDPAU.h");
+    public static final List<String> INCLUDES = SpecSource.DRIVER.tu().stream().filter(l -> l.startsWith("#include"))
+            .map(l -> l.substring(l.indexOf('<') + 1, l.indexOf('>'))).toList();
     /** Prelude that makes cuda.h declare every versioned name. */
     public static final List<String> PRELUDE = List.of("#define __CUDA_API_VERSION_INTERNAL 1");
 
@@ -52,19 +61,58 @@ public final class SpecGenerator {
     private static final Pattern CLOSEGROUP = Pattern.compile("/\\*\\*\\s*@}\\s*\\*/");
     private static final Pattern ARRAY = Pattern.compile("^(.*)\\[(\\d+)]$");
 
-    private final Path includeDir;
+    private final List<Path> includeDirs;
     private final String clang;
+    private final SpecSource source;
     private final ObjectMapper json = new ObjectMapper();
 
     private final Map<String, String> headerText = new HashMap<>();
     private final Map<String, int[]> lineStarts = new HashMap<>();
 
+    /** The driver's generator: cuda.h and the headers beside it in {@code includeDir}. */
     public SpecGenerator(Path includeDir, String clang) {
-        this.includeDir = includeDir;
+        this(List.of(includeDir), clang, SpecSource.DRIVER);
+    }
+
+    /**
+     * @param includeDirs where the headers are, searched in order (a library's own, then CUDA's)
+     * @param clang the compiler, e.g. {@code clang-22}
+     * @param source what to generate
+     */
+    public SpecGenerator(List<Path> includeDirs, String clang, SpecSource source) {
+        this.includeDirs = List.copyOf(includeDirs);
         this.clang = clang;
+        this.source = source;
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length >= 1 && args[0].equals("--library")) {
+            if (args.length < 4) {
+                System.err.println("usage: SpecGenerator --library NAME INCLUDE_DIRS OUTPUT_JSON [CLANG]");
+                System.exit(2);
+            }
+            SpecSource src = SpecSource.library(args[1]).orElse(null);
+            if (src == null) {
+                System.err.println("spec generator: unknown library " + args[1] + "; known: "
+                        + SpecSource.LIBRARIES.stream().map(SpecSource::library).toList());
+                System.exit(2);
+            }
+            List<Path> dirs = new ArrayList<>();
+            for (String d : args[2].split(":")) if (!d.isEmpty()) dirs.add(Path.of(d));
+            String first = src.headers().getFirst();
+            if (dirs.stream().noneMatch(d -> Files.isRegularFile(d.resolve(first)))) {
+                System.err.println("spec generator: no " + first + " in " + dirs + " (pass the directory that holds " + src.library() + "'s headers)");
+                System.exit(1);
+            }
+            ObjectNode spec = new SpecGenerator(dirs, args.length > 4 ? args[4] : "clang-22", src).generate();
+            Path out = Path.of(args[3]);
+            Files.createDirectories(out.toAbsolutePath().getParent());
+            writePretty(spec, out);
+            System.out.println("wrote " + out + ": " + spec.get("functions").size() + " functions, "
+                    + spec.get("enums").size() + " enums, " + spec.get("records").size() + " records, "
+                    + spec.get("typedefs").size() + " typedefs");
+            return;
+        }
         if (args.length < 2) {
             System.err.println("usage: SpecGenerator CUDA_INCLUDE_DIR OUTPUT_JSON [CLANG]");
             System.exit(2);
@@ -101,8 +149,10 @@ public final class SpecGenerator {
 
     /** Runs clang and returns the spec. */
     public ObjectNode generate() throws IOException, InterruptedException {
-        for (String h : HEADERS) {
-            String text = Files.readString(includeDir.resolve(h), StandardCharsets.ISO_8859_1);
+        for (String h : textHeaders()) {
+            Path file = find(h);
+            if (file == null) continue;
+            String text = Files.readString(file, StandardCharsets.ISO_8859_1);
             headerText.put(h, text);
             List<Integer> starts = new ArrayList<>();
             starts.add(0);
@@ -110,24 +160,84 @@ public final class SpecGenerator {
             lineStarts.put(h, starts.stream().mapToInt(Integer::intValue).toArray());
         }
         Path work = Files.createTempDirectory("zluda-spec");
-        Path tu = work.resolve("tu.c");
+        Path tu = work.resolve(source.cxx() ? "tu.cpp" : "tu.c");
         StringBuilder src = new StringBuilder();
-        PRELUDE.forEach(l -> src.append(l).append('\n'));
-        INCLUDES.forEach(h -> src.append("#include <").append(h).append(">\n"));
+        source.tu().forEach(l -> src.append(l).append('\n'));
         Files.writeString(tu, src);
-        Process p = new ProcessBuilder(clang, "-x", "c", "-std=gnu11", "-fsyntax-only", "-Xclang", "-ast-dump=json",
-                "-I" + includeDir, tu.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        JsonNode root;
-        try (InputStream in = p.getInputStream()) {
-            root = json.readTree(in);
+        List<String> cmd = new ArrayList<>(List.of(clang, "-x", source.cxx() ? "c++" : "c", source.cxx() ? "-std=gnu++17" : "-std=gnu11",
+                "-fsyntax-only", "-Xclang", "-ast-dump=json"));
+        for (Path d : includeDirs) cmd.add("-I" + d);
+        cmd.add(tu.toString());
+        Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        // one top-level declaration at a time: the whole dump of a C++ unit does not fit a small heap
+        try (InputStream in = p.getInputStream(); JsonParser jp = json.getFactory().createParser(in)) {
+            if (jp.nextToken() != JsonToken.START_OBJECT) throw new IOException(clang + " printed no JSON for " + tu);
+            while (jp.nextToken() == JsonToken.FIELD_NAME) {
+                String field = jp.currentName();
+                JsonToken t = jp.nextToken();
+                if (field.equals("inner") && t == JsonToken.START_ARRAY) {
+                    while (jp.nextToken() == JsonToken.START_OBJECT) {
+                        JsonNode top = json.readTree(jp);
+                        walkTop(top);
+                    }
+                } else if (field.equals("loc") || field.equals("range")) {
+                    scanFiles(json.readTree(jp));
+                } else {
+                    jp.skipChildren();
+                }
+            }
+            in.transferTo(OutputStream.nullOutputStream());
         }
-        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        if (!p.waitFor(300, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IOException(clang + " failed on " + tu);
         }
-        for (JsonNode top : root.path("inner")) {
-            walkLocations(top, true);
-        }
         return build(work);
+    }
+
+    /** Headers whose text is read (for line numbers and Doxygen groups): the covered ones and the type headers. */
+    private List<String> textHeaders() {
+        List<String> all = new ArrayList<>(source.headers());
+        for (String h : source.typeHeaders()) if (!all.contains(h)) all.add(h);
+        return all;
+    }
+
+    private Path find(String header) {
+        for (Path d : includeDirs) {
+            Path f = d.resolve(header);
+            if (Files.isRegularFile(f)) return f;
+        }
+        return null;
+    }
+
+    /**
+     * One top-level declaration. The children of an {@code extern "C"} block (C++) are top-level
+     * declarations too. What the spec cannot use is dropped once its locations have been followed.
+     */
+    private void walkTop(JsonNode top) {
+        if (top.path("kind").asText().equals("LinkageSpecDecl")) {
+            var it = top.fields();
+            while (it.hasNext()) {
+                var e = it.next();
+                if (e.getKey().equals("loc") || e.getKey().equals("range")) scanFiles(e.getValue());
+                else if (e.getKey().equals("inner")) for (JsonNode c : e.getValue()) walkTop(c);
+            }
+            return;
+        }
+        int before = decls.size();
+        walkLocations(top, true);
+        if (decls.size() == before + 1) {
+            Decl d = decls.get(before);
+            String kind = top.path("kind").asText();
+            boolean keep = source.coversTypes(d.file) || kind.equals("TypedefDecl");
+            if (!keep && (kind.equals("RecordDecl") || kind.equals("CXXRecordDecl")) && top.path("completeDefinition").asBoolean(false)) {
+                // a record of another header that a function may take (__half): its name and where, not its members
+                ObjectNode slim = json.createObjectNode();
+                for (String k : List.of("id", "kind", "name", "tagUsed", "completeDefinition")) if (top.has(k)) slim.set(k, top.get(k));
+                decls.set(before, new Decl(slim, d.file, d.offset));
+                keep = true;
+            }
+            if (!keep) decls.remove(before);
+        }
     }
 
     /** Follows clang's JSON emission order, where "file" is printed only when it changes. */
@@ -192,21 +302,36 @@ public final class SpecGenerator {
 
     private ObjectNode build(Path work) throws IOException, InterruptedException {
         ObjectNode spec = json.createObjectNode();
-        Matcher vm = VERSION_MACRO.matcher(headerText.get("cuda.h"));
-        int cudaVersion = vm.find() ? Integer.parseInt(vm.group(1)) : 0;
-        ObjectNode source = spec.putObject("source");
-        source.put("cudaVersion", cudaVersion);
-        ArrayNode hs = source.putArray("headers");
-        HEADERS.forEach(hs::add);
-        source.put("defines", String.join("; ", PRELUDE));
-        source.put("compiler", compilerVersion());
-        source.put("abi", "x86_64-linux-gnu");
-        source.put("generatedBy", "dev.zluda.spec.gen.SpecGenerator (trace-format/gen-spec.sh)");
+        ObjectNode sourceNode = spec.putObject("source");
+        LayoutProbe probe = new LayoutProbe(source.tu(), source.cxx());
+        if (source.driver()) {
+            Matcher vm = VERSION_MACRO.matcher(headerText.get("cuda.h"));
+            int cudaVersion = vm.find() ? Integer.parseInt(vm.group(1)) : 0;
+            sourceNode.put("cudaVersion", cudaVersion);
+        } else {
+            sourceNode.put("library", source.library());
+            sourceNode.put("soname", source.soname());
+            if (source.versionMacro() != null) probe.value("source.version", source.versionMacro());
+        }
+        ArrayNode hs = sourceNode.putArray("headers");
+        source.headers().stream().filter(headerText::containsKey).forEach(hs::add);
+        if (!source.typeHeaders().isEmpty()) {
+            ArrayNode ths = sourceNode.putArray("typeHeaders");
+            source.typeHeaders().forEach(ths::add);
+        }
+        sourceNode.put("defines", String.join("; ", source.tu().stream().filter(l -> l.startsWith("#define")).toList()));
+        if (!source.driver()) sourceNode.put("language", source.cxx() ? "c++" : "c");
+        sourceNode.put("compiler", compilerVersion());
+        sourceNode.put("abi", "x86_64-linux-gnu");
+        sourceNode.put("generatedBy", source.driver() ? "dev.zluda.spec.gen.SpecGenerator (trace-format/gen-spec.sh)"
+                : "dev.zluda.spec.gen.SpecGenerator --library " + source.library() + " (trace-format/gen-library-specs.sh)");
+        String ungroupedName = source.driver() ? "CUDA_UNGROUPED" : source.library().toUpperCase(java.util.Locale.ROOT) + "_UNGROUPED";
 
         // Groups: Doxygen \defgroup ... /** @} */ /* END name */ ranges in each header.
         record GroupRange(String header, int from, int to, String name) {}
         List<GroupRange> groupRanges = new ArrayList<>();
-        for (String h : HEADERS) {
+        for (String h : source.headers()) {
+            if (!headerText.containsKey(h)) continue;
             // \defgroup NAME names the group that the next "@{" opens; "@}" closes the innermost one
             String pending = null;
             int pendingLine = 0;
@@ -219,7 +344,7 @@ public final class SpecGenerator {
                     pendingLine = i + 1;
                 }
                 if (lines[i].contains("@{")) {
-                    open.push(new GroupRange(h, pending != null ? pendingLine : i + 1, 0, pending != null ? pending : "CUDA_UNGROUPED"));
+                    open.push(new GroupRange(h, pending != null ? pendingLine : i + 1, 0, pending != null ? pending : ungroupedName));
                     pending = null;
                 }
                 if (CLOSEGROUP.matcher(lines[i]).find() && !open.isEmpty()) {
@@ -229,10 +354,11 @@ public final class SpecGenerator {
             }
         }
 
+        for (Decl d : decls) if (isRecord(d.node) && d.node.path("completeDefinition").asBoolean(false)) completeRecordIds.add(d.node.path("id").asText());
         Map<String, JsonNode> recordsById = new HashMap<>();
         Map<String, String> typedefOfRecordId = new HashMap<>();
         for (Decl d : decls) {
-            if (!HEADERS.contains(d.file)) continue;
+            if (!source.coversTypes(d.file)) continue;
             JsonNode n = d.node;
             if (n.path("kind").asText().equals("TypedefDecl")) {
                 JsonNode t = n.path("inner").path(0);
@@ -240,10 +366,9 @@ public final class SpecGenerator {
                     typedefOfRecordId.putIfAbsent(t.path("decl").path("id").asText(), n.path("name").asText());
                 }
             }
-            if (n.path("kind").asText().equals("RecordDecl")) recordsById.put(n.path("id").asText(), n);
+            if (isRecord(n)) recordsById.put(n.path("id").asText(), n);
         }
 
-        LayoutProbe probe = new LayoutProbe(PRELUDE, INCLUDES);
         ArrayNode functions = spec.putArray("functions");
         ArrayNode enums = spec.putArray("enums");
         ArrayNode records = spec.putArray("records");
@@ -257,16 +382,30 @@ public final class SpecGenerator {
         // Typedefs of the system headers the interop functions use (GLuint, EGLImageKHR, VdpDevice...).
         Map<String, Decl> foreignTypedefs = new HashMap<>();
         for (Decl d : decls) {
-            if (!HEADERS.contains(d.file) && d.node.path("kind").asText().equals("TypedefDecl")) {
+            if (!source.coversTypes(d.file) && d.node.path("kind").asText().equals("TypedefDecl")) {
                 foreignTypedefs.putIfAbsent(d.node.path("name").asText(), d);
             }
         }
-        java.util.Set<String> usedForeign = new java.util.TreeSet<>();
+        // Records of other headers that functions take by their tag alone (C++: const __half *).
+        Map<String, Decl> foreignRecords = new HashMap<>();
+        java.util.Set<String> coveredNames = new java.util.HashSet<>();
         for (Decl d : decls) {
-            if (!HEADERS.contains(d.file) || !d.node.path("kind").asText().equals("FunctionDecl")) continue;
+            if (source.coversTypes(d.file)) coveredNames.add(d.node.path("name").asText(""));
+            else if (isRecord(d.node) && d.node.path("completeDefinition").asBoolean(false) && !d.node.path("name").asText("").isEmpty()) {
+                foreignRecords.putIfAbsent(d.node.path("name").asText(), d);
+            }
+        }
+        java.util.Set<String> usedForeign = new java.util.TreeSet<>();
+        java.util.Set<String> usedForeignRecords = new java.util.TreeSet<>();
+        for (Decl d : decls) {
+            if (!source.covers(d.file) || !d.node.path("kind").asText().equals("FunctionDecl")) continue;
+            if (!source.owns(d.node.path("name").asText())) continue;
             for (JsonNode c : d.node.path("inner")) {
                 String t = c.path("type").path("qualType").asText();
                 for (String word : t.split("[^A-Za-z0-9_]+")) {
+                    if (!source.driver() && !foreignTypedefs.containsKey(word) && !coveredNames.contains(word) && foreignRecords.containsKey(word)) {
+                        usedForeignRecords.add(word);
+                    }
                     while (foreignTypedefs.containsKey(word) && usedForeign.add(word)) {
                         word = foreignTypedefs.get(word).node.path("type").path("qualType").asText().replaceAll("[^A-Za-z0-9_].*$", "");
                     }
@@ -280,20 +419,31 @@ public final class SpecGenerator {
             t.put("type", d.node.path("type").path("qualType").asText());
             t.put("category", typedefCategory(d.node.path("inner").path(0), recordsById));
             t.put("header", d.file);
-            if (!t.get("category").asText().equals("function") && !t.get("category").asText().equals("void")) {
+            if (!t.get("category").asText().equals("function") && !t.get("category").asText().equals("void") && !t.get("category").asText().equals("opaque")) {
                 probe.sizeOf("typedef." + name + ".size", name);
             }
         }
+        for (String name : usedForeignRecords) {
+            Decl d = foreignRecords.get(name);
+            ObjectNode t = typedefs.addObject();
+            t.put("name", name);
+            t.put("type", d.node.path("tagUsed").asText("struct") + " " + name);
+            t.put("category", "record");
+            t.put("header", d.file);
+            probe.sizeOf("typedef." + name + ".size", name);
+        }
 
         for (Decl d : decls) {
-            if (!HEADERS.contains(d.file)) continue;
+            if (!source.coversTypes(d.file)) continue;
             JsonNode n = d.node;
             String kind = n.path("kind").asText();
             String name = n.path("name").asText("");
             int line = line(d.file, d.offset);
             switch (kind) {
                 case "FunctionDecl" -> {
-                    if (!name.startsWith("cu") || seenFunction.put(name, true) != null) continue;
+                    if (!source.covers(d.file) || !source.owns(name) || seenFunction.put(name, true) != null) continue;
+                    // a library header's static inline helpers (cublasLtMatmulDescInit) are not exported: not API entry points
+                    if (!source.driver() && n.path("inline").asBoolean(false)) continue;
                     ObjectNode f = functions.addObject();
                     f.put("name", name);
                     f.put("header", d.file);
@@ -337,8 +487,14 @@ public final class SpecGenerator {
                     t.put("name", name);
                     t.put("type", n.path("type").path("qualType").asText());
                     t.put("category", typedefCategory(n.path("inner").path(0), recordsById));
+                    if (!source.driver() && t.get("category").asText().equals("pointer")
+                            && t.get("type").asText().matches("(struct )?\\w+Opaque_t \\*")) {
+                        // cublasLtMatmulDesc_t: a pointer to a struct whose members are opaque storage: a handle
+                        t.put("category", "handle");
+                    }
                     t.put("line", line);
-                    if (!t.get("category").asText().equals("function") && !t.get("category").asText().equals("void")) {
+                    if (!source.driver()) t.put("header", d.file);
+                    if (!t.get("category").asText().equals("function") && !t.get("category").asText().equals("void") && !t.get("category").asText().equals("opaque")) {
                         probe.sizeOf("typedef." + name + ".size", name);
                     }
                 }
@@ -352,6 +508,7 @@ public final class SpecGenerator {
                     e.put("name", typedefName != null ? typedefName : tag);
                     if (!tag.isEmpty()) e.put("tag", tag);
                     e.put("line", line);
+                    if (!source.driver()) e.put("header", d.file);
                     String cType = !tag.isEmpty() ? "enum " + tag : typedefName;
                     probe.sizeOf("enum." + key + ".size", cType);
                     ArrayNode members = e.putArray("members");
@@ -362,7 +519,7 @@ public final class SpecGenerator {
                         probe.value("const." + m, m);
                     }
                 }
-                case "RecordDecl" -> {
+                case "RecordDecl", "CXXRecordDecl" -> {
                     if (!n.path("completeDefinition").asBoolean(false)) continue;
                     String id = n.path("id").asText();
                     String typedefName = typedefOfRecordId.get(id);
@@ -373,6 +530,7 @@ public final class SpecGenerator {
                     if (!name.isEmpty()) r.put("tag", name);
                     r.put("kind", n.path("tagUsed").asText());
                     r.put("line", line);
+                    if (!source.driver()) r.put("header", d.file);
                     String cType = !name.isEmpty() ? n.path("tagUsed").asText() + " " + name : typedefName;
                     r.put("cType", cType);
                     probe.sizeOf("record." + key + ".size", cType);
@@ -384,7 +542,7 @@ public final class SpecGenerator {
         }
         for (ObjectNode f : ungrouped) {
             String g = groupOfBase.get(baseFunctionName(f.get("name").asText()));
-            f.put("group", g != null ? g : "CUDA_UNGROUPED");
+            f.put("group", g != null ? g : ungroupedName);
         }
 
         // Handles: typedefs that are pointers to structs the headers never define.
@@ -392,7 +550,19 @@ public final class SpecGenerator {
         for (JsonNode t : typedefs) if (t.get("category").asText().equals("handle")) handles.add(t.get("name").asText());
 
         // Numbers from the compiler.
-        Map<String, Long> answers = probe.run(clang, List.of(includeDir), work.resolve("probe"));
+        Map<String, Long> answers = probe.run(clang, includeDirs, work.resolve("probe"));
+        if (answers.containsKey("source.version")) {
+            // after "soname", as the generator wrote the source block
+            ObjectNode reordered = json.createObjectNode();
+            var it = sourceNode.fields();
+            while (it.hasNext()) {
+                var e = it.next();
+                reordered.set(e.getKey(), e.getValue());
+                if (e.getKey().equals("soname")) reordered.put("version", answers.get("source.version"));
+            }
+            sourceNode.removeAll();
+            sourceNode.setAll(reordered);
+        }
         for (JsonNode t : typedefs) {
             Long s = answers.get("typedef." + t.get("name").asText() + ".size");
             if (s != null) ((ObjectNode) t).put("size", s);
@@ -411,8 +581,13 @@ public final class SpecGenerator {
         }
         // Stable field order in every object: name first, as written above.
         sortTypedefs(typedefs);
-        spec.set("macros", macros(work));
+        spec.set("macros", source.driver() ? macros(work) : libraryMacros(work));
         return spec;
+    }
+
+    private static boolean isRecord(JsonNode n) {
+        String k = n.path("kind").asText();
+        return k.equals("RecordDecl") || k.equals("CXXRecordDecl");
     }
 
     private void sortTypedefs(ArrayNode typedefs) {
@@ -428,7 +603,7 @@ public final class SpecGenerator {
         JsonNode pendingInline = null;
         for (JsonNode c : record.path("inner")) {
             String ck = c.path("kind").asText();
-            if (ck.equals("RecordDecl")) {
+            if (ck.equals("RecordDecl") || ck.equals("CXXRecordDecl")) {
                 pendingInline = c;
                 continue;
             }
@@ -475,7 +650,14 @@ public final class SpecGenerator {
         }
     }
 
-    private static String typedefCategory(JsonNode t, Map<String, JsonNode> recordsById) {
+    /** Ids of every complete struct/union of the unit (library specs: a typedef of an incomplete one has no size). */
+    private final java.util.Set<String> completeRecordIds = new java.util.HashSet<>();
+
+    private String typedefCategory(JsonNode t, Map<String, JsonNode> recordsById) {
+        if (!source.driver() && t.path("kind").asText().equals("RecordType")
+                && !completeRecordIds.contains(t.path("decl").path("id").asText())) {
+            return "opaque";
+        }
         return switch (t.path("kind").asText()) {
             case "PointerType" -> {
                 JsonNode pointee = t.path("inner").path(0);
@@ -524,7 +706,7 @@ public final class SpecGenerator {
             for (String n : names) src.append("ZLUDA_MACRO ").append(n).append(" = ").append(n).append('\n');
             Path tu = work.resolve("macros" + mode + ".c");
             Files.writeString(tu, src);
-            List<String> cmd = new ArrayList<>(List.of(clang, "-E", "-P", "-x", "c", "-I" + includeDir));
+            List<String> cmd = new ArrayList<>(List.of(clang, "-E", "-P", "-x", "c", "-I" + includeDirs.getFirst()));
             if (modes[mode] != null) cmd.add(modes[mode]);
             cmd.add(tu.toString());
             String out = LayoutProbe.exec(cmd, work);
@@ -544,6 +726,45 @@ public final class SpecGenerator {
             ObjectNode o = result.putObject(n);
             o.put("default", a);
             o.put("perThreadDefaultStream", b);
+        }
+        return result;
+    }
+
+    /**
+     * A library's redirecting macros ({@code #define cublasSgemm cublasSgemm_v2} in cublas_v2.h,
+     * {@code #define nvmlInit nvmlInit_v2} in nvml.h): every {@code #define} of the library's
+     * function prefix in its macro headers, expanded by the preprocessor in {@link SpecSource#macroTu()};
+     * only names that expand to another name are listed, as {@code {"default": NAME}}.
+     */
+    private ObjectNode libraryMacros(Path work) throws IOException, InterruptedException {
+        ObjectNode result = json.createObjectNode();
+        if (source.macroTu().isEmpty()) return result;
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        for (String h : source.macroHeaders()) {
+            Path file = find(h);
+            if (file == null) continue;
+            Matcher m = Pattern.compile("^\\s*#\\s*define\\s+(\\w+)\\s+(\\w+)\\s*$", Pattern.MULTILINE)
+                    .matcher(Files.readString(file, StandardCharsets.ISO_8859_1));
+            while (m.find()) if (source.owns(m.group(1)) && source.owns(m.group(2))) names.add(m.group(1));
+        }
+        StringBuilder src = new StringBuilder();
+        source.macroTu().forEach(l -> src.append(l).append('\n'));
+        src.append("ZLUDA_MACROS_BEGIN\n");
+        for (String n : names) src.append("ZLUDA_MACRO ").append(n).append('\n');
+        Path tu = work.resolve(source.cxx() ? "macros.cpp" : "macros.c");
+        Files.writeString(tu, src);
+        List<String> cmd = new ArrayList<>(List.of(clang, "-E", "-P", "-x", source.cxx() ? "c++" : "c"));
+        for (Path d : includeDirs) cmd.add("-I" + d);
+        cmd.add(tu.toString());
+        String out = LayoutProbe.exec(cmd, work);
+        List<String> got = new ArrayList<>();
+        for (String l : out.substring(out.indexOf("ZLUDA_MACROS_BEGIN")).split("\n")) {
+            if (l.startsWith("ZLUDA_MACRO ")) got.add(l.substring("ZLUDA_MACRO ".length()).trim());
+        }
+        int k = 0;
+        for (String n : names) {
+            String e = got.get(k++);
+            if (!e.equals(n)) result.putObject(n).put("default", e);
         }
         return result;
     }

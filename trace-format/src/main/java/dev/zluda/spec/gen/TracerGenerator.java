@@ -180,7 +180,8 @@ public final class TracerGenerator {
         };
     }
 
-    private void dataItems(StringBuilder sb, CudaFunction f, boolean enter) {
+    /** The data-item calls of a wrapper: inputs before ENTER ({@code enter}), outputs after a successful call. */
+    void dataItems(StringBuilder sb, CudaFunction f, boolean enter) {
         for (CudaParam p : f.params()) {
             if (!p.isPointer() || p.opaque()) continue;
             Direction d = p.direction();

@@ -18,6 +18,8 @@ final class Context {
     final Map<Integer, Long> limits = new ConcurrentHashMap<>();
     final Set<Allocation> allocations = ConcurrentHashMap.newKeySet();
     volatile int cacheConfig;
+    /** The error a kernel fault left the context in (sticky, as on NVIDIA's driver), or CUDA_SUCCESS. */
+    private final java.util.concurrent.atomic.AtomicInteger sticky = new java.util.concurrent.atomic.AtomicInteger();
 
     Context(long handle, long id, int device, boolean primary, int flags) {
         this.handle = handle;
@@ -25,6 +27,21 @@ final class Context {
         this.device = device;
         this.primary = primary;
         this.flags = flags;
+    }
+
+    /** The sticky error of a kernel fault, or CUDA_SUCCESS (0). */
+    int stickyError() {
+        return sticky.get();
+    }
+
+    /** Records a kernel fault's error; the first one stays until the context is destroyed or reset. */
+    void fault(int error) {
+        sticky.compareAndSet(0, error);
+    }
+
+    /** Forgets the sticky error (a reset primary context). */
+    void clearStickyError() {
+        sticky.set(0);
     }
 
     long limit(int which) {

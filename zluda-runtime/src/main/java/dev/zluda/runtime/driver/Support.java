@@ -2,24 +2,21 @@ package dev.zluda.runtime.driver;
 
 import dev.zluda.spec.CudaApi;
 
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.List;
 import java.util.TreeSet;
 
-/** What the zluda driver implements, read from the code itself (the source docs/support.md is checked against). */
+/**
+ * What the zluda driver implements, read from its generated dispatch table ({@code DriverTable}, from
+ * cuda-api-driver.yaml): the source docs/support.md's list is printed from and checked against.
+ */
 public final class Support {
     private Support() {}
 
-    /** Names of the CUDA driver functions {@link ZludaDriver} and its layers implement (override), sorted. */
+    /** Names of the CUDA driver functions an area of {@link ZludaDriver} serves, sorted. */
     public static List<String> implementedFunctions() {
         CudaApi api = CudaApi.get();
         TreeSet<String> out = new TreeSet<>();
-        for (Class<?> c = ZludaDriver.class; c != Object.class; c = c.getSuperclass()) {
-            for (Method m : c.getDeclaredMethods()) {
-                if (Modifier.isPublic(m.getModifiers()) && api.function(m.getName()).isPresent()) out.add(m.getName());
-            }
-        }
+        for (int id = 0; id < DriverTable.HANDLER.length; id++) if (DriverTable.HANDLER[id] != null) out.add(api.function(id).name());
         return List.copyOf(out);
     }
 

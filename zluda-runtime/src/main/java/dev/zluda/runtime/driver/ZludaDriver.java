@@ -1,27 +1,53 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.runtime.api.CudaDriverApi;
+import dev.zluda.runtime.backend.Backend;
 import dev.zluda.spec.CudaApi;
+import dev.zluda.spec.CudaFunction;
+import dev.zluda.spec.Role;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 /**
- * The zluda CUDA driver, as native callers see it through {@code libcuda.so.1}. Every method
- * implements the CUDA Driver API function of the same name (CUDA 13.0 semantics); the layers it is
- * built from each cover one area: {@link DeviceLayer} (init, version, device, errors, entry
- * points), {@link ContextLayer}, {@link MemoryLayer}, {@link StreamLayer} (streams, events),
- * {@link ModuleLayer} (modules, launches), {@link ExportTableLayer} (cuGetExportTable),
- * {@link CudartLayer} (device printf output; what nvcc-built programs need besides; CUDA arrays),
- * {@link TextureLayer} (texture and surface objects). What
- * no layer implements returns {@code CUDA_ERROR_NOT_SUPPORTED} and is reported once on stderr;
- * docs/support.md lists what is implemented ({@link Support}).
+ * The zluda CUDA driver, as native callers see it through {@code libcuda.so.1} and Java callers through
+ * {@link CudaDriverApi}'s methods (CUDA 13.0 semantics). Every call takes one way: {@link #call} wraps it in the
+ * interceptors registered for its function's {@link Role}, outermost first, then the generated dispatch table
+ * ({@code DriverTable}, from cuda-api-driver.yaml) hands it to the method of the same name in the area that serves
+ * it ({@link Areas}); what no area serves returns {@code CUDA_ERROR_NOT_SUPPORTED} and is reported once on stderr.
+ * docs/support.md lists what is served ({@link Support}).
+ *
+ * <p>The driver's own interceptors, innermost: the device printf flush points (CUDA Programming Guide, "Formatted
+ * Output": before a kernel launch, a context's destruction or reset and a host function; after a synchronisation,
+ * a copy, a module load or unload), kernel snapshots for a {@link #launchObserver} and driver events for a
+ * {@link #driverEvents} sink. The trace layer adds its own outermost ({@link #intercept}).
  */
-public final class ZludaDriver extends TextureLayer {
-    /** CUDA_ERROR_INVALID_VALUE. */
-    static final int INVALID_VALUE = CuResult.INVALID_VALUE;
+public final class ZludaDriver implements CudaDriverApi {
     /** The version {@code cuDriverGetVersion} reports. */
-    public static final int DRIVER_VERSION = DeviceLayer.DRIVER_VERSION;
+    public static final int DRIVER_VERSION = DeviceArea.DRIVER_VERSION;
     /** The name of device 0. */
-    public static final String DEVICE_NAME = DeviceLayer.DEVICE_NAME;
+    public static final String DEVICE_NAME = DeviceArea.DEVICE_NAME;
+    /** Roles whose calls print the device printf output before they run. */
+    static final Set<Role> FLUSH_BEFORE = EnumSet.of(Role.KERNEL_LAUNCH, Role.CONTEXT_DESTROY, Role.HOST_CALLBACK);
+    /** Roles whose calls print the device printf output after they ran. */
+    static final Set<Role> FLUSH_AFTER = EnumSet.of(Role.CONTEXT_SYNC, Role.STREAM_SYNC, Role.EVENT_SYNC, Role.COPY,
+            Role.MODULE_LOAD, Role.MODULE_UNLOAD);
+
+    final DriverState state;
+    final Areas areas;
+    private final int moduleLoadData;
+    private final Object interceptorsLock = new Object();
+    /** Per function id: its interceptors, outermost first (copy on write). */
+    private volatile Registered[][] chains;
+    private volatile Consumer<String> eventSink;
+    private volatile LaunchObserver launchObserver;
+
+    private record Registered(Interceptor interceptor, boolean internal) {}
 
     /**
      * @param api the spec
@@ -30,6 +56,113 @@ public final class ZludaDriver extends TextureLayer {
      *     cuGetProcAddress returns null pointers
      */
     public ZludaDriver(CudaApi api, MemorySegment exports) {
-        super(api, exports);
+        this.state = new DriverState(api, exports);
+        this.moduleLoadData = api.function("cuModuleLoadData").orElseThrow().id();
+        this.areas = new Areas(state, (pmodule, image) -> callInternal(moduleLoadData, new long[] {pmodule, image}));
+        this.chains = new Registered[api.functions().size()][0];
+        intercept(EnumSet.of(Role.MODULE_LOAD, Role.KERNEL_LAUNCH), true, false, (call, next) -> {
+            Consumer<String> sink = eventSink;
+            if (sink != null) call.onEvent(sink);
+            return next.getAsInt();
+        });
+        intercept(EnumSet.of(Role.KERNEL_LAUNCH), true, false, (call, next) -> {
+            LaunchObserver o = launchObserver;
+            if (o != null) call.observeLaunches(o);
+            return next.getAsInt();
+        });
+        Set<Role> flushing = EnumSet.copyOf(FLUSH_BEFORE);
+        flushing.addAll(FLUSH_AFTER);
+        intercept(flushing, true, false, (call, next) -> {
+            if (FLUSH_BEFORE.contains(call.role())) state.flushDeviceOutput();
+            int r = next.getAsInt();
+            if (FLUSH_AFTER.contains(call.role())) state.flushDeviceOutput();
+            return r;
+        });
+    }
+
+    /**
+     * Adds an interceptor around the calls of the functions with these roles.
+     *
+     * @param roles the roles it applies to ({@code EnumSet.allOf(Role.class)} for every call)
+     * @param internal whether it also sees the calls the driver makes itself ({@link Call#internal()})
+     * @param outermost whether it goes outside every interceptor registered so far (else inside them)
+     */
+    public void intercept(Set<Role> roles, boolean internal, boolean outermost, Interceptor interceptor) {
+        synchronized (interceptorsLock) {
+            Registered[][] next = chains.clone();
+            for (CudaFunction f : state.api.functions()) {
+                if (!roles.contains(f.role())) continue;
+                List<Registered> l = new ArrayList<>(List.of(next[f.id()]));
+                if (outermost) l.addFirst(new Registered(interceptor, internal));
+                else l.add(new Registered(interceptor, internal));
+                next[f.id()] = l.toArray(Registered[]::new);
+            }
+            chains = next;
+        }
+    }
+
+    /**
+     * One call of a CUDA function: through its interceptors to the area that serves it.
+     *
+     * @param functionId the spec function id
+     * @param args the arguments, one 64-bit word each ({@link CudaDriverApi#call})
+     * @return the CUresult; CUDA_ERROR_INVALID_VALUE for an unknown id
+     */
+    @Override
+    public int call(int functionId, long[] args) {
+        return call(functionId, args, false);
+    }
+
+    /** A call the driver makes itself (export-table slots): interceptors registered without {@code internal} skip it. */
+    int callInternal(int functionId, long[] args) {
+        return call(functionId, args, true);
+    }
+
+    private int call(int id, long[] args, boolean internal) {
+        if (id < 0 || id >= chains.length) return CuResult.INVALID_VALUE;
+        Registered[] chain = chains[id];
+        if (chain.length == 0) return DriverTable.call(areas, id, args);
+        Call c = new Call(state.api.function(id), args, internal, state.call());
+        Call outer = state.enter(c);
+        try {
+            return proceed(c, chain, 0);
+        } finally {
+            state.leave(outer);
+        }
+    }
+
+    private int proceed(Call c, Registered[] chain, int i) {
+        for (; i < chain.length; i++) {
+            if (!c.internal() || chain[i].internal()) {
+                int next = i + 1;
+                IntSupplier rest = () -> proceed(c, chain, next);
+                return chain[i].interceptor().around(c, rest);
+            }
+        }
+        return DriverTable.call(areas, c.function().id(), c.args());
+    }
+
+    /** The backend cuInit chose, or null before. */
+    Backend backend() {
+        return state.backend();
+    }
+
+    /**
+     * Sets who is told of the driver's own events, one line each (the trace layer's MARKER records): every module
+     * compile with its result, every launch's execution; null: nobody. Events come from calls of the roles
+     * MODULE_LOAD and KERNEL_LAUNCH.
+     */
+    public void driverEvents(Consumer<String> sink) {
+        this.eventSink = sink;
+    }
+
+    /** Sets who sees every kernel launch before and after it runs (the trace layer's kernel snapshots); null: nobody. */
+    public void launchObserver(LaunchObserver observer) {
+        this.launchObserver = observer;
+    }
+
+    /** Sets who sees each module image loaded through the export tables (the trace layer's MODULE records); null: nobody. */
+    public void moduleImageObserver(ModuleImageObserver observer) {
+        areas.exportTable.moduleImageObserver(observer);
     }
 }

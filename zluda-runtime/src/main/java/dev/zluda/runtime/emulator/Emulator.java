@@ -5,7 +5,9 @@ import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,36 +20,39 @@ import java.util.concurrent.atomic.AtomicLong;
  * Thread-safe: launches from several host threads may run at once.
  */
 public final class Emulator {
-    private static volatile Emulator shared;
     private static final AtomicLong GRID_IDS = new AtomicLong();
 
     private final int threads;
     private final ExecutorService pool;
 
-    /** @param threads worker threads per launch, at least 1 (1: deterministic, no pool) */
+    /** Seconds an idle worker thread waits for the next launch before it ends (a new launch starts it again). */
+    static final long IDLE_SECONDS = 30;
+
+    /**
+     * An emulator of its own: the driver's backend ({@link EmulatorDevice}) owns one; tests and benchmarks make theirs.
+     * Worker threads are daemons and end after {@link #IDLE_SECONDS} without work, so an emulator that is no longer
+     * used holds no thread.
+     *
+     * @param threads worker threads per launch, at least 1 (1: deterministic, no pool)
+     */
     public Emulator(int threads) {
         this.threads = Math.max(1, threads);
         AtomicInteger n = new AtomicInteger();
-        this.pool = this.threads == 1 ? null : Executors.newFixedThreadPool(this.threads - 1, r -> {
-            Thread t = new Thread(r, "zluda-emulator-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-    }
-
-    /** The process-wide emulator, with {@code ZLUDA_EMULATOR_THREADS} threads (default: available processors). */
-    public static Emulator get() {
-        Emulator e = shared;
-        if (e == null) {
-            synchronized (Emulator.class) {
-                if (shared == null) shared = new Emulator(configuredThreads());
-                e = shared;
-            }
+        if (this.threads == 1) {
+            this.pool = null;
+        } else {
+            ThreadPoolExecutor p = new ThreadPoolExecutor(this.threads - 1, this.threads - 1, IDLE_SECONDS, TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(), r -> {
+                        Thread t = new Thread(r, "zluda-emulator-" + n.incrementAndGet());
+                        t.setDaemon(true);
+                        return t;
+                    });
+            p.allowCoreThreadTimeOut(true);
+            this.pool = p;
         }
-        return e;
     }
 
-    /** {@code ZLUDA_EMULATOR_THREADS}, or the number of available processors. */
+    /** {@code ZLUDA_EMULATOR_THREADS}, or the number of available processors: what the driver's emulator uses. */
     public static int configuredThreads() {
         String s = System.getenv("ZLUDA_EMULATOR_THREADS");
         if (s != null && !s.isBlank()) {

@@ -10,6 +10,8 @@ import dev.zluda.ptx.ParseResult;
 import dev.zluda.ptx.Ptx;
 import dev.zluda.ptx.PtxType;
 import dev.zluda.ptx.Semantics;
+import dev.zluda.ptx.ir.IrPipeline;
+import dev.zluda.ptx.ir.IrModule;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -89,7 +91,9 @@ public final class EmulatorModule {
         if (!parsed.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(parsed.diagnostics()));
         ModuleModel model = Semantics.analyze(parsed.module(), source);
         if (!model.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(model.diagnostics()));
-        ModuleContext mc = new ModuleContext(source, model, parsed.module());
+        IrModule ir = IrPipeline.build(parsed.module(), model, source);
+        if (!ir.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(ir.diagnostics()));
+        ModuleContext mc = new ModuleContext(source, ir);
         // only the instruction forms checked bit for bit against an NVIDIA GPU run (EmulatorForms, docs/support.md)
         if (onlyCheckedForms) {
             for (Diagnostic d : EmulatorForms.refused(parsed.module(), source, Diagnostic.Severity.ERROR)) mc.error(new Loc(d.line(), d.column()), d.message());

@@ -18,8 +18,9 @@ import java.lang.invoke.MethodType;
  * boots a JVM on the first CUDA call and calls {@link #boot(long, int)} through JNI; every call after
  * that goes through the FFM upcall stub {@code boot} returns, straight to {@link #dispatch}.
  *
- * <p>With {@code ZLUDA_LOG_DIR} set, every call is recorded by a {@link CallTracer}, and with
- * {@code ZLUDA_CAPTURE_KERNELS} also kernel snapshots of the launches it names.
+ * <p>With {@code ZLUDA_LOG_DIR} set, every call is recorded by a {@link CallTracer}, the driver's
+ * outermost interceptor, and with {@code ZLUDA_CAPTURE_KERNELS} also kernel snapshots of the launches
+ * it names, on every backend.
  *
  * <p>No Java exception ever reaches native code: {@link #dispatch} turns every {@link Throwable}
  * into {@code CUDA_ERROR_UNKNOWN} (999) and one line on stderr.
@@ -53,11 +54,7 @@ public final class NativeEntry {
             MemorySegment table = MemorySegment.ofAddress(functionTable).reinterpret((long) count * ValueLayout.ADDRESS.byteSize());
             driver = new ZludaDriver(CudaApi.get(), table);
             tracer = CallTracer.fromEnvironment(CudaApi.get());
-            if (tracer != null) {
-                driver.launchObserver(tracer.kernelSnapshots());
-                driver.driverEvents(tracer.driverEvents());
-                driver.moduleImageObserver(tracer.moduleImages());
-            }
+            if (tracer != null) tracer.attach(driver);
             var handle = MethodHandles.lookup().findStatic(NativeEntry.class, "dispatch",
                     MethodType.methodType(int.class, int.class, MemorySegment.class));
             MemorySegment stub = Linker.nativeLinker().upcallStub(handle,
@@ -85,8 +82,6 @@ public final class NativeEntry {
                 return 0;
             }
             MemorySegment w = words.reinterpret(8L * Math.max(1, CudaDispatcher.MAX_PARAMS));
-            CallTracer t = tracer;
-            if (t != null) return t.call(id, w, () -> CudaDispatcher.dispatch(driver, id, w));
             return CudaDispatcher.dispatch(driver, id, w);
         } catch (Throwable t) {
             try {

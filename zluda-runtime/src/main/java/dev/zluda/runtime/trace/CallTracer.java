@@ -12,12 +12,14 @@ import dev.zluda.capture.FunctionDef;
 import dev.zluda.capture.ThreadLog;
 import dev.zluda.runtime.driver.LaunchObserver;
 import dev.zluda.runtime.driver.ModuleImageObserver;
+import dev.zluda.runtime.driver.ZludaDriver;
 import dev.zluda.runtime.image.ModuleImage;
 import dev.zluda.runtime.image.ModuleImageException;
 import dev.zluda.spec.CudaApi;
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.CudaParam;
 import dev.zluda.spec.Direction;
+import dev.zluda.spec.Role;
 import dev.zluda.spec.gen.TracerGenerator;
 
 import java.io.IOException;
@@ -29,6 +31,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -129,7 +132,8 @@ public final class CallTracer {
                 index.put(p.name(), p.index());
             }
             Integer image = TracerGenerator.MODULE_IMAGE.get(f.name());
-            boolean file = f.name().equals("cuModuleLoad") || f.name().startsWith("cuLibraryLoadFromFile");
+            // a load whose image parameter is a C string names a file (cuModuleLoad, cuLibraryLoadFromFile)
+            boolean file = image != null && f.params().get(image).string();
             plans[f.id()] = new Plan(f, int32, index, image == null ? -1 : image, file);
         }
     }
@@ -172,7 +176,20 @@ public final class CallTracer {
     }
 
     /**
-     * The sink for the driver's own events ({@code ModuleLayer.driverEvents}): each line becomes a
+     * Makes this tracer record what a driver serves: every call of the program, as the driver's outermost
+     * interceptor (of every role; the calls the driver makes itself are not the program's and are not recorded),
+     * and inside the calls the driver's events, the kernel snapshots {@code ZLUDA_CAPTURE_KERNELS} asks for (on
+     * every backend) and the module images the export tables load.
+     */
+    public void attach(ZludaDriver driver) {
+        driver.intercept(EnumSet.allOf(Role.class), false, true, (c, next) -> call(c.function().id(), c.args(), next));
+        driver.launchObserver(kernelSnapshots());
+        driver.driverEvents(driverEvents());
+        driver.moduleImageObserver(moduleImages());
+    }
+
+    /**
+     * The sink for the driver's own events ({@code ZludaDriver.driverEvents}): each line becomes a
      * MARKER record on the calling thread's log, inside the call that caused it.
      */
     public java.util.function.Consumer<String> driverEvents() {
@@ -207,11 +224,12 @@ public final class CallTracer {
         @Override
         public Object before(KernelLaunch launch) {
             long[] cur = current.get();
-            if (failed || cur[0] < 0 || !plans[(int) cur[1]].function.name().startsWith("cuLaunch")) return null;
+            // the driver shows launches of calls of role KERNEL_LAUNCH only; a launch outside a recorded call has no ENTER to hang on
+            if (failed || cur[0] < 0) return null;
             try {
                 ThreadLog log = writer.currentThread();
                 long[] hashes = new long[launch.regions().size()];
-                for (int i = 0; i < hashes.length; i++) hashes[i] = image(log, launch.regions().get(i));
+                for (int i = 0; i < hashes.length; i++) hashes[i] = image(log, launch, launch.regions().get(i));
                 Long mod = moduleBlobs.get(launch.ptx());
                 if (mod == null) {
                     byte[] text = launch.ptx().getBytes(StandardCharsets.UTF_8);
@@ -233,7 +251,7 @@ public final class CallTracer {
                 List<CaptureRecord.KernelBuffer> buffers = new ArrayList<>(b.hashes.length);
                 for (int i = 0; i < b.hashes.length; i++) {
                     Region r = launch.regions().get(i);
-                    buffers.add(new CaptureRecord.KernelBuffer(r.address(), r.size(), b.hashes[i], image(log, r)));
+                    buffers.add(new CaptureRecord.KernelBuffer(r.address(), r.size(), b.hashes[i], image(log, launch, r)));
                 }
                 long[] g = launch.grid(), k = launch.block();
                 log.kernel(b.launchSeq, launch.function(), launch.name(), launch.params(), buffers,
@@ -244,10 +262,10 @@ public final class CallTracer {
             }
         }
 
-        /** Stores the whole region as a BLOB (LZ4); returns its hash. */
-        private long image(ThreadLog log, Region r) {
+        /** Stores the whole region, read through the driver's backend, as a BLOB (LZ4); returns its hash. */
+        private long image(ThreadLog log, KernelLaunch launch, Region r) {
             if (r.size() > Integer.MAX_VALUE - 64) throw new IllegalStateException("allocation of " + r.size() + " bytes is too large to snapshot");
-            byte[] b = MemorySegment.ofAddress(r.address()).reinterpret(r.size()).toArray(ValueLayout.JAVA_BYTE);
+            byte[] b = launch.memory().read(r.address(), r.size());
             return log.blob(b, 0, b.length, CaptureFormat.COMPRESSION_LZ4, System.nanoTime());
         }
     }
@@ -411,16 +429,16 @@ public final class CallTracer {
      * Records one call around {@code body}.
      *
      * @param id spec function id
-     * @param words the native arguments, 8 bytes each, as the entry packs them
+     * @param words the arguments, one 64-bit word each, as the entry packs them ({@code CudaDriverApi#call})
      * @param body runs the call; returns its CUresult
      */
-    public int call(int id, MemorySegment words, IntSupplier body) {
+    public int call(int id, long[] words, IntSupplier body) {
         if (failed || id < 0 || id >= plans.length) return body.getAsInt();
         Plan plan = plans[id];
         int n = plan.function.params().size();
         long[] args = new long[n];
         for (int i = 0; i < n; i++) {
-            long v = words.getAtIndex(ValueLayout.JAVA_LONG, i);
+            long v = words[i];
             args[i] = plan.int32[i] ? v & 0xFFFF_FFFFL : v;
         }
         int[] d = depth.get();

@@ -54,18 +54,18 @@ class ExportTableLayerTest extends DriverTestBase {
     @Test
     void tablesAreFoundByGuid() {
         MemorySegment out = mem(8);
-        assertEquals(CuResult.INVALID_VALUE, d.cuGetExportTable(0, addr(guid(ExportTableLayer.TABLE_GUIDS.get(0)))));
+        assertEquals(CuResult.INVALID_VALUE, d.cuGetExportTable(0, addr(guid(ExportTableArea.TABLE_GUIDS.get(0)))));
         assertEquals(CuResult.INVALID_VALUE, d.cuGetExportTable(addr(out), 0));
         // without libcuda.so.1 there are no native tables
-        assertEquals(CuResult.NOT_SUPPORTED, d.cuGetExportTable(addr(out), addr(guid(ExportTableLayer.TABLE_GUIDS.get(0)))));
+        assertEquals(CuResult.NOT_SUPPORTED, d.cuGetExportTable(addr(out), addr(guid(ExportTableArea.TABLE_GUIDS.get(0)))));
         long[] fake = {0x1000, 0x2000, 0x3000, 0x4000, 0x5000, 0x6000};
-        d.useTables(fake);
+        d.areas.exportTable.useTables(fake);
         for (int t = 0; t < fake.length; t++) {
-            assertEquals(CuResult.SUCCESS, d.cuGetExportTable(addr(out), addr(guid(ExportTableLayer.TABLE_GUIDS.get(t)))));
-            assertEquals(fake[t], i64(out), ExportTableLayer.TABLE_NAMES.get(t));
+            assertEquals(CuResult.SUCCESS, d.cuGetExportTable(addr(out), addr(guid(ExportTableArea.TABLE_GUIDS.get(t)))));
+            assertEquals(fake[t], i64(out), ExportTableArea.TABLE_NAMES.get(t));
         }
         out.set(ValueLayout.JAVA_LONG, 0, 77);
-        assertEquals(CuResult.NOT_FOUND, d.cuGetExportTable(addr(out), addr(guid(ExportTableLayer.CUDART13_PROBE))));
+        assertEquals(CuResult.NOT_FOUND, d.cuGetExportTable(addr(out), addr(guid(ExportTableArea.CUDART13_PROBE))));
         assertEquals(0, i64(out));
         assertEquals(CuResult.NOT_FOUND, d.cuGetExportTable(addr(out), addr(guid("b10541e1f7c7c74a9f64f223be99f1e2"))), "DEVICE_EXTENDED_RT is not served");
         assertEquals(CuResult.NOT_FOUND, d.cuGetExportTable(addr(out), addr(guid("00112233445566778899aabbccddeeff"))));
@@ -74,11 +74,11 @@ class ExportTableLayerTest extends DriverTestBase {
     @Test
     void primaryContextIsNeitherRetainedNorMadeCurrent() {
         MemorySegment ctx = mem(8), flags = mem(4), active = mem(4), current = mem(8);
-        assertEquals(CuResult.NOT_INITIALIZED, d.cudartPrimaryContext(addr(ctx), 0));
+        assertEquals(CuResult.NOT_INITIALIZED, d.areas.exportTable.cudartPrimaryContext(addr(ctx), 0));
         d.cuInit(0);
-        assertEquals(CuResult.SUCCESS, d.cudartPrimaryContext(addr(ctx), 0));
-        assertEquals(CuResult.INVALID_DEVICE, d.cudartPrimaryContext(addr(ctx), 1));
-        assertEquals(CuResult.INVALID_VALUE, d.cudartPrimaryContext(0, 0));
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.cudartPrimaryContext(addr(ctx), 0));
+        assertEquals(CuResult.INVALID_DEVICE, d.areas.exportTable.cudartPrimaryContext(addr(ctx), 1));
+        assertEquals(CuResult.INVALID_VALUE, d.areas.exportTable.cudartPrimaryContext(0, 0));
         d.cuDevicePrimaryCtxGetState(0, addr(flags), addr(active));
         assertEquals(0, i32(active));
         d.cuCtxGetCurrent(addr(current));
@@ -93,30 +93,30 @@ class ExportTableLayerTest extends DriverTestBase {
         long primary = initWithContext();
         long dtor = destructorStub();
         MemorySegment value = mem(8);
-        assertEquals(CuResult.SUCCESS, d.clsPut(0, 11, 0x1111, dtor));
-        assertEquals(CuResult.SUCCESS, d.clsGet(addr(value), primary, 11));
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.clsPut(0, 11, 0x1111, dtor));
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.clsGet(addr(value), primary, 11));
         assertEquals(0x1111, i64(value));
-        assertEquals(CuResult.INVALID_HANDLE, d.clsGet(addr(value), primary, 12));
-        assertEquals(CuResult.SUCCESS, d.clsPut(primary, 12, 0x2222, 0));
-        assertEquals(CuResult.SUCCESS, d.clsDelete(primary, 12));
-        assertEquals(CuResult.SUCCESS, d.clsDelete(primary, 12), "deleting an absent key is no error");
-        assertEquals(CuResult.INVALID_HANDLE, d.clsGet(addr(value), primary, 12));
-        assertEquals(CuResult.INVALID_CONTEXT, d.clsPut(0x1234, 1, 1, 0));
+        assertEquals(CuResult.INVALID_HANDLE, d.areas.exportTable.clsGet(addr(value), primary, 12));
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.clsPut(primary, 12, 0x2222, 0));
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.clsDelete(primary, 12));
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.clsDelete(primary, 12), "deleting an absent key is no error");
+        assertEquals(CuResult.INVALID_HANDLE, d.areas.exportTable.clsGet(addr(value), primary, 12));
+        assertEquals(CuResult.INVALID_CONTEXT, d.areas.exportTable.clsPut(0x1234, 1, 1, 0));
 
         MemorySegment created = mem(8);
         d.cuCtxCreate_v2(addr(created), 0, 0);
-        assertEquals(CuResult.SUCCESS, d.clsPut(i64(created), 21, 0x3333, dtor));
-        assertEquals(CuResult.SUCCESS, d.clsPut(i64(created), 22, 0x4444, dtor));
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.clsPut(i64(created), 21, 0x3333, dtor));
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.clsPut(i64(created), 22, 0x4444, dtor));
         assertEquals(CuResult.SUCCESS, d.cuCtxDestroy_v2(i64(created)));
         assertEquals(2, destructorCalls.size());
         assertArrayEquals(new long[] {i64(created), 21, 0x3333}, destructorCalls.get(0));
         assertArrayEquals(new long[] {i64(created), 22, 0x4444}, destructorCalls.get(1));
-        assertEquals(CuResult.INVALID_CONTEXT, d.clsGet(addr(value), i64(created), 21));
+        assertEquals(CuResult.INVALID_CONTEXT, d.areas.exportTable.clsGet(addr(value), i64(created), 21));
 
         assertEquals(CuResult.SUCCESS, d.cuDevicePrimaryCtxReset_v2(0));
         assertEquals(3, destructorCalls.size());
         assertArrayEquals(new long[] {primary, 11, 0x1111}, destructorCalls.get(2));
-        assertEquals(CuResult.INVALID_HANDLE, d.clsGet(addr(value), primary, 11), "reset empties the storage");
+        assertEquals(CuResult.INVALID_HANDLE, d.areas.exportTable.clsGet(addr(value), primary, 11), "reset empties the storage");
     }
 
     /** The module image observer (the trace layer's MODULE records) sees each successful slot load with its handle, and a failed one with handle 0. */
@@ -128,21 +128,21 @@ class ExportTableLayerTest extends DriverTestBase {
         MemorySegment ptx = mem(256);
         ptx.setString(0, ".version 7.0\n.target sm_50\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n", StandardCharsets.US_ASCII);
         MemorySegment module = mem(8);
-        assertEquals(CuResult.SUCCESS, d.cudartModuleExt(8, addr(module), addr(ptx), 0, 0, 0));
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.cudartModuleExt(8, addr(module), addr(ptx), 0, 0, 0));
         assertEquals(1, seen.size());
         assertArrayEquals(new Object[] {"CUDART_INTERFACE slot 8", addr(ptx), i64(module)}, seen.getFirst());
         assertTrue(i64(module) != 0);
-        assertEquals(ExportTableLayer.NO_BINARY_FOR_GPU, d.cudartModuleFromWrapper(addr(module), addr(wrapperOf(resource("kernels.sass.fatbin")))));
+        assertEquals(ExportTableArea.NO_BINARY_FOR_GPU, d.areas.exportTable.cudartModuleFromWrapper(addr(module), addr(wrapperOf(resource("kernels.sass.fatbin")))));
         assertEquals(2, seen.size(), "a failed load is reported too");
         assertEquals(0L, seen.get(1)[2], "a failed load has no module");
         // the driver names the PTX it compiles as the trace layer dumps it: load 3, the fatbin's entry 4 (sm_86 PTX, best for 8.6)
         List<String> events = new ArrayList<>();
         d.driverEvents(events::add);
-        assertEquals(CuResult.SUCCESS, d.cudartModuleFromWrapper(addr(module), addr(wrapperOf(resource("kernels.zstd.fatbin")))));
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.cudartModuleFromWrapper(addr(module), addr(wrapperOf(resource("kernels.zstd.fatbin")))));
         assertTrue(events.getFirst().startsWith("module compiled: module_0003_04.ptx, "), events::toString);
         assertEquals(3, seen.size());
         d.moduleImageObserver((via, image, handle) -> { throw new IllegalStateException("observer failure"); });
-        assertEquals(CuResult.SUCCESS, d.cudartModuleExt(8, addr(module), addr(ptx), 0, 0, 0), "what the observer throws does not fail the load");
+        assertEquals(CuResult.SUCCESS, d.areas.exportTable.cudartModuleExt(8, addr(module), addr(ptx), 0, 0, 0), "what the observer throws does not fail the load");
     }
 
     static byte[] resource(String name) throws IOException {
@@ -165,25 +165,25 @@ class ExportTableLayerTest extends DriverTestBase {
     void modulesFromFatbinsGetTheDevicesPtx() throws Exception {
         initWithContext();
         MemorySegment w = wrapperOf(resource("kernels.zstd.fatbin"));
-        MemorySegment ptx = d.ptxFor(addr(w));
+        MemorySegment ptx = d.areas.exportTable.ptxFor(addr(w));
         String text = ptx.reinterpret(1 << 20).getString(0, StandardCharsets.ISO_8859_1);
         assertTrue(text.contains(".target sm_86"), "the device is 8.6 by default: " + text.substring(0, 200));
-        assertEquals(ptx.address(), d.ptxFor(addr(w)).address(), "the same image keeps its copy");
+        assertEquals(ptx.address(), d.areas.exportTable.ptxFor(addr(w)).address(), "the same image keeps its copy");
         MemorySegment module = mem(8);
-        int r = d.cudartModuleFromWrapper(addr(module), addr(w));
+        int r = d.areas.exportTable.cudartModuleFromWrapper(addr(module), addr(w));
         assertTrue(r == CuResult.SUCCESS || r == CuResult.NOT_SUPPORTED, "what cuModuleLoadData answers: " + r);
-        assertEquals(ExportTableLayer.NO_BINARY_FOR_GPU, d.cudartModuleFromWrapper(addr(module), addr(wrapperOf(resource("kernels.sass.fatbin")))));
+        assertEquals(ExportTableArea.NO_BINARY_FOR_GPU, d.areas.exportTable.cudartModuleFromWrapper(addr(module), addr(wrapperOf(resource("kernels.sass.fatbin")))));
         // only PTX newer than the device (compute_90a on the default 8.6): zluda runs it (docs/support.md, "PTX targets")
         MemorySegment a = wrapperOf(resource("kernels.90a.fatbin"));
-        assertTrue(d.ptxFor(addr(a)).reinterpret(1 << 20).getString(0, StandardCharsets.ISO_8859_1).contains(".target sm_90a"));
-        r = d.cudartModuleFromWrapper(addr(module), addr(a));
+        assertTrue(d.areas.exportTable.ptxFor(addr(a)).reinterpret(1 << 20).getString(0, StandardCharsets.ISO_8859_1).contains(".target sm_90a"));
+        r = d.areas.exportTable.cudartModuleFromWrapper(addr(module), addr(a));
         assertEquals(CuResult.SUCCESS, r, "not CUDA_ERROR_NO_BINARY_FOR_GPU");
         byte[] broken = resource("kernels.none.fatbin");
         broken[20] = 1; // entry header size 1
-        assertEquals(ExportTableLayer.INVALID_IMAGE, d.cudartModuleFromWrapper(addr(module), addr(wrapperOf(broken))));
-        assertEquals(CuResult.INVALID_VALUE, d.cudartModuleFromWrapper(0, addr(w)));
-        assertEquals(CuResult.NOT_SUPPORTED, d.cudartModuleExt(6, addr(module), addr(w), 0, 0, 1));
-        assertThrows(ModuleImageException.class, () -> d.ptxFor(addr(wrapperOf(resource("kernels.sass.fatbin")))));
+        assertEquals(ExportTableArea.INVALID_IMAGE, d.areas.exportTable.cudartModuleFromWrapper(addr(module), addr(wrapperOf(broken))));
+        assertEquals(CuResult.INVALID_VALUE, d.areas.exportTable.cudartModuleFromWrapper(0, addr(w)));
+        assertEquals(CuResult.NOT_SUPPORTED, d.areas.exportTable.cudartModuleExt(6, addr(module), addr(w), 0, 0, 1));
+        assertThrows(ModuleImageException.class, () -> d.areas.exportTable.ptxFor(addr(wrapperOf(resource("kernels.sass.fatbin")))));
     }
 
     @Test
@@ -191,21 +191,21 @@ class ExportTableLayerTest extends DriverTestBase {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment cudart = a.allocate(13 * 8), integrity = a.allocate(3 * 8);
             integrity.set(ValueLayout.JAVA_LONG, 8, 0xabcdef);
-            d.useTables(new long[] {cudart.address(), 1, 2, 3, integrity.address(), 5});
+            d.areas.exportTable.useTables(new long[] {cudart.address(), 1, 2, 3, integrity.address(), 5});
             MemorySegment out = mem(16);
-            assertEquals(CuResult.SUCCESS, d.integrityCheck(13002, 1764460800L, addr(out), 4242, 77));
+            assertEquals(CuResult.SUCCESS, d.areas.exportTable.integrityCheck(13002, 1764460800L, addr(out), 4242, 77));
             long[] expected = IntegrityCheckTest.reference(13002, 1764460800L, 13000, 4242, 77, cudart.address(), integrity.address(), 0xabcdef,
                     "ZLUDA-emulator\0\0".getBytes(StandardCharsets.US_ASCII), 0, 0, 0);
             assertEquals(expected[0], out.get(ValueLayout.JAVA_LONG, 0));
             assertEquals(expected[1], out.get(ValueLayout.JAVA_LONG, 8));
-            assertEquals(CuResult.INVALID_VALUE, d.integrityCheck(13002, 0, 0, 1, 1));
+            assertEquals(CuResult.INVALID_VALUE, d.areas.exportTable.integrityCheck(13002, 0, 0, 1, 1));
         }
     }
 
     @Test
     void unknownSlotsAreNotSupported() {
-        assertEquals(CuResult.NOT_SUPPORTED, d.unknownSlot(ExportTableLayer.T_CUDART_INTERFACE, 3));
-        assertEquals(CuResult.NOT_SUPPORTED, d.unknownSlot(ExportTableLayer.T_CUDART_INTERFACE, 3));
+        assertEquals(CuResult.NOT_SUPPORTED, d.areas.exportTable.unknownSlot(ExportTableArea.T_CUDART_INTERFACE, 3));
+        assertEquals(CuResult.NOT_SUPPORTED, d.areas.exportTable.unknownSlot(ExportTableArea.T_CUDART_INTERFACE, 3));
     }
 
     @Test

@@ -37,7 +37,7 @@ class StreamLayerTest extends DriverTestBase {
         assertEquals(0, d.cuStreamGetCtx(h, addr(v)));
         assertEquals(ctx, i64(v));
         assertEquals(0, d.cuStreamQuery(0), "the NULL stream");
-        assertEquals(0, d.cuStreamSynchronize(StreamLayer.CU_STREAM_PER_THREAD));
+        assertEquals(0, d.cuStreamSynchronize(StreamArea.CU_STREAM_PER_THREAD));
         long p = alloc(16);
         MemorySegment host = mem(16);
         assertEquals(0, d.cuMemcpyHtoDAsync_v2(p, addr(host), 16, h));

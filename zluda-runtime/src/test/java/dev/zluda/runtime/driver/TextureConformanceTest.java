@@ -168,11 +168,11 @@ class TextureConformanceTest extends DriverTestBase {
         CudaRecord r = api.record(is3 ? "CUDA_MEMCPY3D" : "CUDA_MEMCPY2D").orElseThrow();
         MemorySegment m = mem(256);
         String s = toArray ? "src" : "dst", a = toArray ? "dst" : "src";
-        put(r, m, s + "MemoryType", MemoryLayer.MEMTYPE_HOST);
+        put(r, m, s + "MemoryType", MemoryArea.MEMTYPE_HOST);
         put(r, m, s + "Host", addr(host));
         put(r, m, s + "Pitch", row);
         if (is3) put(r, m, s + "Height", c.h());
-        put(r, m, a + "MemoryType", MemoryLayer.MEMTYPE_ARRAY);
+        put(r, m, a + "MemoryType", MemoryArea.MEMTYPE_ARRAY);
         put(r, m, a + "Array", arr);
         put(r, m, "WidthInBytes", row);
         put(r, m, "Height", c.h());
@@ -183,7 +183,7 @@ class TextureConformanceTest extends DriverTestBase {
     /** Runs one case through the driver; its output bytes. */
     private byte[] run(TextureCases.Case c) {
         long arr = 0, memPtr = 0, obj = 0;
-        MemorySegment rd = mem(TextureLayer.RESOURCE_DESC_BYTES);
+        MemorySegment rd = mem(TextureArea.RESOURCE_DESC_BYTES);
         MemorySegment texels = bytes(c.texels());
         if (c.res() == TextureCases.RES_ARRAY) {
             MemorySegment h = mem(8);
@@ -194,7 +194,7 @@ class TextureConformanceTest extends DriverTestBase {
                 ad.set(ValueLayout.JAVA_LONG, 16, c.dims() == 3 ? c.d() : 0);
                 ad.set(ValueLayout.JAVA_INT, 24, c.format());
                 ad.set(ValueLayout.JAVA_INT, 28, c.channels());
-                ad.set(ValueLayout.JAVA_INT, 32, c.obj() == TextureCases.OBJ_SURF ? TextureLayer.ARRAY_SURFACE_LDST : 0);
+                ad.set(ValueLayout.JAVA_INT, 32, c.obj() == TextureCases.OBJ_SURF ? TextureArea.ARRAY_SURFACE_LDST : 0);
                 assertEquals(0, d.cuArray3DCreate_v2(addr(h), addr(ad)), c.name());
             } else {
                 MemorySegment ad = mem(24);
@@ -206,12 +206,12 @@ class TextureConformanceTest extends DriverTestBase {
             }
             arr = i64(h);
             arrayCopy(c, arr, texels, true);
-            rd.set(ValueLayout.JAVA_INT, 0, TextureLayer.RES_ARRAY);
+            rd.set(ValueLayout.JAVA_INT, 0, TextureArea.RES_ARRAY);
             rd.set(ValueLayout.JAVA_LONG, 8, arr);
         } else if (c.res() == TextureCases.RES_LINEAR) {
             memPtr = alloc(c.texels().length);
             assertEquals(0, d.cuMemcpyHtoD_v2(memPtr, addr(texels), c.texels().length));
-            rd.set(ValueLayout.JAVA_INT, 0, TextureLayer.RES_LINEAR);
+            rd.set(ValueLayout.JAVA_INT, 0, TextureArea.RES_LINEAR);
             rd.set(ValueLayout.JAVA_LONG, 8, memPtr);
             rd.set(ValueLayout.JAVA_INT, 16, c.format());
             rd.set(ValueLayout.JAVA_INT, 20, c.channels());
@@ -221,16 +221,16 @@ class TextureConformanceTest extends DriverTestBase {
             long base = (memPtr + 511) & ~511L;
             CudaRecord r = CudaApi.get().record("CUDA_MEMCPY2D").orElseThrow();
             MemorySegment m = mem(256);
-            put(r, m, "srcMemoryType", MemoryLayer.MEMTYPE_HOST);
+            put(r, m, "srcMemoryType", MemoryArea.MEMTYPE_HOST);
             put(r, m, "srcHost", addr(texels));
             put(r, m, "srcPitch", (long) c.w() * c.elementSize());
-            put(r, m, "dstMemoryType", MemoryLayer.MEMTYPE_DEVICE);
+            put(r, m, "dstMemoryType", MemoryArea.MEMTYPE_DEVICE);
             put(r, m, "dstDevice", base);
             put(r, m, "dstPitch", TextureCases.PITCH);
             put(r, m, "WidthInBytes", (long) c.w() * c.elementSize());
             put(r, m, "Height", c.h());
             assertEquals(0, d.cuMemcpy2D_v2(addr(m)));
-            rd.set(ValueLayout.JAVA_INT, 0, TextureLayer.RES_PITCH2D);
+            rd.set(ValueLayout.JAVA_INT, 0, TextureArea.RES_PITCH2D);
             rd.set(ValueLayout.JAVA_LONG, 8, base);
             rd.set(ValueLayout.JAVA_INT, 16, c.format());
             rd.set(ValueLayout.JAVA_INT, 20, c.channels());
@@ -240,7 +240,7 @@ class TextureConformanceTest extends DriverTestBase {
         }
         MemorySegment o = mem(8);
         if (c.obj() == TextureCases.OBJ_TEX) {
-            MemorySegment td = mem(TextureLayer.TEXTURE_DESC_BYTES);
+            MemorySegment td = mem(TextureArea.TEXTURE_DESC_BYTES);
             for (int i = 0; i < 3; i++) td.set(ValueLayout.JAVA_INT, 4L * i, c.am()[i]);
             td.set(ValueLayout.JAVA_INT, 12, c.filter());
             td.set(ValueLayout.JAVA_INT, 16, c.flags());

@@ -23,8 +23,8 @@ class TextureLayerTest extends DriverTestBase {
     }
 
     private MemorySegment arrayResource(long arr) {
-        MemorySegment rd = mem(TextureLayer.RESOURCE_DESC_BYTES);
-        rd.set(ValueLayout.JAVA_INT, 0, TextureLayer.RES_ARRAY);
+        MemorySegment rd = mem(TextureArea.RESOURCE_DESC_BYTES);
+        rd.set(ValueLayout.JAVA_INT, 0, TextureArea.RES_ARRAY);
         rd.set(ValueLayout.JAVA_LONG, 8, arr);
         return rd;
     }
@@ -33,7 +33,7 @@ class TextureLayerTest extends DriverTestBase {
     void texObjectKeepsItsDescriptors() {
         initWithContext();
         long arr = array3d(8, 4, 0);
-        MemorySegment rd = arrayResource(arr), td = mem(TextureLayer.TEXTURE_DESC_BYTES), obj = mem(8);
+        MemorySegment rd = arrayResource(arr), td = mem(TextureArea.TEXTURE_DESC_BYTES), obj = mem(8);
         td.set(ValueLayout.JAVA_INT, 0, 3);
         td.set(ValueLayout.JAVA_INT, 12, 1);
         td.set(ValueLayout.JAVA_INT, 16, 2);
@@ -41,7 +41,7 @@ class TextureLayerTest extends DriverTestBase {
         assertEquals(0, d.cuTexObjectCreate(addr(obj), addr(rd), addr(td), 0));
         long h = i64(obj);
         assertNotEquals(0, h);
-        MemorySegment rd2 = mem(TextureLayer.RESOURCE_DESC_BYTES), td2 = mem(TextureLayer.TEXTURE_DESC_BYTES);
+        MemorySegment rd2 = mem(TextureArea.RESOURCE_DESC_BYTES), td2 = mem(TextureArea.TEXTURE_DESC_BYTES);
         assertEquals(0, d.cuTexObjectGetResourceDesc(addr(rd2), h));
         assertEquals(0, d.cuTexObjectGetTextureDesc(addr(td2), h));
         assertArrayEquals(rd.toArray(ValueLayout.JAVA_BYTE), rd2.toArray(ValueLayout.JAVA_BYTE));
@@ -55,21 +55,21 @@ class TextureLayerTest extends DriverTestBase {
     @Test
     void errors() {
         initWithContext();
-        long plain = array3d(8, 4, 0), ldst = array3d(8, 4, TextureLayer.ARRAY_SURFACE_LDST);
-        MemorySegment obj = mem(8), td = mem(TextureLayer.TEXTURE_DESC_BYTES);
+        long plain = array3d(8, 4, 0), ldst = array3d(8, 4, TextureArea.ARRAY_SURFACE_LDST);
+        MemorySegment obj = mem(8), td = mem(TextureArea.TEXTURE_DESC_BYTES);
         assertEquals(CuResult.INVALID_VALUE, d.cuSurfObjectCreate(addr(obj), addr(arrayResource(plain))), "no SURFACE_LDST");
         assertEquals(0, d.cuSurfObjectCreate(addr(obj), addr(arrayResource(ldst))));
         assertEquals(0, d.cuSurfObjectDestroy(i64(obj)));
         assertEquals(CuResult.NOT_SUPPORTED, d.cuTexObjectCreate(addr(obj), addr(arrayResource(plain)), addr(td), addr(mem(64))), "resource views");
         assertEquals(CuResult.INVALID_VALUE, d.cuTexObjectCreate(addr(obj), addr(arrayResource(plain)), 0, 0));
         assertEquals(CuResult.INVALID_HANDLE, d.cuTexObjectCreate(addr(obj), addr(arrayResource(0x1234)), addr(td), 0));
-        MemorySegment mip = mem(TextureLayer.RESOURCE_DESC_BYTES);
-        mip.set(ValueLayout.JAVA_INT, 0, TextureLayer.RES_MIPMAPPED);
+        MemorySegment mip = mem(TextureArea.RESOURCE_DESC_BYTES);
+        mip.set(ValueLayout.JAVA_INT, 0, TextureArea.RES_MIPMAPPED);
         assertEquals(CuResult.NOT_SUPPORTED, d.cuTexObjectCreate(addr(obj), addr(mip), addr(td), 0));
         // pitch2D: the pitch must be a multiple of 32 bytes and the rows inside an allocation
         long p = alloc(4096);
-        MemorySegment rd = mem(TextureLayer.RESOURCE_DESC_BYTES);
-        rd.set(ValueLayout.JAVA_INT, 0, TextureLayer.RES_PITCH2D);
+        MemorySegment rd = mem(TextureArea.RESOURCE_DESC_BYTES);
+        rd.set(ValueLayout.JAVA_INT, 0, TextureArea.RES_PITCH2D);
         rd.set(ValueLayout.JAVA_LONG, 8, p);
         rd.set(ValueLayout.JAVA_INT, 16, 0x20);
         rd.set(ValueLayout.JAVA_INT, 20, 1);

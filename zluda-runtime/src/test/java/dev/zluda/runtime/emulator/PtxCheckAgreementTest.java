@@ -102,7 +102,7 @@ class PtxCheckAgreementTest {
         }
         System.out.println(modules.size() + " modules: " + loaded + " loaded, " + refused + " refused for their instructions (check warns at the same lines), "
                 + otherFailure + " refused for an operand form, " + invalid + " invalid for zluda's front end (check: errors)");
-        assertTrue(refused > 1000 && loaded > 6000, "the sweep's modules were found");
+        assertTrue(refused > 400 && loaded > 7000, "the sweep's modules were found");
         assertEquals(List.of(), problems.subList(0, Math.min(30, problems.size())), problems.size() + " disagreements");
     }
 }

@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * The MODULE records of {@link CallTracer} for the load paths the sample programs do not take: a
- * fatbin wrapper loaded through CUDART_INTERFACE slot 1 (what {@code ExportTableLayer} reports),
+ * fatbin wrapper loaded through CUDART_INTERFACE slot 1 (what {@code ExportTableArea} reports),
  * a file given to {@code cuModuleLoad}, and {@code ZLUDA_CAPTURE_MODULES=ptx}. The fatbin is nvcc's
  * (kernels.zstd.fatbin, zluda-runtime/src/test/cuda/make-fatbins.sh); each dumped entry must have
  * the MD5 of what NVIDIA's {@code cuobjdump -xptx all / -xelf all} extracted from it
@@ -81,9 +81,9 @@ class CallTracerModulesTest {
             MemorySegment words = arena.allocate(8 * 16);
             words.setAtIndex(ValueLayout.JAVA_LONG, 0, pmodule.address());
             words.setAtIndex(ValueLayout.JAVA_LONG, 1, arena.allocateFrom(file.toString()).address());
-            assertEquals(0, t.call(id, words, () -> { pmodule.set(ValueLayout.JAVA_LONG, 0, 0x6000); return 0; }));
+            assertEquals(0, t.call(id, words.toArray(ValueLayout.JAVA_LONG), () -> { pmodule.set(ValueLayout.JAVA_LONG, 0, 0x6000); return 0; }));
             // a failed load is recorded too, with handle 0
-            assertEquals(301, t.call(id, words, () -> 301));
+            assertEquals(301, t.call(id, words.toArray(ValueLayout.JAVA_LONG), () -> 301));
             t.close(0);
         }
         try (Capture cap = Capture.open(dir)) {
@@ -137,9 +137,9 @@ class CallTracerModulesTest {
             MemorySegment text = arena.allocate(ptx.length + 1L);
             MemorySegment.copy(ptx, 0, text, ValueLayout.JAVA_BYTE, 0, ptx.length);
             words.setAtIndex(ValueLayout.JAVA_LONG, 1, text.address());
-            assertEquals(0, t.call(load, words, () -> { pmodule.set(ValueLayout.JAVA_LONG, 0, 0x7000); return 0; }));
+            assertEquals(0, t.call(load, words.toArray(ValueLayout.JAVA_LONG), () -> { pmodule.set(ValueLayout.JAVA_LONG, 0, 0x7000); return 0; }));
             words.setAtIndex(ValueLayout.JAVA_LONG, 1, arena.allocateFrom(tmp.resolve("x.ptx").toString()).address());
-            assertEquals(0, t.call(API.function("cuModuleLoad").orElseThrow().id(), words, () -> 0));
+            assertEquals(0, t.call(API.function("cuModuleLoad").orElseThrow().id(), words.toArray(ValueLayout.JAVA_LONG), () -> 0));
             t.close(0);
         }
         try (Capture cap = Capture.open(dir)) {
@@ -179,10 +179,10 @@ class CallTracerModulesTest {
             words.setAtIndex(ValueLayout.JAVA_LONG, 0, pmodule.address());
             long goodText = arena.allocateFrom(good).address();
             words.setAtIndex(ValueLayout.JAVA_LONG, 1, goodText);
-            assertEquals(0, t.call(API.function("cuModuleLoadData").orElseThrow().id(), words, () -> d.cuModuleLoadData(pmodule.address(), goodText)));
+            assertEquals(0, t.call(API.function("cuModuleLoadData").orElseThrow().id(), words.toArray(ValueLayout.JAVA_LONG), () -> d.cuModuleLoadData(pmodule.address(), goodText)));
             long missing = arena.allocateFrom(tmp.resolve("missing.ptx").toString()).address();
             words.setAtIndex(ValueLayout.JAVA_LONG, 1, missing);
-            assertNotEquals(0, t.call(API.function("cuModuleLoad").orElseThrow().id(), words, () -> d.cuModuleLoad(pmodule.address(), missing)));
+            assertNotEquals(0, t.call(API.function("cuModuleLoad").orElseThrow().id(), words.toArray(ValueLayout.JAVA_LONG), () -> d.cuModuleLoad(pmodule.address(), missing)));
             MemorySegment err = arena.allocate(1024), opts = arena.allocate(8), vals = arena.allocate(16);
             opts.setAtIndex(ValueLayout.JAVA_INT, 0, 5); // CU_JIT_ERROR_LOG_BUFFER
             vals.setAtIndex(ValueLayout.JAVA_LONG, 0, err.address());
@@ -193,7 +193,7 @@ class CallTracerModulesTest {
             words.setAtIndex(ValueLayout.JAVA_LONG, 2, 2);
             words.setAtIndex(ValueLayout.JAVA_LONG, 3, opts.address());
             words.setAtIndex(ValueLayout.JAVA_LONG, 4, vals.address());
-            assertEquals(218, t.call(API.function("cuModuleLoadDataEx").orElseThrow().id(), words, // CUDA_ERROR_INVALID_PTX
+            assertEquals(218, t.call(API.function("cuModuleLoadDataEx").orElseThrow().id(), words.toArray(ValueLayout.JAVA_LONG), // CUDA_ERROR_INVALID_PTX
                     () -> d.cuModuleLoadDataEx(pmodule.address(), badText, 2, opts.address(), vals.address())));
             log = err.getString(0);
             t.close(0);

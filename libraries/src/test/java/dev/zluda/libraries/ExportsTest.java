@@ -1,0 +1,61 @@
+package dev.zluda.libraries;
+
+import dev.zluda.spec.CudaApi;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What zluda's libraries export, read back from the built files with {@code nm -D}: exactly the names
+ * NVIDIA's library exports (the spec's exports list), under NVIDIA's version node; the implemented
+ * functions are the strong definitions ({@code T}), every other one a generated weak stub
+ * ({@code W}); and docs/support.md lists exactly the implemented ones.
+ */
+class ExportsTest {
+    private static final Pattern LIST = Pattern.compile("<!-- (\\w+)-implemented -->(.*?)<!-- end -->", Pattern.DOTALL);
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cublas", "cublasLt"})
+    void exportsAreNvidiasAndTheImplementedOnesAreThoseDocumented(String library) throws Exception {
+        Path lib = Path.of(System.getenv().getOrDefault("ZLUDA_LIBRARIES_NATIVE", "target/native"), "lib", CudaApi.SONAMES.get(library));
+        Assumptions.assumeTrue(Files.isRegularFile(lib), "SKIPPED: " + lib + " is not built");
+        Process p = new ProcessBuilder("nm", "-D", "--defined-only", lib.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, out);
+        Set<String> exported = new TreeSet<>(), strong = new TreeSet<>();
+        for (String line : out.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length < 3) continue;
+            String name = f[2].replaceFirst("@.*$", "");
+            if (f[1].equals("A")) continue; // the version node itself
+            exported.add(name);
+            assertTrue(f[2].endsWith("@@" + CudaApi.SONAMES.get(library)), "exported under NVIDIA's version node: " + line);
+            if (f[1].equals("T")) strong.add(name);
+            else assertEquals("W", f[1], line);
+        }
+        assertEquals(new TreeSet<>(CudaApi.library(library).exports()), exported, "the exports of " + lib);
+        Path doc = Path.of(System.getProperty("zluda.repo", "..")).resolve("docs/support.md");
+        Matcher m = LIST.matcher(Files.readString(doc));
+        Set<String> documented = new TreeSet<>();
+        while (m.find()) {
+            if (!m.group(1).equals(library)) continue;
+            for (String w : m.group(2).split("[^A-Za-z0-9_]+")) {
+                if (w.length() > library.length() && w.startsWith(library) && CudaApi.libraryOf(w).equals(library)) documented.add(w);
+            }
+        }
+        assertEquals(strong, documented, "docs/support.md's list of the " + library + " functions zluda implements vs. the strong definitions in " + lib);
+        assertTrue(strong.size() > (library.equals("cublas") ? 80 : 30), strong.size() + " implemented");
+    }
+}

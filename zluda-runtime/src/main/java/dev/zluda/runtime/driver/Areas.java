@@ -1,0 +1,59 @@
+package dev.zluda.runtime.driver;
+
+/**
+ * The areas of the driver, each a final class with one job, made and wired once per driver: who needs whom is
+ * written here and nowhere else. The dispatch table ({@code DriverTable}, generated from cuda-api-driver.yaml)
+ * hands each CUDA function to the method of the same name in the area that serves it.
+ */
+final class Areas {
+    private final DriverState state;
+    final DeviceArea device;
+    final ContextArea context;
+    final MemoryArea memory;
+    final StreamArea stream;
+    final EventArea event;
+    final ArrayArea array;
+    final CopyArea copy;
+    final ModuleArea module;
+    final LibraryArea library;
+    final FunctionArea function;
+    final LaunchArea launch;
+    final PoolArea pool;
+    final HintArea hint;
+    final TextureArea texture;
+    final ExportTableArea exportTable;
+
+    /**
+     * @param state the shared driver state
+     * @param moduleLoad {@code cuModuleLoadData} as the driver serves it, for the export tables' module loads
+     */
+    Areas(DriverState state, ExportTableArea.ModuleLoad moduleLoad) {
+        this.state = state;
+        device = new DeviceArea(state);
+        context = new ContextArea(state);
+        memory = new MemoryArea(state);
+        stream = new StreamArea(state);
+        event = new EventArea(state, stream);
+        array = new ArrayArea(state, memory);
+        copy = new CopyArea(state, memory, stream, array);
+        module = new ModuleArea(state, memory);
+        library = new LibraryArea(state, module);
+        function = new FunctionArea(state, module, library);
+        launch = new LaunchArea(state, memory, stream, event, function);
+        pool = new PoolArea(state, memory, stream);
+        hint = new HintArea(state, stream);
+        texture = new TextureArea(state, memory, array);
+        exportTable = new ExportTableArea(state, context, module, moduleLoad);
+        // what a destroyed or reset context frees, in this order
+        context.onRelease(exportTable::release);
+        context.onRelease(memory::release);
+        context.onRelease(stream::release);
+        context.onRelease(event::release);
+        context.onRelease(module::release);
+    }
+
+    /** What the dispatch table gives a function no area serves: CUDA_ERROR_NOT_SUPPORTED, said once on stderr. */
+    int unsupported(int functionId) {
+        return state.unsupported(functionId);
+    }
+}

@@ -1,0 +1,156 @@
+package dev.zluda.runtime.driver;
+
+import dev.zluda.runtime.backend.Backend;
+import dev.zluda.spec.CudaApi;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What every area of the driver shares, handed to each explicitly: the API spec, the native exports, device 0's
+ * attributes and memory size, whether {@code cuInit} succeeded, the {@link Backend} it chose, and the contexts with
+ * each host thread's stack of current contexts — what every call is checked against ({@link #checkDevice},
+ * {@link #checkContext}). {@link ContextArea} serves the context API over them; the other areas own their own
+ * handle tables. Thread-safe: the fields that change after construction are volatile and change only inside
+ * {@code cuInit}; the context table is concurrent, the stacks per thread.
+ */
+final class DriverState {
+    /** The spec the driver was generated from. */
+    final CudaApi api;
+    /** {@code zl_functions[]}: the native export of every spec function by id, or {@link MemorySegment#NULL} (tests). */
+    final MemorySegment exports;
+    private final Set<Integer> reportedUnsupported = ConcurrentHashMap.newKeySet();
+    /** The device's attributes: the emulator's, or on the hip backend the AMD device's over them. */
+    volatile DeviceAttributes attributes;
+    /** Bytes of device memory reported (cuDeviceTotalMem, cuMemGetInfo); set by cuInit. */
+    volatile long totalMemory;
+    /** Whether cuInit succeeded. */
+    volatile boolean initialized;
+    private volatile Backend backend;
+    private final ThreadLocal<Call> calls = new ThreadLocal<>();
+    /** The contexts by handle (CUcontext). */
+    final Handles<Context> contexts = new Handles<>(1);
+    private final ThreadLocal<ArrayDeque<Context>> stack = ThreadLocal.withInitial(ArrayDeque::new);
+
+    DriverState(CudaApi api, MemorySegment exports) {
+        this.api = api;
+        this.exports = exports;
+        // the environment variable, else the system property an in-process user (zluda replay) sets
+        String override = System.getenv("ZLUDA_OVERRIDE_COMPUTE_CAPABILITY");
+        if (override == null) override = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
+        int[] cc = DeviceAttributes.computeCapability(override);
+        this.attributes = new DeviceAttributes(api, cc[0], cc[1], Runtime.getRuntime().availableProcessors());
+    }
+
+    /** NOT_INITIALIZED before cuInit, INVALID_DEVICE for any ordinal but 0, else SUCCESS. */
+    int checkDevice(int dev) {
+        if (!initialized) return CuResult.NOT_INITIALIZED;
+        return dev == 0 ? CuResult.SUCCESS : CuResult.INVALID_DEVICE;
+    }
+
+    /** The calling thread's stack of current contexts, the current one on top. */
+    ArrayDeque<Context> stack() {
+        return stack.get();
+    }
+
+    /** The calling thread's current context, or null. */
+    Context current() {
+        Context c = stack.get().peek();
+        return c == null || c.destroyed ? null : c;
+    }
+
+    /**
+     * NOT_INITIALIZED, INVALID_CONTEXT when no context is current, the current context's sticky error after a
+     * kernel fault (as NVIDIA's driver answers every call that checks the context), else SUCCESS.
+     */
+    int checkContext() {
+        if (!initialized) return CuResult.NOT_INITIALIZED;
+        Context c = current();
+        return c == null ? CuResult.INVALID_CONTEXT : c.stickyError();
+    }
+
+    /** A live context by handle, or null. */
+    Context lookup(long handle) {
+        Context c = contexts.get(handle);
+        return c == null || c.destroyed ? null : c;
+    }
+
+    /** The backend cuInit chose; null before a successful cuInit (every caller checks {@link #initialized} first). */
+    Backend backend() {
+        return backend;
+    }
+
+    /** Makes a backend serve: its attributes over the emulator's, its memory size (cuInit, once). */
+    void use(Backend b) {
+        java.util.List<String> names = new java.util.ArrayList<>(attributes.byName().keySet());
+        var over = b.attributes(names);
+        if (!over.isEmpty()) attributes = attributes.with(over);
+        totalMemory = b.totalMemory();
+        backend = b;
+    }
+
+    /**
+     * What a function no area serves returns: CUDA_ERROR_NOT_SUPPORTED, said once per function on stderr.
+     *
+     * @param functionId the spec function id
+     */
+    int unsupported(int functionId) {
+        if (reportedUnsupported.add(functionId)) {
+            System.err.println("[ZLUDA] " + api.function(functionId).name() + " is not supported yet: returning CUDA_ERROR_NOT_SUPPORTED");
+        }
+        return CuResult.NOT_SUPPORTED;
+    }
+
+    /** The innermost call of this thread that is passing the driver, or null (an area used directly). */
+    Call call() {
+        return calls.get();
+    }
+
+    /** Makes {@code c} this thread's innermost call; returns the one it replaces, for {@link #leave}. */
+    Call enter(Call c) {
+        Call outer = calls.get();
+        calls.set(c);
+        return outer;
+    }
+
+    /** Ends the innermost call: {@code outer} is current again. */
+    void leave(Call outer) {
+        if (outer == null) calls.remove();
+        else calls.set(outer);
+    }
+
+    /** Whether the current call's driver events are wanted (so that a caller need not format one for nobody). */
+    boolean wantsEvents() {
+        Call c = calls.get();
+        return c != null && c.events() != null;
+    }
+
+    /** Who sees the kernel launches of the current call (kernel snapshots), or null. */
+    LaunchObserver launchObserver() {
+        Call c = calls.get();
+        return c == null ? null : c.launchObserver();
+    }
+
+    /**
+     * Tells the current call's driver-events sink (the trace layer writes them as MARKER records, FORMAT.md §6):
+     * every module compile with its result and log, every launch's execution. Never fails the call that caused it.
+     */
+    void event(String text) {
+        Call c = calls.get();
+        java.util.function.Consumer<String> sink = c == null ? null : c.events();
+        if (sink == null) return;
+        try {
+            sink.accept(text);
+        } catch (RuntimeException e) {
+            if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace();
+        }
+    }
+
+    /** Prints the device printf output kernels left (the backend's; nothing before cuInit). */
+    void flushDeviceOutput() {
+        Backend b = backend;
+        if (b != null) b.flushDeviceOutput();
+    }
+}

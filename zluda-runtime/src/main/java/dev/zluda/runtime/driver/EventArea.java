@@ -1,0 +1,148 @@
+package dev.zluda.runtime.driver;
+
+import dev.zluda.runtime.backend.BackendException;
+
+import static dev.zluda.runtime.driver.CuResult.*;
+import static dev.zluda.runtime.driver.Native.putFloat;
+import static dev.zluda.runtime.driver.Native.putLong;
+
+/**
+ * Events (CUDA Driver API group CUDA_EVENT, and the waits and records on events of CUDA_STREAM and CUDA_CTX). Each
+ * event is the backend's ({@code Backend#createEvent}; CUDA's and HIP's flag values are the same); its host time is
+ * taken when it is recorded, which is the emulator's event time. After a kernel fault, synchronising on an event of
+ * the faulted context answers the sticky error, as NVIDIA's driver does.
+ */
+final class EventArea {
+    /** CU_EVENT_DISABLE_TIMING. */
+    static final int EVENT_DISABLE_TIMING = 0x2;
+
+    /** An event (CUevent). */
+    static final class Event {
+        final long handle;
+        final Context context;
+        final int flags;
+        volatile long recordedNanos = -1;
+        /** The backend's event (hipEvent_t on the hip backend), else 0. */
+        final long backendHandle;
+
+        Event(long handle, Context context, int flags, long backendHandle) {
+            this.handle = handle;
+            this.context = context;
+            this.flags = flags;
+            this.backendHandle = backendHandle;
+        }
+    }
+
+    private final DriverState state;
+    private final StreamArea streams;
+    final Handles<Event> events = new Handles<>(3);
+
+    EventArea(DriverState state, StreamArea streams) {
+        this.state = state;
+        this.streams = streams;
+    }
+
+    /** Destroys the events of a context being destroyed or reset. */
+    void release(Context c) {
+        for (Event e : events.values()) {
+            if (e.context == c && events.remove(e.handle) != null) state.backend().destroyEvent(e.backendHandle);
+        }
+    }
+
+    // ---------------------------------------------------------------- events
+
+    public int cuEventCreate(long phEvent, int Flags) {
+        int r = state.checkContext();
+        if (r != SUCCESS) return r;
+        if (phEvent == 0 || (Flags & ~0x7) != 0) return INVALID_VALUE;
+        if ((Flags & 0x4) != 0 && (Flags & EVENT_DISABLE_TIMING) == 0) return INVALID_VALUE; // INTERPROCESS needs DISABLE_TIMING
+        long he;
+        try {
+            he = state.backend().createEvent(Flags);
+        } catch (BackendException e) {
+            return e.cuResult;
+        }
+        long h = events.reserve();
+        events.put(h, new Event(h, state.current(), Flags, he));
+        putLong(phEvent, h);
+        return SUCCESS;
+    }
+
+    public int cuEventDestroy_v2(long hEvent) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        Event e = events.remove(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        return state.backend().destroyEvent(e.backendHandle);
+    }
+
+    public int cuEventRecord(long hEvent, long hStream) {
+        int r = streams.checkStream(hStream);
+        if (r != SUCCESS) return r;
+        Event e = events.get(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        e.recordedNanos = System.nanoTime();
+        return state.backend().recordEvent(e.backendHandle, streams.nativeStream(hStream));
+    }
+
+    public int cuEventRecordWithFlags(long hEvent, long hStream, int flags) {
+        if ((flags & ~1) != 0) return INVALID_VALUE; // CU_EVENT_RECORD_DEFAULT | CU_EVENT_RECORD_EXTERNAL
+        return cuEventRecord(hEvent, hStream);
+    }
+
+    public int cuEventQuery(long hEvent) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        Event e = events.get(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        return state.backend().queryEvent(e.backendHandle);
+    }
+
+    public int cuEventSynchronize(long hEvent) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        Event e = events.get(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        int r = state.backend().synchronizeEvent(e.backendHandle);
+        return r != SUCCESS ? r : e.context.stickyError(); // after a kernel fault, as NVIDIA's driver answers
+    }
+
+    public int cuEventElapsedTime(long pMilliseconds, long hStart, long hEnd) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        if (pMilliseconds == 0) return INVALID_VALUE;
+        Event a = events.get(hStart), b = events.get(hEnd);
+        if (a == null || b == null) return INVALID_HANDLE;
+        if ((a.flags & EVENT_DISABLE_TIMING) != 0 || (b.flags & EVENT_DISABLE_TIMING) != 0) return INVALID_HANDLE;
+        if (a.recordedNanos < 0 || b.recordedNanos < 0) return INVALID_HANDLE;
+        float[] ms = new float[1];
+        int e = state.backend().elapsedTime(a.backendHandle, a.recordedNanos, b.backendHandle, b.recordedNanos, ms);
+        if (e == SUCCESS) putFloat(pMilliseconds, ms[0]);
+        return e;
+    }
+
+    public int cuStreamWaitEvent(long hStream, long hEvent, int Flags) {
+        int r = streams.checkStream(hStream);
+        if (r != SUCCESS) return r;
+        Event e = events.get(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        if ((Flags & ~1) != 0) return INVALID_VALUE; // CU_EVENT_WAIT_DEFAULT | CU_EVENT_WAIT_EXTERNAL
+        return state.backend().streamWaitEvent(streams.nativeStream(hStream), e.backendHandle);
+    }
+
+    /** cuCtxRecordEvent: records the event after all work of the context (all of it is done). */
+    public int cuCtxRecordEvent(long hCtx, long hEvent) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        Context c = state.contexts.get(hCtx);
+        if (c == null || c.destroyed) return INVALID_CONTEXT;
+        Event e = events.get(hEvent);
+        if (e == null) return INVALID_HANDLE;
+        e.recordedNanos = System.nanoTime();
+        return SUCCESS;
+    }
+
+    /** cuCtxWaitEvent: later work of the context waits for the event, which has completed. */
+    public int cuCtxWaitEvent(long hCtx, long hEvent) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        Context c = state.contexts.get(hCtx);
+        if (c == null || c.destroyed) return INVALID_CONTEXT;
+        return events.get(hEvent) == null ? INVALID_HANDLE : SUCCESS;
+    }
+
+}

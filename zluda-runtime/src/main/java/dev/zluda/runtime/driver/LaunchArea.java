@@ -1,0 +1,365 @@
+package dev.zluda.runtime.driver;
+
+import dev.zluda.ptx.ParamInfo;
+import dev.zluda.runtime.backend.Backend;
+import dev.zluda.runtime.emulator.MemoryMap;
+import dev.zluda.runtime.api.CudaStructs.CUlaunchAttribute;
+import dev.zluda.runtime.api.CudaStructs.CUlaunchConfig;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static dev.zluda.runtime.driver.CuResult.*;
+import static dev.zluda.runtime.driver.Native.at;
+import static dev.zluda.runtime.driver.Native.getInt;
+import static dev.zluda.runtime.driver.Native.getLong;
+import static dev.zluda.runtime.driver.Native.putInt;
+import static dev.zluda.runtime.driver.Native.putLong;
+
+/**
+ * Kernel launches (CUDA Driver API group CUDA_EXEC): {@code cuLaunchKernel}, {@code cuLaunchKernelEx} and the
+ * legacy launch API ({@code cuFuncSetBlockShape}, {@code cuParamSet*}, {@code cuLaunch}, {@code cuLaunchGrid}).
+ *
+ * <p>The shape is checked against the device and the function (CUDA_ERROR_INVALID_VALUE for a zero or too large
+ * dimension, too many threads, too much shared memory, missing or conflicting parameters; CUDA_ERROR_INVALID_HANDLE
+ * for an unknown function), the parameters are packed at their PTX offsets, and the backend runs the kernel
+ * ({@link Backend#launch}). On the emulator it runs to completion before {@code cuLaunchKernel} returns; a kernel
+ * that fails (an access outside every allocation, a misaligned access, {@code trap}, a failed device assertion)
+ * makes the launch itself succeed, as on NVIDIA hardware, prints {@code [ZLUDA] kernel ...: CTA, thread, PTX line,
+ * address} on stderr and leaves the error sticky on the context ({@link Context#fault}): every later call that
+ * checks the context returns it, until the context is destroyed or, for a primary context, reset. On the hip
+ * backend the launch is enqueued on the stream's HIP stream and a fault shows at the next synchronisation, as HIP
+ * reports it.
+ */
+final class LaunchArea {
+    /** CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES. */
+    static final int ERROR_LAUNCH_OUT_OF_RESOURCES = 701;
+    /** {@code CU_LAUNCH_PARAM_END}, {@code CU_LAUNCH_PARAM_BUFFER_POINTER}, {@code CU_LAUNCH_PARAM_BUFFER_SIZE} (cuda.h). */
+    static final long LAUNCH_PARAM_END = 0, LAUNCH_PARAM_BUFFER_POINTER = 1, LAUNCH_PARAM_BUFFER_SIZE = 2;
+
+    private final DriverState state;
+    private final MemoryArea memory;
+    private final StreamArea streams;
+    private final EventArea events;
+    private final FunctionArea functions;
+    private final MemoryMap memoryMap = this::findForKernel;
+
+    LaunchArea(DriverState state, MemoryArea memory, StreamArea streams, EventArea events, FunctionArea functions) {
+        this.state = state;
+        this.memory = memory;
+        this.streams = streams;
+        this.events = events;
+        this.functions = functions;
+    }
+
+    private boolean findForKernel(long address, long[] out) {
+        var e = memory.allocations().floorEntry(address);
+        if (e == null || !e.getValue().contains(address, 1)) return false;
+        out[0] = e.getValue().address;
+        out[1] = e.getValue().size;
+        return true;
+    }
+
+    /** Each thread's stack for the emulator: the current context's CU_LIMIT_STACK_SIZE (limit 0). */
+    private long stackLimit() {
+        Context c = state.current();
+        return c == null ? dev.zluda.runtime.emulator.Emulator.DEFAULT_STACK_BYTES : c.limit(0);
+    }
+
+    /** The allocations the parameter buffer's aligned 8-byte words point into, each once, in order of first mention. */
+    private List<LaunchObserver.Region> pointedTo(byte[] params) {
+        Map<Long, LaunchObserver.Region> found = new LinkedHashMap<>();
+        MemorySegment s = MemorySegment.ofArray(params);
+        for (long off = 0; off + 8 <= params.length; off += 8) {
+            long v = s.get(ValueLayout.JAVA_LONG_UNALIGNED, off);
+            if (v == 0) continue;
+            var e = memory.allocations().floorEntry(v);
+            if (e == null || !e.getValue().contains(v, 1)) continue;
+            Allocation a = e.getValue();
+            found.putIfAbsent(a.address, new LaunchObserver.Region(a.address, a.size));
+        }
+        return List.copyOf(found.values());
+    }
+
+    // ---------------------------------------------------------------- launches
+
+    /** The per-CTA shared memory a function may use with its current attributes. */
+    private long sharedLimit(ModuleArea.Function f) {
+        return f.kernel.staticShared() + f.maxDynamicShared;
+    }
+
+    /**
+     * Validates a launch and runs it. Grid and block dimensions are unsigned; CUDA's rules
+     * (cuLaunchKernel): every dimension ≥ 1; block ≤ MAX_BLOCK_DIM_{X,Y,Z} and ≤ the function's
+     * MAX_THREADS_PER_BLOCK in total; grid ≤ MAX_GRID_DIM_{X,Y,Z}; static + dynamic shared memory
+     * within the function's limit — otherwise CUDA_ERROR_INVALID_VALUE.
+     */
+    private int launch(long f, long gx, long gy, long gz, long bx, long by, long bz, long shared, long hStream, long kernelParams,
+                       long extra) {
+        int r = streams.checkStream(hStream);
+        if (r != SUCCESS) return r;
+        ModuleArea.Function fn = functions.function(f);
+        if (fn == null) return INVALID_HANDLE;
+        Map<String, Integer> a = state.attributes.byName();
+        if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) return INVALID_VALUE;
+        if (gx > a.get("MAX_GRID_DIM_X") || gy > a.get("MAX_GRID_DIM_Y") || gz > a.get("MAX_GRID_DIM_Z")) return INVALID_VALUE;
+        if (bx > a.get("MAX_BLOCK_DIM_X") || by > a.get("MAX_BLOCK_DIM_Y") || bz > a.get("MAX_BLOCK_DIM_Z")) return INVALID_VALUE;
+        long threads = bx * by * bz;
+        if (threads > a.get("MAX_THREADS_PER_BLOCK") || threads > fn.kernel.maxThreads()) return INVALID_VALUE;
+        int[] req = fn.kernel.reqntid();
+        if (req != null && (bx != req[0] || by != req[1] || bz != req[2])) return INVALID_VALUE;
+        if (fn.kernel.staticShared() + shared > sharedLimit(fn)) return INVALID_VALUE;
+        long paramBytes = fn.kernel.paramBytes();
+        byte[] buffer = new byte[(int) paramBytes];
+        MemorySegment params = MemorySegment.ofArray(buffer);
+        if (kernelParams != 0 && extra != 0) return INVALID_VALUE;
+        if (kernelParams != 0) {
+            for (ParamInfo p : fn.kernel.info().params()) {
+                long ptr = getLong(kernelParams + 8L * p.index());
+                if (ptr == 0) return INVALID_VALUE;
+                MemorySegment.copy(at(ptr, p.size()), 0, params, p.offset(), p.size());
+            }
+        } else if (extra != 0) {
+            long bufferPtr = 0, sizePtr = 0;
+            for (int i = 0; ; i += 2) {
+                if (i > 64) return INVALID_VALUE;
+                long key = getLong(extra + 8L * i);
+                if (key == LAUNCH_PARAM_END) break;
+                long value = getLong(extra + 8L * (i + 1));
+                if (key == LAUNCH_PARAM_BUFFER_POINTER) bufferPtr = value;
+                else if (key == LAUNCH_PARAM_BUFFER_SIZE) sizePtr = value;
+                else return INVALID_VALUE;
+            }
+            if (paramBytes > 0) {
+                if (bufferPtr == 0 || sizePtr == 0) return INVALID_VALUE;
+                long size = getLong(sizePtr);
+                if (size < paramBytes) return INVALID_VALUE;
+                MemorySegment.copy(at(bufferPtr, paramBytes), 0, params, 0, paramBytes);
+            }
+        } else if (paramBytes > 0) {
+            return INVALID_VALUE;
+        }
+        Backend b = state.backend();
+        long stream = streams.nativeStream(hStream);
+        int[] grid = {(int) gx, (int) gy, (int) gz}, block = {(int) bx, (int) by, (int) bz};
+        LaunchObserver obs = state.launchObserver();
+        LaunchObserver.KernelLaunch seen = null;
+        Object token = null;
+        if (obs != null) {
+            try {
+                if (obs.wants(fn.kernel.name())) {
+                    // on an asynchronous backend the before-images are read once the stream's earlier work is done
+                    if (!b.synchronous()) b.synchronizeStream(stream);
+                    seen = new LaunchObserver.KernelLaunch(f, fn.kernel.name(), fn.module.ptx, new long[] {gx, gy, gz}, new long[] {bx, by, bz},
+                            shared, buffer.clone(), pointedTo(buffer), this::read);
+                    token = obs.before(seen);
+                }
+            } catch (RuntimeException e) {
+                seen = null; // a failing observer never stops the launch
+            }
+        }
+        Backend.LaunchOutcome out = b.launch(new Backend.LaunchRequest(fn.loaded, grid, block, (int) shared, stream, buffer,
+                kernelParams != 0, memoryMap, state.attributes.byName().get("MULTIPROCESSOR_COUNT"), stackLimit()));
+        if (state.wantsEvents() && out.event() != null) state.event(out.event().get());
+        if (out.result() != SUCCESS) return out.result();
+        if (out.kernelError() != SUCCESS) {
+            System.err.println("[ZLUDA] " + out.message());
+            state.current().fault(out.kernelError());
+        }
+        if (seen != null) {
+            // a snapshotted launch on an asynchronous backend waits for the kernel: its result is the wait's
+            int result = b.synchronous() ? out.kernelError() : b.synchronizeStream(stream);
+            try {
+                obs.after(token, seen, result);
+            } catch (RuntimeException e) {
+                // the observer's failure is its own
+            }
+        }
+        return SUCCESS;
+    }
+
+    /** The bytes of a region a launch's parameters point into, read through the backend (kernel snapshots). */
+    private byte[] read(long address, long size) {
+        try {
+            return state.backend().read(address, size, memory.onDevice(address, size));
+        } catch (dev.zluda.runtime.backend.BackendException e) {
+            throw new IllegalStateException("cannot read " + size + " bytes at 0x" + Long.toHexString(address) + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static long u(int v) {
+        return Integer.toUnsignedLong(v);
+    }
+
+    public int cuLaunchKernel(long f, int gridDimX, int gridDimY, int gridDimZ, int blockDimX, int blockDimY, int blockDimZ,
+                              int sharedMemBytes, long hStream, long kernelParams, long extra) {
+        return launch(f, u(gridDimX), u(gridDimY), u(gridDimZ), u(blockDimX), u(blockDimY), u(blockDimZ), u(sharedMemBytes), hStream,
+                kernelParams, extra);
+    }
+
+    /**
+     * cuLaunchKernelEx: the CUlaunchConfig record as the spec lays it out. Attributes: cooperative
+     * launches and clusters larger than one CTA are CUDA_ERROR_NOT_SUPPORTED; a launch-completion or
+     * programmatic event is recorded when the kernel has run; priority, access policy,
+     * synchronisation policy, memory sync domains, carve-out and scheduling hints are accepted and
+     * have no effect; an unknown attribute id is CUDA_ERROR_INVALID_VALUE.
+     */
+    public int cuLaunchKernelEx(long config, long f, long kernelParams, long extra) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        if (config == 0) return INVALID_VALUE;
+        long attrs = CUlaunchConfig.attrs(config);
+        long numAttrs = Integer.toUnsignedLong(CUlaunchConfig.numAttrs(config));
+        if (numAttrs > 0 && attrs == 0) return INVALID_VALUE;
+        List<Long> completion = new ArrayList<>();
+        for (long i = 0; i < numAttrs; i++) {
+            long at = attrs + i * CUlaunchAttribute.SIZE;
+            switch (CUlaunchAttribute.id(at)) {
+                case 0, 1, 3, 5, 6, 8, 9, 10, 11, 13, 14, 16 -> {}
+                case 2 -> {
+                    if (CUlaunchAttribute.value_cooperative(at) != 0) return NOT_SUPPORTED; // cooperative launch
+                }
+                case 4 -> {
+                    if (CUlaunchAttribute.value_clusterDim_x(at) > 1 || CUlaunchAttribute.value_clusterDim_y(at) > 1
+                            || CUlaunchAttribute.value_clusterDim_z(at) > 1) return NOT_SUPPORTED; // cluster dimension
+                }
+                // programmatic event, launch completion event: the event is the union's first member
+                case 7 -> completion.add(CUlaunchAttribute.value_programmaticEvent_event(at));
+                case 12 -> completion.add(CUlaunchAttribute.value_launchCompletionEvent_event(at));
+                default -> {
+                    return INVALID_VALUE;
+                }
+            }
+        }
+        long stream = CUlaunchConfig.hStream(config);
+        int r = launch(f, u(CUlaunchConfig.gridDimX(config)), u(CUlaunchConfig.gridDimY(config)), u(CUlaunchConfig.gridDimZ(config)),
+                u(CUlaunchConfig.blockDimX(config)), u(CUlaunchConfig.blockDimY(config)), u(CUlaunchConfig.blockDimZ(config)),
+                u(CUlaunchConfig.sharedMemBytes(config)), stream, kernelParams, extra);
+        if (r == SUCCESS) for (long e : completion) if (e != 0) events.cuEventRecord(e, stream);
+        return r;
+    }
+
+    // ---------------------------------------------------------------- legacy launch API (deprecated in cuda.h)
+
+    /** Block shape, shared memory and parameter bytes set with cuFuncSetBlockShape / cuParamSet*. */
+    private static final class LegacyLaunch {
+        int bx = 1, by = 1, bz = 1, shared;
+        byte[] params = new byte[0];
+    }
+
+    private final Map<Long, LegacyLaunch> legacy = new ConcurrentHashMap<>();
+
+    /** The legacy state of a valid function (CUfunction or CUkernel), or null for a bad handle. */
+    private LegacyLaunch legacy(long f) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(4);
+            if (functions.cuFuncGetAttribute(v.address(), 0, f) != SUCCESS) return null; // MAX_THREADS_PER_BLOCK: validates f
+        }
+        return legacy.computeIfAbsent(f, k -> new LegacyLaunch());
+    }
+
+    /** cuFuncSetBlockShape: the block of later cuLaunch/cuLaunchGrid calls; each dimension ≥ 1. */
+    public int cuFuncSetBlockShape(long hfunc, int x, int y, int z) {
+        int r = state.checkContext();
+        if (r != SUCCESS) return r;
+        LegacyLaunch l = legacy(hfunc);
+        if (l == null) return INVALID_HANDLE;
+        if (x < 1 || y < 1 || z < 1) return INVALID_VALUE;
+        l.bx = x;
+        l.by = y;
+        l.bz = z;
+        return SUCCESS;
+    }
+
+    /** cuFuncSetSharedSize: dynamic shared memory bytes of later legacy launches. */
+    public int cuFuncSetSharedSize(long hfunc, int bytes) {
+        int r = state.checkContext();
+        if (r != SUCCESS) return r;
+        LegacyLaunch l = legacy(hfunc);
+        if (l == null) return INVALID_HANDLE;
+        if (bytes < 0) return INVALID_VALUE;
+        l.shared = bytes;
+        return SUCCESS;
+    }
+
+    /** cuParamSetSize: the size in bytes of the parameter buffer, at most 32764 (the kernel parameter limit since CUDA 12.1). */
+    public int cuParamSetSize(long hfunc, int numbytes) {
+        int r = state.checkContext();
+        if (r != SUCCESS) return r;
+        LegacyLaunch l = legacy(hfunc);
+        if (l == null) return INVALID_HANDLE;
+        if (numbytes < 0 || numbytes > 32764) return INVALID_VALUE;
+        l.params = java.util.Arrays.copyOf(l.params, numbytes);
+        return SUCCESS;
+    }
+
+    private int setParam(long hfunc, int offset, byte[] bytes) {
+        int r = state.checkContext();
+        if (r != SUCCESS) return r;
+        LegacyLaunch l = legacy(hfunc);
+        if (l == null) return INVALID_HANDLE;
+        if (offset < 0 || (long) offset + bytes.length > l.params.length) return INVALID_VALUE;
+        System.arraycopy(bytes, 0, l.params, offset, bytes.length);
+        return SUCCESS;
+    }
+
+    /** cuParamSeti: a 32-bit integer at a byte offset of the parameter buffer (inside cuParamSetSize's size). */
+    public int cuParamSeti(long hfunc, int offset, int value) {
+        return setParam(hfunc, offset, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putInt(value).array());
+    }
+
+    /** cuParamSetf: a float at a byte offset of the parameter buffer. */
+    public int cuParamSetf(long hfunc, int offset, float value) {
+        return setParam(hfunc, offset, java.nio.ByteBuffer.allocate(4).order(java.nio.ByteOrder.LITTLE_ENDIAN).putFloat(value).array());
+    }
+
+    /** cuParamSetv: numbytes bytes from host memory at a byte offset of the parameter buffer. */
+    public int cuParamSetv(long hfunc, int offset, long ptr, int numbytes) {
+        if (numbytes < 0 || (numbytes > 0 && ptr == 0)) return INVALID_VALUE;
+        return setParam(hfunc, offset, numbytes == 0 ? new byte[0] : at(ptr, numbytes).toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    /** A legacy launch: the stored block, shared size and parameters, through cuLaunchKernel's {@code extra} buffer. */
+    private int legacyLaunch(long f, int gw, int gh, long hStream) {
+        int r = state.checkContext();
+        if (r != SUCCESS) return r;
+        LegacyLaunch l = legacy(f);
+        if (l == null) return INVALID_HANDLE;
+        try (Arena a = Arena.ofConfined()) {
+            byte[] p = l.params;
+            MemorySegment buf = a.allocate(Math.max(1, p.length), 16);
+            MemorySegment.copy(p, 0, buf, ValueLayout.JAVA_BYTE, 0, p.length);
+            MemorySegment size = a.allocate(8);
+            size.set(ValueLayout.JAVA_LONG, 0, p.length);
+            MemorySegment extra = a.allocate(5 * 8L);
+            extra.setAtIndex(ValueLayout.JAVA_LONG, 0, 1); // CU_LAUNCH_PARAM_BUFFER_POINTER
+            extra.setAtIndex(ValueLayout.JAVA_LONG, 1, buf.address());
+            extra.setAtIndex(ValueLayout.JAVA_LONG, 2, 2); // CU_LAUNCH_PARAM_BUFFER_SIZE
+            extra.setAtIndex(ValueLayout.JAVA_LONG, 3, size.address());
+            extra.setAtIndex(ValueLayout.JAVA_LONG, 4, 0); // CU_LAUNCH_PARAM_END
+            return cuLaunchKernel(f, gw, gh, 1, l.bx, l.by, l.bz, l.shared, hStream, 0, p.length == 0 ? 0 : extra.address());
+        }
+    }
+
+    /** cuLaunch: a grid of one block. */
+    public int cuLaunch(long f) {
+        return legacyLaunch(f, 1, 1, 0);
+    }
+
+    /** cuLaunchGrid: a grid_width × grid_height grid on the default stream. */
+    public int cuLaunchGrid(long f, int grid_width, int grid_height) {
+        return legacyLaunch(f, grid_width, grid_height, 0);
+    }
+
+    /** cuLaunchGridAsync: as cuLaunchGrid, on a stream. */
+    public int cuLaunchGridAsync(long f, int grid_width, int grid_height, long hStream) {
+        int r = streams.checkStream(hStream);
+        return r != SUCCESS ? r : legacyLaunch(f, grid_width, grid_height, hStream);
+    }
+
+}
