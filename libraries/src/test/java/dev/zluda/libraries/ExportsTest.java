@@ -15,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -57,5 +58,36 @@ class ExportsTest {
         }
         assertEquals(strong, documented, "docs/support.md's list of the " + library + " functions zluda implements vs. the strong definitions in " + lib);
         assertTrue(strong.size() > (library.equals("cublas") ? 80 : 30), strong.size() + " implemented");
+    }
+
+    /**
+     * The library tracers (nvidia-capture: dist/lib/trace) export every name NVIDIA's library exports (the
+     * spec's exports list, read with {@code nm -D} from NVIDIA's files on an H200 machine), as functions,
+     * under NVIDIA's version node (none for NVML), plus their own two: a real library that NEEDs its
+     * sibling (NVIDIA's libcublas NEEDs libcublasLt) is bound to the sibling's tracer, so a missing name
+     * would be an undefined symbol there.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"cublas", "cublasLt", "cufft", "cusparse", "cudnn", "nvml"})
+    void tracersExportEveryNameOfNvidiasLibrary(String library) throws Exception {
+        Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().normalize();
+        Path lib = repo.resolve("nvidia-capture/target/native/trace").resolve(CudaApi.SONAMES.get(library));
+        Assumptions.assumeTrue(Files.isRegularFile(lib), "SKIPPED: " + lib + " is not built");
+        Process p = new ProcessBuilder("nm", "-D", "--defined-only", lib.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, out);
+        Set<String> functions = new TreeSet<>(), other = new TreeSet<>();
+        boolean versioned = !library.equals("nvml");
+        for (String line : out.split("\n")) {
+            String[] f = line.trim().split("\\s+");
+            if (f.length < 3 || f[1].equals("A")) continue;
+            if (versioned) assertTrue(f[2].endsWith("@@" + CudaApi.SONAMES.get(library)), "exported under NVIDIA's version node: " + line);
+            else assertFalse(f[2].contains("@"), "unversioned, as NVIDIA's: " + line);
+            (f[1].equals("T") ? functions : other).add(f[2].replaceFirst("@.*$", ""));
+        }
+        Set<String> expected = new TreeSet<>(CudaApi.library(library).exports());
+        expected.add("zluda_library_tracer_real");
+        assertEquals(expected, functions, "the functions " + lib + " exports");
+        assertEquals(Set.of("zluda_library_tracer_marker"), other, "the data " + lib + " exports");
     }
 }
