@@ -90,4 +90,26 @@ class ExportsTest {
         assertEquals(expected, functions, "the functions " + lib + " exports");
         assertEquals(Set.of("zluda_library_tracer_marker"), other, "the data " + lib + " exports");
     }
+
+    /**
+     * What NVIDIA's libcublas.so.13 imports from libcublasLt.so.13 (recorded on an H200:
+     * src/test/resources/h200/libcublas-imports-from-libcublasLt.txt) is all in the cuBLASLt exports list,
+     * so the cuBLASLt tracer, which the loader gives NVIDIA's libcublas as its libcublasLt, has every one
+     * under NVIDIA's version node.
+     */
+    @org.junit.jupiter.api.Test
+    void everythingNvidiasCublasImportsFromCublasLtIsInTheList() throws Exception {
+        Set<String> exports = new TreeSet<>(CudaApi.library("cublasLt").exports()), missing = new TreeSet<>();
+        int n = 0;
+        try (var in = ExportsTest.class.getResourceAsStream("/h200/libcublas-imports-from-libcublasLt.txt")) {
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                if (line.isBlank() || line.startsWith("#")) continue;
+                assertTrue(line.endsWith("@libcublasLt.so.13"), line);
+                n++;
+                if (!exports.contains(line.replaceFirst("@.*$", ""))) missing.add(line);
+            }
+        }
+        assertEquals(76, n);
+        assertEquals(Set.of(), missing);
+    }
 }
