@@ -179,6 +179,14 @@ public final class Semantics {
 
     // ------------------------------------------------------------------ declarations
 
+    /**
+     * What a declaration declares, one {@link VariableInfo} per name, resolved as {@link #analyze} does (its
+     * problems are {@link #analyze}'s to report; here they are ignored).
+     */
+    public static List<VariableInfo> variables(Decl d) {
+        return new Semantics("").declare(d, new Scope(null));
+    }
+
     /** Resolves a declaration and enters its names into {@code scope}; returns one info per name. */
     private List<VariableInfo> declare(Decl d, Scope scope) {
         List<VariableInfo> out = new ArrayList<>();
@@ -530,22 +538,13 @@ public final class Semantics {
                 }
             }
             default -> {
-                PtxType doubled = wide ? widen(t) : t;
+                PtxType doubled = wide ? t.widened() : t;
                 for (int i = 0; i < ops.size(); i++) {
                     boolean isWideOperand = wide && (i == 0 || (i == 3 && family.startsWith("mad")));
                     expect(ins, ops.get(i), isWideOperand ? doubled : t, scope);
                 }
             }
         }
-    }
-
-    private static PtxType widen(PtxType t) {
-        return switch (t) {
-            case U16 -> PtxType.U32; case U32 -> PtxType.U64;
-            case S16 -> PtxType.S32; case S32 -> PtxType.S64;
-            case B16 -> PtxType.B32; case B32 -> PtxType.B64;
-            default -> t;
-        };
     }
 
     private void expect(Instruction ins, Operand o, PtxType want, Scope scope) {

@@ -9,6 +9,8 @@ import dev.zluda.ptx.ParseResult;
 import dev.zluda.ptx.Ptx;
 import dev.zluda.ptx.PtxType;
 import dev.zluda.ptx.Semantics;
+import dev.zluda.ptx.ir.IrPipeline;
+import dev.zluda.ptx.ir.IrModule;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -78,7 +80,9 @@ public final class EmulatorModule {
         if (!parsed.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(parsed.diagnostics()));
         ModuleModel model = Semantics.analyze(parsed.module(), source);
         if (!model.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(model.diagnostics()));
-        ModuleContext mc = new ModuleContext(source, model, parsed.module());
+        IrModule ir = IrPipeline.build(parsed.module(), model, source);
+        if (!ir.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(ir.diagnostics()));
+        ModuleContext mc = new ModuleContext(source, ir);
         if (model.addressSize() != 64) {
             mc.error(new Loc(1, 1), ".address_size " + model.addressSize() + " (32-bit addressing) is not supported by the emulator: use .address_size 64");
             throw new PtxLoadException(Errors.NOT_SUPPORTED, mc.errors());

@@ -23,17 +23,6 @@ final class FloatMath {
     /** The NaN NVIDIA GPUs produce for half precision. */
     static final int CANONICAL_NAN_F16 = 0x7FFF;
 
-    /** PTX rounding modifier → mode; {@code .rn} also for null. */
-    static int mode(String modifier) {
-        if (modifier == null) return RN;
-        return switch (modifier) {
-            case ".rz", ".rzi" -> RZ;
-            case ".rm", ".rmi" -> RM;
-            case ".rp", ".rpi" -> RP;
-            default -> RN;
-        };
-    }
-
     /** Flushes a subnormal single to a zero of the same sign ({@code .ftz}). */
     static float ftz(float x) {
         return Math.abs(x) < Float.MIN_NORMAL ? Math.copySign(0f, x) : x;
