@@ -19,6 +19,8 @@
 #             tracers, and CUPTI's count of its driver calls (nvidia-capture's cupti_counter.c, when
 #             D/nvidia-capture/src/test/device holds it)
 #   cupy      cupy_libs.py (cuBLAS matmuls and a matvec, cuFFT c2c and r2c) the same way
+#   cudasamples  the cuBLAS samples of cuda-samples in D/libs/samples (samples/cuda-samples/build-and-run.sh
+#             builds them) on NVIDIA's cuBLAS, untraced and traced
 #   headers   (not by default) copies cuFFT's cudalibxt.h and cufftXt.h to $OUT/headers
 #   blastrace blas_test traced on NVIDIA's cuBLAS
 # Writes results.txt, the dumps, gemm_lt_demo and captures.tar.xz to $OUT. Stops starting new steps
@@ -138,6 +140,18 @@ fi
 if want cupy && left 30; then
     step "3b. CuPy with the library tracers, CUPTI counting"
     python3 -c "import cupy" 2>/dev/null && traced_python cupy_libs "$D/libraries/src/test/device/cupy_libs.py" || echo "no CuPy here"
+fi
+
+if want cudasamples && left 20; then
+    step "5. cuBLAS samples of NVIDIA's cuda-samples (built elsewhere, in D/libs/samples) on NVIDIA's libraries, untraced and traced"
+    # the binaries samples/cuda-samples/build-and-run.sh builds (linked against libcublas.so.13: the same
+    # soname as NVIDIA's), so that their H200 captures pair with their zluda captures
+    for b in $C/samples/*; do
+        [ -x "$b" ] || continue
+        n=$(basename $b); a=""; [ $n = matrixMulCUBLAS ] && a=-sizemult=1
+        ( cd $W && LD_LIBRARY_PATH=$NVLIB timeout 60 $b $a | tail -2; echo "exit code ${PIPESTATUS[0]}" )
+        ( cd $W && LD_LIBRARY_PATH=$C/trace:$NVLIB ZLUDA_LOG_DIR=$CAPS/$n-nvidia ZLUDA_CAPTURE_MODULES=0 timeout 60 $b $a | tail -1; echo "exit code ${PIPESTATUS[0]}" )
+    done
 fi
 
 if want headers; then
