@@ -125,7 +125,7 @@ final class ModuleArea {
     private String ptxOf(byte[] image) throws LoadFailure {
         try {
             ModuleImage img = ModuleImage.of(image);
-            return img.bestPtx(state.attributes.major(), state.attributes.minor()).ptx();
+            return img.ptxToRun(state.attributes.major(), state.attributes.minor()).ptx();
         } catch (ModuleImageException e) {
             throw imageFailure(e);
         }
@@ -288,7 +288,7 @@ final class ModuleArea {
                         throw new LoadFailure(ERROR_INVALID_IMAGE, "image @0x" + Long.toHexString(image)
                                 + " is a fatbin wrapper (magic 0x466243b1): cuModuleLoadData takes the fatbin it points to, PTX text or an ELF");
                     }
-                    ModuleImage.Entry best = img.bestPtx(state.attributes.major(), state.attributes.minor());
+                    ModuleImage.Entry best = img.ptxToRun(state.attributes.major(), state.attributes.minor());
                     if (given == null) name = moduleFileName(number, img.entries().indexOf(best) + 1);
                     return best.ptx();
                 } catch (ModuleImageException e) {
