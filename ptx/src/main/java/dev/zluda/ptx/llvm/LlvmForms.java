@@ -74,9 +74,10 @@ public final class LlvmForms {
      * {@code instruction 'set.eq.f16.f32' is not supported by the LLVM back end: ... (docs/support.md)}.
      */
     public static String refusal(Ast.Instruction ins, LlvmTarget target) {
+        String name = target == LlvmTarget.SM_90_AS_AMD ? "sm_90 (lowered as for AMD)" : target.cpu();
         Refusal r = list().get(EmulatorForms.key(ins.opcode(), ins.modifiers()));
         if (r == null || !r.applies(target)) return null;
-        return "instruction '" + ins.form() + "' is not supported by the LLVM back end for " + target.cpu() + ": lowered, it did not compute what an NVIDIA GPU "
+        return "instruction '" + ins.form() + "' is not supported by the LLVM back end for " + name + ": lowered, it did not compute what an NVIDIA GPU "
                 + "computes (" + r.why() + "; docs/support.md)";
     }
 }
