@@ -30,7 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * recording: README.md); that every form whose lowering computed something else than the H200's original PTX — or
  * failed, or was not run — is listed with the reason in {@code sweep/llvm-known-differences.tsv}, and every listed one
  * still is; an approximate form may differ by no more than the emulator is allowed ({@code sweep/ulp-bounds.tsv}).
- * {@code -Dzluda.regen=true} rewrites the list (to be reviewed).
+ * The forms blamed for those lowerings are what the lowering refuses ({@link LlvmForms}, {@link #refusedForms}): the test
+ * checks that list and that each such lowering is refused with the instruction's line (the IR hashes are of the
+ * lowering without the refusals, the IR that ran). {@code -Dzluda.regen=true} rewrites both lists (the known
+ * differences to be reviewed; their reasons are kept).
  */
 class LlvmSweepTest {
     record Key(String form, String target) {}
