@@ -1,8 +1,8 @@
 #!/bin/sh
-# Regenerates the library API specs (trace-format/src/main/resources/dev/zluda/spec/<library>-api.json:
+# Regenerates the library API specs (api-spec/src/main/resources/dev/zluda/spec/<library>-api.json:
 # cublas, cublasLt, cufft, cusparse, cudnn, nvml) from NVIDIA's headers with clang's JSON AST dump,
 # as gen-spec.sh does for the driver (SPEC.md, "Library specs"). Needs clang-22 and the headers:
-#   trace-format/gen-library-specs.sh INCLUDE_DIRS [LIBRARY...]
+#   api-spec/gen-library-specs.sh INCLUDE_DIRS [LIBRARY...]
 # INCLUDE_DIRS is ':'-separated and must hold the libraries' headers (cublas_api.h, cublasLt.h,
 # cufft.h, cusparse.h, cudnn*.h, nvml.h) and CUDA's (cuda_runtime_api.h, library_types.h, cuda_fp16.h),
 # e.g. /usr/local/cuda/include:/usr/include/x86_64-linux-gnu. A library whose first header is not
@@ -13,13 +13,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 inc=$1; shift
 libs=${*:-cublas cublasLt cufft cusparse cudnn nvml}
 cd "$here/.."
-mvn -q -B -pl trace-format -am -DskipTests package
-cp=$(cat trace-format/target/classpath.txt 2>/dev/null || true)
+mvn -q -B -pl api-spec -am -DskipTests package
+cp=$(cat api-spec/target/classpath.txt 2>/dev/null || true)
 if [ -z "$cp" ]; then
-  mvn -q -B -pl trace-format dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
-  cp=$(cat trace-format/target/classpath.txt)
+  mvn -q -B -pl api-spec dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
+  cp=$(cat api-spec/target/classpath.txt)
 fi
 for lib in $libs; do
-  "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "trace-format/target/classes:$cp" dev.zluda.spec.gen.SpecGenerator \
-    --library "$lib" "$inc" "trace-format/src/main/resources/dev/zluda/spec/$lib-api.json" "${CLANG:-clang-22}" || echo "$lib: skipped"
+  "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "api-spec/target/classes:$cp" dev.zluda.spec.gen.SpecGenerator \
+    --library "$lib" "$inc" "api-spec/src/main/resources/dev/zluda/spec/$lib-api.json" "${CLANG:-clang-22}" || echo "$lib: skipped"
 done

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Regenerates the fatbin test resources of ModuleImageTest from fatbin_kernels.cu with nvcc
 # (CUDA 13.0 was used for the committed files):
-#   zluda-runtime/src/test/cuda/make-fatbins.sh [OUTDIR]
-# Writes, into OUTDIR (default: zluda-runtime/src/test/resources/dev/zluda/runtime/image):
+#   module-image/src/test/cuda/make-fatbins.sh [OUTDIR]
+# Writes, into OUTDIR (default: module-image/src/test/resources/dev/zluda/image):
 #   kernels.{zstd,lz4,none}.fatbin  SASS sm_75 + PTX compute_75, SASS sm_86 + PTX compute_86,
 #                                   PTX compute_90; compressed with -compress-mode=default (zstd),
 #                                   speed (LZ4) and none
@@ -20,7 +20,7 @@
 #                                   cuobjdump -xptx all / -xelf all extract, is refreshed by hand)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:-$here/../resources/dev/zluda/runtime/image}
+out=${1:-$here/../resources/dev/zluda/image}
 mkdir -p "$out"
 cuda=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$cuda/bin/nvcc

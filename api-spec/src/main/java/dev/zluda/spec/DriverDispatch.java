@@ -9,7 +9,7 @@ import java.util.Optional;
 
 /**
  * Where zluda's driver serves each CUDA function ({@code cuda-api-driver.yaml}, {@code areas} and
- * {@code served-as}; trace-format/SPEC.md, "Roles and driver areas"): the area whose class implements it and the
+ * {@code served-as}; api-spec/SPEC.md, "Roles and driver areas"): the area whose class implements it and the
  * function whose method does (itself, the function it is served as, or for a {@code _ptds}/{@code _ptsz} variant
  * the function without the suffix). The driver's dispatch table is generated from this
  * ({@link dev.zluda.spec.gen.EntryGenerator}); a function without an entry is not supported.

@@ -6,7 +6,7 @@ import java.util.Locale;
  * What a CUDA driver function does, as far as the tools that read calls care: the diff engine, the viewer, the
  * replayer and the driver's interceptors decide by role rather than by function name, so that every versioned
  * variant ({@code _v2}, {@code _ptds}, {@code _ptsz}) and every function of a family is treated alike. Assigned by
- * base name in {@code cuda-api-driver.yaml} (trace-format/SPEC.md, "Roles and driver areas"); {@link #NONE} for a
+ * base name in {@code cuda-api-driver.yaml} (api-spec/SPEC.md, "Roles and driver areas"); {@link #NONE} for a
  * function no role names.
  */
 public enum Role {

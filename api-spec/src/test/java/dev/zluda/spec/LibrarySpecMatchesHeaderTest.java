@@ -55,11 +55,11 @@ class LibrarySpecMatchesHeaderTest {
         Assumptions.assumeTrue(CudaHeaders.onPath("clang-22"),
                 "SKIPPED: no clang-22 on PATH — could not check that " + src.resource() + " is up to date");
         Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath();
-        Path committed = repo.resolve("trace-format/src/main/resources/dev/zluda/spec/" + src.resource());
+        Path committed = repo.resolve("api-spec/src/main/resources/dev/zluda/spec/" + src.resource());
         Path fresh = tmp.resolve(src.resource());
         SpecGenerator.writePretty(new SpecGenerator(includeDirs(), "clang-22", src).generate(), fresh);
         assertEquals(Files.readString(committed), Files.readString(fresh),
-                src.resource() + " is stale: run trace-format/gen-library-specs.sh and commit the result");
+                src.resource() + " is stale: run api-spec/gen-library-specs.sh and commit the result");
     }
 
     @ParameterizedTest

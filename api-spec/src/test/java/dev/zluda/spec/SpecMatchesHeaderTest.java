@@ -111,10 +111,10 @@ class SpecMatchesHeaderTest {
         Assumptions.assumeTrue(CudaHeaders.onPath("clang-22"),
                 "SKIPPED: no clang-22 on PATH (apt-get install clang-22) — could not check that cuda-api.json is up to date");
         Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath();
-        Path committed = repo.resolve("trace-format/src/main/resources/dev/zluda/spec/cuda-api.json");
+        Path committed = repo.resolve("api-spec/src/main/resources/dev/zluda/spec/cuda-api.json");
         Path fresh = tmp.resolve("cuda-api.json");
         SpecGenerator.writePretty(new SpecGenerator(inc, "clang-22").generate(), fresh);
         assertEquals(Files.readString(committed), Files.readString(fresh),
-                "cuda-api.json is stale: run trace-format/gen-spec.sh and commit the result");
+                "cuda-api.json is stale: run api-spec/gen-spec.sh and commit the result");
     }
 }

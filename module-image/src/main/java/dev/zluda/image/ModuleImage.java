@@ -1,4 +1,4 @@
-package dev.zluda.runtime.image;
+package dev.zluda.image;
 
 import com.github.luben.zstd.Zstd;
 import net.jpountz.lz4.LZ4Factory;

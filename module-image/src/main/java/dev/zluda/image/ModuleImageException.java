@@ -1,4 +1,4 @@
-package dev.zluda.runtime.image;
+package dev.zluda.image;
 
 /**
  * A module image that cannot be used, with a message for the user: malformed (the message names

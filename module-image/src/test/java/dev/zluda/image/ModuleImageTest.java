@@ -1,4 +1,4 @@
-package dev.zluda.runtime.image;
+package dev.zluda.image;
 
 import org.junit.jupiter.api.Test;
 
@@ -29,14 +29,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * {@link ModuleImage} against fatbins nvcc 13.0 wrote (zluda-runtime/src/test/cuda/make-fatbins.sh)
+ * {@link ModuleImage} against fatbins nvcc 13.0 wrote (module-image/src/test/cuda/make-fatbins.sh)
  * and two independent references: the PTX {@code nvcc -ptx} gives for the same source and
  * architecture, and what NVIDIA's {@code cuobjdump} lists and extracts from the same files.
  */
 class ModuleImageTest {
     static byte[] resource(String name) throws IOException {
         try (InputStream in = ModuleImageTest.class.getResourceAsStream(name)) {
-            if (in == null) throw new IOException("test resource " + name + " missing: run zluda-runtime/src/test/cuda/make-fatbins.sh");
+            if (in == null) throw new IOException("test resource " + name + " missing: run module-image/src/test/cuda/make-fatbins.sh");
             return in.readAllBytes();
         }
     }

@@ -15,7 +15,7 @@ import dev.zluda.ptx.ParamInfo;
 import dev.zluda.ptx.ParseResult;
 import dev.zluda.ptx.Ptx;
 import dev.zluda.ptx.Semantics;
-import dev.zluda.runtime.image.ModuleImage;
+import dev.zluda.image.ModuleImage;
 
 import java.io.IOException;
 import java.io.PrintWriter;

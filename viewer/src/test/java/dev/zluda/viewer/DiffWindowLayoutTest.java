@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * The two-capture window at the sizes people use (1366×768, 1920×1080, 3840×2160) with small (1,024
  * elements, {@link PlantedPair}) and realistic (65,536-element f32, {@link LargePair}) buffers, headless:
  * the first divergence's data selected, its images and histogram read; screenshots under
- * diff-viewer/target/screenshots.
+ * viewer/target/screenshots.
  */
 @ExtendWith(ApplicationExtension.class)
 class DiffWindowLayoutTest {
@@ -120,7 +120,7 @@ class DiffWindowLayoutTest {
             ((javafx.scene.control.SplitPane) robot.lookup("#detailsSplit").query()).setDividerPositions(0.34);
         });
         WaitForAsyncUtils.waitForFxEvents();
-        Path out = Fx.repo().resolve("diff-viewer/target/screenshots").resolve("diff-" + width + "x" + height + "-" + elements + "-" + theme + ".png");
+        Path out = Fx.repo().resolve("viewer/target/screenshots").resolve("diff-" + width + "x" + height + "-" + elements + "-" + theme + ".png");
         Files.createDirectories(out.getParent());
         robot.interact(() -> {
             try {

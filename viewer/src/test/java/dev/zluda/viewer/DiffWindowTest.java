@@ -254,7 +254,7 @@ class DiffWindowTest {
     }
 
     private void snapshot(FxRobot robot, String name) throws Exception {
-        Path out = Fx.repo().resolve("diff-viewer/target/screenshots").resolve(name);
+        Path out = Fx.repo().resolve("viewer/target/screenshots").resolve(name);
         Files.createDirectories(out.getParent());
         robot.interact(() -> {
             try {

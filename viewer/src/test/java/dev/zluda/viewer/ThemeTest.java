@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * Both themes, as rendered (headless): every text the windows show on screen has a contrast ratio of at
  * least 4.5 with the background behind it (WCAG 2.x AA, {@link Theme#contrast}): table cells of plain,
  * failing, diverging and one-sided rows, hints, titles, and the PTX view's line numbers and tokens on
- * every row. Screenshots under diff-viewer/target/screenshots.
+ * every row. Screenshots under viewer/target/screenshots.
  */
 @ExtendWith(ApplicationExtension.class)
 class ThemeTest {
@@ -108,7 +108,7 @@ class ThemeTest {
     }
 
     private void shot(FxRobot robot, String name) throws Exception {
-        Path out = Fx.repo().resolve("diff-viewer/target/screenshots").resolve(name);
+        Path out = Fx.repo().resolve("viewer/target/screenshots").resolve(name);
         Files.createDirectories(out.getParent());
         robot.interact(() -> {
             try {

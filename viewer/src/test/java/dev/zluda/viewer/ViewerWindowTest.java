@@ -77,7 +77,7 @@ class ViewerWindowTest {
     }
 
     private void snapshot(FxRobot robot, String name) throws Exception {
-        Path out = Fx.repo().resolve("diff-viewer/target/screenshots").resolve(name);
+        Path out = Fx.repo().resolve("viewer/target/screenshots").resolve(name);
         Files.createDirectories(out.getParent());
         robot.interact(() -> {
             try {

@@ -323,8 +323,8 @@ public final class SpecGenerator {
         if (!source.driver()) sourceNode.put("language", source.cxx() ? "c++" : "c");
         sourceNode.put("compiler", compilerVersion());
         sourceNode.put("abi", "x86_64-linux-gnu");
-        sourceNode.put("generatedBy", source.driver() ? "dev.zluda.spec.gen.SpecGenerator (trace-format/gen-spec.sh)"
-                : "dev.zluda.spec.gen.SpecGenerator --library " + source.library() + " (trace-format/gen-library-specs.sh)");
+        sourceNode.put("generatedBy", source.driver() ? "dev.zluda.spec.gen.SpecGenerator (api-spec/gen-spec.sh)"
+                : "dev.zluda.spec.gen.SpecGenerator --library " + source.library() + " (api-spec/gen-library-specs.sh)");
         String ungroupedName = source.driver() ? "CUDA_UNGROUPED" : source.library().toUpperCase(java.util.Locale.ROOT) + "_UNGROUPED";
 
         // Groups: Doxygen \defgroup ... /** @} */ /* END name */ ranges in each header.

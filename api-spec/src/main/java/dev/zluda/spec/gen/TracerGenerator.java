@@ -154,7 +154,7 @@ public final class TracerGenerator {
             if (launch != null) sb.append("    zt_kernel_after(&c, r);\n");
             sb.append("    return r;\n}\n\n");
         }
-        sb.append("const uint64_t zt_spec_hash = 0x").append(Long.toHexString(dev.zluda.capture.CaptureWriter.specHash())).append("ull;\n");
+        sb.append("const uint64_t zt_spec_hash = 0x").append(Long.toHexString(dev.zluda.spec.SpecHash.of())).append("ull;\n");
         sb.append("const int zt_function_count = ").append(fs.size()).append(";\n");
         sb.append("const zcap_function zt_functions[] = {\n");
         for (CudaFunction f : fs) sb.append("    {\"").append(f.name()).append("\", ").append(f.params().size()).append("},\n");
