@@ -15,14 +15,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * One capture read once, compactly: per call its alignment key, function, result, thread, number
- * and the address of its normalised facts; per thread its calls in order of entry. Calls are
- * indexed 0.. in the order the reader completes them (a top-level call, then the calls nested in
- * it). About 60 bytes per call plus the facts.
+ * What the diff engine compares of one capture, over its {@link CallIndex}: per compared call its
+ * alignment keys and the address of its normalised facts, per thread its compared calls in order
+ * of entry. The call columns (function, thread, result, in flight, number) are the index's; the
+ * facts are read in the same pass as the index ({@link CallIndex#load(java.util.function.LongConsumer,
+ * java.util.function.BooleanSupplier, java.util.function.Consumer) load}'s record tap). Compared
+ * calls are numbered 0.. in the order the reader completes them (a top-level call, then the calls
+ * nested in it); {@link #call(int)} is a compared call's number in the index. About 40 bytes per
+ * call plus the facts and the index's columns.
  */
-final class SideIndex {
-    static final byte IN_FLIGHT = 1;
-
+final class CallFacts {
     /** Function names shared by both sides, so that ids compare. */
     static final class Names {
         private final Map<String, Integer> ids = new ConcurrentHashMap<>();
@@ -43,23 +45,21 @@ final class SideIndex {
     }
 
     final Capture cap;
+    /** The index of the capture's calls. */
+    final CallIndex index;
     final Types types;
     final Names names;
     int n;
     long[] key = new long[1024];
     long[] ident = new long[1024];
     int[] weak = new int[1024];
-    long[] ordinal = new long[1024];
-    int[] result = new int[1024];
-    byte[] flags = new byte[1024];
-    int[] thread = new int[1024];
-    int[] depth = new int[1024];
+    /** The compared call's number in {@link #index}. */
+    private int[] call = new int[1024];
     long[] facts = new long[1024];
     final FactStore store = new FactStore();
-    final List<Long> threadIds = new ArrayList<>();
+    /** Thread ids in order of their first call, as in the index. */
+    List<Long> threadIds = List.of();
     final List<IntList> threadCalls = new ArrayList<>();
-    private final Map<Long, Integer> threadIndex = new HashMap<>();
-    final Map<Long, CaptureRecord.Blob> blobs = new HashMap<>();
     Map<Integer, String> strings;
     /** Per KERNEL record (by its seq): the diff's symbol of each buffer when the record was read ({@code dptr#3}), or null. */
     final Map<Long, String[]> kernelBuffers = new HashMap<>();
@@ -70,24 +70,23 @@ final class SideIndex {
     /** The name the first successful {@code cuDeviceGetName} returned (the device the program saw), or null. */
     String deviceName;
     private int[] nameOf = new int[64];
-    private long lastThread = Long.MIN_VALUE;
-    private int lastThreadIndex;
     private Normaliser norm;
 
-    /** Whether calls through export-table slots are indexed (strict) or left out and only counted. */
+    /** Whether calls through export-table slots are compared (strict) or left out and only counted. */
     private final boolean keepExportTableCalls;
     /** Calls through export-table slots left out ({@code {GUID}::slot N}, FORMAT.md §6.10). */
     long exportTableCalls;
 
-    private SideIndex(Capture cap, Types types, Names names, boolean keepExportTableCalls) {
+    private CallFacts(Capture cap, Types types, Names names, boolean keepExportTableCalls) {
         this.cap = cap;
+        this.index = new CallIndex(cap);
         this.types = types;
         this.names = names;
         this.keepExportTableCalls = keepExportTableCalls;
     }
 
     /** Reads a capture, calls through export-table slots included. */
-    static SideIndex build(Capture cap, Types types, Names names) {
+    static CallFacts build(Capture cap, Types types, Names names) {
         return build(cap, types, names, true);
     }
 
@@ -96,20 +95,20 @@ final class SideIndex {
      *
      * @param keepExportTableCalls false: calls through export-table slots (recorded by the NVIDIA
      *     tracer as {@code {GUID}::slot N}, FORMAT.md §6.10; zluda's driver serves those tables itself
-     *     and records none) are left out of the index and counted in {@link #exportTableCalls}; the
-     *     calls nested in them stay
+     *     and records none) are left out of the comparison and counted in {@link #exportTableCalls};
+     *     the calls nested in them stay
      */
-    static SideIndex build(Capture cap, Types types, Names names, boolean keepExportTableCalls) {
+    static CallFacts build(Capture cap, Types types, Names names, boolean keepExportTableCalls) {
         return build(cap, types, names, keepExportTableCalls, () -> false);
     }
 
     /**
-     * The same, stopping when {@code cancelled} says so (asked every 65,536 records).
+     * The same, stopping when {@code cancelled} says so (asked every 16,384 records).
      *
      * @throws java.util.concurrent.CancellationException when it was cancelled
      */
-    static SideIndex build(Capture cap, Types types, Names names, boolean keepExportTableCalls, java.util.function.BooleanSupplier cancelled) {
-        SideIndex s = new SideIndex(cap, types, names, keepExportTableCalls);
+    static CallFacts build(Capture cap, Types types, Names names, boolean keepExportTableCalls, java.util.function.BooleanSupplier cancelled) {
+        CallFacts s = new CallFacts(cap, types, names, keepExportTableCalls);
         s.read(cancelled);
         return s;
     }
@@ -124,13 +123,12 @@ final class SideIndex {
         CallAssembler asm = new CallAssembler(new CallAssembler.Listener() {
             @Override
             public void call(Call c) {
-                add(c, 0);
+                Call.walk(c, (k, l, parent) -> addOne(k));
             }
 
             @Override
             public void record(CaptureRecord r) {
                 switch (r) {
-                    case CaptureRecord.Blob b -> blobs.putIfAbsent(b.hash(), b);
                     case CaptureRecord.Kernel k -> {
                         String[] syms = new String[k.buffers().size()];
                         for (int i = 0; i < syms.length; i++) syms[i] = norm.dptrName(k.buffers().get(i).devicePointer());
@@ -143,32 +141,25 @@ final class SideIndex {
                 }
             }
         });
-        strings = asm.strings();
+        strings = index.strings();
         norm = new Normaliser(types, cap, strings);
-        long seen = 0;
-        for (CaptureRecord r : cap.reader()) {
-            if ((++seen & 0xFFFF) == 0 && cancelled.getAsBoolean()) throw new java.util.concurrent.CancellationException("comparison cancelled");
-            if (r instanceof CaptureRecord.Enter e && !threadIndex.containsKey(e.threadId())) {
-                threadIndex.put(e.threadId(), threadIds.size());
-                threadIds.add(e.threadId());
-                threadCalls.add(new IntList(256));
+        index.load(null, cancelled, r -> {
+            if (r instanceof CaptureRecord.Enter e && index.threadCount() > threadCalls.size()) {
+                while (threadCalls.size() < index.threadCount()) threadCalls.add(new IntList(256));
             }
             asm.accept(r);
-        }
+        });
+        if (index.isCancelled()) throw new java.util.concurrent.CancellationException("comparison cancelled");
         asm.finish();
-        status = cap.reader().status();
+        threadIds = Arrays.stream(index.threadIds()).boxed().toList();
+        status = index.status();
         store.trim();
         norm = null;
     }
 
-    /** Adds {@code root} and the calls nested in it, in pre-order (iteratively: any depth). */
-    private void add(Call root, int level) {
-        Call.walk(root, (c, l, parent) -> addOne(c));
-    }
-
     private void addOne(Call c) {
         if (!keepExportTableCalls && isExportTableSlot(cap.functionName(c.enter().functionId()))) {
-            exportTableCalls++; // the calls made inside it are still added
+            exportTableCalls++; // the calls made inside it are still compared
             return;
         }
         if (n == key.length) grow();
@@ -184,20 +175,9 @@ final class SideIndex {
         key[i] = norm.w.key;
         ident[i] = norm.w.ident();
         weak[i] = (nameId << 4) | d;
-        ordinal[i] = c.ordinal();
-        result[i] = c.leave() == null ? 0 : c.leave().result();
-        flags[i] = c.leave() == null ? IN_FLIGHT : 0;
+        call[i] = (int) (c.ordinal() - 1);
         if (c.leave() == null) inFlight++;
-        depth[i] = e.depth();
-        int t;
-        if (e.threadId() == lastThread) t = lastThreadIndex;
-        else {
-            t = threadIndex.get(e.threadId());
-            lastThread = e.threadId();
-            lastThreadIndex = t;
-        }
-        thread[i] = t;
-        threadCalls.get(t).add(i);
+        threadCalls.get(index.threadIndex(call[i])).add(i);
         facts[i] = store.append(norm.w.count, norm.w.buf, norm.w.len);
     }
 
@@ -206,12 +186,7 @@ final class SideIndex {
         for (dev.zluda.capture.DataItem d : c.leave().data()) {
             if (d.param() != 0) continue;
             if (d.kind() == dev.zluda.capture.CaptureFormat.ITEM_STRING) return strings.get(d.stringId());
-            if (d.kind() == dev.zluda.capture.CaptureFormat.ITEM_INLINE) {
-                byte[] b = d.bytes();
-                int k = 0;
-                while (k < b.length && b[k] != 0) k++;
-                return new String(b, 0, k, java.nio.charset.StandardCharsets.UTF_8);
-            }
+            if (d.kind() == dev.zluda.capture.CaptureFormat.ITEM_INLINE) return CallIndex.cstr(d.bytes());
         }
         return null;
     }
@@ -235,12 +210,28 @@ final class SideIndex {
         key = Arrays.copyOf(key, m);
         ident = Arrays.copyOf(ident, m);
         weak = Arrays.copyOf(weak, m);
-        ordinal = Arrays.copyOf(ordinal, m);
-        result = Arrays.copyOf(result, m);
-        flags = Arrays.copyOf(flags, m);
-        thread = Arrays.copyOf(thread, m);
-        depth = Arrays.copyOf(depth, m);
+        call = Arrays.copyOf(call, m);
         facts = Arrays.copyOf(facts, m);
+    }
+
+    /** The compared call {@code i}'s number in the index (0-based: the capture's call {@code call(i) + 1}). */
+    int call(int i) {
+        return call[i];
+    }
+
+    /** The call number of compared call {@code i} (1-based, in order of entry over the capture, {@link Call#ordinal()}). */
+    long ordinal(int i) {
+        return call[i] + 1L;
+    }
+
+    /** The CUresult call {@code i} returned, 0 while in flight. */
+    int result(int i) {
+        return index.result(call[i]);
+    }
+
+    /** The blob with this hash, or null. */
+    CaptureRecord.Blob blob(long hash) {
+        return index.blob(hash);
     }
 
     /** The function name of call {@code i}. */
@@ -272,10 +263,10 @@ final class SideIndex {
     }
 
     boolean inFlight(int i) {
-        return (flags[i] & IN_FLIGHT) != 0;
+        return index.inFlight(call[i]);
     }
 
     long threadId(int i) {
-        return threadIds.get(thread[i]);
+        return index.threadId(call[i]);
     }
 }

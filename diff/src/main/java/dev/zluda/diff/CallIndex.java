@@ -1,4 +1,4 @@
-package dev.zluda.viewer;
+package dev.zluda.diff;
 
 import dev.zluda.spec.Role;
 import dev.zluda.capture.Capture;
@@ -21,27 +21,28 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
 /**
- * The index of one capture's calls that the viewer builds while it streams the capture once: a few
- * primitive columns per call (where its ENTER and LEAVE records lie in the file, start, duration,
- * function, thread, nesting depth, result), about 43 bytes a call, in pages that grow without
- * copying. Arguments and data are not kept: {@link CallDecoder} decodes a call's records again
- * from the mapped file when it is shown. Besides the calls it keeps what is small: threads, STRING
- * records, modules, blobs (as views of the mapped file), kernel snapshots, markers, and the kernel
- * names that {@code cuModuleGetFunction}-like calls returned handles for.
+ * The index of one capture's calls, built while the capture is streamed once: a few primitive
+ * columns per call (where its ENTER and LEAVE records lie in the file, start, duration, function,
+ * thread, nesting depth, result), about 43 bytes a call, in pages that grow without copying.
+ * Arguments and data are not kept: a call's records are decoded again from the mapped file when
+ * they are needed (the viewer's {@code CallDecoder}), or read in the same pass by a record tap
+ * ({@link #load(LongConsumer, BooleanSupplier, Consumer)}: the diff engine's normalised facts,
+ * {@link CallFacts}). Besides the calls it keeps what is small: threads, STRING records, modules,
+ * blobs (as views of the mapped file), kernel snapshots, markers, and the kernel names that
+ * {@code cuModuleGetFunction}-like calls returned handles for. It is the one index of a capture
+ * that the diff engine and the viewer ({@code zluda diff}, {@code zluda view}) share.
  *
- * <p>Calls are numbered from 0 in order of entry over the whole capture (the viewer shows number
- * {@code i + 1}, as {@code zluda dump --calls} counts). One thread loads ({@link #load}); any thread may
- * read calls below {@link #size()} meanwhile: a call's result and duration appear once its LEAVE has
- * been read, until then it reads as in flight.
+ * <p>Calls are numbered from 0 in order of entry over the whole capture (call number {@code i + 1},
+ * as {@code zluda dump --calls} counts and {@link dev.zluda.capture.Call#ordinal()} numbers). One
+ * thread loads ({@link #load}); any thread may read calls below {@link #size()} meanwhile: a call's
+ * result and duration appear once its LEAVE has been read, until then it reads as in flight.
  */
 public final class CallIndex {
     private static final int PAGE_BITS = 15, PAGE = 1 << PAGE_BITS, MASK = PAGE - 1;
-
-    /** A blob: a view of its stored bytes in the mapped capture file. */
-    public record BlobRef(long hash, long size, int compression, java.lang.foreign.MemorySegment stored, long seq) {}
 
     /** Where a blob was first named by a call's data item: call number (0-based), parameter, and whether it was output data. */
     public record BlobUse(int call, int param, boolean out) {}
@@ -73,7 +74,7 @@ public final class CallIndex {
 
     private final Map<Integer, String> strings = new ConcurrentHashMap<>();
     private final List<CaptureRecord.Module> modules = new ArrayList<>();
-    private final Map<Long, BlobRef> blobs = new LinkedHashMap<>();
+    private final Map<Long, CaptureRecord.Blob> blobs = new LinkedHashMap<>();
     private final Map<Long, BlobUse> blobUses = new HashMap<>();
     private final List<CaptureRecord.Kernel> kernels = new ArrayList<>();
     private final List<Marker> markers = new ArrayList<>();
@@ -126,6 +127,14 @@ public final class CallIndex {
      * says so. Returns how reading ended (null when cancelled).
      */
     public ReadStatus load(LongConsumer progress, BooleanSupplier cancelled) {
+        return load(progress, cancelled, null);
+    }
+
+    /**
+     * The same, handing every record to {@code tap} (when not null) after the index has taken it
+     * in, in the order of the capture: what else a reader wants from the same pass.
+     */
+    public ReadStatus load(LongConsumer progress, BooleanSupplier cancelled, Consumer<CaptureRecord> tap) {
         Iterator<CaptureRecord> it = capture.reader().iterator();
         long records = 0, nextPublish = 2048; // the first rows early, then every 16 K records
         ThreadState last = null;
@@ -180,6 +189,7 @@ public final class CallIndex {
                     int i = t == null ? -1 : t.pop(l.enterSeq());
                     if (i < 0) {
                         orphanLeaves++;
+                        if (tap != null) tap.accept(r);
                         continue;
                     }
                     int p = i >>> PAGE_BITS, o = i & MASK;
@@ -195,7 +205,7 @@ public final class CallIndex {
                 case CaptureRecord.StringDef s -> strings.put(s.id(), s.text());
                 case CaptureRecord.Blob b -> {
                     synchronized (this) {
-                        blobs.putIfAbsent(b.hash(), new BlobRef(b.hash(), b.size(), b.compression(), b.stored(), b.seq()));
+                        blobs.putIfAbsent(b.hash(), b);
                     }
                 }
                 case CaptureRecord.Module m -> {
@@ -217,6 +227,7 @@ public final class CallIndex {
                 case CaptureRecord.ThreadName tn -> threadNames.put(tn.namedThread(), tn.name());
                 default -> { }
             }
+            if (tap != null) tap.accept(r);
         }
         int open = 0;
         for (ThreadState t : threads.values()) open += t.top;
@@ -544,13 +555,13 @@ public final class CallIndex {
         return List.copyOf(modules);
     }
 
-    /** Blobs, in order of the capture. */
-    public synchronized List<BlobRef> blobs() {
+    /** Blobs (their stored bytes are views of the mapped capture file), in order of the capture. */
+    public synchronized List<CaptureRecord.Blob> blobs() {
         return List.copyOf(blobs.values());
     }
 
     /** The blob with this hash, or null. */
-    public synchronized BlobRef blob(long hash) {
+    public synchronized CaptureRecord.Blob blob(long hash) {
         return blobs.get(hash);
     }
 

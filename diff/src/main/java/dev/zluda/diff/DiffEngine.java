@@ -64,7 +64,7 @@ public final class DiffEngine {
     private final DiffOptions options;
     private final CudaApi api = CudaApi.get();
     private Types types;
-    private SideIndex sa, sb;
+    private CallFacts sa, sb;
     private Links links;
     private final Facts fa = new Facts(), fb = new Facts();
     private final Map<Expected, Long> ignoredCounts = new EnumMap<>(Expected.class);
@@ -126,13 +126,13 @@ public final class DiffEngine {
         long t0 = System.nanoTime();
         types = new Types(api);
         types.addLibraries(ca, cb);
-        SideIndex.Names names = new SideIndex.Names();
+        CallFacts.Names names = new CallFacts.Names();
         boolean strict = options.strict();
         checkCancelled();
         java.util.function.BooleanSupplier stop = cancelled;
-        CompletableFuture<SideIndex> fbFuture = CompletableFuture.supplyAsync(() -> SideIndex.build(cb, types, names, strict, stop));
+        CompletableFuture<CallFacts> fbFuture = CompletableFuture.supplyAsync(() -> CallFacts.build(cb, types, names, strict, stop));
         try {
-            sa = SideIndex.build(ca, types, names, strict, stop);
+            sa = CallFacts.build(ca, types, names, strict, stop);
         } catch (java.util.concurrent.CancellationException e) {
             fbFuture.cancel(false);
             throw e;
@@ -184,7 +184,7 @@ public final class DiffEngine {
         divs.sort((x, y) -> {
             int c = Long.compare(x.pos, y.pos);
             if (c != 0) return c;
-            long xb = x.b >= 0 ? sb.ordinal[x.b] : x.bAfter, yb = y.b >= 0 ? sb.ordinal[y.b] : y.bAfter;
+            long xb = x.b >= 0 ? sb.ordinal(x.b) : x.bAfter, yb = y.b >= 0 ? sb.ordinal(y.b) : y.bAfter;
             return Long.compare(xb, yb);
         });
 
@@ -296,7 +296,7 @@ public final class DiffEngine {
         int[] aIdx = new int[rows], bIdx = new int[rows];
         int r = 0, k = 0;
         for (int i = 0; i <= aOrder.length; i++) {
-            long ord = i < aOrder.length ? sa.ordinal[aOrder[i]] : Long.MAX_VALUE;
+            long ord = i < aOrder.length ? sa.ordinal(aOrder[i]) : Long.MAX_VALUE;
             // B's calls without a partner that belong before this call of A (their position only grows in B's order)
             for (; k < bOrder.length; k++) {
                 int y = bOrder[k];
@@ -304,14 +304,14 @@ public final class DiffEngine {
                 if (bPos[y] >= ord) break;
                 aCall[r] = -1;
                 aIdx[r] = -1;
-                bCall[r] = sb.ordinal[y];
+                bCall[r] = sb.ordinal(y);
                 bIdx[r++] = y;
             }
             if (i == aOrder.length) break;
             int x = aOrder[i], y = partnerA[x];
             aCall[r] = ord;
             aIdx[r] = x;
-            bCall[r] = y >= 0 ? sb.ordinal[y] : -1;
+            bCall[r] = y >= 0 ? sb.ordinal(y) : -1;
             bIdx[r++] = y;
         }
         Render rA = new Render(sa), rB = new Render(sb);
@@ -320,9 +320,9 @@ public final class DiffEngine {
     }
 
     /** A side's call indexes in order of their numbers. */
-    private static int[] inOrder(SideIndex s) {
+    private static int[] inOrder(CallFacts s) {
         long[] packed = new long[s.n];
-        for (int i = 0; i < s.n; i++) packed[i] = (s.ordinal[i] << 32) | i;
+        for (int i = 0; i < s.n; i++) packed[i] = (s.ordinal(i) << 32) | i;
         Arrays.sort(packed);
         int[] out = new int[s.n];
         for (int i = 0; i < s.n; i++) out[i] = (int) packed[i];
@@ -361,7 +361,7 @@ public final class DiffEngine {
         return out;
     }
 
-    private static int[] signature(SideIndex s, int t) {
+    private static int[] signature(CallFacts s, int t) {
         IntList calls = s.threadCalls.get(t);
         int[] sig = new int[Math.min(256, calls.size())];
         for (int k = 0; k < sig.length; k++) sig[k] = s.weak[calls.get(k)];
@@ -456,17 +456,17 @@ public final class DiffEngine {
     /** For every call of B: the largest A call number paired with a B call that entered before it. */
     private long[] positionsOfB(int[] partnerB) {
         long maxOrd = 0;
-        for (int j = 0; j < sb.n; j++) maxOrd = Math.max(maxOrd, sb.ordinal[j]);
+        for (int j = 0; j < sb.n; j++) maxOrd = Math.max(maxOrd, sb.ordinal(j));
         int[] byOrd = new int[(int) Math.min(Integer.MAX_VALUE - 8, maxOrd + 1)];
         Arrays.fill(byOrd, -1);
-        for (int j = 0; j < sb.n; j++) if (sb.ordinal[j] < byOrd.length) byOrd[(int) sb.ordinal[j]] = j;
+        for (int j = 0; j < sb.n; j++) if (sb.ordinal(j) < byOrd.length) byOrd[(int) sb.ordinal(j)] = j;
         long[] pos = new long[sb.n];
         long run = 0;
         for (int o = 0; o < byOrd.length; o++) {
             int j = byOrd[o];
             if (j < 0) continue;
             pos[j] = run;
-            if (partnerB[j] >= 0) run = Math.max(run, sa.ordinal[partnerB[j]]);
+            if (partnerB[j] >= 0) run = Math.max(run, sa.ordinal(partnerB[j]));
         }
         return pos;
     }
@@ -500,13 +500,13 @@ public final class DiffEngine {
                     d.a = x;
                     d.b = y;
                     d.mask = mask;
-                    d.pos = sa.ordinal[x] * 2;
+                    d.pos = sa.ordinal(x) * 2;
                     d.candidates = pendingCandidates;
                     divs.add(d);
                 }
                 pendingCandidates = null;
-                lastA = sa.ordinal[x];
-                lastB = sb.ordinal[y];
+                lastA = sa.ordinal(x);
+                lastB = sb.ordinal(y);
                 i++;
                 j++;
             } else if (x >= 0 && partnerA[x] < 0) {
@@ -514,9 +514,9 @@ public final class DiffEngine {
                 d.a = x;
                 d.bAfter = lastB;
                 d.mask = 1 << DiffKind.MISSING.ordinal();
-                d.pos = sa.ordinal[x] * 2;
+                d.pos = sa.ordinal(x) * 2;
                 divs.add(d);
-                lastA = sa.ordinal[x];
+                lastA = sa.ordinal(x);
                 i++;
             } else if (y >= 0) {
                 Div d = new Div();
@@ -526,7 +526,7 @@ public final class DiffEngine {
                 d.mask = 1 << DiffKind.EXTRA.ordinal();
                 d.pos = lastA >= 0 ? after * 2 + 1 : bPos[y] * 2 + 1;
                 divs.add(d);
-                lastB = sb.ordinal[y];
+                lastB = sb.ordinal(y);
                 j++;
             } else {
                 // x is paired with a call of B not in this thread pair (cannot happen): treat as missing
@@ -534,7 +534,7 @@ public final class DiffEngine {
                 d.a = x;
                 d.bAfter = lastB;
                 d.mask = 1 << DiffKind.MISSING.ordinal();
-                d.pos = sa.ordinal[x] * 2;
+                d.pos = sa.ordinal(x) * 2;
                 divs.add(d);
                 i++;
             }
@@ -558,7 +558,7 @@ public final class DiffEngine {
     private int compare(int x, int y, Detail detail) {
         int mask = 0;
         boolean fx = sa.inFlight(x), fy = sb.inFlight(y);
-        if (fx != fy || (!fx && sa.result[x] != sb.result[y])) {
+        if (fx != fy || (!fx && sa.result(x) != sb.result(y))) {
             mask |= 1 << DiffKind.RESULT.ordinal();
             if (detail != null) detail.diffs.add(new DiffResult.Difference(DiffKind.RESULT, "result", ra.result(x), rb.result(y), null));
         }
@@ -673,7 +673,7 @@ public final class DiffEngine {
         if (shown < Math.min(options.limit(), 20) && ignored.size() < options.limit()) {
             ignoredExamples.put(e, shown + 1);
             String what = i >= 0 ? ra.what(x, fa, i) : rb.what(y, fb, j);
-            ignored.add(new DiffResult.Ignored(e, sa.ordinal[x], sb.ordinal[y], sa.function(x), what,
+            ignored.add(new DiffResult.Ignored(e, sa.ordinal(x), sb.ordinal(y), sa.function(x), what,
                     i >= 0 ? ra.value(x, fa, i) : "(absent)", j >= 0 ? rb.value(y, fb, j) : "(absent)"));
         }
     }
@@ -745,8 +745,8 @@ public final class DiffEngine {
             fb.decode(sb.store, sb.facts[d.b]);
             for (long key : d.candidates) {
                 int i = find(fa, key), j = find(fb, key);
-                if (needsRefetch(fa, i)) wantA.computeIfAbsent(sa.ordinal[d.a], k -> new ArrayList<>()).add(new long[] {fa.param[i], fa.role[i]});
-                if (needsRefetch(fb, j)) wantB.computeIfAbsent(sb.ordinal[d.b], k -> new ArrayList<>()).add(new long[] {fb.param[j], fb.role[j]});
+                if (needsRefetch(fa, i)) wantA.computeIfAbsent(sa.ordinal(d.a), k -> new ArrayList<>()).add(new long[] {fa.param[i], fa.role[i]});
+                if (needsRefetch(fb, j)) wantB.computeIfAbsent(sb.ordinal(d.b), k -> new ArrayList<>()).add(new long[] {fb.param[j], fb.role[j]});
             }
         }
         if (!wantA.isEmpty()) refetch(sa, wantA, refetchedA);
@@ -785,7 +785,7 @@ public final class DiffEngine {
         return ordinal * 1024 + param * 4 + role;
     }
 
-    private static void refetch(SideIndex s, Map<Long, List<long[]>> want, Map<Long, byte[]> out) {
+    private static void refetch(CallFacts s, Map<Long, List<long[]>> want, Map<Long, byte[]> out) {
         CallAssembler asm = new CallAssembler(new CallAssembler.Listener() {
             @Override
             public void call(Call c) {
@@ -808,15 +808,15 @@ public final class DiffEngine {
         asm.finish();
     }
 
-    private byte[] bytesOf(SideIndex s, int call, Facts f, int i) {
+    private byte[] bytesOf(CallFacts s, int call, Facts f, int i) {
         if (f.bLen[i] == f.v2[i] && f.v3[i] != CaptureFormat.ITEM_TRUNCATED) return f.bytes(i);
         int kind = (int) f.v3[i];
         if (kind == CaptureFormat.ITEM_BLOB) {
-            CaptureRecord.Blob b = s.blobs.get(f.v1[i]);
+            CaptureRecord.Blob b = s.blob(f.v1[i]);
             return b == null ? null : Blobs.bytes(b);
         }
         if (kind == CaptureFormat.ITEM_INLINE) {
-            return (s == sa ? refetchedA : refetchedB).get(refetchKey(s.ordinal[call], f.param[i], f.role[i]));
+            return (s == sa ? refetchedA : refetchedB).get(refetchKey(s.ordinal(call), f.param[i], f.role[i]));
         }
         return null;
     }
@@ -860,7 +860,7 @@ public final class DiffEngine {
         Set<Long> launchCalls = new HashSet<>();
         for (KernelSnapshots.Snapshot t : la) if (t.launchCall() > 0) launchCalls.add(t.launchCall());
         Map<Long, Integer> aIdx = new HashMap<>();
-        for (int i = 0; i < sa.n; i++) if (launchCalls.contains(sa.ordinal[i])) aIdx.put(sa.ordinal[i], i);
+        for (int i = 0; i < sa.n; i++) if (launchCalls.contains(sa.ordinal(i))) aIdx.put(sa.ordinal(i), i);
         Map<Integer, Div> byA = new HashMap<>();
         for (Div d : divs) if (d.a >= 0 && d.b >= 0) byA.put(d.a, d);
         int compared = 0, unpairedA = 0, usedB = 0, count = 0;
@@ -870,7 +870,7 @@ public final class DiffEngine {
         for (KernelSnapshots.Snapshot s : la) {
             Integer x = aIdx.get(s.launchCall());
             int y = x == null ? -1 : partnerA[x];
-            KernelSnapshots.Snapshot t = y < 0 ? null : bByCall.get(sb.ordinal[y]);
+            KernelSnapshots.Snapshot t = y < 0 ? null : bByCall.get(sb.ordinal(y));
             if (t == null) {
                 unpairedA++;
                 continue;
@@ -889,7 +889,7 @@ public final class DiffEngine {
                 d = new Div();
                 d.a = x;
                 d.b = y;
-                d.pos = sa.ordinal[x] * 2;
+                d.pos = sa.ordinal(x) * 2;
                 divs.add(d);
                 byA.put(x, d);
             }
@@ -1027,7 +1027,7 @@ public final class DiffEngine {
         if (l == null || l.moduleHash() == 0) return "(not kept)";
         String file = sa.moduleFiles.get(l.moduleHash());
         if (file != null) return file;
-        CaptureRecord.Blob b = sa.blobs.get(l.moduleHash());
+        CaptureRecord.Blob b = sa.blob(l.moduleHash());
         return String.format("module image, %s, xxh64 %016x", b == null ? "not in the capture" : b.size() + " bytes", l.moduleHash());
     }
 
@@ -1130,7 +1130,7 @@ public final class DiffEngine {
         if (!va.isEmpty() && !vb.isEmpty() && !va.equals(vb)) manifestDiff(Expected.DEVICE_NAME, "devices[0].name", va, vb, strict);
         if (sa.exportTableCalls + sb.exportTableCalls > 0) {
             // calls through export-table slots: the NVIDIA tracer records them, zluda's driver serves the
-            // tables itself; they were left out of the alignment (SideIndex) and are only counted here
+            // tables itself; they were left out of the alignment (CallFacts) and are only counted here
             ignoredCounts.merge(Expected.EXPORT_TABLE, sa.exportTableCalls + sb.exportTableCalls, Long::sum);
             if (ignored.size() < options.limit()) {
                 ignored.add(new DiffResult.Ignored(Expected.EXPORT_TABLE, -1, -1, "{GUID}::slot N", "calls through export-table slots (left out; --strict aligns them)",
@@ -1174,13 +1174,13 @@ public final class DiffEngine {
         return sb.toString();
     }
 
-    private static void warnings(SideIndex s, String label, List<String> out) {
+    private static void warnings(CallFacts s, String label, List<String> out) {
         ReadStatus st = s.status;
         if (st != null && st.stoppedEarly()) out.add("capture " + label + " is " + st.summary() + " (records not read are not compared)");
         if (s.inFlight > 0) out.add("capture " + label + " ends with " + s.inFlight + (s.inFlight == 1 ? " call" : " calls") + " in flight (entered, never returned)");
     }
 
-    private static DiffResult.Side side(Capture c, SideIndex s) {
+    private static DiffResult.Side side(Capture c, CallFacts s) {
         JsonNode m = c.manifest();
         String note = null;
         ReadStatus st = s.status;
@@ -1195,11 +1195,11 @@ public final class DiffEngine {
 
     /** Renders calls and values of one side with normalised symbols. */
     private final class Render {
-        private final SideIndex s;
+        private final CallFacts s;
         private final Facts f = new Facts();
         private final dev.zluda.capture.text.CallFormatter fmt;
 
-        Render(SideIndex s) {
+        Render(CallFacts s) {
             this.s = s;
             this.fmt = new dev.zluda.capture.text.CallFormatter(k -> null, k -> "?", s.strings);
         }
@@ -1210,13 +1210,13 @@ public final class DiffEngine {
             if (!CudaApi.libraryOf(name).equals(CudaApi.DRIVER)) {
                 // a library call: its status by its library's enum (CUBLAS_STATUS_SUCCESS)
                 var lf = CudaApi.anyFunction(name);
-                if (lf.isPresent()) return fmt.returnsValue(lf.get()) ? "(a value)" : fmt.result(lf.get(), s.result[call]);
+                if (lf.isPresent()) return fmt.returnsValue(lf.get()) ? "(a value)" : fmt.result(lf.get(), s.result(call));
             }
-            return fmt.result(s.result[call]);
+            return fmt.result(s.result(call));
         }
 
         DiffResult.CallRef ref(int call) {
-            return new DiffResult.CallRef(s.ordinal[call], -1, s.threadId(call), s.function(call), text(call));
+            return new DiffResult.CallRef(s.ordinal(call), -1, s.threadId(call), s.function(call), text(call));
         }
 
         /** {@code name(arg: value, ...) -> RESULT} with symbols. */

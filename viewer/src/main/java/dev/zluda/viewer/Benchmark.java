@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.diff.CallIndex;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;

@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.diff.CallIndex;
 import javafx.collections.ObservableListBase;
 
 import java.util.Arrays;

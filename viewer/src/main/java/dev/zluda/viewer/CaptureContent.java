@@ -1,12 +1,11 @@
 package dev.zluda.viewer;
 
-import com.github.luben.zstd.Zstd;
+import dev.zluda.diff.CallIndex;
+import dev.zluda.capture.BlobContent;
 import dev.zluda.capture.CaptureFormat;
 import dev.zluda.capture.CaptureRecord;
-import net.jpountz.lz4.LZ4Factory;
 
 import java.io.IOException;
-import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -91,24 +90,18 @@ public final class CaptureContent {
             return Files.readAllBytes(m.file());
         }
         if (m.blobHash() != 0) {
-            CallIndex.BlobRef b = index.blob(m.blobHash());
+            CaptureRecord.Blob b = index.blob(m.blobHash());
             if (b != null) return bytes(b);
         }
         return null;
     }
 
     /** The uncompressed bytes of a blob. */
-    public static byte[] bytes(CallIndex.BlobRef b) throws IOException {
+    public static byte[] bytes(CaptureRecord.Blob b) throws IOException {
         if (b.size() > MAX_SHOWN_BYTES) throw new IOException("blob of " + b.size() + " bytes is too large to show");
-        byte[] stored = b.stored().toArray(ValueLayout.JAVA_BYTE);
-        int size = (int) b.size();
+        if (!BlobContent.knownCompression(b.compression())) throw new IOException("unknown compression " + b.compression());
         try {
-            return switch (b.compression()) {
-                case CaptureFormat.COMPRESSION_NONE -> stored;
-                case CaptureFormat.COMPRESSION_LZ4 -> LZ4Factory.fastestInstance().safeDecompressor().decompress(stored, size);
-                case CaptureFormat.COMPRESSION_ZSTD -> Zstd.decompress(stored, size);
-                default -> throw new IOException("unknown compression " + b.compression());
-            };
+            return BlobContent.of(b);
         } catch (RuntimeException e) {
             throw new IOException(String.format("blob %016x does not decompress: %s", b.hash(), e.getMessage()), e);
         }

@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.diff.CallIndex;
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.ReadStatus;
 

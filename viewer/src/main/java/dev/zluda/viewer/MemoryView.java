@@ -1,5 +1,7 @@
 package dev.zluda.viewer;
 
+import dev.zluda.capture.CaptureRecord;
+import dev.zluda.diff.CallIndex;
 import javafx.beans.property.ReadOnlyStringWrapper;
 import javafx.collections.FXCollections;
 import javafx.collections.ObservableListBase;
@@ -116,13 +118,13 @@ final class MemoryView extends SplitPane {
         CallIndex idx = w.index();
         List<Source> all = new ArrayList<>();
         if (idx != null) {
-            for (CallIndex.BlobRef b : idx.blobs()) all.add(new Source(blobLabel(idx, b), b.hash(), null));
+            for (CaptureRecord.Blob b : idx.blobs()) all.add(new Source(blobLabel(idx, b), b.hash(), null));
         }
         sources.setItems(FXCollections.observableArrayList(all));
         if (all.isEmpty()) show(null);
     }
 
-    private static String blobLabel(CallIndex idx, CallIndex.BlobRef b) {
+    private static String blobLabel(CallIndex idx, CaptureRecord.Blob b) {
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "blob %016x\n  %,d bytes", b.hash(), b.size()));
         CallIndex.BlobUse u = idx.blobUse(b.hash());
         if (u != null && u.call() < idx.size()) {
@@ -159,7 +161,7 @@ final class MemoryView extends SplitPane {
             if (s.bytes() != null) {
                 b = s.bytes();
             } else {
-                CallIndex.BlobRef ref = w.index() == null ? null : w.index().blob(s.hash());
+                CaptureRecord.Blob ref = w.index() == null ? null : w.index().blob(s.hash());
                 try {
                     b = ref == null ? null : CaptureContent.bytes(ref);
                 } catch (IOException e) {

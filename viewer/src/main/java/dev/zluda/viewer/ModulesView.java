@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.diff.CallIndex;
 import dev.zluda.capture.text.CallFormatter;
 import javafx.collections.FXCollections;
 import javafx.geometry.Orientation;

@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.diff.CallIndex;
 import dev.zluda.spec.Role;
 import dev.zluda.capture.DataItem;
 import dev.zluda.spec.CudaFunction;

@@ -1,5 +1,6 @@
 package dev.zluda.viewer;
 
+import dev.zluda.diff.CallIndex;
 import dev.zluda.capture.Call;
 import dev.zluda.capture.CallAssembler;
 import dev.zluda.capture.Capture;
