@@ -510,12 +510,7 @@ public final class DiffEngine {
                 i++;
                 j++;
             } else if (x >= 0 && partnerA[x] < 0) {
-                Div d = new Div();
-                d.a = x;
-                d.bAfter = lastB;
-                d.mask = 1 << DiffKind.MISSING.ordinal();
-                d.pos = sa.ordinal(x) * 2;
-                divs.add(d);
+                divs.add(missing(x, lastB));
                 lastA = sa.ordinal(x);
                 i++;
             } else if (y >= 0) {
@@ -530,15 +525,20 @@ public final class DiffEngine {
                 j++;
             } else {
                 // x is paired with a call of B not in this thread pair (cannot happen): treat as missing
-                Div d = new Div();
-                d.a = x;
-                d.bAfter = lastB;
-                d.mask = 1 << DiffKind.MISSING.ordinal();
-                d.pos = sa.ordinal(x) * 2;
-                divs.add(d);
+                divs.add(missing(x, lastB));
                 i++;
             }
         }
+    }
+
+    /** A's call {@code x} has no partner in B: a MISSING divergence placed after B's call {@code bAfter}. */
+    private Div missing(int x, long bAfter) {
+        Div d = new Div();
+        d.a = x;
+        d.bAfter = bAfter;
+        d.mask = 1 << DiffKind.MISSING.ordinal();
+        d.pos = sa.ordinal(x) * 2;
+        return d;
     }
 
     private List<Long> pendingCandidates;

@@ -3,7 +3,6 @@ package dev.zluda.diff;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * Test support for the viewer with realistic buffers: the vectorAdd capture recorded on the H200 at level
@@ -27,31 +26,14 @@ public final class LargePair {
     public static Path[] write(Path h200VectorAddReplay, Path dir, int n) throws Exception {
         Path a = Rewrite.copy(h200VectorAddReplay, dir.resolve("A-" + n), scaled(n));
         Path remapped = Rewrite.copy(a, dir.resolve("remapped-" + n), Rewrite.remap());
-        Path b = Rewrite.copy(remapped, dir.resolve("B-" + n), new Rewrite.Editor() {
-            @Override
-            public void enter(Rewrite.Call c) {
-                if (c.ordinal == 12) c.before.add(new Rewrite.Synthetic("cuCtxSynchronize", new long[0], 0, List.of()));
+        Path b = Rewrite.copy(remapped, dir.resolve("B-" + n), PlantedPair.planted(bb -> {
+            for (int i = n / 3, k = 0; i < n / 3 + n / 64; i++, k++) {
+                float v = bb.getFloat(4 * i);
+                bb.putFloat(4 * i, v + Math.ulp(v) * (1 + k % 40) + (k % 97 == 0 ? v * 1e-4f : 0));
             }
-
-            @Override
-            public void leave(Rewrite.Call c) {
-                if (c.ordinal == 14) c.result = 700;
-                if (c.ordinal != 15) return;
-                try {
-                    byte[] x = Rewrite.blobBytes(c, c.out.getFirst()).clone();
-                    ByteBuffer bb = ByteBuffer.wrap(x).order(ByteOrder.LITTLE_ENDIAN);
-                    for (int i = n / 3, k = 0; i < n / 3 + n / 64; i++, k++) {
-                        float v = bb.getFloat(4 * i);
-                        bb.putFloat(4 * i, v + Math.ulp(v) * (1 + k % 40) + (k % 97 == 0 ? v * 1e-4f : 0));
-                    }
-                    for (int i = n / 2; i < n / 2 + n / 256; i++) bb.putFloat(4 * i, bb.getFloat(4 * i) + 0.25f);
-                    for (int i = 3 * n / 4; i < 3 * n / 4 + 16; i++) bb.putFloat(4 * i, Float.NaN);
-                    c.out.set(0, c.blob(0, x));
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
-                }
-            }
-        });
+            for (int i = n / 2; i < n / 2 + n / 256; i++) bb.putFloat(4 * i, bb.getFloat(4 * i) + 0.25f);
+            for (int i = 3 * n / 4; i < 3 * n / 4 + 16; i++) bb.putFloat(4 * i, Float.NaN);
+        }));
         return new Path[] {a, b};
     }
 

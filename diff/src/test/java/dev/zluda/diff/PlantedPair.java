@@ -1,7 +1,6 @@
 package dev.zluda.diff;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -23,7 +22,19 @@ public final class PlantedPair {
     /** Writes B under {@code dir} and returns it. */
     public static Path write(Path a, Path dir) throws Exception {
         Path remapped = Rewrite.copy(a, dir.resolve("remapped"), Rewrite.remap());
-        return Rewrite.copy(remapped, dir.resolve("planted"), new Rewrite.Editor() {
+        return Rewrite.copy(remapped, dir.resolve("planted"), planted(bb -> {
+            bb.putFloat(100 * 4, bb.getFloat(100 * 4) + 0.5f);
+            bb.putFloat(700 * 4, Float.NaN);
+        }));
+    }
+
+    /**
+     * The planted divergences of the 20-call vectorAdd capture: an extra {@code cuCtxSynchronize} before
+     * call 12, call 14 failing with CUDA_ERROR_ILLEGAL_ADDRESS (700), and call 15's output changed by
+     * {@code data}.
+     */
+    static Rewrite.Editor planted(java.util.function.Consumer<ByteBuffer> data) {
+        return new Rewrite.Editor() {
             @Override
             public void enter(Rewrite.Call c) {
                 if (c.ordinal == 12) c.before.add(new Rewrite.Synthetic("cuCtxSynchronize", new long[0], 0, List.of()));
@@ -32,18 +43,9 @@ public final class PlantedPair {
             @Override
             public void leave(Rewrite.Call c) {
                 if (c.ordinal == 14) c.result = 700;
-                if (c.ordinal != 15) return;
-                try {
-                    byte[] x = Rewrite.blobBytes(c, c.out.getFirst()).clone();
-                    ByteBuffer bb = ByteBuffer.wrap(x).order(ByteOrder.LITTLE_ENDIAN);
-                    bb.putFloat(100 * 4, bb.getFloat(100 * 4) + 0.5f);
-                    bb.putFloat(700 * 4, Float.NaN);
-                    c.out.set(0, c.blob(0, x));
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
-                }
+                if (c.ordinal == 15) Rewrite.editFirstOutput(c, data);
             }
-        });
+        };
     }
 
     /** Writes under {@code dir} a copy of {@code a} with other handle values whose call {@code launch} returns CUDA_ERROR_LAUNCH_FAILED (719). */

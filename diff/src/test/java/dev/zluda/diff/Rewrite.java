@@ -236,6 +236,30 @@ final class Rewrite {
         };
     }
 
+    /**
+     * An editor that changes the first output buffer of call {@code ordinal} (stored as a blob): {@code edit}
+     * rewrites a copy of its bytes, seen as a little-endian buffer.
+     */
+    static Editor editOutput(long ordinal, java.util.function.Consumer<java.nio.ByteBuffer> edit) {
+        return new Editor() {
+            @Override
+            public void leave(Call c) {
+                if (c.ordinal == ordinal) editFirstOutput(c, edit);
+            }
+        };
+    }
+
+    /** Replaces the call's first output blob by a copy that {@code edit} rewrote (little-endian). */
+    static void editFirstOutput(Call c, java.util.function.Consumer<java.nio.ByteBuffer> edit) {
+        try {
+            byte[] x = blobBytes(c, c.out.getFirst()).clone();
+            edit.accept(java.nio.ByteBuffer.wrap(x).order(java.nio.ByteOrder.LITTLE_ENDIAN));
+            c.out.set(0, c.blob(0, x));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     static byte[] blobBytes(Call c, DataItem d) throws IOException {
         byte[] b = c.blobs.get(d.hash());
         if (b == null) throw new IOException("blob " + Long.toHexString(d.hash()) + " not stored uncompressed");

@@ -282,12 +282,7 @@ public final class DiffWindow {
     }
 
     private void buildTable() {
-        table.setId("aligned");
-        table.getStyleClass().add("aligned");
-        table.setFixedCellSize(22);
-        table.setPlaceholder(new Label("Comparing the captures…"));
-        table.getSelectionModel().setSelectionMode(SelectionMode.SINGLE);
-        table.setColumnResizePolicy(TableView.UNCONSTRAINED_RESIZE_POLICY);
+        ViewerWindow.setUpTable(table, "aligned", "Comparing the captures…");
         table.getColumns().add(column("A #", 64, "aNum", r -> number(alignment.aCall(r))));
         table.getColumns().add(column("A function", 200, "aFunction", r -> alignment.aFunction(r)));
         table.getColumns().add(column("A result", 200, "aResult", r -> alignment.aResult(r)));

@@ -370,13 +370,21 @@ public final class ViewerWindow {
         return bar;
     }
 
-    private void buildTable() {
-        table.setId("calls");
-        table.getStyleClass().add("calls");
+    /**
+     * A table of calls as both windows show them: id and style class {@code id}, rows of 22 px, one
+     * selected row, columns as wide as set, {@code placeholder} while it has no rows.
+     */
+    static void setUpTable(TableView<?> table, String id, String placeholder) {
+        table.setId(id);
+        table.getStyleClass().add(id);
         table.setFixedCellSize(22);
-        table.setPlaceholder(new Label("No calls"));
+        table.setPlaceholder(new Label(placeholder));
         table.getSelectionModel().setSelectionMode(SelectionMode.SINGLE);
         table.setColumnResizePolicy(TableView.UNCONSTRAINED_RESIZE_POLICY);
+    }
+
+    private void buildTable() {
+        setUpTable(table, "calls", "No calls");
         table.getColumns().add(column("#", 64, "num", i -> Integer.toString(i + 1)));
         table.getColumns().add(column("Thread", 64, "thread", i -> Long.toString(index.threadId(i))));
         table.getColumns().add(column("Start (s)", 86, "start", i -> String.format(Locale.ROOT, "%.6f", index.start(i) / 1e9)));

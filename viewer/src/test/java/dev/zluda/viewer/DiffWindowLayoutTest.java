@@ -13,7 +13,6 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
@@ -120,15 +119,7 @@ class DiffWindowLayoutTest {
             ((javafx.scene.control.SplitPane) robot.lookup("#detailsSplit").query()).setDividerPositions(0.34);
         });
         WaitForAsyncUtils.waitForFxEvents();
-        Path out = Fx.repo().resolve("viewer/target/screenshots").resolve("diff-" + width + "x" + height + "-" + elements + "-" + theme + ".png");
-        Files.createDirectories(out.getParent());
-        robot.interact(() -> {
-            try {
-                Viewer.writePng(w.stage().getScene(), out);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        Fx.screenshot(robot, w.stage().getScene(), "diff-" + width + "x" + height + "-" + elements + "-" + theme + ".png");
     }
 
     /**

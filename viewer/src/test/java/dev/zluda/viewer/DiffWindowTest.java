@@ -17,7 +17,6 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -189,10 +188,7 @@ class DiffWindowTest {
     @Test
     void aDivergingLaunchIsLocatedInBsPtx(FxRobot robot) throws Exception {
         Path a = Fx.sample("vectorAdd-kernels");
-        long launch;
-        try (Capture ca = Capture.open(a)) {
-            launch = KernelSnapshots.read(ca).list().getFirst().launchCall();
-        }
+        long launch = firstLaunch(a);
         Path b = PlantedPair.failingCall(a, tmp.resolve("launch-" + System.nanoTime()), launch);
         int line = ViewerWindowTest.ptxLine("add.f32");
         ViewerWindowTest.FakeLocator loc = new ViewerWindowTest.FakeLocator(c -> ViewerWindowTest.found(line));
@@ -220,29 +216,10 @@ class DiffWindowTest {
     @Test
     void aLocalisationThatCannotRunHereIsNotOffered(FxRobot robot) throws Exception {
         Path a = Fx.sample("vectorAdd-kernels");
-        long launch;
-        try (Capture ca = Capture.open(a)) {
-            launch = KernelSnapshots.read(ca).list().getFirst().launchCall();
-        }
+        long launch = firstLaunch(a);
         Path b = PlantedPair.failingCall(a, tmp.resolve("nodriver-" + System.nanoTime()), launch);
         List<Long> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
-        KernelLocator noDriver = new KernelLocator() {
-            @Override
-            public Result locate(Path capture, long launchCall, java.util.function.Consumer<String> progress) {
-                asked.add(launchCall);
-                return Result.cannotRun("must not run");
-            }
-
-            @Override
-            public String describe() {
-                return "zluda against nvidia";
-            }
-
-            @Override
-            public String unavailable() {
-                return "needs NVIDIA's driver, and this machine has none";
-            }
-        };
+        KernelLocator noDriver = Fx.locatorWithoutDriver(asked);
         robot.interact(() -> w.setKernelLocator(noDriver));
         open(robot, a, b);
         assertEquals(launch, w.alignment().bCall(w.selectedRow()), "the diverging launch is selected");
@@ -254,14 +231,13 @@ class DiffWindowTest {
     }
 
     private void snapshot(FxRobot robot, String name) throws Exception {
-        Path out = Fx.repo().resolve("viewer/target/screenshots").resolve(name);
-        Files.createDirectories(out.getParent());
-        robot.interact(() -> {
-            try {
-                Viewer.writePng(w.stage().getScene(), out);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        Fx.screenshot(robot, w.stage().getScene(), name);
+    }
+
+    /** The launch call of a capture's first kernel snapshot. */
+    private static long firstLaunch(Path capture) throws Exception {
+        try (Capture c = Capture.open(capture)) {
+            return KernelSnapshots.read(c).list().getFirst().launchCall();
+        }
     }
 }

@@ -28,6 +28,46 @@ final class Fx {
         return Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().normalize();
     }
 
+    /**
+     * Writes what {@code scene} shows as a PNG to {@code viewer/target/screenshots/NAME}, on the JavaFX
+     * thread (for a person to look at; no test compares them).
+     */
+    static void screenshot(org.testfx.api.FxRobot robot, javafx.scene.Scene scene, String name) throws java.io.IOException {
+        Path out = repo().resolve("viewer/target/screenshots").resolve(name);
+        java.nio.file.Files.createDirectories(out.getParent());
+        robot.interact(() -> {
+            try {
+                Viewer.writePng(scene, out);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
+    /**
+     * A locator against NVIDIA's driver on a machine without one: {@link KernelLocator#unavailable()} says so,
+     * and a run, which must not be asked for, adds its launch call to {@code asked}.
+     */
+    static KernelLocator locatorWithoutDriver(java.util.List<Long> asked) {
+        return new KernelLocator() {
+            @Override
+            public Result locate(Path capture, long launchCall, java.util.function.Consumer<String> progress) {
+                asked.add(launchCall);
+                return Result.cannotRun("must not run");
+            }
+
+            @Override
+            public String describe() {
+                return "zluda against nvidia";
+            }
+
+            @Override
+            public String unavailable() {
+                return "needs NVIDIA's driver, and this machine has none";
+            }
+        };
+    }
+
     /** A capture recorded on the H200 ({@code samples/traces/h200/NAME}). */
     static Path sample(String name) {
         return repo().resolve("samples/traces/h200").resolve(name);

@@ -23,7 +23,6 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,15 +107,7 @@ class ThemeTest {
     }
 
     private void shot(FxRobot robot, String name) throws Exception {
-        Path out = Fx.repo().resolve("viewer/target/screenshots").resolve(name);
-        Files.createDirectories(out.getParent());
-        robot.interact(() -> {
-            try {
-                Viewer.writePng(stage.getScene(), out);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        Fx.screenshot(robot, stage.getScene(), name);
     }
 
     @ParameterizedTest

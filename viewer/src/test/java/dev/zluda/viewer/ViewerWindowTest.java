@@ -77,15 +77,7 @@ class ViewerWindowTest {
     }
 
     private void snapshot(FxRobot robot, String name) throws Exception {
-        Path out = Fx.repo().resolve("viewer/target/screenshots").resolve(name);
-        Files.createDirectories(out.getParent());
-        robot.interact(() -> {
-            try {
-                Viewer.writePng(w.stage().getScene(), out);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        Fx.screenshot(robot, w.stage().getScene(), name);
     }
 
     private static List<String> dump(Path capture, Dump.Options o) throws Exception {
@@ -339,14 +331,7 @@ class ViewerWindowTest {
         int[] reports = {0};
         // the indexing thread stops at its third progress report until the test lets it go
         IndexLoad.testProbe = b -> {
-            if (++reports[0] == 3) {
-                held.countDown();
-                try {
-                    release.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            if (++reports[0] == 3) hold(held, release);
         };
         try {
             robot.interact(() -> w.open(dir));
@@ -391,14 +376,7 @@ class ViewerWindowTest {
         Path dir = tmp.resolve("replaced");
         SyntheticCapture.write(dir, 200_000, 2);
         java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1), release = new java.util.concurrent.CountDownLatch(1);
-        IndexLoad.testProbe = b -> {
-            held.countDown();
-            try {
-                release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        };
+        IndexLoad.testProbe = b -> hold(held, release);
         try {
             robot.interact(() -> w.open(dir));
             assertTrue(held.await(30, TimeUnit.SECONDS));
@@ -548,23 +526,7 @@ class ViewerWindowTest {
     @Test
     void aLocalisationThatCannotRunHereIsNotOffered(FxRobot robot) throws Exception {
         List<Long> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
-        KernelLocator loc = new KernelLocator() {
-            @Override
-            public Result locate(Path capture, long launchCall, java.util.function.Consumer<String> progress) {
-                asked.add(launchCall);
-                return Result.cannotRun("must not run");
-            }
-
-            @Override
-            public String describe() {
-                return "zluda against nvidia";
-            }
-
-            @Override
-            public String unavailable() {
-                return "needs NVIDIA's driver, and this machine has none";
-            }
-        };
+        KernelLocator loc = Fx.locatorWithoutDriver(asked);
         robot.interact(() -> w.setKernelLocator(loc));
         open(robot, Fx.sample("vectorAdd-kernels"));
         int launch = CallIndexTest.firstOf(w.index(), "cuLaunchKernel");
@@ -592,5 +554,15 @@ class ViewerWindowTest {
         robot.clickOn("#timelineTab");
         WaitForAsyncUtils.waitForFxEvents();
         assertTrue(robot.lookup("#timelineInfo").queryAs(Label.class).getText().contains(" · 3 threads"));
+    }
+
+    /** On the indexing thread: says it is held ({@code held}), then waits (at most 30 s) until the test releases it. */
+    private static void hold(java.util.concurrent.CountDownLatch held, java.util.concurrent.CountDownLatch release) {
+        held.countDown();
+        try {
+            release.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
