@@ -13,13 +13,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 inc=$1; shift
 libs=${*:-cublas cublasLt cufft cusparse cudnn nvml}
 cd "$here/.."
-mvn -q -B -pl api-spec -am -DskipTests package
-cp=$(cat api-spec/target/classpath.txt 2>/dev/null || true)
-if [ -z "$cp" ]; then
-  mvn -q -B -pl api-spec dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
-  cp=$(cat api-spec/target/classpath.txt)
-fi
+. "$here/classpath.sh"
 for lib in $libs; do
-  "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "api-spec/target/classes:$cp" dev.zluda.spec.gen.SpecGenerator \
+  "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$cp" dev.zluda.spec.gen.SpecGenerator \
     --library "$lib" "$inc" "api-spec/src/main/resources/dev/zluda/spec/$lib-api.json" "${CLANG:-clang-22}" || echo "$lib: skipped"
 done

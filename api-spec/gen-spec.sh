@@ -6,11 +6,6 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 inc=${1:-/usr/local/cuda/include}
 cd "$here/.."
-mvn -q -B -pl api-spec -am -DskipTests package
-cp=$(cat api-spec/target/classpath.txt 2>/dev/null || true)
-if [ -z "$cp" ]; then
-  mvn -q -B -pl api-spec dependency:build-classpath -Dmdep.outputFile=target/classpath.txt
-  cp=$(cat api-spec/target/classpath.txt)
-fi
-exec "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "api-spec/target/classes:$cp" dev.zluda.spec.gen.SpecGenerator \
+. "$here/classpath.sh"
+exec "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$cp" dev.zluda.spec.gen.SpecGenerator \
   "$inc" api-spec/src/main/resources/dev/zluda/spec/cuda-api.json "${CLANG:-clang-22}"

@@ -170,16 +170,21 @@ public final class CaptureWriter implements AutoCloseable {
      */
     public static CaptureWriter create(Path file, Options options, List<FunctionDef> functions) throws IOException {
         CaptureWriter w = new CaptureWriter(file, options, functions);
+        return w.start(w::currentThread, functions);
+    }
+
+    /** Writes the function table into the log {@code table} gives and publishes the file; on failure deletes it. */
+    private CaptureWriter start(java.util.function.Supplier<ThreadLog> table, List<FunctionDef> functions) throws IOException {
         try {
-            ThreadLog t = w.currentThread();
+            ThreadLog t = table.get();
             if (options.explicitSeq) t.nextSeq(0);
             t.functionTable(functions, options.startMonotonicNs);
-            w.publishName();
+            publishName();
         } catch (IOException | RuntimeException e) {
-            w.discard();
+            discard();
             throw e;
         }
-        return w;
+        return this;
     }
 
     /**
@@ -214,17 +219,7 @@ public final class CaptureWriter implements AutoCloseable {
      */
     public static CaptureWriter create(Path file, Options options, List<FunctionDef> functions, long threadId) throws IOException {
         CaptureWriter w = new CaptureWriter(file, options, functions);
-        try {
-            ThreadLog t = w.thread(threadId);
-            w.functionTableLog = t;
-            if (options.explicitSeq) t.nextSeq(0);
-            t.functionTable(functions, options.startMonotonicNs);
-            w.publishName();
-        } catch (IOException | RuntimeException e) {
-            w.discard();
-            throw e;
-        }
-        return w;
+        return w.start(() -> w.functionTableLog = w.thread(threadId), functions);
     }
 
     private ThreadLog functionTableLog;

@@ -236,13 +236,14 @@ public final class HeaderGenerator {
     }
 
     /** {@code int[3]} + {@code a} = {@code int a[3]}; {@code void (*)(void *)} + {@code f} = {@code void (*f)(void *)}. */
-    private static String member(String type, String name) {
+    static String member(String type, String name) {
         int arr = type.indexOf('[');
         if (arr >= 0) return type.substring(0, arr).trim() + " " + name + type.substring(arr);
         return declarator(type, name);
     }
 
-    private static String declarator(String type, String name) {
+    /** {@code void (*)(void *)} + {@code f} = {@code void (*f)(void *)}; {@code T *} + {@code p} = {@code T *p}. */
+    static String declarator(String type, String name) {
         int fp = type.indexOf("(*)");
         if (fp >= 0) return type.substring(0, fp + 2) + name + type.substring(fp + 2);
         return type.endsWith("*") ? type + name : type + " " + name;

@@ -240,17 +240,12 @@ public final class LibraryGenerator {
     }
 
     private static String member(String type, String name) {
-        int arr = type.indexOf('[');
-        if (arr >= 0) return type.substring(0, arr).trim() + " " + name + type.substring(arr);
-        return declarator(type, name);
+        return HeaderGenerator.member(type, name);
     }
 
+    /** As {@link HeaderGenerator#member}, but a function pointer's parentheses come before an array's brackets. */
     private static String declarator(String type, String name) {
-        int fp = type.indexOf("(*)");
-        if (fp >= 0) return type.substring(0, fp + 2) + name + type.substring(fp + 2);
-        int arr = type.indexOf('[');
-        if (arr >= 0) return type.substring(0, arr).trim() + " " + name + type.substring(arr);
-        return type.endsWith("*") ? type + name : type + " " + name;
+        return type.contains("(*)") ? HeaderGenerator.declarator(type, name) : HeaderGenerator.member(type, name);
     }
 
     /**
