@@ -34,6 +34,35 @@ final class Program {
      */
     int spSlot = -1, fpSlot = -1;
 
+    /** What {@link #compiled()} returned: null before the first call, {@link #NOT_COMPILED} when there is nothing to run compiled. */
+    private Object compiled;
+    private static final Object NOT_COMPILED = new Object();
+
+    /**
+     * The program compiled to bytecode ({@link JitCompiler}), compiled at the first call; null when it has no region
+     * to compile or the compiler failed (then the interpreter runs it; {@code ZLUDA_DEBUG} prints why).
+     */
+    synchronized JitCompiler.Result compiled() {
+        if (compiled == null) {
+            try {
+                long t0 = System.nanoTime();
+                JitCompiler.Result r = JitCompiler.compile(this);
+                compiled = r == null ? NOT_COMPILED : r;
+                if (System.getenv("ZLUDA_DEBUG") != null) {
+                    System.err.printf(java.util.Locale.ROOT, "[ZLUDA] kernel %s: %s in %.1f ms%n", name, r == null ? "nothing to compile"
+                            : r.regions() + " regions compiled, " + r.compiledOps() + " of " + code.length + " instructions", (System.nanoTime() - t0) / 1e6);
+                }
+            } catch (RuntimeException | LinkageError e) {
+                if (System.getenv("ZLUDA_DEBUG") != null) {
+                    System.err.println("[ZLUDA] kernel " + name + ": not compiled, the interpreter runs it: " + e);
+                    e.printStackTrace();
+                }
+                compiled = NOT_COMPILED;
+            }
+        }
+        return compiled instanceof JitCompiler.Result r ? r : null;
+    }
+
     /** The out-of-line functions and the stack bytes each call of them takes ("f 24, g 32"), empty when none. */
     String callFrames = "";
 
