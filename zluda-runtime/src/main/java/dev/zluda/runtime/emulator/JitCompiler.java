@@ -855,19 +855,9 @@ final class JitCompiler {
                     store(o.d);
                 }
                 case MemOps.IsSpace o -> {
-                    char want = switch (o.space) {
-                        case MemOps.SHARED -> 'S';
-                        case MemOps.LOCAL -> 'L';
-                        case MemOps.PARAM -> 'P';
-                        default -> 'G';
-                    };
-                    Label t = cob.newLabel(), end = cob.newLabel();
+                    cob.loadConstant(constant(o));
                     load(o.a);
-                    cob.invokestatic(CD_MEM, "window", MethodTypeDesc.of(CD_char, CD_long)).loadConstant((int) want).if_icmpeq(t);
-                    cob.iconst_0().goto_(end);
-                    cob.labelBinding(t);
-                    cob.iconst_1();
-                    cob.labelBinding(end);
+                    cob.invokevirtual(desc(o.getClass()), "lane", MethodTypeDesc.of(CD_boolean, CD_long));
                     storePred(o.dp);
                 }
                 case CallOps.FrameAddress o -> {
@@ -1042,7 +1032,7 @@ final class JitCompiler {
             cob.ifne(one);
             cob.lconst_0().goto_(end);
             cob.labelBinding(one);
-            cob.loadConstant(o.floatResult ? (long) Float.floatToRawIntBits(1f) : 0xFFFF_FFFFL);
+            cob.loadConstant(o.one);
             cob.labelBinding(end);
             store(o.d);
         }
