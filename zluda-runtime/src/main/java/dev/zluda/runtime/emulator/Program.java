@@ -41,6 +41,9 @@ final class Program {
     /**
      * The program compiled to bytecode ({@link JitCompiler}), compiled at the first call; null when it has no region
      * to compile or the compiler failed (then the interpreter runs it; {@code ZLUDA_DEBUG} prints why).
+     *
+     * @throws IllegalStateException when the compiler failed and the system property {@code zluda.jit.strict} is true
+     *     (the tests set it)
      */
     synchronized JitCompiler.Result compiled() {
         if (compiled == null) {
@@ -53,6 +56,8 @@ final class Program {
                             : r.regions() + " regions compiled, " + r.compiledOps() + " of " + code.length + " instructions", (System.nanoTime() - t0) / 1e6);
                 }
             } catch (RuntimeException | LinkageError e) {
+                // the tests set zluda.jit.strict: a kernel the compiler fails on is a compiler bug to see, not to hide
+                if (Boolean.getBoolean("zluda.jit.strict")) throw new IllegalStateException("kernel " + name + ": the compiler failed: " + e, e);
                 if (System.getenv("ZLUDA_DEBUG") != null) {
                     System.err.println("[ZLUDA] kernel " + name + ": not compiled, the interpreter runs it: " + e);
                     e.printStackTrace();
