@@ -62,6 +62,8 @@ import static java.lang.constant.ConstantDescs.CD_void;
 final class JitCompiler {
     /** Most instructions in one region (so that its method stays under HotSpot's 8000-byte limit for compiling). */
     static final int MAX_REGION_OPS = 150;
+    /** Fewest computing instructions of a region without a loop that is compiled ({@link #worthCompiling}). */
+    static final int MIN_STRAIGHT_OPS = 16;
     /** Largest bytecode of one region method: HotSpot does not compile methods above 8000 bytes (HugeMethodLimit). */
     static final int MAX_METHOD_BYTES = 7800;
     /** Largest liveness problem (instructions × 64-bit words of slots and predicates) solved; above it every register counts as live. */
@@ -347,9 +349,16 @@ final class JitCompiler {
             }
             // a region whose size was capped must end at a block boundary reachable from outside: leader[hi + 1]
             if (hi + 1 < n && fx[hi + 1].fusible) leader[hi + 1] = true;
-            boolean work = false;
-            for (int b = lo; b <= hi; b++) if (!(code[b] instanceof Ops.Bra) && !(code[b] instanceof Ops.Nop)) work = true;
-            if (work) {
+            if (!hasLoop(lo, hi)) {
+                // lanes entering at a later entry run only the rest: end the region before an entry with too little after it
+                for (int e = lo + 1; e <= hi; e++) {
+                    if (leader[e] && work(e, hi) < MIN_STRAIGHT_OPS) {
+                        hi = e - 1;
+                        break;
+                    }
+                }
+            }
+            if (worthCompiling(lo, hi)) {
                 List<Integer> entries = new ArrayList<>();
                 for (int b = lo; b <= hi; b++) if (leader[b]) entries.add(b);
                 if (!leader[lo]) entries.addFirst(lo);
@@ -359,6 +368,29 @@ final class JitCompiler {
             pc = hi + 1;
         }
         return out;
+    }
+
+    /**
+     * Whether region [lo, hi] runs faster compiled: a compiled region pays a fixed cost per lane (its registers in and
+     * out of locals, the lane's exit and count), which the interpreter's whole-warp loops beat for a few instructions.
+     * Measured on the benchmark kernels (docs/benchmarks.md): a loop inside the region, or at least
+     * {@link #MIN_STRAIGHT_OPS} instructions that compute.
+     */
+    private boolean worthCompiling(int lo, int hi) {
+        return hasLoop(lo, hi) || work(lo, hi) >= MIN_STRAIGHT_OPS;
+    }
+
+    /** Whether a branch in [lo, hi] goes back to an instruction of [lo, hi]. */
+    private boolean hasLoop(int lo, int hi) {
+        for (int b = lo; b <= hi; b++) if (code[b].kind == Op.BRA && code[b].target >= lo && code[b].target <= b) return true;
+        return false;
+    }
+
+    /** Instructions in [lo, hi] that compute (not branches, not nops). */
+    private int work(int lo, int hi) {
+        int work = 0;
+        for (int b = lo; b <= hi; b++) if (!(code[b] instanceof Ops.Bra) && !(code[b] instanceof Ops.Nop)) work++;
+        return work;
     }
 
     // ------------------------------------------------------------------ code generation
@@ -492,7 +524,15 @@ final class JitCompiler {
         final CodeBuilder cob;
         // fixed locals
         static final int W = 0, ENTRY = 1, START = 2, BUDGET = 3;
-        int R, P, M, X, L, CNT, TOTAL, MAX, EXIT, LANEPC, FIRST, DIV;
+        int R, P, M, X, L, CNT, TOTAL, MAX, EXIT, LANEPC, FIRST, DIV, SH_BASE = -1, SH_BYTES = -1;
+
+        private int sharedBaseLocal() {
+            return SH_BASE;
+        }
+
+        private int sharedBytesLocal() {
+            return SH_BYTES;
+        }
         /** JVM local of each register slot and predicate used in the region, and of the uniform values. */
         final Map<Integer, Integer> slotLocal = new HashMap<>(), predLocal = new HashMap<>(), uniformLocal = new HashMap<>();
         /** ld.param at constant offsets, read once per region: instruction → local. */
@@ -526,6 +566,14 @@ final class JitCompiler {
             cob.aload(W).getfield(CD_WARP, "lanePc", CD_INTS).astore(LANEPC);
             cob.aload(W).getfield(CD_WARP, "active", CD_int).istore(M);
             cob.lconst_0().lstore(TOTAL);
+            boolean sharedLoads = false;
+            for (int pc = reg.lo; pc <= reg.hi; pc++) if (code[pc] instanceof MemOps.Ld ld && ld.space == MemOps.SHARED) sharedLoads = true;
+            if (sharedLoads) {
+                SH_BASE = cob.allocateLocal(TypeKind.LONG);
+                SH_BYTES = cob.allocateLocal(TypeKind.LONG);
+                cob.aload(W).getfield(CD_WARP, "cta", CD_CTA).getfield(CD_CTA, "sharedBase", CD_long).lstore(SH_BASE);
+                cob.aload(W).getfield(CD_WARP, "cta", CD_CTA).getfield(CD_CTA, "sharedBytes", CD_long).lstore(SH_BYTES);
+            }
             cob.iconst_0().istore(MAX);
             cob.iconst_m1().istore(FIRST);
             cob.iconst_0().istore(DIV);
@@ -909,6 +957,23 @@ final class JitCompiler {
                 case IntOps.XOR -> { load(o.a); load(o.b); cob.lxor(); }
                 case IntOps.NOT -> { load(o.a); cob.loadConstant(-1L).lxor(); }
                 case IntOps.NEG -> { load(o.a); cob.lneg(); }
+                case IntOps.MUL_WIDE -> {
+                    load(o.a);
+                    load(o.b);
+                    cob.loadConstant(o.bits).loadConstant(o.signed ? 1 : 0)
+                            .invokestatic(CD_INTOPS, "mulWide", MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_int, CD_boolean));
+                }
+                case IntOps.SHL -> {
+                    load(o.a);
+                    load(o.b);
+                    cob.loadConstant(o.bits).invokestatic(CD_INTOPS, "shl", MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_int));
+                }
+                case IntOps.SHR -> {
+                    load(o.a);
+                    load(o.b);
+                    cob.loadConstant(o.bits).loadConstant(o.signed ? 1 : 0)
+                            .invokestatic(CD_INTOPS, "shr", MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_int, CD_boolean));
+                }
                 default -> {
                     cob.loadConstant(constant(o));
                     load(o.a);
@@ -1055,6 +1120,24 @@ final class JitCompiler {
                 if (o.base32) cob.loadConstant(0xFFFF_FFFFL).land();
                 if (o.offset != 0) cob.loadConstant(o.offset).ladd();
             }
+            if (o.space == MemOps.SHARED) {
+                // Warp.shared's checks inline, with the CTA's shared memory in locals; anything they would refuse goes
+                // to Warp.shared itself, which throws the fault the interpreter throws
+                int off = cob.allocateLocal(TypeKind.LONG);
+                Label slow = cob.newLabel(), ok = cob.newLabel();
+                cob.lstore(off);
+                cob.pop(); // the warp, pushed above for the call
+                cob.lload(off).loadConstant((long) total - 1).land().lconst_0().lcmp().ifne(slow);
+                cob.lload(off).lconst_0().lcmp().iflt(slow);
+                cob.lload(off).lload(sharedBytesLocal()).loadConstant((long) total).lsub().lcmp().ifgt(slow);
+                cob.lload(sharedBaseLocal()).lload(off).ladd().lstore(abs).goto_(ok);
+                cob.labelBinding(slow);
+                cob.aload(W).lload(off).loadConstant(total).iload(L).iconst_0()
+                        .invokevirtual(CD_WARP, "shared", MethodTypeDesc.of(CD_long, CD_long, CD_int, CD_int, CD_int)).lstore(abs);
+                cob.labelBinding(ok);
+                loadElements(o, abs);
+                return;
+            }
             cob.loadConstant(total).iload(L).iconst_0(); // Warp.READ
             String check = switch (o.space) {
                 case MemOps.GLOBAL -> "global";
@@ -1064,6 +1147,11 @@ final class JitCompiler {
                 default -> "generic";
             };
             cob.invokevirtual(CD_WARP, check, MethodTypeDesc.of(CD_long, CD_long, CD_int, CD_int, CD_int)).lstore(abs);
+            loadElements(o, abs);
+        }
+
+        /** The elements of {@code o} from checked native address {@code abs} into their registers. */
+        private void loadElements(MemOps.Ld o, int abs) {
             for (int e = 0; e < o.count; e++) {
                 if (o.dst[e] < 0) continue;
                 cob.lload(abs);
