@@ -64,8 +64,13 @@ final class JitCompiler {
     static final int MAX_REGION_OPS = 150;
     /** Fewest computing instructions of a region without a loop that is compiled ({@link #worthCompiling}). */
     static final int MIN_STRAIGHT_OPS = 16;
-    /** Largest bytecode of one region method: HotSpot does not compile methods above 8000 bytes (HugeMethodLimit). */
-    static final int MAX_METHOD_BYTES = 7800;
+    /**
+     * Largest bytecode of one region method. HotSpot does not compile methods above 8000 bytes (HugeMethodLimit), and
+     * in a method of several thousand it stops inlining the small helpers ({@code FloatOps.fmaRn}, {@code Mem.load}):
+     * the tiled SGEMM of docs/benchmarks.md ran 20-25 % faster with its tile product in three methods of at most 2500
+     * bytes than in one of 7800 (and slower again at 1200, with twice as many region boundaries).
+     */
+    static final int MAX_METHOD_BYTES = 2500;
     /** Largest liveness problem (instructions × 64-bit words of slots and predicates) solved; above it every register counts as live. */
     static final long MAX_LIVENESS_WORDS = 1L << 23;
 
