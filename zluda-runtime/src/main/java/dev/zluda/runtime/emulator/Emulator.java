@@ -27,8 +27,9 @@ public final class Emulator {
     private final boolean compile;
 
     /**
-     * How kernels run: {@code "jit"} (the default) compiles each kernel to JVM bytecode at its first launch
-     * ({@link JitCompiler}) and runs the compiled code where it has any, {@code "interp"} interprets every instruction.
+     * How kernels run: {@code "jit"} (the default) compiles each kernel to JVM bytecode, on a background thread from
+     * its first launch on ({@link JitCompiler}, {@link Program#compiledWhenReady}), and runs the compiled code where it
+     * has any once it is ready, {@code "interp"} interprets every instruction.
      * Read from the system property {@code zluda.emulator}, else the environment variable {@code ZLUDA_EMULATOR}.
      * Both give the same results bit for bit (every conformance suite runs on both).
      */
@@ -63,7 +64,7 @@ public final class Emulator {
      * {@link #configuredMode()} says (benchmarks compare the two in one process).
      *
      * @param threads worker threads per launch, at least 1 (1: deterministic, no pool)
-     * @param compile whether kernels are compiled at their first launch
+     * @param compile whether kernels are compiled (from their first launch on, {@link Program#compiledWhenReady})
      */
     public Emulator(int threads, boolean compile) {
         this.compile = compile;
@@ -141,7 +142,7 @@ public final class Emulator {
     public LaunchResult launch(Kernel kernel, int[] grid, int[] block, int dynamicShared, MemorySegment params,
                                MemoryMap memory, int multiprocessors, long stackBytes) {
         Program prog = kernel.program();
-        JitCompiler.Result jit = compile ? prog.compiled() : null;
+        JitCompiler.Result jit = compile ? prog.compiledWhenReady() : null;
         try (Arena arena = Arena.ofShared()) {
             long paramBase = 0;
             if (prog.paramBytes > 0) {

@@ -37,6 +37,27 @@ final class Program {
     /** What {@link #compiled()} returned: null before the first call, {@link #NOT_COMPILED} when there is nothing to run compiled. */
     private Object compiled;
     private static final Object NOT_COMPILED = new Object();
+    /** {@link #compiled} once it is known, for {@link #compiledWhenReady} to read without the lock. */
+    private volatile Object published;
+    private boolean compiling;
+
+    /**
+     * The program compiled to bytecode if the compiler has finished with it; otherwise null (the launch runs on the
+     * interpreter, with the same results) after starting the compiler on a background thread the first time. So a
+     * kernel's first launch does not wait for the compiler. With the system property {@code zluda.jit.strict} (the
+     * tests) it compiles at once, as {@link #compiled()}.
+     */
+    JitCompiler.Result compiledWhenReady() {
+        Object c = published;
+        if (c != null) return c instanceof JitCompiler.Result r ? r : null;
+        if (Boolean.getBoolean("zluda.jit.strict")) return compiled();
+        synchronized (this) {
+            if (compiling) return null;
+            compiling = true;
+        }
+        Thread.ofPlatform().daemon().name("zluda-jit " + name).start(this::compiled);
+        return null;
+    }
 
     /**
      * The program compiled to bytecode ({@link JitCompiler}), compiled at the first call; null when it has no region
@@ -65,6 +86,7 @@ final class Program {
                 compiled = NOT_COMPILED;
             }
         }
+        published = compiled;
         return compiled instanceof JitCompiler.Result r ? r : null;
     }
 

@@ -90,6 +90,30 @@ class JitTest {
         }
     }
 
+    /** Without zluda.jit.strict the first launch runs interpreted while a background thread compiles; later ones run compiled. */
+    @Test
+    void theCompilerRunsInTheBackgroundFromTheFirstLaunch() throws Exception {
+        String strict = System.clearProperty("zluda.jit.strict");
+        try (EmulatorWorkloads w = new EmulatorWorkloads()) {
+            EmulatorWorkloads.VersusC v = w.versusC("shflReduce");
+            Program p = v.work().kernel().program();
+            Emulator emu = new Emulator(1, true);
+            v.reset().run();
+            long first = v.work().launch(emu).threadInstructions();
+            v.work().check().run();
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (p.compiledWhenReady() == null) {
+                assertTrue(System.nanoTime() < deadline, "the background compiler did not finish in 60 s");
+                Thread.sleep(10);
+            }
+            v.reset().run();
+            assertEquals(first, v.work().launch(emu).threadInstructions());
+            v.work().check().run();
+        } finally {
+            if (strict != null) System.setProperty("zluda.jit.strict", strict);
+        }
+    }
+
     private static final String FAULTING = PtxRun.HEADER + """
             .visible .entry walk(.param .u64 p0, .param .u64 p1)
             {
