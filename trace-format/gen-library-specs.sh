@@ -4,7 +4,7 @@
 # as gen-spec.sh does for the driver (SPEC.md, "Library specs"). Needs clang-22 and the headers:
 #   trace-format/gen-library-specs.sh INCLUDE_DIRS [LIBRARY...]
 # INCLUDE_DIRS is ':'-separated and must hold the libraries' headers (cublas_api.h, cublasLt.h,
-# cufft.h, cusparse.h, cudnn*.h, nvml.h) and CUDA's (cuda_runtime_api.h, library_types.h, cuda_fp16.h),
+# cufft.h, cufftXt.h, cudalibxt.h, cusparse.h, cudnn*.h, nvml.h) and CUDA's (cuda_runtime_api.h, library_types.h, cuda_fp16.h),
 # e.g. /usr/local/cuda/include:/usr/include/x86_64-linux-gnu. A library whose first header is not
 # found is skipped with a message. The headers are NVIDIA's: only the generated JSON is committed.
 set -eu

@@ -19,6 +19,9 @@
 # source are built from a copy (OUT/src/<sample>) in which a sed expression makes the problem
 # smaller or repeats it fewer times (the PATCH column below; the sample's own check is unchanged);
 # samples that take sizes on the command line get small ones.
+# The cuBLAS samples (flags @cublas) are compiled against NVIDIA's cublas_v2.h, found in CUBLAS_INCLUDE
+# (default $CUDA_HOME/include), and linked against zluda's libcublas.so.13 in dist/lib, which
+# `zluda run` puts on the loader's path.
 # Environment: ZLUDA (default: dist/bin/zluda of this repository), CUDA_HOME (/usr/local/cuda),
 # TIMEOUT per run in seconds (600), JOBS parallel compilations (2), ONLY (space-separated names).
 set -uo pipefail
@@ -30,6 +33,7 @@ zluda=${ZLUDA:-$repo/dist/bin/zluda}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$cuda/bin/nvcc
 timeout_s=${TIMEOUT:-600}
+cublas_include=${CUBLAS_INCLUDE:-$cuda/include}
 jobs=${JOBS:-2}
 mkdir -p "$out/bin" "$out/logs"
 [ -x "$nvcc" ] || { echo "nvcc not found at $nvcc (set CUDA_HOME)" >&2; exit 2; }
@@ -66,6 +70,10 @@ samples=(
   "simpleZeroCopy|0_Introduction/simpleZeroCopy|simpleZeroCopy.cu|||"
   "simpleMultiCopy|0_Introduction/simpleMultiCopy|simpleMultiCopy.cu|||simpleMultiCopy.cu:s/int nreps      = 10;/int nreps = 4;/"
   "deviceQuery|1_Utilities/deviceQuery|deviceQuery.cpp|||"
+  # cuBLAS: built against NVIDIA's cublas_v2.h (CUBLAS_INCLUDE) and linked against zluda's libcublas.so.13 (dist/lib)
+  "simpleCUBLAS|4_CUDA_Libraries/simpleCUBLAS|simpleCUBLAS.cpp||@cublas|"
+  "matrixMulCUBLAS|4_CUDA_Libraries/matrixMulCUBLAS|matrixMulCUBLAS.cpp|-sizemult=1|@cublas|"
+  "batchCUBLAS|4_CUDA_Libraries/batchCUBLAS|batchCUBLAS.cpp||@cublas|"
 )
 
 names=()
@@ -92,6 +100,7 @@ build() {
     unset IFS
   fi
   for f in $sources; do files+=("$d/$f"); done
+  flags=${flags//@cublas/-I$cublas_include -L$repo/dist/lib -lcublas}
   # shellcheck disable=SC2086
   "$nvcc" -O2 -Wno-deprecated-gpu-targets -I"$src/Common" -I"$d" -gencode arch=compute_75,code=compute_75 $flags \
       -o "$out/bin/$name" "${files[@]}" > "$out/logs/$name.build.txt" 2>&1 && echo "$key" > "$out/logs/$name.build.key"

@@ -18,6 +18,10 @@
 #   torch     torch_libs.py (matmul, linear+GELU, fp16 matmul, convolution, FFT) with the library
 #             tracers, and CUPTI's count of its driver calls (nvidia-capture's cupti_counter.c, when
 #             D/nvidia-capture/src/test/device holds it)
+#   cupy      cupy_libs.py (cuBLAS matmuls and a matvec, cuFFT c2c and r2c) the same way
+#   cudasamples  the cuBLAS samples of cuda-samples in D/libs/samples (samples/cuda-samples/build-and-run.sh
+#             builds them) on NVIDIA's cuBLAS, untraced and traced
+#   headers   (not by default) copies cuFFT's cudalibxt.h and cufftXt.h to $OUT/headers
 #   blastrace blas_test traced on NVIDIA's cuBLAS
 # Writes results.txt, the dumps, gemm_lt_demo and captures.tar.xz to $OUT. Stops starting new steps
 # once DEADLINE seconds (default 170) have passed, so that the captures are always packed.
@@ -32,7 +36,7 @@ rm -rf $W $CAPS; mkdir -p $W $CAPS
 T0=$(date +%s)
 step() { echo; echo "=== [$(( $(date +%s) - T0 )) s] $*"; }
 left() { [ $(( $(date +%s) - T0 )) -lt $(( ${DEADLINE:-170} - $1 )) ]; }
-want() { if [ -n "${ONLY:-}" ]; then [[ " $ONLY " == *" $1 "* ]]; else [ "$1" != ptx ]; fi; }
+want() { if [ -n "${ONLY:-}" ]; then [[ " $ONLY " == *" $1 "* ]]; else [ "$1" != ptx ] && [ "$1" != headers ]; fi; }
 
 step "machine"
 nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader
@@ -89,10 +93,13 @@ if want demo; then
     ( cd $W && LD_LIBRARY_PATH=$C/trace:$C/zlib ZLUDA_LOG_DIR=$CAPS/gemm_lt_demo-zluda-libs-on-nvidia timeout 60 ./gemm_lt_demo; echo "exit code $?" )
 fi
 
-if want torch && left 30; then
-    step "3. PyTorch with the library tracers (module images not stored: ZLUDA_CAPTURE_MODULES=0), CUPTI counting"
-    # the tracers are preloaded (they come before PyTorch's RUNPATH) and given the wheels' libraries as the
-    # real ones; a library whose real file was not found is left alone (loaded and not traced)
+# traced_python NAME SCRIPT: runs a Python program with the library tracers preloaded (they come before
+# PyTorch's RUNPATH and before what CuPy dlopens) and given the wheels' libraries as the real ones (a
+# library whose real file was not found is left alone: loaded and not traced), module images not stored
+# (ZLUDA_CAPTURE_MODULES=0), CUPTI counting its driver calls (nvidia-capture's cupti_counter.c, when
+# D/nvidia-capture/src/test/device holds it) into $CAPS/NAME.cupti.tsv; then compares the counts
+traced_python() {
+    local name=$1 script=$2
     PRE=""
     ENVS=()
     for so in libcublas.so.13 libcublasLt.so.13 libcudnn.so.9 libcufft.so.12 libcusparse.so.12; do
@@ -111,16 +118,49 @@ if want torch && left 30; then
     CUDA=${CUDA_HOME:-/usr/local/cuda}
     CC_SRC=$D/nvidia-capture/src/test/device
     if [ -f $CC_SRC/cupti_counter.c ]; then
-        CUPTI_LIB=""
-        for d in $CUDA/lib64 $CUDA/extras/CUPTI/lib64 $CUDA/targets/x86_64-linux/lib; do [ -e "$d/libcupti.so" ] && { CUPTI_LIB=$d; break; }; done
-        CUPTI_INC=$CUDA/include; [ -e $CUDA/extras/CUPTI/include/cupti.h ] && CUPTI_INC=$CUDA/extras/CUPTI/include
-        gcc -O2 -shared -fPIC -I$CUPTI_INC $CC_SRC/cupti_counter.c -L$CUPTI_LIB -lcupti -Wl,-rpath,$CUPTI_LIB -o $W/cupti_counter.so \
-            && CUPTI=(CUDA_INJECTION64_PATH=$W/cupti_counter.so CUPTI_COUNTS_OUT=$CAPS/torch_libs.cupti.tsv) && echo "cupti_counter.so built against $CUPTI_LIB"
+        [ -f $W/cupti_counter.so ] || {
+            CUPTI_LIB=""
+            for d in $CUDA/lib64 $CUDA/extras/CUPTI/lib64 $CUDA/targets/x86_64-linux/lib; do [ -e "$d/libcupti.so" ] && { CUPTI_LIB=$d; break; }; done
+            CUPTI_INC=$CUDA/include; [ -e $CUDA/extras/CUPTI/include/cupti.h ] && CUPTI_INC=$CUDA/extras/CUPTI/include
+            gcc -O2 -shared -fPIC -I$CUPTI_INC $CC_SRC/cupti_counter.c -L$CUPTI_LIB -lcupti -Wl,-rpath,$CUPTI_LIB -o $W/cupti_counter.so \
+                && echo "cupti_counter.so built against $CUPTI_LIB"; }
+        [ -f $W/cupti_counter.so ] && CUPTI=(CUDA_INJECTION64_PATH=$W/cupti_counter.so CUPTI_COUNTS_OUT=$CAPS/$name.cupti.tsv)
     fi
     T4=$(( ${DEADLINE:-170} - ($(date +%s) - T0) - 15 ))
-    ( cd $W && timeout $T4 env "${ENVS[@]}" "${CUPTI[@]}" LD_PRELOAD=$PRE LD_LIBRARY_PATH=$C/trace ZLUDA_LOG_DIR=$CAPS/torch_libs ZLUDA_CAPTURE_MODULES=0 \
-        PYTHONUNBUFFERED=1 python3 "$D/libraries/src/test/device/torch_libs.py"; echo "exit code $?" )
-    [ -f $CC_SRC/capture_counts.py ] && [ -s $CAPS/torch_libs.cupti.tsv ] && python3 $CC_SRC/capture_counts.py $CAPS/torch_libs/*/ $CAPS/torch_libs.cupti.tsv | tail -40
+    ( cd $W && timeout $T4 env "${ENVS[@]}" "${CUPTI[@]}" LD_PRELOAD=$PRE LD_LIBRARY_PATH=$C/trace ZLUDA_LOG_DIR=$CAPS/$name ZLUDA_CAPTURE_MODULES=0 \
+        CUPY_CACHE_DIR=$W/cupycache PYTHONUNBUFFERED=1 python3 "$script"; echo "exit code $?" )
+    [ -f $CC_SRC/capture_counts.py ] && [ -s $CAPS/$name.cupti.tsv ] && python3 $CC_SRC/capture_counts.py $CAPS/$name/*/ $CAPS/$name.cupti.tsv | grep -v "  same$" | tail -40
+}
+
+if want torch && left 30; then
+    step "3. PyTorch with the library tracers, CUPTI counting"
+    traced_python torch_libs "$D/libraries/src/test/device/torch_libs.py"
+fi
+
+if want cupy && left 30; then
+    step "3b. CuPy with the library tracers, CUPTI counting"
+    python3 -c "import cupy" 2>/dev/null && traced_python cupy_libs "$D/libraries/src/test/device/cupy_libs.py" || echo "no CuPy here"
+fi
+
+if want cudasamples && left 20; then
+    step "5. cuBLAS samples of NVIDIA's cuda-samples (built elsewhere, in D/libs/samples) on NVIDIA's libraries, untraced and traced"
+    # the binaries samples/cuda-samples/build-and-run.sh builds (linked against libcublas.so.13: the same
+    # soname as NVIDIA's), so that their H200 captures pair with their zluda captures
+    for b in $C/samples/*; do
+        [ -x "$b" ] || continue
+        n=$(basename $b); a=""; [ $n = matrixMulCUBLAS ] && a=-sizemult=1
+        ( cd $W && LD_LIBRARY_PATH=$NVLIB timeout 60 $b $a | tail -2; echo "exit code ${PIPESTATUS[0]}" )
+        ( cd $W && LD_LIBRARY_PATH=$C/trace:$NVLIB ZLUDA_LOG_DIR=$CAPS/$n-nvidia ZLUDA_CAPTURE_MODULES=0 timeout 60 $b $a | tail -1; echo "exit code ${PIPESTATUS[0]}" )
+    done
+fi
+
+if want headers; then
+    step "headers: cuFFT's cudalibxt.h and cufftXt.h (NVIDIA's, for regenerating cufft-api.json elsewhere; not committed)"
+    mkdir -p $OUT/headers
+    for h in cudalibxt.h cufftXt.h; do
+        f=$(find ${CUDA_HOME:-/usr/local/cuda}/ $SP -name $h 2>/dev/null | head -1)
+        echo "$h: ${f:-not found}"; [ -n "$f" ] && cp "$f" $OUT/headers/
+    done
 fi
 
 if want blastrace && left 15; then

@@ -137,6 +137,11 @@ static void json_string(FILE *f, const char *s) {
 }
 
 static char manifest_exe[PATH_MAX];
+/* The target driver's cuDriverGetVersion, asked once when the target is loaded (before the program's
+ * first call reaches it, so before its cuInit): the manifest is rewritten whenever a library tracer
+ * finds its library, often after cuInit, and a driver call of the tracer's own there would be counted by
+ * a profiler (CUPTI) as the program's. */
+static int driver_version;
 
 static void write_manifest(const char *exe) {
     if (exe != manifest_exe) snprintf(manifest_exe, sizeof manifest_exe, "%s", exe);
@@ -176,11 +181,8 @@ static void write_manifest(const char *exe) {
     json_string(f, cwd);
     fprintf(f, ",\n  \"pid\": %d,\n  \"startTime\": \"%s\",\n  \"host\": ", (int)getpid(), when);
     json_string(f, host);
-    int version = 0;
-    int (*ver)(int *) = target ? (int (*)(int *))dlsym(target, "cuDriverGetVersion") : NULL;
-    if (ver) ver(&version);
     fprintf(f, ",\n  \"driver\": {\"name\": \"%s\", \"version\": %d, \"library\": ",
-            strstr(target_path, "zluda") || strstr(target_path, "/dist/lib/") ? "zluda" : "nvidia", version);
+            strstr(target_path, "zluda") || strstr(target_path, "/dist/lib/") ? "zluda" : "nvidia", driver_version);
     json_string(f, target_path);
     fprintf(f, "},\n  \"tool\": {\"name\": \"zluda nvidia-capture\", \"version\": \"%s\"},\n", ZT_VERSION);
     fprintf(f, "  \"capture\": {\"data\": \"%s\", \"chunkSize\": 262144%s}", level_replay ? "replay" : "calls",
@@ -247,6 +249,8 @@ static void init(void) {
         if (target && real_fns) {
             for (int i = 0; i < zt_function_count; i++) real_fns[i] = dlsym(target, zt_functions[i].name);
         }
+        int (*ver)(int *) = target ? (int (*)(int *))dlsym(target, "cuDriverGetVersion") : NULL;
+        if (ver && ver(&driver_version) != 0) driver_version = 0;
     }
     const char *range = getenv("ZLUDA_CAPTURE_RANGE");
     if (range && strcmp(range, "profiler") == 0) {

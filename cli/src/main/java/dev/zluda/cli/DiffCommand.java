@@ -59,6 +59,11 @@ import java.util.concurrent.Callable;
                 "Ignored unless --strict, and listed: device name, driver version, UUIDs, device properties, host",
                 "addresses, timings, integrity-check values, export-table pointers, and host data that one capture holds",
                 "only because it was recorded at level replay and the other at level calls (a note in the header says so).",
+                "Library calls (captures made with the library tracers) are compared like driver calls; the calls made",
+                "inside them (the driver calls cuBLAS makes inside cublasSgemm_v2), those on the modules a library",
+                "loaded there, and the primary-context releases at exit of the CUDA runtime linked into NVIDIA's libraries",
+                "are the library's own business, which another implementation does differently: left out and counted as",
+                "'library internal' unless --library-internals (or --strict).",
                 "Buffers whose element type the spec does not give are compared as --type (f32 by default).",
                 "Kernel snapshots (captures recorded with --capture-kernels REGEX): for each pair",
                 "of aligned launches with a snapshot on both sides, every buffer's after-image is",
@@ -106,6 +111,10 @@ final class DiffCommand implements Callable<Integer> {
 
     @Option(names = "--strict", description = "Compare the expected differences too (device name, addresses, ...).")
     boolean strict;
+
+    @Option(names = "--library-internals", description = "Also compare the calls made inside library calls (the driver calls cuBLAS makes inside cublasSgemm_v2)"
+            + " and those on the modules a library loaded, which are otherwise left out as the library's own business (--strict compares them too).")
+    boolean libraryInternals;
 
     @Option(names = "--rtol", paramLabel = "X", defaultValue = "0", description = "Relative tolerance for numeric buffer elements (|a-b| <= atol + rtol*|a|).")
     double rtol;
@@ -161,7 +170,7 @@ final class DiffCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }
-        DiffOptions options = new DiffOptions(strict, tol, t, limit, 50);
+        DiffOptions options = new DiffOptions(strict, tol, t, limit, 50, libraryInternals);
         if (locate) return locate(options, who);
         DiffResult r;
         try {

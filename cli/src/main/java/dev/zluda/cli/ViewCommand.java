@@ -55,6 +55,10 @@ final class ViewCommand implements Callable<Integer> {
             description = "With two captures: select divergence N once they are compared (default ${DEFAULT-VALUE}, the first); with --screenshot, the window shows it.")
     int divergence;
 
+    @Option(names = "--call", paramLabel = "N",
+            description = "With one capture: select call N (the # column) once it is loaded, scrolled into view, its details shown; with --screenshot, the window shows it.")
+    long call;
+
     @Option(names = "--benchmark", hidden = true,
             description = "Print the time to first paint, the load time and the heap used, then exit (docs/benchmarks.md).")
     boolean benchmark;
@@ -74,6 +78,8 @@ final class ViewCommand implements Callable<Integer> {
             if (!size.matches("\\d{3,5}x\\d{3,5}")) throw new CommandLine.ParameterException(spec.commandLine(), "--size is WIDTHxHEIGHT in px, e.g. 1366x768, not '" + size + "'");
             System.setProperty("zluda.view.size", size);
         }
+        if (call < 0) throw new CommandLine.ParameterException(spec.commandLine(), "--call counts from 1, not " + call);
+        if (call > 0 && other != null) throw new CommandLine.ParameterException(spec.commandLine(), "--call takes one capture (with two: --divergence N)");
         // the inputs first: a wrong path is the more useful message than a missing display
         for (Path c : new Path[] {capture, other}) {
             if (c != null && !Files.exists(c)) {
@@ -119,6 +125,6 @@ final class ViewCommand implements Callable<Integer> {
                 throw new CompletionException(e);
             }
         });
-        return Viewer.run(cap, new Viewer.Options(screenshot, benchmark, ReplayKernelLocator.standard()), out, err);
+        return Viewer.run(cap, new Viewer.Options(screenshot, benchmark, ReplayKernelLocator.standard(), 1, call), out, err);
     }
 }

@@ -156,4 +156,22 @@ class DiffCommandTest {
         assertEquals(2, CliRun.run("diff", "--rtol", "-1", A.toString(), A.toString()).code());
         assertEquals(2, CliRun.run("diff", "--type", "f128", A.toString(), A.toString()).code());
     }
+
+    /**
+     * gemm_lt_demo on NVIDIA's cuBLAS against zluda's (samples/traces/pairs): the calls inside the library
+     * calls are counted as 'library internal' and left out; --library-internals compares them.
+     */
+    @Test
+    void libraryInternalsAreLeftOutUnlessAskedFor() {
+        String nv = "../samples/traces/pairs/gemm_lt_demo-libs-nvidia.zip", zl = "../samples/traces/pairs/gemm_lt_demo-libs-zluda.zip";
+        CliRun.Result r = CliRun.run("diff", nv, zl);
+        assertEquals(1, r.code(), r.err());
+        assertTrue(r.out().contains("DIFFERENT: 4 diverging calls"), r.out());
+        assertTrue(r.out().matches("(?s).*Ignored \\(expected differences; --strict compares them\\):.* [0-9]+ library internal.*"), r.out());
+        CliRun.Result all = CliRun.run("diff", "--library-internals", nv, zl);
+        assertEquals(1, all.code(), all.err());
+        assertFalse(all.out().contains("library internal"), all.out());
+        assertFalse(all.out().contains("DIFFERENT: 4 diverging calls"), "the calls inside NVIDIA's library calls diverge: " + all.out());
+        assertTrue(CliRun.run("diff", "--help").out().contains("--library-internals"));
+    }
 }

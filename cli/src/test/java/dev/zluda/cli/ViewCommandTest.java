@@ -59,11 +59,28 @@ class ViewCommandTest {
     void helpDescribesIt() {
         CliRun.Result r = CliRun.run("view", "--help");
         assertEquals(0, r.code());
-        assertTrue(r.out().contains("Usage: zluda view [-hV] [--divergence=N] [--font-size=PX] [--screenshot=PNG]"), r.out());
-        assertTrue(r.out().contains("[--size=WxH] [--theme=THEME] [CAPTURE] [OTHER]"), r.out());
+        assertTrue(r.out().contains("Usage: zluda view [-hV] [--call=N] [--divergence=N] [--font-size=PX]"), r.out());
+        String flat = r.out().replaceAll("\\s+", " ");
+        assertTrue(flat.contains("[--screenshot=PNG] [--size=WxH] [--theme=THEME] [CAPTURE] [OTHER]"), r.out());
+        assertTrue(flat.contains("select call N (the # column)"), "--call is described: " + r.out());
         assertTrue(r.out().contains("light (default) or dark"), "the dark theme is said: " + r.out());
         assertTrue(r.out().contains("side by side"), r.out());
         assertFalse(r.out().contains("--benchmark"), "hidden options stay hidden");
+    }
+
+    /** --call selects a call of one capture: a number below 1, or two captures, is a usage error before the display is looked at. */
+    @Test
+    void callTakesOneCaptureAndCountsFromOne() {
+        ViewCommand.env = Map.<String, String>of()::get;
+        CliRun.Result r = CliRun.run("view", "--call", "-3", "../samples/traces/h200/vectorAdd");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("--call counts from 1, not -3"), r.err());
+        r = CliRun.run("view", "--call", "4", "../samples/traces/h200/vectorAdd", "../samples/traces/h200/vectorAdd-replay");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("--call takes one capture (with two: --divergence N)"), r.err());
+        r = CliRun.run("view", "--call", "4", "../samples/traces/h200/vectorAdd");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("zluda view: error: no display to open a window on"), "a good --call reaches the display check: " + r.err());
     }
 
     /** A file that is not a capture (a text file) is reported as such before the missing display. */

@@ -9,8 +9,12 @@ package dev.zluda.diff;
  * @param limit at most this many diverging calls and ignored examples are listed in the result
  *     (counts are always complete)
  * @param heatmaps at most this many data divergences get a heatmap image
+ * @param libraryInternals also align and compare the calls made inside library calls (the driver calls
+ *     cuBLAS makes inside {@code cublasSgemm_v2}, cuBLAS's own calls into cuBLASLt) and the calls on the
+ *     modules and libraries a library loaded there; by default (false, unless {@code strict}) they are
+ *     the library's own business, left out and counted as {@link Expected#LIBRARY_INTERNALS}
  */
-public record DiffOptions(boolean strict, Tolerance tolerance, ElementType elementType, int limit, int heatmaps) {
+public record DiffOptions(boolean strict, Tolerance tolerance, ElementType elementType, int limit, int heatmaps, boolean libraryInternals) {
     /** Checks the values. */
     public DiffOptions {
         if (tolerance == null) tolerance = Tolerance.EXACT;
@@ -19,28 +23,43 @@ public record DiffOptions(boolean strict, Tolerance tolerance, ElementType eleme
         if (heatmaps < 0) throw new IllegalArgumentException("heatmaps must be at least 0, not " + heatmaps);
     }
 
-    /** Not strict, exact, f32, 1000 listed, 50 heatmaps. */
+    /** Library internals left out (unless {@code strict}). */
+    public DiffOptions(boolean strict, Tolerance tolerance, ElementType elementType, int limit, int heatmaps) {
+        this(strict, tolerance, elementType, limit, heatmaps, false);
+    }
+
+    /** Not strict, exact, f32, 1000 listed, 50 heatmaps, library internals left out. */
     public static DiffOptions defaults() {
         return new DiffOptions(false, Tolerance.EXACT, ElementTypes.F32, 1000, 50);
     }
 
     /** A copy with {@code strict} set. */
     public DiffOptions withStrict(boolean s) {
-        return new DiffOptions(s, tolerance, elementType, limit, heatmaps);
+        return new DiffOptions(s, tolerance, elementType, limit, heatmaps, libraryInternals);
     }
 
     /** A copy with another tolerance. */
     public DiffOptions withTolerance(Tolerance t) {
-        return new DiffOptions(strict, t, elementType, limit, heatmaps);
+        return new DiffOptions(strict, t, elementType, limit, heatmaps, libraryInternals);
     }
 
     /** A copy with another default element type. */
     public DiffOptions withElementType(ElementType t) {
-        return new DiffOptions(strict, tolerance, t, limit, heatmaps);
+        return new DiffOptions(strict, tolerance, t, limit, heatmaps, libraryInternals);
     }
 
     /** A copy with another listing limit. */
     public DiffOptions withLimit(int l) {
-        return new DiffOptions(strict, tolerance, elementType, l, heatmaps);
+        return new DiffOptions(strict, tolerance, elementType, l, heatmaps, libraryInternals);
+    }
+
+    /** A copy with {@code libraryInternals} set. */
+    public DiffOptions withLibraryInternals(boolean k) {
+        return new DiffOptions(strict, tolerance, elementType, limit, heatmaps, k);
+    }
+
+    /** Whether calls inside library calls are aligned and compared: {@code libraryInternals} or {@code strict}. */
+    public boolean comparesLibraryInternals() {
+        return libraryInternals || strict;
     }
 }

@@ -40,11 +40,20 @@ final class Normaliser {
     private final TreeMap<Long, long[]> allocs = new TreeMap<>();
     final Facts.Writer w = new Facts.Writer();
     long keptBytes;
+    /** Set by the caller while it normalises a call made inside a library call. */
+    boolean insideLibrary;
+    /** Whether the call just normalised (outside library calls) passed a module or library that a library loaded inside one of its calls. */
+    boolean touchesLibraryObject;
+    /** The CUmodule and CUlibrary symbols created inside library calls, as {@code kind << 32 | symbol}. */
+    private final java.util.Set<Long> libraryObjects = new java.util.HashSet<>();
+    private final int modKind, libKind;
 
     Normaliser(Types types, Capture cap, Map<Integer, String> strings) {
         this.types = types;
         this.cap = cap;
         this.strings = strings;
+        this.modKind = types.kind("mod");
+        this.libKind = types.kind("lib");
     }
 
     /** How one parameter is treated. */
@@ -55,6 +64,8 @@ final class Normaliser {
         int argCls;
         int argKind;
         int argCat;
+        /** The category of a NULL argument: 0 (a NULL where the other side passes a pointer differs), or the library's choice. */
+        int nullCat;
         Types.Info data;
         boolean string;
         int inCat;
@@ -130,6 +141,11 @@ final class Normaliser {
                 default -> pp.argCls = Types.PLAIN;
             }
             if (pp.argCls == Types.PLAIN) pp.argCat = cat(Expected.classify(base, p.name(), false));
+            else if (Expected.classify(base, p.name(), false) == Expected.LIBRARY_CHOICE) {
+                // a pointer can be a library's choice too: cublasLtMatmul's workspace, NULL where the
+                // heuristic asked for none
+                pp.argCat = pp.nullCat = cat(Expected.LIBRARY_CHOICE);
+            }
             if (p.isPointer()) {
                 pp.string = p.string();
                 pp.data = p.opaque() || p.pointeeType() == null ? null : types.info(p.pointeeType());
@@ -199,6 +215,7 @@ final class Normaliser {
         Plan plan = plan(e.functionId());
         long[] args = e.args();
         w.begin(seed);
+        touchesLibraryObject = false;
         jitKeys = null;
         for (Param pp : plan.params) {
             if (pp.jitKeys < 0) continue;
@@ -260,14 +277,18 @@ final class Normaliser {
         switch (pp.argCls) {
             case Types.HANDLE -> {
                 if (v == 0) w.nul(i, Facts.ARG, 0, 0, 0);
-                else w.sym(i, Facts.ARG, 0, 0, 0, pp.argKind, lookup(pp.argKind, v), 0);
+                else {
+                    int sym = lookup(pp.argKind, v);
+                    if (!insideLibrary && !libraryObjects.isEmpty() && libraryObjects.contains(((long) pp.argKind << 32) | sym)) touchesLibraryObject = true;
+                    w.sym(i, Facts.ARG, 0, 0, 0, pp.argKind, sym, 0);
+                }
             }
             case Types.DEVPTR -> {
-                if (v == 0) w.nul(i, Facts.ARG, 0, 0, 0);
-                else dptr(i, Facts.ARG, 0, 0, 0, v, false, 0);
+                if (v == 0) w.nul(i, Facts.ARG, 0, 0, pp.nullCat);
+                else dptr(i, Facts.ARG, 0, 0, pp.argCat, v, false, 0);
             }
             case Types.ADDR -> {
-                if (v == 0) w.nul(i, Facts.ARG, 0, 0, 0);
+                if (v == 0) w.nul(i, Facts.ARG, 0, 0, pp.nullCat);
                 else w.addr(i, Facts.ARG, 0, 0, pp.argCat, v);
             }
             default -> w.value(i, Facts.ARG, 0, 0, pp.argCat, v);
@@ -448,6 +469,7 @@ final class Normaliser {
     private int create(int kind, long v) {
         int s = ++next(kind)[kind];
         symbols(kind).put(v, s);
+        if (insideLibrary && (kind == modKind || kind == libKind)) libraryObjects.add(((long) kind << 32) | s);
         return s;
     }
 

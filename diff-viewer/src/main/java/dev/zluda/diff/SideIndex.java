@@ -22,6 +22,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class SideIndex {
     static final byte IN_FLIGHT = 1;
+    /** {@link #libraryTeardown}. */
+    static final byte LIBRARY_TEARDOWN = 2;
 
     /** Function names shared by both sides, so that ids compare. */
     static final class Names {
@@ -78,12 +80,24 @@ final class SideIndex {
     private final boolean keepExportTableCalls;
     /** Calls through export-table slots left out ({@code {GUID}::slot N}, FORMAT.md §6.10). */
     long exportTableCalls;
+    /** Whether calls inside library calls (and on modules the libraries loaded there) are indexed. */
+    private final boolean keepLibraryInternals;
+    /** Calls left out as the libraries' own ({@link Expected#LIBRARY_INTERNALS}). */
+    long libraryInternalCalls;
+    /** The CUdevices whose primary context was retained inside a library call. */
+    private final java.util.Set<Long> retainedInLibraries = new java.util.HashSet<>();
+    /** Primary-context retains made inside library calls (unless library internals are kept: then 0). */
+    int libraryRetains;
+    private static final int CUDA_ERROR_DEINITIALIZED = 4;
+    /** Per nesting level of the tree being added: whether the call last visited there is a library call or inside one. */
+    private boolean[] libraryAt = new boolean[16];
 
-    private SideIndex(Capture cap, Types types, Names names, boolean keepExportTableCalls) {
+    private SideIndex(Capture cap, Types types, Names names, boolean keepExportTableCalls, boolean keepLibraryInternals) {
         this.cap = cap;
         this.types = types;
         this.names = names;
         this.keepExportTableCalls = keepExportTableCalls;
+        this.keepLibraryInternals = keepLibraryInternals;
     }
 
     /** Reads a capture, calls through export-table slots included. */
@@ -109,9 +123,27 @@ final class SideIndex {
      * @throws java.util.concurrent.CancellationException when it was cancelled
      */
     static SideIndex build(Capture cap, Types types, Names names, boolean keepExportTableCalls, java.util.function.BooleanSupplier cancelled) {
-        SideIndex s = new SideIndex(cap, types, names, keepExportTableCalls);
+        return build(cap, types, names, keepExportTableCalls, true, cancelled);
+    }
+
+    /**
+     * The same, and with {@code keepLibraryInternals} false the calls made inside library calls (at any
+     * depth below a call of cuBLAS, cuBLASLt, cuDNN, cuFFT, cuSPARSE or NVML), and the calls outside them
+     * whose CUmodule or CUlibrary argument a library loaded inside one, are left out of the index and
+     * counted in {@link #libraryInternalCalls} (they are still normalised, so that the handles and
+     * allocations they make are known to the calls that are compared); the primary-context releases that
+     * may be the libraries' own runtimes' at exit are marked ({@link #libraryTeardown}).
+     */
+    static SideIndex build(Capture cap, Types types, Names names, boolean keepExportTableCalls, boolean keepLibraryInternals,
+                           java.util.function.BooleanSupplier cancelled) {
+        SideIndex s = new SideIndex(cap, types, names, keepExportTableCalls, keepLibraryInternals);
         s.read(cancelled);
         return s;
+    }
+
+    /** Whether a function is a library's (cuBLAS, cuDNN, ..., FORMAT.md §6.10), not the driver's. */
+    static boolean isLibraryFunction(String function) {
+        return !dev.zluda.spec.CudaApi.libraryOf(function).equals(dev.zluda.spec.CudaApi.DRIVER);
     }
 
     /** Whether a function name is that of an export-table slot ({@code {GUID}::slot N}). */
@@ -163,13 +195,30 @@ final class SideIndex {
 
     /** Adds {@code root} and the calls nested in it, in pre-order (iteratively: any depth). */
     private void add(Call root, int level) {
-        Call.walk(root, (c, l, parent) -> addOne(c));
+        Call.walk(root, (c, l, parent) -> {
+            if (l + 1 >= libraryAt.length) libraryAt = Arrays.copyOf(libraryAt, Math.max(l + 2, libraryAt.length * 2));
+            boolean inside = l > 0 && libraryAt[l - 1];
+            libraryAt[l] = inside || isLibraryFunction(cap.functionName(c.enter().functionId()));
+            addOne(c, inside);
+        });
     }
 
-    private void addOne(Call c) {
+    private void addOne(Call c, boolean insideLibrary) {
+        boolean teardown = false;
         if (!keepExportTableCalls && isExportTableSlot(cap.functionName(c.enter().functionId()))) {
             exportTableCalls++; // the calls made inside it are still added
             return;
+        }
+        if (!keepLibraryInternals) {
+            int fid = c.enter().functionId();
+            norm.insideLibrary = insideLibrary;
+            norm.call(c, ((long) nameId(fid) << 4) | Math.min(c.enter().depth(), 15));
+            norm.insideLibrary = false;
+            teardown = libraryTeardownCandidate(c, insideLibrary); // counts the retains inside library calls too
+            if (insideLibrary || norm.touchesLibraryObject) {
+                libraryInternalCalls++;
+                return;
+            }
         }
         if (n == key.length) grow();
         int i = n++;
@@ -180,13 +229,13 @@ final class SideIndex {
         int fid = e.functionId();
         int nameId = nameId(fid);
         int d = Math.min(e.depth(), 15);
-        norm.call(c, ((long) nameId << 4) | d);
+        if (keepLibraryInternals) norm.call(c, ((long) nameId << 4) | d); // else normalised above
         key[i] = norm.w.key;
         ident[i] = norm.w.ident();
         weak[i] = (nameId << 4) | d;
         ordinal[i] = c.ordinal();
         result[i] = c.leave() == null ? 0 : c.leave().result();
-        flags[i] = c.leave() == null ? IN_FLIGHT : 0;
+        flags[i] = (byte) ((c.leave() == null ? IN_FLIGHT : 0) | (teardown ? LIBRARY_TEARDOWN : 0));
         if (c.leave() == null) inFlight++;
         depth[i] = e.depth();
         int t;
@@ -199,6 +248,37 @@ final class SideIndex {
         thread[i] = t;
         threadCalls.get(t).add(i);
         facts[i] = store.append(norm.w.count, norm.w.buf, norm.w.len);
+    }
+
+    /**
+     * Whether {@code c} may be a primary-context release of a library's own CUDA runtime at exit: a
+     * {@code cuDevicePrimaryCtxRelease} outside library calls that returned CUDA_ERROR_DEINITIALIZED
+     * (an exit handler that ran after the driver's own) on a device whose primary context was retained
+     * inside a library call. NVIDIA's libcublas and libcublasLt each link a CUDA runtime that retains
+     * the primary context inside the first library call and releases it from its exit handler, outside
+     * any library call; another implementation (zluda's cuBLAS) makes no such release. Which of the
+     * releases at exit are the libraries' cannot be told from the release itself, so the comparison
+     * ({@code DiffEngine}) leaves out as many unpaired candidates as {@link #libraryRetains} counts.
+     * Counts the retains made inside library calls as it goes.
+     */
+    private boolean libraryTeardownCandidate(Call c, boolean insideLibrary) {
+        String f = cap.functionName(c.enter().functionId());
+        if (!f.startsWith("cuDevicePrimaryCtxRe") || c.leave() == null) return false;
+        long[] args = c.enter().args();
+        if (insideLibrary) {
+            if (f.startsWith("cuDevicePrimaryCtxRetain") && c.leave().result() == 0 && args.length > 1) {
+                retainedInLibraries.add(args[1]);
+                libraryRetains++;
+            }
+            return false;
+        }
+        return f.startsWith("cuDevicePrimaryCtxRelease") && c.leave().result() == CUDA_ERROR_DEINITIALIZED && args.length > 0
+                && retainedInLibraries.contains(args[0]);
+    }
+
+    /** Whether call {@code i} may be a library runtime's primary-context release at exit ({@link #libraryTeardownCandidate}). */
+    boolean libraryTeardown(int i) {
+        return (flags[i] & LIBRARY_TEARDOWN) != 0;
     }
 
     /** The {@code name} output of a cuDeviceGetName call (parameter 0), or null. */

@@ -111,7 +111,11 @@ public final class CallDecoder {
         if (!dev.zluda.spec.CudaApi.libraryOf(name).equals(dev.zluda.spec.CudaApi.DRIVER)) {
             // a library call: its status by its library's enum (CUBLAS_STATUS_SUCCESS), or its returned value
             var lf = dev.zluda.spec.CudaApi.anyFunction(name);
-            if (lf.isPresent()) return formatter.returnsValue(lf.get()) ? "(a value)" : formatter.result(lf.get(), index.result(call));
+            if (lf.isPresent() && formatter.returnsValue(lf.get())) {
+                Decoded d = decode(call);
+                return d.leave() == null ? "(not recorded)" : formatter.returnedValue(lf.get(), d.leave().data());
+            }
+            if (lf.isPresent()) return formatter.result(lf.get(), index.result(call));
         }
         return formatter.result(index.result(call));
     }

@@ -43,8 +43,15 @@ public final class Viewer {
      * @param locator runs the instruction-level localisation of a launch (offered on launches with a
      *     kernel snapshot), or null for none
      * @param divergence with two captures, the divergence selected once they are compared (1: the first)
+     * @param call with one capture, the call selected (and scrolled into view) once it is loaded, by its
+     *     number in the table's {@code #} column (1-based); 0 selects none
      */
-    public record Options(Path screenshot, boolean benchmark, KernelLocator locator, int divergence) {
+    public record Options(Path screenshot, boolean benchmark, KernelLocator locator, int divergence, long call) {
+        /** No call selected. */
+        public Options(Path screenshot, boolean benchmark, KernelLocator locator, int divergence) {
+            this(screenshot, benchmark, locator, divergence, 0);
+        }
+
         /** The first divergence selected (two captures). */
         public Options(Path screenshot, boolean benchmark, KernelLocator locator) {
             this(screenshot, benchmark, locator, 1);
@@ -174,6 +181,14 @@ public final class Viewer {
             trace("loading");
             stage.show();
             trace("stage shown");
+            if (o.call() > 0) {
+                w.whenLoaded(() -> {
+                    if (w.index() != null && o.call() <= w.index().size()) w.select((int) (o.call() - 1));
+                    else err.println("zluda view: warning: --call " + o.call() + ": the capture has " + (w.index() == null ? 0 : w.index().size())
+                            + " calls; none is selected");
+                    err.flush();
+                });
+            }
             if (o.screenshot() != null) w.whenLoaded(() -> afterPulses(3, () -> screenshotAndClose(stage, null, o, out, err, code)));
         });
         return awaitClosed(closed, code);

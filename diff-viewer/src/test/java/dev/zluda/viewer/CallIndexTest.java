@@ -151,4 +151,24 @@ class CallIndexTest {
             assertEquals("cuInit", idx.functionName(idx.function(0)));
         }
     }
+
+    /** A library function that returns a value rather than a status shows the value, as zluda dump prints it (H200 PyTorch capture). */
+    @Test
+    void aLibraryFunctionsReturnedValueIsShownAsDumpShowsIt() throws Exception {
+        try (Capture cap = Capture.open(Path.of("../samples/traces/h200/torch_libs.zip"))) {
+            CallIndex idx = load(cap);
+            CallDecoder dec = new CallDecoder(idx);
+            StringWriter sw = new StringWriter();
+            Dump.dump(cap, Dump.Options.all(), new PrintWriter(sw));
+            List<String> dumped = sw.toString().lines().map(String::strip).filter(l -> l.startsWith("cublasLtGetVersion(")).toList();
+            assertFalse(dumped.isEmpty(), "the capture holds cublasLtGetVersion");
+            assertTrue(dumped.getFirst().matches("cublasLtGetVersion\\(\\) -> [1-9][0-9]+"), dumped.getFirst());
+            int found = 0;
+            for (int call = 0; call < idx.size(); call++) {
+                if (!idx.functionName(idx.function(call)).equals("cublasLtGetVersion")) continue;
+                assertEquals(dumped.get(found++), dec.line(call));
+            }
+            assertEquals(dumped.size(), found);
+        }
+    }
 }

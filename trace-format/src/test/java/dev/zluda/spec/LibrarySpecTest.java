@@ -124,6 +124,13 @@ class LibrarySpecTest {
         assertFalse(plan.opaque(), "a cufftHandle is host memory");
         assertEquals(FormatKind.HANDLE, CudaApi.library("cufft").function("cufftDestroy").orElseThrow().param("plan").orElseThrow().format());
         assertTrue(CudaApi.library("cufft").function("cufftExecC2C").orElseThrow().param("idata").orElseThrow().opaque());
+        // cufftXt.h: what PyTorch and CuPy plan and run their FFTs with
+        CudaFunction xtExec = CudaApi.library("cufft").function("cufftXtExec").orElseThrow();
+        assertTrue(xtExec.param("input").orElseThrow().opaque(), "device memory is not followed");
+        assertEquals(FormatKind.HANDLE, xtExec.param("plan").orElseThrow().format());
+        CudaFunction xtPlan = CudaApi.library("cufft").function("cufftXtMakePlanMany").orElseThrow();
+        assertEquals(Direction.OUT, xtPlan.param("workSize").orElseThrow().direction());
+        assertEquals(FormatKind.ENUM, xtPlan.param("inputtype").orElseThrow().format());
         CudaFunction conv = CudaApi.library("cudnn").function("cudnnConvolutionForward").orElseThrow();
         assertTrue(conv.param("x").orElseThrow().opaque());
         assertEquals(FormatKind.HANDLE, conv.param("xDesc").orElseThrow().format());

@@ -73,6 +73,17 @@ final class ConvertLowering {
         }
         if (!si && !di) {
             if (!isFloatType(d) || !isFloatType(s)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+            if (ftz && s == PtxType.BF16 && d == PtxType.F32 && rnd == null && !x.has(Flag.SAT)) {
+                // cvt.ftz.f32.bf16: the bits widened, a subnormal flushed to zero of its sign, a NaN the canonical
+                // f32 NaN 0x7FFFFFFF (as the emulator's ConvertOps and an H200 compute it, conformance sweep)
+                String b = f.read(x.op(1), 16, false);
+                String nan = f.v("icmp ugt i16 " + f.v("and i16 " + b + ", 32767") + ", 32640");
+                String sub = f.v("icmp eq i16 " + f.v("and i16 " + b + ", 32640") + ", 0");
+                String wide = f.v("shl i32 " + f.resize(b, 16, 32, false) + ", 16");
+                String flushed = f.sel(sub, "i32", f.v("and i32 " + wide + ", -2147483648"), wide);
+                f.write(x.op(0), f.sel(nan, "i32", "2147483647", flushed), 32, false);
+                return;
+            }
             String a = f.readF(x.op(1), s);
             if (ftz && s == PtxType.F32) a = FloatLowering.flush(f, a, s);
             String r;
@@ -105,7 +116,10 @@ final class ConvertLowering {
                     r = f.call("float", "llvm.nvvm.d2f." + FloatLowering.nvvm(rnd) + (ftz ? ".ftz" : ""), "double", "double " + a);
                 } else if (CvtRounding.mode(rnd) && s.size() > d.size() && (s == PtxType.F32 || s == PtxType.F64)) {
                     // directed f32/f64 -> f16/bf16 (every target), f64 -> f32 (where NVPTX's intrinsics are not used)
-                    String bits = f.cvtRounding.fromFloat(f.read(x.op(1), sbits, false), CvtRounding.Format.of(s), CvtRounding.Format.of(d),
+                    // .ftz flushes an f32 subnormal source, except on the way to .f16 (the emulator's ConvertOps, as
+                    // an H200 computes it: cvt.rz.ftz.bf16.f32 of 0x00400000 gives 0)
+                    String src = ftz && s == PtxType.F32 && d != PtxType.F16 ? f.v("bitcast float " + a + " to i32") : f.read(x.op(1), sbits, false);
+                    String bits = f.cvtRounding.fromFloat(src, CvtRounding.Format.of(s), CvtRounding.Format.of(d),
                             rnd, false, s == PtxType.F32);
                     r = f.v("bitcast " + ity(dbits) + " " + f.resize(bits, 64, dbits, false) + " to " + fty(d));
                 } else {

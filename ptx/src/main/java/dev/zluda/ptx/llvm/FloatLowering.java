@@ -42,7 +42,7 @@ final class FloatLowering {
                 throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
             }
             String a = f.readF(x.op(1), t), b = f.readF(x.op(2), t);
-            if (x.has(Flag.FTZ)) { a = flush(f, a, t); b = flush(f, b, t); }
+            if (x.has(Flag.FTZ)) { a = flushOperand(f, a, t); b = flushOperand(f, b, t); }
             String pred = fcmpPredicate(x, cmp);
             r = f.v("fcmp " + pred + " " + fty(t) + " " + a + ", " + b);
         } else if (t != PtxType.PRED && t.size() <= 8) {
@@ -95,6 +95,19 @@ final class FloatLowering {
         String sub = f.v("fcmp olt float " + abs + ", 0x3810000000000000");
         String zero = f.call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + a);
         return f.v("select i1 " + sub + ", float " + zero + ", float " + a);
+    }
+
+    /**
+     * A comparison's operand under {@code .ftz}: {@link #flush} for .f32, and for .f16/.bf16 a subnormal half (exponent
+     * field 0) compared as zero of its sign (set/setp.ftz, PTX ISA 9.0, 9.7.6; as the emulator's FloatOps.test, recorded on
+     * an H200: {@code set.eq.ftz.f16.f16} of 0x0001 and 0x0000 is true).
+     */
+    static String flushOperand(Fn f, String a, PtxType t) {
+        if (t != PtxType.F16 && t != PtxType.BF16) return flush(f, a, t);
+        String h = f.v("bitcast " + fty(t) + " " + a + " to i16");
+        String z = f.v("icmp eq i16 " + f.v("and i16 " + h + ", " + (t == PtxType.F16 ? "31744" : "32640")) + ", 0");
+        h = f.sel(z, "i16", f.v("and i16 " + h + ", -32768"), h);
+        return f.v("bitcast i16 " + h + " to " + fty(t));
     }
 
     /** {@code .sat}: clamp to [0, 1], NaN to +0 (PTX ISA 9.7.3). */
@@ -341,7 +354,11 @@ final class FloatLowering {
         return l == 0 ? w : f.v("or i32 " + result + ", " + f.v("shl i32 " + w + ", 16"));
     }
 
-    /** set.cmp.dtype.stype (PTX ISA 9.7.7.1): 0xffffffff or 1.0f when the comparison holds, else 0. */
+    /**
+     * set.cmp.dtype.stype (PTX ISA 9.0, 9.7.6.2): when the comparison holds, all ones of the destination (.u16 .s16 .u32
+     * .s32), or 1.0 of its type: 0x3F800000 (.f32), 0x3C00 (.f16), 0x3F80 (.bf16), as the emulator's FloatOps.Set and an
+     * H200 compute it; else 0.
+     */
     static void set(Fn f, Ins x) {
         PtxType d = x.type(0), s = x.type(1);
         if (d == null || s == null || x.has(BoolOp.AND) || x.has(BoolOp.OR) || x.has(BoolOp.XOR)) throw new Unsupported(x.i.form() + " is not supported");
@@ -355,7 +372,7 @@ final class FloatLowering {
         Fn.Reg tmpPred = f.regs.computeIfAbsent("%set.p", k -> f.newReg("i1", 1, PtxType.PRED));
         setp(f, new Ins(setp));
         String p = f.v("load i1, " + f.allocaAs() + " " + tmpPred.ptr());
-        String one = d == PtxType.F32 ? "1065353216" : "-1";
+        String one = d == PtxType.F32 ? "1065353216" : d == PtxType.F16 ? "15360" : d == PtxType.BF16 ? "16256" : "-1";
         f.write(x.op(0), f.v("select i1 " + p + ", i32 " + one + ", i32 0"), 32, false);
     }
 

@@ -145,7 +145,11 @@ final class IntLowering {
         return f.v("load i1, " + f.allocaAs() + " " + f.carry);
     }
 
-    /** add.cc, addc, sub.cc, subc, mad.cc, madc (PTX ISA 9.7.2): CC.CF is a carry for add, a borrow for sub. */
+    /**
+     * add.cc, addc, sub.cc, subc, mad.cc, madc (PTX ISA 9.7.2). CC.CF is the carry out of a + b + CF, also for the
+     * subtractions, which compute a + ~b + 1 ({@code sub.cc}) and a + ~b + CF ({@code subc}) as an NVIDIA GPU does (the
+     * ISA's borrow is !CF; an H200 recording of every producer of the flag with every consumer, conformance sweep).
+     */
     static void carryOp(Fn f, Ins x) {
         PtxType t = x.type(0);
         if (t == null || t.size() < 4 || t.kind() == PtxType.Kind.FLOAT) throw new Unsupported(x.i.form() + " is not supported");
@@ -170,16 +174,15 @@ final class IntLowering {
             p = f.read(x.op(1), bits, false);
             q = f.read(x.op(2), bits, false);
         }
-        String kind = sub ? "usub" : "uadd";
-        String r1 = f.call("{" + ty + ", i1}", "llvm." + kind + ".with.overflow." + ty, ty + ", " + ty, ty + " " + p + ", " + ty + " " + q);
+        // CC.CF is a carry also for subtraction, as on NVIDIA hardware (the emulator's IntOps.Carry, recorded on an
+        // H200): a - b is a + ~b + 1 and CF its carry out (1 when there is no borrow), subc is a + ~b + CF
+        if (sub) q = f.v("xor " + ty + " " + q + ", -1");
+        String c = cin ? f.resize(carryIn(f), 1, bits, false) : sub ? "1" : "0";
+        String r1 = f.call("{" + ty + ", i1}", "llvm.uadd.with.overflow." + ty, ty + ", " + ty, ty + " " + p + ", " + ty + " " + q);
         String s1 = f.v("extractvalue {" + ty + ", i1} " + r1 + ", 0"), o1 = f.v("extractvalue {" + ty + ", i1} " + r1 + ", 1");
-        String res = s1, out = o1;
-        if (cin) {
-            String c = f.resize(carryIn(f), 1, bits, false);
-            String r2 = f.call("{" + ty + ", i1}", "llvm." + kind + ".with.overflow." + ty, ty + ", " + ty, ty + " " + s1 + ", " + ty + " " + c);
-            res = f.v("extractvalue {" + ty + ", i1} " + r2 + ", 0");
-            out = f.v("or i1 " + o1 + ", " + f.v("extractvalue {" + ty + ", i1} " + r2 + ", 1"));
-        }
+        String r2 = f.call("{" + ty + ", i1}", "llvm.uadd.with.overflow." + ty, ty + ", " + ty, ty + " " + s1 + ", " + ty + " " + c);
+        String res = f.v("extractvalue {" + ty + ", i1} " + r2 + ", 0");
+        String out = f.v("or i1 " + o1 + ", " + f.v("extractvalue {" + ty + ", i1} " + r2 + ", 1"));
         f.write(x.op(0), res, bits, false);
         if (cout) f.line("store i1 " + out + ", " + f.allocaAs() + " " + f.carry);
     }

@@ -89,6 +89,12 @@ public final class LlvmEmitter {
 
     private final IrModule ir;
 
+    /**
+     * Whether the forms of {@link LlvmForms} are refused (always, but for the conformance sweep's recording, which runs
+     * the refused lowerings on an NVIDIA GPU to see whether they still differ).
+     */
+    private boolean refuseKnownDifferences = true;
+
     private LlvmEmitter(IrModule ir, LlvmTarget target, String source) {
         this.ir = ir;
         this.model = ir.model();
@@ -263,7 +269,17 @@ public final class LlvmEmitter {
      * variable initializers taken from the AST).
      */
     public static Result emit(Ast.Module module, ModuleModel model, LlvmTarget target, String source) {
+        return emit(module, model, target, source, true);
+    }
+
+    /**
+     * {@link #emit(Ast.Module, ModuleModel, LlvmTarget, String)}, with {@code refuseKnownDifferences} false also lowering
+     * the forms {@link LlvmForms} refuses: only for recording what those lowerings compute on an NVIDIA GPU
+     * (conformance/sweep/README.md), never to run a user's kernel.
+     */
+    public static Result emit(Ast.Module module, ModuleModel model, LlvmTarget target, String source, boolean refuseKnownDifferences) {
         LlvmEmitter e = new LlvmEmitter(IrPipeline.build(module, model, source), target, source);
+        e.refuseKnownDifferences = refuseKnownDifferences;
         e.indexDeclarators(module);
         return e.run();
     }
@@ -605,6 +621,8 @@ public final class LlvmEmitter {
                 case Instr i -> {
                     loc = i.loc();
                     try {
+                        String refused = refuseKnownDifferences && i.source() != null ? LlvmForms.refusal(i.source(), target) : null;
+                        if (refused != null) throw new Unsupported(refused);
                         guarded(i);
                     } catch (Unsupported u) {
                         fail(u.getMessage());

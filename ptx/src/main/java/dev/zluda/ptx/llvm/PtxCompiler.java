@@ -28,8 +28,20 @@ public final class PtxCompiler {
         public boolean ok() { return ir != null; }
     }
 
-    /** Parses, checks and lowers PTX text to LLVM IR for {@code target}; never throws for bad PTX. */
+    /**
+     * Parses, checks and lowers PTX text to LLVM IR for {@code target}; never throws for bad PTX. A form the lowering is
+     * known to compute differently from an NVIDIA GPU ({@link LlvmForms}) is an error naming the instruction and line.
+     */
     public static Lowered lower(String ptx, String source, LlvmTarget target) {
+        return lower(ptx, source, target, true);
+    }
+
+    /**
+     * {@link #lower(String, String, LlvmTarget)}; with {@code refuseKnownDifferences} false the forms of
+     * {@link LlvmForms} are lowered too: only for recording what those lowerings compute on an NVIDIA GPU (the
+     * conformance sweep, conformance/sweep/README.md in zluda-runtime's tests).
+     */
+    public static Lowered lower(String ptx, String source, LlvmTarget target, boolean refuseKnownDifferences) {
         ParseResult pr = Ptx.parse(ptx, source);
         if (!pr.ok()) return new Lowered(null, pr.diagnostics());
         ModuleModel model = Semantics.analyze(pr.module(), source);
@@ -38,7 +50,7 @@ public final class PtxCompiler {
             for (Diagnostic d : model.diagnostics()) if (d.isError()) errs.add(d);
             return new Lowered(null, errs);
         }
-        LlvmEmitter.Result r = LlvmEmitter.emit(pr.module(), model, target, source);
+        LlvmEmitter.Result r = LlvmEmitter.emit(pr.module(), model, target, source, refuseKnownDifferences);
         return new Lowered(r.ir(), r.errors());
     }
 

@@ -9,6 +9,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The lowering without LLVM's tools: what it accepts, and that what it refuses is reported at the PTX line. */
@@ -280,6 +281,58 @@ class LlvmEmitterTest {
     };
 
     /**
+     * The lowerings fixed after the exhaustive sweep, as in {@link #BIT_CASES} with the values an H200 computed there
+     * (zluda-runtime conformance/sweep, llvm-differ.txt of the first recording: native outputs): CC.CF is the carry of
+     * {@code a + ~b + 1} after {@code sub.cc} and {@code subc} adds {@code ~b + CF}; set with a half destination writes
+     * 1.0 of its type; set.ftz compares a subnormal half as zero; cvt.ftz.f32.bf16 of a NaN is 0x7FFFFFFF, and a
+     * directed cvt.ftz.bf16.f32 flushes a subnormal source to zero of its sign.
+     */
+    static final String[][] SWEEP_FIXED_CASES = {
+        // add.cc 0 + 0: CF = 0; subc 0 - 0 is 0 + ~0 + 0 = 0xffffffff (the H200's subc.u32 %r11, 0, 0 after it)
+        {"subc_after_add", "add.cc.u32 %r1, 0, 0;\nsubc.u32 %r3, 0, 0;", "-1"},
+        // sub.cc 0 - 0 is 0 + ~0 + 1: carry out 1; addc 0 + 0 + CF = 1
+        {"addc_after_sub", "sub.cc.u32 %r1, 0, 0;\naddc.u32 %r3, 0, 0;", "1"},
+        // sub.cc 0 - 1 borrows: CF = 0; subc.cc 0 - 0 - borrow = 0xffffffff, CF = 0 again; addc 0xffffffff + 0 + CF
+        {"sub_chain", "mov.b32 %r1, 1;\nsub.cc.u32 %r2, 0, %r1;\nsubc.cc.u32 %r4, 0, 0;\naddc.u32 %r3, %r4, 0;", "-1"},
+        {"set_f16_dest", "mov.b32 %r1, 1;\nset.lt.f16.s32 %h3, %r1, 2;\ncvt.u32.u16 %r3, %h3;", "15360"},
+        {"set_bf16_dest", "mov.b32 %r1, 1;\nset.lt.bf16.s32 %h3, %r1, 2;\ncvt.u32.u16 %r3, %h3;", "16256"},
+        {"set_ftz_f16", "mov.b16 %h1, 0x0001;\nmov.b16 %h2, 0x0000;\nset.eq.ftz.u32.f16 %r3, %h1, %h2;", "-1"},
+        {"cvt_ftz_f32_bf16_nan", "mov.b16 %h1, 0x7F81;\ncvt.ftz.f32.bf16 %r3, %h1;", "2147483647"},
+        // 0x80400000 (a negative f32 subnormal) to bf16 toward zero: -0 (0x8000)
+        {"cvt_rz_ftz_bf16_f32", "mov.b32 %r1, 0x80400000;\ncvt.rz.ftz.bf16.f32 %h3, %r1;\ncvt.u32.u16 %r3, %h3;", "32768"},
+    };
+
+    @Test
+    void loweringsFixedAfterTheSweepFoldToTheH200sValues() throws IOException, InterruptedException {
+        foldsTo(SWEEP_FIXED_CASES, "zluda-sweep-fixed");
+    }
+
+    /** Forms of {@link LlvmForms} are refused with the instruction and its line, for their targets only. */
+    @Test
+    void formsTheSweepFoundWrongAreRefusedWithTheirLine() {
+        String local = kernel("mov.u32 %r1, 7;\nst.local.u32 [%rd1], %r1;\n");
+        for (LlvmTarget t : List.of(LlvmTarget.GFX1100, LlvmTarget.GFX942, LlvmTarget.SM_90)) {
+            PtxCompiler.Lowered l = PtxCompiler.lower(local, "l.ptx", t);
+            assertFalse(l.ok(), t.cpu());
+            assertEquals(12, l.errors().get(0).line(), l.errors().toString());
+            assertTrue(l.errors().get(0).message().startsWith("instruction 'st.local.u32' is not supported by the LLVM back end for " + t.cpu()), l.errors().toString());
+            assertTrue(PtxCompiler.lower(local, "l.ptx", t, false).ok(), t.cpu());
+        }
+        // refused as lowered for AMD (the AMD sequence rounds at the subnormal boundary unlike the H200), not for sm_90
+        String fma = kernel("mov.b32 %f1, 0f3F800000;\nfma.rp.ftz.f32 %f2, %f1, %f1, %f1;\nmov.b32 %r1, %f2;\nst.global.u32 [%rd1], %r1;\n");
+        assertTrue(PtxCompiler.lower(fma, "f.ptx", LlvmTarget.SM_90).ok());
+        for (LlvmTarget t : List.of(LlvmTarget.GFX1030, LlvmTarget.SM_90_AS_AMD)) {
+            PtxCompiler.Lowered l = PtxCompiler.lower(fma, "f.ptx", t);
+            assertFalse(l.ok(), t.toString());
+            assertEquals(12, l.errors().get(0).line(), l.errors().toString());
+            assertTrue(l.errors().get(0).message().contains("'fma.rp.ftz.f32'"), l.errors().toString());
+        }
+        assertEquals("amd", LlvmForms.list().get("fma.rp.ftz.f32").targets());
+        assertEquals("all", LlvmForms.list().get("ld.local.u32").targets());
+        assertNull(LlvmForms.list().get("add.cc.u32"));
+    }
+
+    /**
      * Half-precision forms with .ftz, .sat, .relu and .xorsign.abs (PTX ISA 9.0, 9.7.4), as in {@link #BIT_CASES}:
      * %h1..%h3 are .b16 registers, %r3 receives the result (zero-extended for scalars).
      */
@@ -498,7 +551,13 @@ class LlvmEmitterTest {
     @Test
     void warpMatchReduxAndHalfAtomicsLowerForWave32AndNvptx() throws IOException, InterruptedException {
         for (LlvmTarget t : List.of(LlvmTarget.GFX1030, LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
-            PtxCompiler.Lowered l = PtxCompiler.lower(WARP_ATOMICS, "w.ptx", t);
+            // redux.sync.min.s32 is refused (LlvmForms: ptxas could not compile its lowering for the H200, so it was
+            // never checked there): the error names it and its line; the lowering itself is still what it was
+            PtxCompiler.Lowered refused = PtxCompiler.lower(WARP_ATOMICS, "w.ptx", t);
+            assertFalse(refused.ok(), t.cpu());
+            assertEquals(15, refused.errors().get(0).line(), refused.errors().toString());
+            assertTrue(refused.errors().get(0).message().contains("'redux.sync.min.s32' is not supported by the LLVM back end"), refused.errors().toString());
+            PtxCompiler.Lowered l = PtxCompiler.lower(WARP_ATOMICS, "w.ptx", t, false);
             assertTrue(l.ok(), t + ": " + l.errors());
             String ir = l.ir();
             assertTrue(ir.contains(t.amd() ? "@llvm.amdgcn.ballot.i32(" : "@llvm.nvvm.vote.ballot.sync("), ir);
@@ -514,7 +573,7 @@ class LlvmEmitterTest {
         if (tools == null && System.getenv("ZLUDA_REQUIRE_LLVM") != null) throw new AssertionError(LlvmTools.missingMessage());
         org.junit.jupiter.api.Assumptions.assumeTrue(tools != null, LlvmTools.missingMessage());
         for (LlvmTarget t : List.of(LlvmTarget.GFX1100, LlvmTarget.SM_90)) {
-            assertTrue(PtxCompiler.codegen(PtxCompiler.lower(WARP_ATOMICS, "w.ptx", t), t, tools).length > 0, t.cpu());
+            assertTrue(PtxCompiler.codegen(PtxCompiler.lower(WARP_ATOMICS, "w.ptx", t, false), t, tools).length > 0, t.cpu());
         }
     }
 
@@ -523,7 +582,13 @@ class LlvmEmitterTest {
         String ptx = kernel("mov.b32 %f1, 0f40C00000;\ndiv.full.ftz.f32 %f2, %f1, %f1;\nmov.b32 %r1, %f2;\nst.global.u32 [%rd1], %r1;\n");
         PtxCompiler.Lowered nv = PtxCompiler.lower(ptx, "d.ptx", LlvmTarget.SM_90);
         assertTrue(nv.ok() && nv.ir().contains("@llvm.nvvm.div.full.ftz("), nv.toString());
-        PtxCompiler.Lowered amd = PtxCompiler.lower(ptx, "d.ptx", LlvmTarget.GFX1100);
+        // div.full.ftz.f32 as lowered for AMD rounds at the subnormal boundary unlike the H200 (conformance sweep): refused
+        // there with its line (LlvmForms); the lowering itself stays target-neutral
+        PtxCompiler.Lowered refused = PtxCompiler.lower(ptx, "d.ptx", LlvmTarget.GFX1100);
+        assertFalse(refused.ok());
+        assertTrue(refused.errors().get(0).line() > 0 && refused.errors().get(0).message().contains("'div.full.ftz.f32' is not supported by the LLVM back end for gfx1100"),
+                refused.errors().toString());
+        PtxCompiler.Lowered amd = PtxCompiler.lower(ptx, "d.ptx", LlvmTarget.GFX1100, false);
         assertTrue(amd.ok() && amd.ir().contains("fdiv float") && !amd.ir().contains("nvvm"), amd.toString());
         String half = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n.reg .b16 %h<4>;\n"
                 + ".reg .b64 %rd<2>;\nld.param.u64 %rd1, [p];\nmov.b16 %h1, 0x3C00;\ntanh.approx.bf16 %h2, %h1;\n"

@@ -152,6 +152,14 @@ public final class CallFormatter {
         return a.enumType(t).isEmpty() && !a.canonicalType(t).equals("enum") && !t.equals("int");
     }
 
+    /**
+     * The value a library function that {@link #returnsValue returns a value} returned, from its LEAVE
+     * record's data items (the item of parameter n, one past its last), as {@code zluda dump} prints it.
+     */
+    public String returnedValue(CudaFunction f, List<DataItem> leaveData) {
+        return returnValue(f, item(leaveData, f.params().size()));
+    }
+
     /** A returned value as its C type says: a number, a pointer in hex; "(not recorded)" when absent. */
     private String returnValue(CudaFunction f, DataItem d) {
         if (d == null || d.kind() != CaptureFormat.ITEM_INLINE) return "(not recorded)";

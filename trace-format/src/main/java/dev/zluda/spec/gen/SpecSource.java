@@ -57,12 +57,12 @@ public record SpecSource(String library, String soname, boolean cxx, List<String
             "cublasLt-api.json");
 
     /**
-     * cuFFT (libcufft.so.12): cufft.h. (cufftXt.h needs cudalibxt.h, which the toolkit copy the spec
-     * was generated from lacks: the cufftXt* exports have no declaration here.)
+     * cuFFT (libcufft.so.12): cufft.h and cufftXt.h (the cufftXt* functions PyTorch and CuPy plan
+     * and run their FFTs with), with the multi-GPU descriptors of cudalibxt.h it includes.
      */
     public static final SpecSource CUFFT = new SpecSource("cufft", "libcufft.so.12", false,
-            List.of("cufft.h"), List.of("library_types.h"),
-            List.of("#include <cufft.h>"), List.of("cufft"), List.of(), List.of(), List.of(),
+            List.of("cufft.h", "cufftXt.h", "cudalibxt.h"), List.of("library_types.h"),
+            List.of("#include <cufftXt.h>"), List.of("cufft"), List.of(), List.of(), List.of(),
             "CUFFT_VERSION", "cufft-api.json");
 
     /** cuSPARSE (libcusparse.so.12): cusparse.h. */

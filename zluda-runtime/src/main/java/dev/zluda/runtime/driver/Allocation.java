@@ -1,7 +1,6 @@
 package dev.zluda.runtime.driver;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 
 /**
  * A range of memory the driver knows: device memory, page-locked host memory, managed memory or a
@@ -21,8 +20,8 @@ final class Allocation {
     final Context context;
     final int flags;
     final long bufferId;
-    private final Arena arena; // null for registered host memory, which the program owns, and HIP memory
-    private final Runnable release; // hipFree of HIP memory, else null
+    private final Arena arena; // an arena to close (none of the driver's own allocations use one any more), or null
+    private final Runnable release; // what gives the memory back: free() of the C heap, hipFree; null for registered memory
 
     Allocation(Kind kind, long address, long size, Context context, int flags, long bufferId, Arena arena) {
         this(kind, address, size, context, flags, bufferId, arena, null);
@@ -38,14 +37,6 @@ final class Allocation {
         this.bufferId = bufferId;
         this.arena = arena;
         this.release = release;
-    }
-
-    /** Native memory of {@code size} bytes, 256-byte aligned (as cuMemAlloc guarantees) and zeroed. */
-    static Arena allocate(long size, long[] address) {
-        Arena a = Arena.ofShared();
-        MemorySegment s = a.allocate(Math.max(size, 1), 256);
-        address[0] = s.address();
-        return a;
     }
 
     boolean contains(long p, long bytes) {

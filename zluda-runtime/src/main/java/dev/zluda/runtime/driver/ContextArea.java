@@ -79,9 +79,15 @@ final class ContextArea {
         return create(pctx, flags, dev);
     }
 
+    /**
+     * cuCtxDestroy: CUDA_ERROR_CONTEXT_IS_DESTROYED (709) for a context destroyed before, as recorded on the H200
+     * (samples/traces/h200/misuse, destroyed_ctx_destroy_again); CUDA_ERROR_INVALID_CONTEXT for a primary context
+     * or a handle that was never a context.
+     */
     public int cuCtxDestroy_v2(long ctx) {
         if (!state.initialized) return NOT_INITIALIZED;
         Context c = state.lookup(ctx);
+        if (c == null && ctx != 0 && contexts.get(ctx) == null && contexts.issued(ctx)) return CONTEXT_IS_DESTROYED;
         if (c == null || c.primary) return INVALID_CONTEXT;
         c.destroyed = true;
         contexts.remove(ctx);

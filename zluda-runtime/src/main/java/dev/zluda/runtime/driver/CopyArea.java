@@ -17,8 +17,11 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * Copies and memsets (CUDA Driver API group CUDA_MEM): every memcpy form on linear memory (1D, 2D, 3D, peer, async)
  * and to, from and between CUDA arrays ({@link ArrayArea}: rows of packed elements, whose sides a 2D or 3D copy
  * rewrites as pitched device memory), and every memset form. Device-side ranges are checked against the known allocations ({@link MemoryArea#find}): a
- * copy that would leave them returns CUDA_ERROR_INVALID_VALUE instead of touching memory; host pointers the program
- * passes are its own business, as with NVIDIA's driver. The bytes move through the backend ({@code Backend#copy},
+ * copy that would leave them returns CUDA_ERROR_INVALID_VALUE instead of touching memory. Host ranges the program
+ * passes are probed ({@link UserMemory#readable}): one that is not mapped is CUDA_ERROR_INVALID_VALUE where NVIDIA's
+ * driver faults (docs/support.md, "Driver API misuse"); one that is mapped but not writable still faults, as there.
+ * Sizes are size_t: a range whose end does not fit in 64 bits is CUDA_ERROR_INVALID_VALUE, never wrapped around.
+ * The bytes move through the backend ({@code Backend#copy},
  * {@code Backend#memset}). An async form first waits for the stream's earlier work ({@link StreamArea#streamDone}),
  * then copies: every operation has completed when its call returns, a valid schedule under the stream semantics.
  */
@@ -42,15 +45,25 @@ final class CopyArea {
 
     // ---------------------------------------------------------------- copies
 
-    /** Copies bytes after checking that each device-side range lies in one allocation. */
+    /** Copies bytes after checking that each device-side range lies in one allocation and each host range is mapped. */
     private int copy(long dst, boolean dstDevice, long src, boolean srcDevice, long bytes) {
         int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (bytes == 0) return SUCCESS;
         if (bytes < 0 || dst == 0 || src == 0) return INVALID_VALUE;
-        if (dstDevice && memory.find(dst, bytes) == null) return INVALID_VALUE;
-        if (srcDevice && memory.find(src, bytes) == null) return INVALID_VALUE;
+        if (dstDevice ? memory.find(dst, bytes) == null : !UserMemory.readable(dst, bytes)) return INVALID_VALUE;
+        if (srcDevice ? memory.find(src, bytes) == null : !UserMemory.readable(src, bytes)) return INVALID_VALUE;
         return transfer(dst, src, bytes);
+    }
+
+    /** {@code a * b + c} for size_t operands, or -1 when it does not fit in 63 bits (or an operand is above 2^63). */
+    static long mulAdd(long a, long b, long c) {
+        if (a < 0 || b < 0 || c < 0) return -1;
+        try {
+            return Math.addExact(Math.multiplyExact(a, b), c);
+        } catch (ArithmeticException e) {
+            return -1;
+        }
     }
 
     public int cuMemcpyHtoD_v2(long dstDevice, long srcHost, long ByteCount) {
@@ -136,15 +149,30 @@ final class CopyArea {
         long srcX = c.srcX, srcY = c.srcY, dstX = c.dstX, dstY = c.dstY;
         long srcZ = c.srcZ, dstZ = c.dstZ;
         if (width == 0 || height == 0 || depth == 0) return SUCCESS;
-        if (srcPitch < width && height > 1 || dstPitch < width && height > 1) return INVALID_VALUE;
-        long srcFirst = src + srcX + srcPitch * (srcY + srcHeight * srcZ);
-        long dstFirst = dst + dstX + dstPitch * (dstY + dstHeight * dstZ);
-        long srcSpan = srcPitch * (srcHeight * (depth - 1) + height - 1) + width;
-        long dstSpan = dstPitch * (dstHeight * (depth - 1) + height - 1) + width;
+        if (width < 0 || height < 0 || depth < 0) return INVALID_VALUE; // above 2^63
+        if (Long.compareUnsigned(srcPitch, width) < 0 && height > 1 || Long.compareUnsigned(dstPitch, width) < 0 && height > 1) return INVALID_VALUE;
+        // first byte and span of each side, in exact arithmetic: a pitch that would wrap around is refused
+        // (NVIDIA's driver lets it wrap and answers SUCCESS: samples/traces/h200/misuse, huge_memcpy2d_pitch)
+        long srcRows = mulAdd(srcHeight, srcZ, srcY), dstRows = mulAdd(dstHeight, dstZ, dstY);
+        long srcOffset = srcRows < 0 ? -1 : mulAdd(srcPitch, srcRows, srcX), dstOffset = dstRows < 0 ? -1 : mulAdd(dstPitch, dstRows, dstX);
+        long srcLast = mulAdd(srcHeight, depth - 1, height - 1), dstLast = mulAdd(dstHeight, depth - 1, height - 1);
+        long srcSpan = srcLast < 0 ? -1 : mulAdd(srcPitch, srcLast, width), dstSpan = dstLast < 0 ? -1 : mulAdd(dstPitch, dstLast, width);
+        if (srcOffset < 0 || dstOffset < 0 || srcSpan < 0 || dstSpan < 0) return INVALID_VALUE;
+        long srcFirst = src + srcOffset, dstFirst = dst + dstOffset;
+        if (src < 0 || dst < 0 || srcFirst < 0 || dstFirst < 0 || srcFirst + srcSpan < 0 || dstFirst + dstSpan < 0) return INVALID_VALUE;
         boolean srcDevice = srcType == MemoryArea.MEMTYPE_DEVICE || srcType == MemoryArea.MEMTYPE_UNIFIED && memory.find(srcFirst, 0) != null;
         boolean dstDevice = dstType == MemoryArea.MEMTYPE_DEVICE || dstType == MemoryArea.MEMTYPE_UNIFIED && memory.find(dstFirst, 0) != null;
         if (srcDevice && memory.find(srcFirst, srcSpan) == null) return INVALID_VALUE;
         if (dstDevice && memory.find(dstFirst, dstSpan) == null) return INVALID_VALUE;
+        // host rows are probed before the first byte moves
+        if (!srcDevice || !dstDevice) {
+            for (long z = 0; z < depth; z++) {
+                for (long y = 0; y < height; y++) {
+                    if (!srcDevice && !UserMemory.readable(srcFirst + srcPitch * (y + srcHeight * z), width)) return INVALID_VALUE;
+                    if (!dstDevice && !UserMemory.readable(dstFirst + dstPitch * (y + dstHeight * z), width)) return INVALID_VALUE;
+                }
+            }
+        }
         for (long z = 0; z < depth; z++) {
             for (long y = 0; y < height; y++) {
                 long s = srcFirst + srcPitch * (y + srcHeight * z), d = dstFirst + dstPitch * (y + dstHeight * z);
@@ -165,6 +193,7 @@ final class CopyArea {
 
     /** cuMemcpy2D_v2, also to and from CUDA arrays (their rows as pitched device memory). */
     public int cuMemcpy2D_v2(long pCopy) {
+        if (pCopy != 0 && !UserMemory.readable(pCopy, CUDA_MEMCPY2D.SIZE)) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         try (Arena a = Arena.ofConfined()) {
             long c = arraysAsDevice(pCopy, false, a);
             return c == 0 && pCopy != 0 ? INVALID_VALUE : copy3d(c, false);
@@ -173,6 +202,7 @@ final class CopyArea {
 
     /** cuMemcpy3D_v2, also to and from CUDA arrays (their slices as pitched device memory). */
     public int cuMemcpy3D_v2(long pCopy) {
+        if (pCopy != 0 && !UserMemory.readable(pCopy, CUDA_MEMCPY3D.SIZE)) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
         try (Arena a = Arena.ofConfined()) {
             long c = arraysAsDevice(pCopy, true, a);
             return c == 0 && pCopy != 0 ? INVALID_VALUE : copy3d(c, true);
@@ -294,10 +324,13 @@ final class CopyArea {
         int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (width == 0 || height == 0) return SUCCESS;
-        if (dst % elementSize != 0 || (height > 1 && (pitch < width * elementSize || pitch % elementSize != 0))) return INVALID_VALUE;
-        long rowBytes = width * elementSize;
-        long span = pitch * (height - 1) + rowBytes;
-        if (memory.find(dst, span) == null) return INVALID_VALUE;
+        // size_t sizes in exact arithmetic: NVIDIA's driver lets 4·N wrap around and answers SUCCESS
+        // (samples/traces/h200/misuse, huge_memset_d32); zluda refuses a range it cannot hold (docs/support.md)
+        long rowBytes = mulAdd(width, elementSize, 0);
+        if (rowBytes < 0 || height < 0) return INVALID_VALUE;
+        if (dst % elementSize != 0 || (height > 1 && (Long.compareUnsigned(pitch, rowBytes) < 0 || pitch % elementSize != 0))) return INVALID_VALUE;
+        long span = height == 1 ? rowBytes : mulAdd(pitch, height - 1, rowBytes);
+        if (span < 0 || memory.find(dst, span) == null) return INVALID_VALUE;
         return state.backend().memset(dst, pitch, value, width, height, elementSize, memory.onDevice(dst, span));
     }
 

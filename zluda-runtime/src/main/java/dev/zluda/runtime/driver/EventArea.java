@@ -80,6 +80,9 @@ final class EventArea {
         if (r != SUCCESS) return r;
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
+        // an event of another context than the stream's: CUDA_ERROR_INVALID_HANDLE, as recorded on the H200
+        // (samples/traces/h200/misuse, wrong_ctx_event_record)
+        if (e.context != streams.contextOf(hStream)) return INVALID_HANDLE;
         e.recordedNanos = System.nanoTime();
         return state.backend().recordEvent(e.backendHandle, streams.nativeStream(hStream));
     }

@@ -43,6 +43,15 @@ final class Handles<T> {
         return live.get(handle);
     }
 
+    /**
+     * Whether {@code handle} is a value this table handed out, live or not: a removed handle is recognised as stale
+     * (values are never reused), anything else as a handle nobody made.
+     */
+    boolean issued(long handle) {
+        long n = handle - base;
+        return n > 0 && (n & 15) == 0 && n / 16 <= next.get();
+    }
+
     /** Removes a handle; returns its object or null when it was not live. */
     T remove(long handle) {
         return live.remove(handle);

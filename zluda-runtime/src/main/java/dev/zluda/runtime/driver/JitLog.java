@@ -31,12 +31,13 @@ final class JitLog {
      * Reads {@code n} CUjit_option values and their value words.
      *
      * @return the options; null when they are invalid (CUDA_ERROR_INVALID_VALUE): a negative count, NULL arrays for a
-     *     positive count, an option outside CUjit_option
+     *     positive count, arrays not mapped for their length ({@link UserMemory#readable}), an option outside CUjit_option
      */
     static JitLog parse(int n, long options, long values) {
         JitLog log = new JitLog();
         if (n == 0) return log;
         if (n < 0 || options == 0 || values == 0) return null;
+        if (!UserMemory.readable(options, 4L * n) || !UserMemory.readable(values, 8L * n)) return null;
         log.values = values;
         for (int i = 0; i < n; i++) {
             int opt = getInt(options + 4L * i);

@@ -106,6 +106,10 @@ final class LaunchArea {
         if (r != SUCCESS) return r;
         ModuleArea.Function fn = functions.function(f);
         if (fn == null) return INVALID_HANDLE;
+        // a function or a stream of another context: CUDA_ERROR_INVALID_HANDLE, as recorded on the H200
+        // (samples/traces/h200/misuse, wrong_ctx_launch, wrong_ctx_stream_launch)
+        Context current = state.current();
+        if (fn.module.context != current || streams.contextOf(hStream) != current) return INVALID_HANDLE;
         Map<String, Integer> a = state.attributes.byName();
         if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) return INVALID_VALUE;
         if (gx > a.get("MAX_GRID_DIM_X") || gy > a.get("MAX_GRID_DIM_Y") || gz > a.get("MAX_GRID_DIM_Z")) return INVALID_VALUE;
@@ -119,28 +123,38 @@ final class LaunchArea {
         byte[] buffer = new byte[(int) paramBytes];
         MemorySegment params = MemorySegment.ofArray(buffer);
         if (kernelParams != 0 && extra != 0) return INVALID_VALUE;
+        // every pointer the program passes is probed before it is read (UserMemory): an array shorter than the
+        // kernel's parameters that ends before unmapped memory, or a parameter pointer into no mapping, is
+        // CUDA_ERROR_INVALID_VALUE where NVIDIA's driver faults (docs/support.md, "Driver API misuse")
         if (kernelParams != 0) {
-            for (ParamInfo p : fn.kernel.info().params()) {
+            List<ParamInfo> ps = fn.kernel.info().params();
+            if (!UserMemory.readable(kernelParams, 8L * ps.size())) return INVALID_VALUE;
+            for (ParamInfo p : ps) {
                 long ptr = getLong(kernelParams + 8L * p.index());
-                if (ptr == 0) return INVALID_VALUE;
+                if (ptr == 0 || !UserMemory.readable(ptr, p.size())) return INVALID_VALUE;
                 MemorySegment.copy(at(ptr, p.size()), 0, params, p.offset(), p.size());
             }
         } else if (extra != 0) {
             long bufferPtr = 0, sizePtr = 0;
             for (int i = 0; ; i += 2) {
                 if (i > 64) return INVALID_VALUE;
+                if (!UserMemory.readable(extra + 8L * i, 8)) return INVALID_VALUE;
                 long key = getLong(extra + 8L * i);
                 if (key == LAUNCH_PARAM_END) break;
+                if (!UserMemory.readable(extra + 8L * (i + 1), 8)) return INVALID_VALUE;
                 long value = getLong(extra + 8L * (i + 1));
                 if (key == LAUNCH_PARAM_BUFFER_POINTER) bufferPtr = value;
                 else if (key == LAUNCH_PARAM_BUFFER_SIZE) sizePtr = value;
                 else return INVALID_VALUE;
             }
             if (paramBytes > 0) {
-                if (bufferPtr == 0 || sizePtr == 0) return INVALID_VALUE;
+                if (bufferPtr == 0 || sizePtr == 0 || !UserMemory.readable(sizePtr, 8)) return INVALID_VALUE;
                 long size = getLong(sizePtr);
-                if (size < paramBytes) return INVALID_VALUE;
-                MemorySegment.copy(at(bufferPtr, paramBytes), 0, params, 0, paramBytes);
+                // a buffer smaller than the kernel's parameters launches, as on the H200 (samples/traces/h200/misuse,
+                // extra_buffer_too_small): zluda reads only the bytes the program declared, the rest are zero
+                long n = Long.compareUnsigned(size, paramBytes) < 0 ? size : paramBytes;
+                if (!UserMemory.readable(bufferPtr, n)) return INVALID_VALUE;
+                if (n > 0) MemorySegment.copy(at(bufferPtr, n), 0, params, 0, n);
             }
         } else if (paramBytes > 0) {
             return INVALID_VALUE;
@@ -212,10 +226,10 @@ final class LaunchArea {
      */
     public int cuLaunchKernelEx(long config, long f, long kernelParams, long extra) {
         if (!state.initialized) return NOT_INITIALIZED;
-        if (config == 0) return INVALID_VALUE;
+        if (config == 0 || !UserMemory.readable(config, CUlaunchConfig.SIZE)) return INVALID_VALUE;
         long attrs = CUlaunchConfig.attrs(config);
         long numAttrs = Integer.toUnsignedLong(CUlaunchConfig.numAttrs(config));
-        if (numAttrs > 0 && attrs == 0) return INVALID_VALUE;
+        if (numAttrs > 0 && (attrs == 0 || !UserMemory.readable(attrs, numAttrs * CUlaunchAttribute.SIZE))) return INVALID_VALUE;
         List<Long> completion = new ArrayList<>();
         for (long i = 0; i < numAttrs; i++) {
             long at = attrs + i * CUlaunchAttribute.SIZE;
@@ -320,7 +334,7 @@ final class LaunchArea {
 
     /** cuParamSetv: numbytes bytes from host memory at a byte offset of the parameter buffer. */
     public int cuParamSetv(long hfunc, int offset, long ptr, int numbytes) {
-        if (numbytes < 0 || (numbytes > 0 && ptr == 0)) return INVALID_VALUE;
+        if (numbytes < 0 || (numbytes > 0 && (ptr == 0 || !UserMemory.readable(ptr, numbytes)))) return INVALID_VALUE;
         return setParam(hfunc, offset, numbytes == 0 ? new byte[0] : at(ptr, numbytes).toArray(ValueLayout.JAVA_BYTE));
     }
 

@@ -2,8 +2,8 @@ package dev.zluda.runtime.driver;
 
 import dev.zluda.runtime.backend.Backend;
 import dev.zluda.runtime.backend.BackendException;
+import dev.zluda.runtime.backend.HostMemory;
 
-import java.lang.foreign.Arena;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -70,33 +70,41 @@ final class MemoryArea {
         return allocations;
     }
 
+    /**
+     * Allocates {@code bytes} (a size_t: a value above 2^63 is as huge as it looks, not negative) of one kind.
+     * CUDA_ERROR_INVALID_VALUE for a NULL out-parameter or 0 bytes, CUDA_ERROR_OUT_OF_MEMORY for more than is left
+     * (SIZE_MAX too: both as recorded on the H200, samples/traces/h200/misuse).
+     */
     private int allocate(Allocation.Kind kind, long out, long bytes, int flags) {
         int r = state.checkContext();
         if (r != SUCCESS) return r;
-        if (out == 0 || bytes <= 0) return INVALID_VALUE;
-        if (kind != Allocation.Kind.HOST_ALLOC && used.get() + bytes > state.totalMemory) return OUT_OF_MEMORY;
+        if (out == 0 || bytes == 0) return INVALID_VALUE;
+        if (bytes < 0) return OUT_OF_MEMORY; // above 2^63 bytes
+        if (kind != Allocation.Kind.HOST_ALLOC && bytes > state.totalMemory - used.get()) return OUT_OF_MEMORY;
         Backend b = state.backend();
         if (!b.deviceSeesHostMemory() && kind == Allocation.Kind.MANAGED) return NOT_SUPPORTED;
-        long[] address = new long[1];
-        Arena arena = null;
-        Runnable release = null;
+        long address;
+        Runnable release;
         if (kind == Allocation.Kind.DEVICE) {
             try {
                 Backend.DeviceMemory m = b.allocate(bytes);
-                address[0] = m.address();
+                address = m.address();
                 release = m.release();
             } catch (BackendException e) {
                 return e.cuResult;
             }
         } else {
-            try {
-                arena = Allocation.allocate(bytes, address);
-            } catch (OutOfMemoryError | IllegalArgumentException e) {
-                return OUT_OF_MEMORY;
-            }
+            // the C heap, not a shared Arena: freeing one costs no handshake with every Java thread
+            HostMemory.Block block = HostMemory.allocateZeroed(bytes, 256);
+            if (block == null) return OUT_OF_MEMORY;
+            address = block.address;
+            release = kind == Allocation.Kind.HOST_ALLOC ? () -> {
+                UserMemory.forget(block.address, bytes); // the program may pass the freed pointer again
+                block.free();
+            } : block::free;
         }
         Context c = state.current();
-        Allocation a = new Allocation(kind, address[0], bytes, c, flags, bufferIds.incrementAndGet(), arena, release);
+        Allocation a = new Allocation(kind, address, bytes, c, flags, bufferIds.incrementAndGet(), null, release);
         if (kind != Allocation.Kind.HOST_ALLOC) used.addAndGet(bytes);
         allocations.put(a.address, a);
         c.allocations.add(a);
@@ -135,11 +143,18 @@ final class MemoryArea {
         return free(dptr, Allocation.Kind.DEVICE, Allocation.Kind.MANAGED);
     }
 
+    /**
+     * cuMemAllocPitch: Height rows of WidthInBytes bytes, each row {@link #PITCH_ALIGNMENT}-aligned. Both sizes are
+     * size_t; a row pitch or a total that does not fit in 64 bits is CUDA_ERROR_INVALID_VALUE, a total larger than
+     * the memory left CUDA_ERROR_OUT_OF_MEMORY (as recorded on the H200, samples/traces/h200/misuse).
+     */
     public int cuMemAllocPitch_v2(long dptr, long pPitch, long WidthInBytes, long Height, int ElementSizeBytes) {
         if (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16) return INVALID_VALUE;
-        if (pPitch == 0 || WidthInBytes <= 0 || Height <= 0) return INVALID_VALUE;
+        if (pPitch == 0 || WidthInBytes == 0 || Height == 0) return INVALID_VALUE;
+        if (WidthInBytes < 0 || WidthInBytes > Long.MAX_VALUE - (PITCH_ALIGNMENT - 1) || Height < 0) return INVALID_VALUE;
         long pitch = (WidthInBytes + PITCH_ALIGNMENT - 1) / PITCH_ALIGNMENT * PITCH_ALIGNMENT;
-        int r = allocate(Allocation.Kind.DEVICE, dptr, Math.multiplyExact(pitch, Height), 0);
+        if (Math.multiplyHigh(pitch, Height) != 0 || pitch * Height < 0) return INVALID_VALUE; // 2^63 bytes or more
+        int r = allocate(Allocation.Kind.DEVICE, dptr, pitch * Height, 0);
         if (r == SUCCESS) putLong(pPitch, pitch);
         return r;
     }
@@ -152,9 +167,9 @@ final class MemoryArea {
     public int cuMemGetInfo_v2(long free, long total) {
         int r = state.checkContext();
         if (r != SUCCESS) return r;
-        if (free == 0 || total == 0) return INVALID_VALUE;
-        putLong(free, Math.max(0, state.totalMemory - used.get()));
-        putLong(total, state.totalMemory);
+        // either may be NULL (NVIDIA's driver answers SUCCESS for both NULL: samples/traces/h200/misuse)
+        if (free != 0) putLong(free, Math.max(0, state.totalMemory - used.get()));
+        if (total != 0) putLong(total, state.totalMemory);
         return SUCCESS;
     }
 
@@ -206,8 +221,10 @@ final class MemoryArea {
     public int cuMemHostRegister_v2(long p, long bytesize, int Flags) {
         int r = state.checkContext();
         if (r != SUCCESS) return r;
-        if (p == 0 || bytesize <= 0 || (Flags & ~0xF) != 0) return INVALID_VALUE;
+        if (p == 0 || bytesize == 0 || (Flags & ~0xF) != 0) return INVALID_VALUE;
         if (!state.backend().deviceSeesHostMemory()) return NOT_SUPPORTED; // kernels on the device would not see it
+        // memory that is not mapped cannot be registered (INVALID_VALUE, as NVIDIA's driver answers)
+        if (!UserMemory.readable(p, bytesize)) return INVALID_VALUE;
         var below = allocations.floorEntry(p + bytesize - 1);
         if (below != null && below.getValue().address + below.getValue().size > p) return HOST_MEMORY_ALREADY_REGISTERED;
         Allocation a = new Allocation(Allocation.Kind.HOST_REGISTERED, p, bytesize, state.current(), Flags, bufferIds.incrementAndGet(), null);
@@ -293,6 +310,7 @@ final class MemoryArea {
     public int cuPointerGetAttributes(int numAttributes, long attributes, long data, long ptr) {
         if (!state.initialized) return NOT_INITIALIZED;
         if (numAttributes <= 0 || attributes == 0 || data == 0) return INVALID_VALUE;
+        if (!UserMemory.readable(attributes, 4L * numAttributes) || !UserMemory.readable(data, 8L * numAttributes)) return INVALID_VALUE;
         for (int i = 0; i < numAttributes; i++) {
             int attr = getInt(attributes + 4L * i);
             long slot = getLong(data + 8L * i);

@@ -2,6 +2,7 @@ package dev.zluda.runtime.driver;
 
 import dev.zluda.runtime.backend.Backend;
 import dev.zluda.runtime.backend.BackendException;
+import dev.zluda.runtime.backend.HostMemory;
 import dev.zluda.runtime.emulator.Kernel;
 import dev.zluda.runtime.image.ModuleImage;
 import dev.zluda.runtime.image.ModuleImageException;
@@ -30,8 +31,9 @@ import static dev.zluda.runtime.driver.Native.putLong;
  * Modules (CUDA Driver API group CUDA_MODULE): loading PTX and module images, unloading, and a module's kernels and
  * variables by name.
  *
- * <p>Loading: the image (PTX text, a fatbin, a fatbin wrapper, an ELF carrying fatbins) is read by
- * {@link ModuleImage}, which picks the PTX for the device; the PTX is parsed, checked and compiled by the backend
+ * <p>Loading: the image (PTX text, a fatbin, an ELF carrying fatbins; a fatbin wrapper too, except through
+ * cuModuleLoadData and cuModuleLoadDataEx, which refuse it as NVIDIA's do) is read by {@link ModuleImage}, which probes
+ * the program's memory before each read and picks the PTX for the device; the PTX is parsed, checked and compiled by the backend
  * at load ({@link Backend#load}: translated for the emulator, or lowered to an AMD code object and loaded with
  * {@code hipModuleLoadData} on the hip backend). Invalid PTX is CUDA_ERROR_INVALID_PTX (218), PTX the backend
  * cannot execute CUDA_ERROR_NOT_SUPPORTED (801), a malformed image CUDA_ERROR_INVALID_IMAGE (200), an image without
@@ -145,9 +147,12 @@ final class ModuleArea {
         Backend.VariableAllocator alloc = new Backend.VariableAllocator() {
             @Override
             public long allocate(String name, long size, long align) {
-                Arena arena = Arena.ofShared();
-                long address = arena.allocate(size, Math.max(256, align)).address();
-                Allocation a = new Allocation(Allocation.Kind.DEVICE, address, size, ctx, 0, variableBufferIds.incrementAndGet(), arena);
+                long alignment = Math.max(256, align);
+                if (Long.bitCount(alignment) != 1) alignment = Long.highestOneBit(alignment) << 1;
+                HostMemory.Block block = HostMemory.allocateZeroed(size, alignment);
+                if (block == null) throw new OutOfMemoryError("module variable " + name + ": " + size + " bytes");
+                long address = block.address;
+                Allocation a = new Allocation(Allocation.Kind.DEVICE, address, size, ctx, 0, variableBufferIds.incrementAndGet(), null, block::free);
                 memory.allocations().put(address, a);
                 vars.add(a);
                 return address;
@@ -260,6 +265,15 @@ final class ModuleArea {
     }
 
     PtxSource fromImage(long image) {
+        return fromImage(image, true);
+    }
+
+    /**
+     * The PTX of an image the program passes by address. {@code wrapperAllowed} false: a fatbin wrapper (what the CUDA
+     * runtime registers, {@link ModuleImage.Format#FATBIN_WRAPPER}) is CUDA_ERROR_INVALID_IMAGE, as NVIDIA's
+     * cuModuleLoadData and cuModuleLoadDataEx answer (recorded on the H200: samples/traces/h200/misuse, image_wrapper_ok).
+     */
+    PtxSource fromImage(long image, boolean wrapperAllowed) {
         String given = nextImageName.get();
         nextImageName.remove();
         int number = given == null ? moduleNumbers.incrementAndGet() : 0;
@@ -270,6 +284,10 @@ final class ModuleArea {
             public String get() throws LoadFailure {
                 try {
                     ModuleImage img = ModuleImage.fromAddress(image);
+                    if (!wrapperAllowed && img.format() == ModuleImage.Format.FATBIN_WRAPPER) {
+                        throw new LoadFailure(ERROR_INVALID_IMAGE, "image @0x" + Long.toHexString(image)
+                                + " is a fatbin wrapper (magic 0x466243b1): cuModuleLoadData takes the fatbin it points to, PTX text or an ELF");
+                    }
                     ModuleImage.Entry best = img.ptxToRun(state.attributes.major(), state.attributes.minor());
                     if (given == null) name = moduleFileName(number, img.entries().indexOf(best) + 1);
                     return best.ptx();
@@ -309,12 +327,12 @@ final class ModuleArea {
 
     public int cuModuleLoadData(long module, long image) {
         if (module == 0 || image == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
-        return loadModule(module, "cuModuleLoadData", null, fromImage(image));
+        return loadModule(module, "cuModuleLoadData", null, fromImage(image, false));
     }
 
     public int cuModuleLoadDataEx(long module, long image, int numOptions, long options, long optionValues) {
         if (module == 0 || image == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
-        PtxSource src = fromImage(image); // numbered before the options are checked, as the trace layer counts the call
+        PtxSource src = fromImage(image, false); // numbered before the options are checked, as the trace layer counts the call
         JitLog log = JitLog.parse(numOptions, options, optionValues);
         if (log == null) return INVALID_VALUE;
         return loadModule(module, "cuModuleLoadDataEx", log, src);

@@ -56,6 +56,16 @@ final class StreamArea {
         return s == null || s.context().destroyed ? INVALID_HANDLE : SUCCESS;
     }
 
+    /**
+     * The context a stream belongs to: the calling thread's current one for the default, legacy and per-thread
+     * streams; null for a handle that is not a live stream.
+     */
+    Context contextOf(long hStream) {
+        if (hStream == 0 || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD) return state.current();
+        Stream s = streams.get(hStream);
+        return s == null ? null : s.context();
+    }
+
     /** The backend's stream of a CUstream whose handle was checked: its null stream (0) for the default and legacy ones. */
     long nativeStream(long hStream) {
         Stream s = stream(hStream);

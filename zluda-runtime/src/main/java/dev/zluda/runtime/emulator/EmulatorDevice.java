@@ -4,7 +4,6 @@ import dev.zluda.runtime.backend.Backend;
 import dev.zluda.runtime.backend.BackendException;
 import dev.zluda.runtime.backend.HostMemory;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -63,13 +62,9 @@ public final class EmulatorDevice implements Backend {
 
     @Override
     public DeviceMemory allocate(long bytes) throws BackendException {
-        try {
-            Arena a = Arena.ofShared();
-            MemorySegment s = a.allocate(Math.max(bytes, 1), 256);
-            return new DeviceMemory(s.address(), a::close);
-        } catch (OutOfMemoryError | IllegalArgumentException e) {
-            throw new BackendException(OUT_OF_MEMORY, "out of memory for " + bytes + " bytes");
-        }
+        HostMemory.Block b = bytes < 0 ? null : HostMemory.allocateZeroed(bytes, 256);
+        if (b == null) throw new BackendException(OUT_OF_MEMORY, "out of memory for " + Long.toUnsignedString(bytes) + " bytes");
+        return new DeviceMemory(b.address, b::free);
     }
 
     @Override

@@ -3,6 +3,8 @@ package dev.zluda.runtime.image;
 import com.github.luben.zstd.Zstd;
 import net.jpountz.lz4.LZ4Factory;
 
+import dev.zluda.runtime.driver.UserMemory;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
@@ -33,8 +35,10 @@ import java.util.TreeSet;
  * <p>Every size read from the image is checked against the structure that contains it and against
  * fixed caps ({@link #MAX_IMAGE_BYTES}, {@link #MAX_ENTRY_BYTES}); a violation is a
  * {@link ModuleImageException} whose message names the structure and the offset of the bad field.
- * No other exception escapes the public methods. What cannot be checked: an address-based image
- * ({@link #fromAddress(long)}) must point at readable memory, as for NVIDIA's driver.
+ * No other exception escapes the public methods. An address-based image ({@link #fromAddress(long)}) has no
+ * size: every range is probed ({@link UserMemory#readable}) before it is read, and never read past what the
+ * headers declare, so a pointer into no mapping, a wrapper whose data pointer is wild or an image cut short by the
+ * end of its mapping is a {@link ModuleImageException} (CUDA_ERROR_INVALID_IMAGE), not a fault.
  *
  * <p>Instances are immutable; entries of an address-based image read the caller's memory, which
  * must stay valid while they are used (program images are static data).
@@ -398,7 +402,7 @@ public final class ModuleImage {
         if (address == 0) throw new ModuleImageException("module image pointer is NULL");
         if (Long.compareUnsigned(address, 4096) < 0) throw new ModuleImageException("module image pointer 0x" + Long.toHexString(address) + " is not a valid address");
         String where = "image @0x" + Long.toHexString(address);
-        MemorySegment head = raw(address, 4);
+        MemorySegment head = raw(address, 4, where, "magic");
         int magic = head.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
         if (magic == FATBIN_WRAPPER_MAGIC) {
             List<Entry> entries = new ArrayList<>();
@@ -412,30 +416,53 @@ public final class ModuleImage {
             return new ModuleImage(Format.FATBIN, entries, 1, f);
         }
         if (magic == 0x464C457F) {
-            MemorySegment elf = raw(address, elfSize(address, where));
+            MemorySegment elf = raw(address, elfSize(address, where), where, "ELF file");
             return readElf(elf, where);
         }
-        MemorySegment ar = raw(address, AR_MAGIC.length);
-        if (startsWith(ar, AR_MAGIC)) {
+        // PTX text: up to the first NUL, read page by page
+        long n = textLength(address, where);
+        MemorySegment text = raw(address, n + 1, where, "PTX text");
+        if (startsWith(text, AR_MAGIC)) {
             throw new ModuleImageException(where + " is an ar archive (a library, for cuLinkAddData with its size), not a module image");
         }
-        // PTX text: up to the first NUL
-        MemorySegment text = raw(address, MAX_IMAGE_BYTES);
         checkText(text, where);
-        long n = 0;
-        while (n < MAX_IMAGE_BYTES && text.get(ValueLayout.JAVA_BYTE, n) != 0) n++;
-        if (n == MAX_IMAGE_BYTES) throw new ModuleImageException(where + ": PTX text has no terminating NUL within " + MAX_IMAGE_BYTES + " bytes");
         return new ModuleImage(Format.PTX, new ArrayList<>(List.of(ptxEntry(text.asSlice(0, n), where))), 0, text.asSlice(0, n));
     }
 
-    private static MemorySegment raw(long address, long bytes) {
+    /**
+     * The caller's bytes at {@code address}, after a probe that all of them are mapped and readable.
+     *
+     * @throws ModuleImageException naming {@code what} and the range when some page of it is not
+     */
+    private static MemorySegment raw(long address, long bytes, String where, String what) throws ModuleImageException {
+        if (!UserMemory.readable(address, bytes)) {
+            throw new ModuleImageException(where + ": " + what + " at 0x" + Long.toHexString(address) + " (" + bytes
+                    + " bytes) is not readable memory: the pointer is wild or the image is cut short");
+        }
         return MemorySegment.ofAddress(address).reinterpret(bytes);
+    }
+
+    /** Bytes before the first NUL at {@code address}, each page probed before it is read. */
+    private static long textLength(long address, String where) throws ModuleImageException {
+        long n = 0;
+        while (n < MAX_IMAGE_BYTES) {
+            long at = address + n;
+            long chunk = Math.min(((at | 4095) + 1) - at, MAX_IMAGE_BYTES - n);
+            if (!UserMemory.readable(at, chunk)) {
+                throw new ModuleImageException(where + ": text of " + n + " bytes runs into memory that is not readable at 0x" + Long.toHexString(at)
+                        + " without a terminating NUL");
+            }
+            MemorySegment s = MemorySegment.ofAddress(at).reinterpret(chunk);
+            for (long i = 0; i < chunk; i++) if (s.get(ValueLayout.JAVA_BYTE, i) == 0) return n + i;
+            n += chunk;
+        }
+        throw new ModuleImageException(where + ": PTX text has no terminating NUL within " + MAX_IMAGE_BYTES + " bytes");
     }
 
     /** Reads a fatbin wrapper at an address; returns the number of fatbins. */
     private static int readWrapper(long address, List<Entry> entries, MemorySegment[] first) throws ModuleImageException {
         String where = "fatbin wrapper @0x" + Long.toHexString(address);
-        MemorySegment w = raw(address, 24);
+        MemorySegment w = raw(address, 24, where, "wrapper");
         int version = w.get(ValueLayout.JAVA_INT_UNALIGNED, 4);
         long data = w.get(ValueLayout.JAVA_LONG_UNALIGNED, 8);
         long fatbinsOrName = w.get(ValueLayout.JAVA_LONG_UNALIGNED, 16);
@@ -451,7 +478,7 @@ public final class ModuleImage {
                 int n = 0;
                 while (true) {
                     if (n >= MAX_COUNT) throw new ModuleImageException(where + ": fatbin array @0x" + Long.toHexString(fatbinsOrName) + " has no NULL within " + MAX_COUNT + " pointers");
-                    long p = raw(fatbinsOrName + 8L * n, 8).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+                    long p = raw(fatbinsOrName + 8L * n, 8, where, "fatbin array element " + n).get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
                     if (p == 0) break;
                     checkPointer(p, where + ": fatbin array element " + n);
                     MemorySegment f = fatbinAt(p, entries, "fatbin " + n + " @0x" + Long.toHexString(p));
@@ -472,9 +499,9 @@ public final class ModuleImage {
 
     /** One fatbin at an address, its size from its header; returns the bytes it spans. */
     private static MemorySegment fatbinAt(long address, List<Entry> entries, String where) throws ModuleImageException {
-        MemorySegment h = raw(address, 16);
+        MemorySegment h = raw(address, 16, where, "fatbin header");
         long size = fatbinSize(h, 0, where);
-        MemorySegment f = raw(address, size);
+        MemorySegment f = raw(address, size, where, "fatbin (its size from offset 0x8)");
         parseFatbin(f, entries, where);
         return f;
     }
@@ -649,7 +676,7 @@ public final class ModuleImage {
 
     /** Size of an ELF at an address: the furthest of its header tables and section contents. */
     private static long elfSize(long address, String where) throws ModuleImageException {
-        MemorySegment h = raw(address, 64);
+        MemorySegment h = raw(address, 64, where, "ELF header");
         checkElfHeader(h, where);
         long end = 64;
         long shoff = h.get(ValueLayout.JAVA_LONG_UNALIGNED, 0x28);
@@ -661,7 +688,7 @@ public final class ModuleImage {
         if (shnum > 0) end = Math.max(end, checkedEnd(shoff, (long) shentsize * shnum, where, "section header table (e_shoff at offset 0x28)"));
         if (phnum > 0) end = Math.max(end, checkedEnd(phoff, (long) phentsize * phnum, where, "program header table (e_phoff at offset 0x20)"));
         if (shnum > 0 && shentsize >= 64) {
-            MemorySegment sh = raw(address + shoff, (long) shentsize * shnum);
+            MemorySegment sh = raw(address + shoff, (long) shentsize * shnum, where, "section header table (e_shoff at offset 0x28)");
             for (int i = 0; i < shnum; i++) {
                 long base = (long) i * shentsize;
                 int type = sh.get(ValueLayout.JAVA_INT_UNALIGNED, base + 4);
@@ -672,7 +699,7 @@ public final class ModuleImage {
             }
         }
         if (phnum > 0 && phentsize >= 56) {
-            MemorySegment ph = raw(address + phoff, (long) phentsize * phnum);
+            MemorySegment ph = raw(address + phoff, (long) phentsize * phnum, where, "program header table (e_phoff at offset 0x20)");
             for (int i = 0; i < phnum; i++) {
                 long base = (long) i * phentsize;
                 long off = ph.get(ValueLayout.JAVA_LONG_UNALIGNED, base + 0x8);

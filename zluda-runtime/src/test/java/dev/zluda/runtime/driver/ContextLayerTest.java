@@ -31,7 +31,9 @@ class ContextLayerTest extends DriverTestBase {
         assertEquals(0, d.cuCtxDestroy_v2(c));
         assertEquals(0, d.cuCtxGetCurrent(addr(cur)));
         assertEquals(0, i64(cur), "destroying the current context pops it");
-        assertEquals(201, d.cuCtxDestroy_v2(c), "a destroyed context is invalid");
+        // destroying it again: CUDA_ERROR_CONTEXT_IS_DESTROYED, as recorded on the H200 (samples/traces/h200/misuse)
+        assertEquals(709, d.cuCtxDestroy_v2(c), "a destroyed context is recognised as destroyed");
+        assertEquals(201, d.cuCtxDestroy_v2(0x5a4c_0100_0000_0008L), "a handle that never was a context is invalid");
         assertEquals(201, d.cuCtxPushCurrent_v2(c));
     }
 

@@ -313,6 +313,9 @@ class HipDriverTest {
         String refused = PTX.replace("st.global.u32 [%rd2], %r1;", "bar.sync 1;\n    st.global.u32 [%rd2], %r1;");   // barrier 1: refused
         assertEquals(CuResult.NOT_SUPPORTED, d.cuModuleLoadData(mem(8).address(), arena.allocateFrom(refused).address()));
         assertEquals(218, d.cuModuleLoadData(mem(8).address(), arena.allocateFrom(PTX.replace("ret;", "ret")).address()), "CUDA_ERROR_INVALID_PTX");
+        // a form whose lowering the exhaustive sweep found computing something else than an H200 (dev.zluda.ptx.llvm.LlvmForms)
+        String differs = PTX.replace("st.global.u32 [%rd2], %r1;", "activemask.b32 %r1;\n    st.global.u32 [%rd2], %r1;");
+        assertEquals(CuResult.NOT_SUPPORTED, d.cuModuleLoadData(mem(8).address(), arena.allocateFrom(differs).address()), "activemask.b32: refused");
         assertEquals(0, counters()[10], "no module reached hipModuleLoadData");
     }
 

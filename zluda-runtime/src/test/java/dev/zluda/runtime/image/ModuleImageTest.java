@@ -289,6 +289,28 @@ class ModuleImageTest {
         }
     }
 
+    @Test
+    void memoryThatIsNotReadableIsAnImageErrorNotAFault() throws Exception {
+        try (Arena arena = Arena.ofConfined(); var m = new dev.zluda.runtime.GuardedMemory()) {
+            assertMessage("is not readable memory", () -> ModuleImage.fromAddress(m.guard));
+            assertMessage("is not readable memory", () -> ModuleImage.fromAddress(m.unmapped));
+            assertMessage("is not readable memory", () -> ModuleImage.fromAddress(wrapper(arena, 1, m.guard, 0).address()));
+            // PTX text without a NUL before the guard page
+            MemorySegment text = m.beforeGuard(64);
+            text.fill((byte) 'a');
+            assertMessage("text of 64 bytes runs into memory that is not readable", () -> ModuleImage.fromAddress(text.address()));
+            // a fatbin whose header declares more than is mapped
+            byte[] f = resource("kernels.90a.fatbin");
+            MemorySegment half = m.beforeGuard(f.length / 2);
+            MemorySegment.copy(f, 0, half, ValueLayout.JAVA_BYTE, 0, f.length / 2);
+            assertMessage("fatbin (its size from offset 0x8)", () -> ModuleImage.fromAddress(half.address()));
+            // the whole fatbin right before the guard page reads
+            MemorySegment whole = m.beforeGuard(f.length);
+            MemorySegment.copy(f, 0, whole, ValueLayout.JAVA_BYTE, 0, f.length);
+            assertEquals(ModuleImage.of(f).entries().size(), ModuleImage.fromAddress(whole.address()).entries().size());
+        }
+    }
+
     private static MemorySegment wrapper(Arena arena, int version, long data, long other) {
         MemorySegment w = arena.allocate(24, 8);
         w.set(ValueLayout.JAVA_INT, 0, ModuleImage.FATBIN_WRAPPER_MAGIC);

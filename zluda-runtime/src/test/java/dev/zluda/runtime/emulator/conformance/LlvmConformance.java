@@ -54,9 +54,12 @@ public final class LlvmConformance {
         return irHash(f, LlvmTarget.SM_90, why);
     }
 
-    /** SHA-256 (first 16 hex digits) of a form's IR lowered for {@code target}, or null with the reason in {@code why[0]}. */
+    /**
+     * SHA-256 (first 16 hex digits) of a form's IR lowered for {@code target}, or null with the reason in {@code why[0]};
+     * the IR the recording ran, also for the forms the lowering refuses since ({@code dev.zluda.ptx.llvm.LlvmForms}).
+     */
     static String irHash(Conformance.Form f, LlvmTarget target, String[] why) {
-        PtxCompiler.Lowered l = PtxCompiler.lower(Conformance.ptx(f), f.name(), target);
+        PtxCompiler.Lowered l = PtxCompiler.lower(Conformance.ptx(f), f.name(), target, false);
         if (!l.ok()) {
             why[0] = l.errors().isEmpty() ? "not lowered" : l.errors().get(0).message();
             return null;
@@ -146,10 +149,10 @@ public final class LlvmConformance {
         try (OutputStream in = Files.newOutputStream(dir.resolve("in.bin"))) {
             for (int k = 0; k < forms.size(); k++) {
                 Conformance.Form f = forms.get(k);
-                PtxCompiler.Lowered l = PtxCompiler.lower(Conformance.ptx(f), f.name(), target);
+                PtxCompiler.Lowered l = PtxCompiler.lower(Conformance.ptx(f), f.name(), target, false);
                 Path out = dir.resolve("ptx").resolve(String.format("%04d.ptx", k));
                 if (target != LlvmTarget.SM_90) {
-                    PtxCompiler.Lowered base = PtxCompiler.lower(Conformance.ptx(f), f.name(), LlvmTarget.SM_90);
+                    PtxCompiler.Lowered base = PtxCompiler.lower(Conformance.ptx(f), f.name(), LlvmTarget.SM_90, false);
                     if (!l.ok() || base.ok() && base.ir().equals(l.ir())) {
                         line[k] = k + "\t" + f.name() + "\t" + (l.ok() ? sha(l.ir()) : "-") + "\t"
                                 + (l.ok() ? "same as sm_90" : "unsupported: " + (l.errors().isEmpty() ? "not lowered" : l.errors().get(0).message()).replace('\t', ' '));

@@ -56,8 +56,8 @@ public final class SweepExport {
             if (only != null && !only.matcher(f.name()).find()) continue;
             n++;
             Files.writeString(dir.resolve("ptx").resolve(i + ".ptx"), f.ptx());
-            PtxCompiler.Lowered l = PtxCompiler.lower(f.ptx(), "sweep.ptx", LlvmTarget.SM_90);
-            PtxCompiler.Lowered a = PtxCompiler.lower(f.ptx(), "sweep.ptx", LlvmTarget.SM_90_AS_AMD);
+            PtxCompiler.Lowered l = PtxCompiler.lower(f.ptx(), "sweep.ptx", LlvmTarget.SM_90, false);
+            PtxCompiler.Lowered a = PtxCompiler.lower(f.ptx(), "sweep.ptx", LlvmTarget.SM_90_AS_AMD, false);
             boolean llvm = l.ok(), amd = a.ok() && !(l.ok() && a.ir().equals(l.ir()));
             if (llvm) irLlvm.put(i, l.ir());
             if (amd) irAmd.put(i, a.ir());
