@@ -24,6 +24,26 @@ public final class Emulator {
 
     private final int threads;
     private final ExecutorService pool;
+    private final boolean compile;
+
+    /**
+     * How kernels run: {@code "jit"} (the default) compiles each kernel to JVM bytecode, on a background thread from
+     * its first launch on ({@link JitCompiler}, {@link Program#compiledWhenReady}), and runs the compiled code where it
+     * has any once it is ready, {@code "interp"} interprets every instruction.
+     * Read from the system property {@code zluda.emulator}, else the environment variable {@code ZLUDA_EMULATOR}.
+     * Both give the same results bit for bit (every conformance suite runs on both).
+     */
+    public static String configuredMode() {
+        String s = System.getProperty("zluda.emulator");
+        if (s == null || s.isBlank()) s = System.getenv("ZLUDA_EMULATOR");
+        if (s == null || s.isBlank()) return "jit";
+        s = s.trim().toLowerCase(java.util.Locale.ROOT);
+        if (!s.equals("jit") && !s.equals("interp")) {
+            System.err.println("[ZLUDA] ZLUDA_EMULATOR must be 'jit' or 'interp', not '" + s + "': using jit");
+            return "jit";
+        }
+        return s;
+    }
 
     /** Seconds an idle worker thread waits for the next launch before it ends (a new launch starts it again). */
     static final long IDLE_SECONDS = 30;
@@ -36,6 +56,18 @@ public final class Emulator {
      * @param threads worker threads per launch, at least 1 (1: deterministic, no pool)
      */
     public Emulator(int threads) {
+        this(threads, configuredMode().equals("jit"));
+    }
+
+    /**
+     * An emulator of its own that compiles kernels to bytecode ({@code compile}) or only interprets them, whatever
+     * {@link #configuredMode()} says (benchmarks compare the two in one process).
+     *
+     * @param threads worker threads per launch, at least 1 (1: deterministic, no pool)
+     * @param compile whether kernels are compiled (from their first launch on, {@link Program#compiledWhenReady})
+     */
+    public Emulator(int threads, boolean compile) {
+        this.compile = compile;
         this.threads = Math.max(1, threads);
         AtomicInteger n = new AtomicInteger();
         if (this.threads == 1) {
@@ -68,6 +100,11 @@ public final class Emulator {
     /** Worker threads per launch. */
     public int threads() {
         return threads;
+    }
+
+    /** Whether this emulator compiles kernels to bytecode ({@link #configuredMode()}). */
+    public boolean compiles() {
+        return compile;
     }
 
     /**
@@ -105,6 +142,7 @@ public final class Emulator {
     public LaunchResult launch(Kernel kernel, int[] grid, int[] block, int dynamicShared, MemorySegment params,
                                MemoryMap memory, int multiprocessors, long stackBytes) {
         Program prog = kernel.program();
+        JitCompiler.Result jit = compile ? prog.compiledWhenReady() : null;
         try (Arena arena = Arena.ofShared()) {
             long paramBase = 0;
             if (prog.paramBytes > 0) {
@@ -113,7 +151,7 @@ public final class Emulator {
                 paramBase = p.address();
             }
             Launch launch = new Launch(prog, grid[0], grid[1], grid[2], block[0], block[1], block[2], dynamicShared,
-                    paramBase, memory, multiprocessors, GRID_IDS.incrementAndGet(), stackBytes);
+                    paramBase, memory, multiprocessors, GRID_IDS.incrementAndGet(), stackBytes, jit);
             int workers = (int) Math.min(threads, launch.ctas);
             List<Future<?>> futures = new ArrayList<>();
             for (int i = 1; i < workers; i++) {

@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /** What every CTA of one kernel launch shares: shape, parameters, memory map, first fault. */
 final class Launch {
     final Program prog;
+    /** The program compiled to bytecode, or null: the interpreter runs every instruction. */
+    final JitCompiler.Result jit;
     final int gx, gy, gz, bx, by, bz;
     final long ctas;
     final int threads, warps;
@@ -26,8 +28,9 @@ final class Launch {
     volatile boolean cancelled;
 
     Launch(Program prog, int gx, int gy, int gz, int bx, int by, int bz, int dynamicShared, long paramBase,
-           MemoryMap memory, int nsm, long gridId, long stackBytes) {
+           MemoryMap memory, int nsm, long gridId, long stackBytes, JitCompiler.Result jit) {
         this.prog = prog;
+        this.jit = jit;
         this.gx = gx;
         this.gy = gy;
         this.gz = gz;

@@ -462,25 +462,29 @@ final class MemOps {
 
         @Override
         void exec(Warp w, int m) {
+            int t = 0;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                if (lane(w.r[a + l])) t |= 1 << l;
+            }
+            w.p[dp] = (w.p[dp] & ~m) | (t & m);
+        }
+
+        /** One lane: whether generic address {@code g} is in the space; also what compiled code calls ({@link JitCompiler}). */
+        boolean lane(long g) {
             char want = switch (space) {
                 case SHARED -> 'S';
                 case LOCAL -> 'L';
                 case PARAM -> 'P';
                 default -> 'G';
             };
-            int t = 0;
-            for (int x = m; x != 0; x &= x - 1) {
-                int l = Integer.numberOfTrailingZeros(x);
-                long g = w.r[a + l];
-                boolean in = Mem.window(g) == want;
-                if (want == 'G') {
-                    boolean isConst = false;
-                    for (int i = 0; i < consts.length; i += 2) if (g >= consts[i] && g < consts[i + 1]) isConst = true;
-                    in = in && isConst == constSpace;
-                }
-                if (in) t |= 1 << l;
+            boolean in = Mem.window(g) == want;
+            if (want == 'G') {
+                boolean isConst = false;
+                for (int i = 0; i < consts.length; i += 2) if (g >= consts[i] && g < consts[i + 1]) isConst = true;
+                in = in && isConst == constSpace;
             }
-            w.p[dp] = (w.p[dp] & ~m) | (t & m);
+            return in;
         }
     }
 

@@ -20,6 +20,9 @@ final class Warp {
     final CtaRunner cta;
     final Program prog;
     final Op[] code;
+    /** The compiled program and its code with region entries ({@link JitCompiler}); null: the interpreter runs everything. */
+    private final JitKernel jit;
+    private final Op[] jitCode;
     final long[] r;
     final int[] p;
     /** Warp index in the CTA. */
@@ -70,6 +73,8 @@ final class Warp {
         this.cta = cta;
         this.prog = cta.launch.prog;
         this.code = prog.code;
+        this.jit = cta.launch.jit == null ? null : cta.launch.jit.kernel();
+        this.jitCode = jit == null ? null : cta.launch.jit.code();
         this.id = id;
         this.valid = valid;
         this.localBase = localBase;
@@ -155,6 +160,15 @@ final class Warp {
      * have been executed.
      */
     void run(int budget) {
+        if (jit != null) {
+            runCompiled(budget);
+            return;
+        }
+        interpret(budget);
+    }
+
+    /** {@link #run} with every instruction interpreted (also the reference the compiled code is held to). */
+    private void interpret(int budget) {
         final Op[] code = this.code;
         final int[] p = this.p;
         while (budget-- > 0) {
@@ -176,6 +190,77 @@ final class Warp {
                 default -> ret(m);
             }
         }
+    }
+
+    /**
+     * {@link #run} for a compiled program: the compiled regions ({@link JitKernel}) run where they begin, every other
+     * instruction as in {@link #interpret}. A region charges the slice what its longest lane executed.
+     */
+    private void runCompiled(int budget) {
+        final Op[] code = this.jitCode;
+        final int[] p = this.p;
+        while (budget > 0) {
+            if (active == 0 && !pickGroup()) return;
+            final Op op = code[pc];
+            if (op.kind == Op.REGION) {
+                JitKernel.Entry e = (JitKernel.Entry) op;
+                int used = jit.run(e.region, e.entry, pc, this, budget);
+                if (used < 0) {
+                    // a lane faulted: the interpreter runs the region again for the lanes that did not finish and
+                    // stops at the fault it finds first: within the 32 lanes' paths through the region, each at most
+                    // the budget plus the region's length
+                    interpret(32 * (budget + JitCompiler.MAX_REGION_OPS + 1));
+                    return;
+                }
+                budget -= used;
+                continue;
+            }
+            budget--;
+            int m = active;
+            executed += Integer.bitCount(m);
+            if (op.guard >= 0) m &= op.guardNeg ? ~p[op.guard] : p[op.guard];
+            switch (op.kind) {
+                case Op.NORMAL -> {
+                    if (m != 0) op.exec(this, m);
+                    pc++;
+                    if (pc >= minParked) regroup();
+                }
+                case Op.BRA -> branch(m, op.target);
+                case Op.EXIT -> exit(m);
+                case Op.BAR -> barrier((Ops.Bar) op, m);
+                case Op.CALL -> call((CallOps.Call) op, m);
+                default -> ret(m);
+            }
+        }
+    }
+
+    /**
+     * After a compiled region ran the running group {@code m}: each lane waits at its {@code lanePc}; {@code pc} is
+     * where all of them are, or -1 when they went different ways. Regroups as the interpreter would.
+     */
+    void afterRegion(int m, int pc) {
+        if (pc >= 0) {
+            this.pc = pc;
+            if (pc >= minParked) regroup();
+            return;
+        }
+        parked |= m;
+        active = 0;
+        pickGroup();
+    }
+
+    /**
+     * A lane of a compiled region faulted: the lanes of {@code m} not in {@code rest} finished the region (each waits
+     * at its {@code lanePc}); those of {@code rest} become the running group again at {@code startPc}, for the
+     * interpreter to run. {@code executed}: thread-instructions of the finished lanes.
+     */
+    void regionFault(int m, int rest, int startPc, long executed) {
+        this.executed += executed;
+        int done = m & ~rest;
+        parked |= done;
+        for (int x = done; x != 0; x &= x - 1) minParked = Math.min(minParked, lanePc[Integer.numberOfTrailingZeros(x)]);
+        active = rest;
+        pc = startPc;
     }
 
     private void branch(int taken, int target) {
