@@ -5,7 +5,10 @@
 #      zluda's driver then runs unchanged;
 #   2. llama-simple on the tiny random model (make-tiny-model.py), greedy, fixed prompt: untraced
 #      (tokens and tokens/s), then recorded by zluda's NVIDIA tracer (level calls; once the whole
-#      run without kernel snapshots, once 4 tokens with snapshots of the rms_norm kernels);
+#      run without kernel snapshots, once 4 tokens with snapshots of the rms_norm kernels), the
+#      recorded runs with GGML_CUDA_PDL=0: on compute capability >= 9.0 llama.cpp launches through
+#      cuLaunchKernelEx with programmatic dependent launch, on zluda (8.6) through cuLaunchKernel, and
+#      zluda diff pairs launches (and so kernel snapshots) only of the same function;
 #   3. test-backend-ops (mode test) on CUDA0, every case's verdict into backend-ops-h200.txt.xz.
 # Usage: OUT=/some/dir bash D/h200.sh D
 # where D holds: llama-src.tar.xz (export-source.sh's output), build-llama.sh, glibc-compat.c,
@@ -60,12 +63,12 @@ cat $W/simple-h200.out; echo; grep -E "eval time|decoded|speed|compute buffer|CU
 cp $W/simple-h200.out $W/simple-h200.err $W/caps/
 
 step "2b. recorded by the NVIDIA tracer at level calls (no kernel snapshots, module images not stored)"
-( cd $W && LD_LIBRARY_PATH="$D/trace" ZLUDA_LOG_DIR=$W/caps/simple-calls ZLUDA_CAPTURE_LEVEL=calls ZLUDA_CAPTURE_MODULES=0 \
+( cd $W && GGML_CUDA_PDL=0 LD_LIBRARY_PATH="$D/trace" ZLUDA_LOG_DIR=$W/caps/simple-calls ZLUDA_CAPTURE_LEVEL=calls ZLUDA_CAPTURE_MODULES=0 \
     timeout 90 $B/bin/llama-simple -m $W/tiny.gguf -n 32 -ngl 99 "$PROMPT" > $W/caps/simple-calls.out 2> $W/caps/simple-calls.err; echo "exit code $?" )
 cat $W/caps/simple-calls.out; echo; du -sh $W/caps/simple-calls/* 2>/dev/null
 
 step "2c. recorded with kernel snapshots of rms_norm (4 tokens)"
-( cd $W && LD_LIBRARY_PATH="$D/trace" ZLUDA_LOG_DIR=$W/caps/simple-kernels ZLUDA_CAPTURE_LEVEL=calls ZLUDA_CAPTURE_MODULES=0 \
+( cd $W && GGML_CUDA_PDL=0 LD_LIBRARY_PATH="$D/trace" ZLUDA_LOG_DIR=$W/caps/simple-kernels ZLUDA_CAPTURE_LEVEL=calls ZLUDA_CAPTURE_MODULES=0 \
     ZLUDA_CAPTURE_KERNELS=rms_norm ZLUDA_CAPTURE_KERNELS_MAX_BYTES=$((64 << 20)) \
     timeout 90 $B/bin/llama-simple -m $W/tiny.gguf -n 4 -ngl 99 "$PROMPT" > $W/caps/simple-kernels.out 2> $W/caps/simple-kernels.err; echo "exit code $?" )
 cat $W/caps/simple-kernels.out; echo; du -sh $W/caps/simple-kernels/* 2>/dev/null
