@@ -202,10 +202,26 @@ final class ContextArea {
         return SUCCESS;
     }
 
+    /** CU_LIMIT_PERSISTING_L2_CACHE_SIZE (cuda.h). */
+    static final int LIMIT_PERSISTING_L2_CACHE_SIZE = 6;
+    /** CUDA_ERROR_UNSUPPORTED_LIMIT. */
+    static final int UNSUPPORTED_LIMIT = 215;
+
+    /**
+     * cuCtxSetLimit. Every limit is stored and read back by cuCtxGetLimit; the stack size sizes each thread's stack on
+     * the emulator, the others change nothing. CU_LIMIT_PERSISTING_L2_CACHE_SIZE (a hint: the emulator has no cache)
+     * needs compute capability 8.0 (CUDA_ERROR_UNSUPPORTED_LIMIT below) and is kept at most
+     * CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE (an H200's figure, {@link DeviceAttributes}).
+     */
     public int cuCtxSetLimit(int limit, long value) {
         int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (limit < 0 || limit >= Context.DEFAULT_LIMITS.length) return INVALID_VALUE;
+        if (limit == LIMIT_PERSISTING_L2_CACHE_SIZE) {
+            int max = state.attributes.byName().get("MAX_PERSISTING_L2_CACHE_SIZE");
+            if (max == 0) return UNSUPPORTED_LIMIT;
+            value = Math.min(value, max);
+        }
         state.current().limits.put(limit, value);
         return SUCCESS;
     }
