@@ -18,7 +18,7 @@ import java.util.Map;
  * machine (multiprocessor count = host cores, clocks, PCI ids) describe the emulator itself, and
  * features the driver does not implement (IPC, stream memory operations, ...) are reported as
  * absent (0) so that programs take their fallback paths instead of failing later. Cooperative
- * launches are implemented (1); cluster launches from capability
+ * launches and virtual memory management are implemented (1); cluster launches from capability
  * 9.0, as on NVIDIA hardware. The L2 cache figures are an H200's (the emulator has no cache; the
  * persisting-L2 and access-policy settings are hints it accepts and stores), from capability 8.0,
  * the first with persisting accesses.
@@ -202,7 +202,8 @@ public final class DeviceAttributes {
                  "GLOBAL_L1_CACHE_SUPPORTED", "LOCAL_L1_CACHE_SUPPORTED", "PAGEABLE_MEMORY_ACCESS",
                  "PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES", "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST",
                  "CONCURRENT_MANAGED_ACCESS", "HOST_NATIVE_ATOMIC_SUPPORTED", "INTEGRATED", "UNIFIED_FUNCTION_POINTERS",
-                 "MEMORY_POOLS_SUPPORTED", "COOPERATIVE_LAUNCH" -> 1;
+                 "MEMORY_POOLS_SUPPORTED", "COOPERATIVE_LAUNCH", "VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", "HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED",
+                 "VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED" -> 1;
             default -> n.startsWith("MAXIMUM_TEXTURE") || n.startsWith("MAXIMUM_SURFACE") ? textureLimit(n) : 0;
         };
     }
