@@ -460,7 +460,7 @@ final class FastParser extends FastLexer {
     }
 
     private static boolean modifier(int t) {
-        return t == DOTID || (t >= REG && t <= TEX) || t == WEAK;
+        return t == DOTID || (t >= REG && t <= TEX) || t == WEAK || t == ALIAS; // .alias: membar.proxy.alias
     }
 
     private Instruction instructionRest(Guard g, String opcode, Loc l) {

@@ -348,6 +348,11 @@ final class ArithTranslation {
             return new FloatOps.SetHalf(cb[0], kind, ins.has(Flag.FTZ), cb[1], tr.dst(ops.get(0), scope, ins),
                     tr.src(ops.get(1), st, scope, ins), tr.src(ops.get(2), st, scope, ins), c, cNeg, elements, one, dt.size() * 8);
         }
+        if ((dt == PtxType.F16 || dt == PtxType.BF16) && !halfSrc) {
+            return new FloatOps.Set(cb[0], cmpKind(st), st.size() * 8, st.kind() == PtxType.Kind.SIGNED, ins.has(Flag.FTZ), cb[1],
+                    tr.dst(ops.get(0), scope, ins), tr.src(ops.get(1), st, scope, ins), tr.src(ops.get(2), st, scope, ins), c, cNeg,
+                    dt == PtxType.F16 ? 0x3C00L : 0x3F80L);
+        }
         if ((dt.kind() == PtxType.Kind.FLOAT && dt != PtxType.F32) || halfSrc || halfDst) {
             throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator");
         }

@@ -178,6 +178,9 @@ final class ConvertOps {
                     default -> FloatMath.bits(satF(FloatMath.fromLongF(v, u64, rnd)));
                 };
             }
+            // a conversion to the same format without a modifier copies the bits, a signalling NaN too (recorded on
+            // an H200: cvt.f32.f32 and cvt.f64.f64 of 0x7f800001 keep it)
+            if (st == dt && !intRound && !ftz && !sat && !relu && !satfinite && (st == PtxType.F32 || st == PtxType.F64)) return x;
             // NaN sources (measured on an H200): .sat gives 0; .f64 gives a quiet NaN with the sign and the
             // top payload bits; .bf16 to .f32 keeps the bits; .f32 to .f64 widens the quieted NaN, with .ftz
             // the canonical f32 NaN
@@ -191,14 +194,22 @@ final class ConvertOps {
                     default -> sign << 31 | 0x7fc0_0000L | pay >>> 29;
                 };
             }
-            if (st == PtxType.BF16 && dt == PtxType.F32) return (x & 0xFFFF) << 16;
+            // .bf16 to .f32: the bits widened; .ftz flushes a subnormal to zero of its sign (recorded on an H200)
+            // (with .ftz a NaN becomes the canonical f32 NaN)
+            if (st == PtxType.BF16 && dt == PtxType.F32) {
+                if (ftz && (x & 0x7F80) == 0x7F80 && (x & 0x7F) != 0) return FloatMath.CANONICAL_NAN_F32;
+                return ftz && (x & 0x7F80) == 0 ? (x & 0x8000) << 16 : (x & 0xFFFF) << 16;
+            }
             if (st == PtxType.F32 && dt == PtxType.F64 && Float.isNaN(Float.intBitsToFloat((int) x))) {
+                if (sat) return 0;
                 if (ftz) return 0x7FFF_FFFF_E000_0000L;
                 long sign = (x >>> 31) & 1, pay = x & 0x7F_FFFFL;
                 return sign << 63 | 0x7FF8_0000_0000_0000L | pay << 29;
             }
             if (dt == PtxType.TF32) return tf32((int) x);
-            double v = dt == PtxType.F16 || dt == PtxType.BF16 ? sourceValueNoFtz(x) : sourceValue(x);
+            // .ftz flushes an f32 subnormal source, except on the way to .f16 (both as recorded on an H200, conformance
+            // sweep: cvt.rn.ftz.bf16.f32 of 0x00400000 gives 0)
+            double v = dt == PtxType.F16 ? sourceValueNoFtz(x) : sourceValue(x);
             if (intRound) v = FloatMath.integral(v, rnd);
             if (relu && (v < 0 || (v == 0 && 1 / v < 0))) v = 0;
             switch (dt) {

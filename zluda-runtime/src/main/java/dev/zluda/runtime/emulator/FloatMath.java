@@ -75,6 +75,23 @@ final class FloatMath {
         }
     }
 
+    /**
+     * Rounds the exact value {@code s + err} (as {@link #round}) for an instruction with {@code .ftz}: as an NVIDIA
+     * GPU does, to 24 significant bits as if the exponent had no lower bound, then a result below the smallest
+     * normal becomes zero of its sign (recorded on an H200, conformance sweep: {@code mul.rn.ftz}
+     * 0x3f7fffff * -0x1p-126 gives -0, its exact value being representable just below the smallest normal;
+     * {@code fma.rn.ftz} of a value a hair below the smallest normal gives the smallest normal). Results in the
+     * normal range round as {@link #round} does.
+     */
+    static float roundFtz(double s, double err, int mode) {
+        if (s != s || !(Math.abs(s) < 0x1p-125)) return ftz(round(s, err, mode));
+        if (s == 0 && err == 0) return (float) s;
+        float g = round(s * 0x1p64, err * 0x1p64, mode);
+        double back = g * 0x1p-64;
+        if (Math.abs(back) < Float.MIN_NORMAL) return Math.copySign(0f, s != 0 ? (float) s : (float) err);
+        return (float) back;
+    }
+
     /** Rounds the exact value {@code s + err} ({@code s} rounded to nearest) to double in a directed mode. */
     static double roundD(double s, double err, int mode) {
         if (mode == RN || err == 0 || err != err || !Double.isFinite(s)) return s;

@@ -158,18 +158,37 @@ final class FloatOps {
                 default -> throw new IllegalStateException("float op " + kind);
             }
             if (ftz) {
-                // .ftz flushes results that are subnormal before rounding (an H200 gives -0 for
-                // 0x3f7fffff * -0x1p-126, whose exact value rounds up to -0x1p-126)
-                if (Math.abs(v) == Float.MIN_NORMAL && kind <= FMA) {
-                    double exact = switch (kind) {
-                        case ADD -> (double) A + (double) B;
-                        case SUB -> (double) A - (double) B;
-                        case MUL -> (double) A * (double) B;
-                        default -> Math.fma((double) A, (double) B, (double) C);
-                    };
-                    if (Math.abs(exact) < Float.MIN_NORMAL) v = Math.copySign(0f, v);
+                // .ftz (recorded on an H200, conformance sweep): div (also .full and .approx) flushes a result whose exact
+                // value is below the smallest normal (div.rm.ftz of -0x1p-126 by 1.0000001 gives -0, although it rounds
+                // to -0x1p-126);
+                // add, sub, mul, fma and mad round a result near the subnormal range as if the exponent had no lower
+                // bound and flush it if that is below the smallest normal (FloatMath.roundFtz)
+                if ((kind == DIV || kind == DIV_FULL || kind == DIV_APPROX) && Math.abs(v) <= Float.MIN_NORMAL && v == v) {
+                    if (Math.abs((double) A) < Float.MIN_NORMAL * Math.abs((double) B)) v = Math.copySign(0f, v);
+                    v = FloatMath.ftz(v);
+                } else if (Math.abs(v) <= Float.MIN_NORMAL && v == v && kind <= FMA) {
+                    double s, err;
+                    switch (kind) {
+                        case ADD, SUB -> {
+                            double addend = kind == SUB ? -(double) B : B;
+                            s = (double) A + addend;
+                            err = FloatMath.twoSumErr(A, addend, s);
+                        }
+                        case MUL -> {
+                            s = (double) A * (double) B;
+                            err = 0;
+                        }
+                        default -> {
+                            double p = (double) A * (double) B;
+                            s = p + C;
+                            err = FloatMath.twoSumErr(p, C, s);
+                        }
+                    }
+                    if (s == 0 && err == 0) v = FloatMath.ftz(v); // an exact zero keeps the sign IEEE rounding gave it
+                    else v = FloatMath.roundFtz(s, err, rnd);
+                } else {
+                    v = FloatMath.ftz(v);
                 }
-                v = FloatMath.ftz(v);
             }
             if (sat) v = FloatMath.sat(v);
             return FloatMath.bits(v);
@@ -392,10 +411,19 @@ final class FloatOps {
                 case TANH -> Math.tanh(A);
                 default -> throw new IllegalStateException("half op " + kind);
             };
-            // .ftz flushes results that are subnormal before rounding
-            if (ftz && Math.abs(v) < (bf ? 0x1p-126 : 0x1p-14) && (kind == ADD || kind == SUB || kind == MUL || kind == FMA)) v = Math.copySign(0.0, v);
             if (relu && (v < 0 || v == 0)) v = 0;
             if (sat) v = FloatMath.sat(v);
+            double min = bf ? 0x1p-126 : 0x1p-14;
+            if (ftz && v != 0 && Math.abs(v) < 2 * min && (kind == ADD || kind == SUB || kind == MUL || kind == FMA)) {
+                // .ftz: rounded as if the exponent had no lower bound, then flushed if below the smallest normal
+                // (recorded on an H200: mul.rn.ftz.f16 0x3bb3 * 0x8428 gives 0x8400, fma.rn.ftz.f16 -0.5 * 0x07ff + 0
+                // gives -0: its exact value is representable just below the smallest normal)
+                int k = bf ? 126 : 14;
+                int h = round(Math.scalb(v, k), Math.scalb(err, k), bf);
+                double back = Math.scalb(val(h & 0x7FFF, bf), -k);
+                if (back < min) return Math.copySign(1.0, v) < 0 ? 0x8000 : 0;
+                return round(Math.copySign(back, v), bf);
+            }
             int h = round(v, err, bf);
             if (ftz && isSubnormal(h)) h &= 0x8000;
             return h;
@@ -413,12 +441,18 @@ final class FloatOps {
         static int round(double v, double err, boolean bf) {
             if (v != v) return 0x7FFF;
             if (err != 0 && Double.isFinite(v) && v != 0) {
-                // a tie of v is decided by the lost part: nudge v by far less than an ulp of the format
-                long bits = FloatMath.roundBits(v, bf ? 8 : 5, bf ? 7 : 10, FloatMath.RN);
-                double t = Math.abs(v), other = bf ? FloatMath.fromBf16(bits) : FloatMath.fromHalf(bits);
-                if (t != other) {
-                    double n = (err > 0) == (v > 0) ? Math.nextUp(t) : Math.nextDown(t);
-                    v = Math.copySign(n, v);
+                // v is the double nearest to the exact value v + err: both round alike unless v is exactly the midpoint
+                // between two neighbours of the format (midpoints are doubles), where the lost part decides: then move
+                // v off the midpoint by far less than an ulp of the format, toward the exact value
+                double t = Math.abs(v);
+                int h = roundNE(t, bf) & 0x7FFF;
+                double near = val(h, bf);
+                if (near != t) {
+                    int o = t > near ? h + 1 : h - 1;
+                    if (o >= 0 && t == (near + val(o, bf)) / 2) {
+                        double n = (err > 0) == (v > 0) ? Math.nextUp(t) : Math.nextDown(t);
+                        v = Math.copySign(n, v);
+                    }
                 }
             }
             return roundNE(v, bf);
@@ -467,6 +501,12 @@ final class FloatOps {
 
     static final int BOOL_NONE = 0, BOOL_AND = 1, BOOL_OR = 2, BOOL_XOR = 3;
 
+    /** A half-precision value (16 bits of {@code h}) with a subnormal flushed to zero of the same sign. */
+    static long ftzHalf(long h, boolean bf) {
+        int expMask = bf ? 0x7F80 : 0x7C00;
+        return (h & expMask) == 0 ? h & 0x8000 : h & 0xFFFF;
+    }
+
     /** Operand kinds of a comparison: integer (with width and signedness) or a float format. */
     static final int K_INT = 0, K_F32 = 1, K_F64 = 2, K_F16 = 3, K_BF16 = 4;
 
@@ -490,8 +530,10 @@ final class FloatOps {
         double A, B;
         switch (kind) {
             case K_F64 -> { A = Double.longBitsToDouble(x); B = Double.longBitsToDouble(y); }
-            case K_F16 -> { A = FloatMath.fromHalf(x); B = FloatMath.fromHalf(y); }
-            case K_BF16 -> { A = FloatMath.fromBf16(x); B = FloatMath.fromBf16(y); }
+            // .ftz on half-precision comparisons flushes subnormal operands too (set/setp.ftz on .f16 and .f16x2,
+            // recorded on an H200: set.eq.ftz.f16.f16 0x0001, 0x0000 is true)
+            case K_F16 -> { A = FloatMath.fromHalf(ftz ? ftzHalf(x, false) : x); B = FloatMath.fromHalf(ftz ? ftzHalf(y, false) : y); }
+            case K_BF16 -> { A = FloatMath.fromBf16(ftz ? ftzHalf(x, true) : x); B = FloatMath.fromBf16(ftz ? ftzHalf(y, true) : y); }
             default -> {
                 float a = Float.intBitsToFloat((int) x), b = Float.intBitsToFloat((int) y);
                 if (ftz) { a = FloatMath.ftz(a); b = FloatMath.ftz(b); }
@@ -754,9 +796,19 @@ final class FloatOps {
     /** set (PTX ISA 9.7.6.2): {@code d = ((a cmp b) bool c) ? (1.0f or 0xFFFFFFFF) : 0}. */
     static final class Set extends Op {
         final int cmp, kind, bits, bool, d, a, b, c;
-        final boolean signed, ftz, cNeg, floatResult;
+        final boolean signed, ftz, cNeg;
+        /** The destination's "true": all ones for .u32/.s32, 1.0 for .f32 (0x3F800000), .f16 (0x3C00) or .bf16 (0x3F80). */
+        final long one;
 
         Set(int cmp, int kind, int bits, boolean signed, boolean ftz, int bool, int d, int a, int b, int c, boolean cNeg, boolean floatResult) {
+            this(cmp, kind, bits, signed, ftz, bool, d, a, b, c, cNeg, floatResult ? Float.floatToRawIntBits(1f) : 0xFFFF_FFFFL);
+        }
+
+        /**
+         * {@code set} with the value {@code one} for true: also a half-precision destination of a non-half comparison
+         * ({@code set.lt.f16.s32}: 1.0 as .f16, PTX ISA 9.0, 9.7.6; as on the H200, conformance sweep).
+         */
+        Set(int cmp, int kind, int bits, boolean signed, boolean ftz, int bool, int d, int a, int b, int c, boolean cNeg, long one) {
             super(NORMAL);
             this.cmp = cmp;
             this.kind = kind;
@@ -769,7 +821,7 @@ final class FloatOps {
             this.b = b;
             this.c = c;
             this.cNeg = cNeg;
-            this.floatResult = floatResult;
+            this.one = one;
         }
 
         @Override
@@ -780,7 +832,7 @@ final class FloatOps {
                 int l = Integer.numberOfTrailingZeros(x);
                 int t = test(cmp, kind, bits, signed, ftz, r[a + l], r[b + l]) ? -1 : 0;
                 boolean v = (combine(bool, t, cv) >>> l & 1) != 0;
-                r[d + l] = v ? (floatResult ? Float.floatToRawIntBits(1f) : 0xFFFF_FFFFL) : 0;
+                r[d + l] = v ? one : 0;
             }
         }
     }

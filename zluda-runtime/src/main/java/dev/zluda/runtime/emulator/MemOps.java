@@ -379,11 +379,15 @@ final class MemOps {
                             return FloatMath.bits(global ? FloatMath.ftz(FloatMath.ftz(A) + FloatMath.ftz(B)) : A + B);
                         }
                         // NaN operands (measured on an H200): in global memory kept as they are, the operand's
-                        // first; in shared memory quieted, the operand's first (as add.f64)
+                        // first; in shared memory quieted, the location's first (two NaNs: the location's, quieted)
                         double A = Double.longBitsToDouble(old), B = Double.longBitsToDouble(v);
-                        long quiet = global ? 0 : 0x0008_0000_0000_0000L;
-                        if (B != B) return v | quiet;
-                        if (A != A) return old | quiet;
+                        if (global) {
+                            if (B != B) return v;
+                            if (A != A) return old;
+                        } else {
+                            if (A != A) return old | 0x0008_0000_0000_0000L;
+                            if (B != B) return v | 0x0008_0000_0000_0000L;
+                        }
                         return Double.doubleToRawLongBits(A + B);
                     }
                     return old + v;
@@ -445,6 +449,13 @@ final class MemOps {
     static final class IsSpace extends Op {
         final int dp, a, space;
         final boolean cluster;
+        /**
+         * {@code isspacep.const} rather than {@code .global}, and the module's .const variables ({@code [lo, hi)}
+         * pairs): their generic addresses lie among global ones in the emulator, but the H200 tells them apart
+         * (isspacep.global of a .const variable's generic address is false, isspacep.const true; conformance sweep).
+         */
+        boolean constSpace;
+        long[] consts = new long[0];
 
         IsSpace(int dp, int a, int space) {
             this(dp, a, space, false);
@@ -469,8 +480,16 @@ final class MemOps {
             int t = 0;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long v = w.r[a + l];
-                if (Mem.window(v) == want && (want != 'S' || cluster || ((v & 0xFFFF_FFFFL) >>> ClusterGroup.RANK_SHIFT) == 0)) t |= 1 << l;
+                long g = w.r[a + l];
+                boolean in = Mem.window(g) == want;
+                if (want == 'G') {
+                    boolean isConst = false;
+                    for (int i = 0; i < consts.length; i += 2) if (g >= consts[i] && g < consts[i + 1]) isConst = true;
+                    in = in && isConst == constSpace;
+                }
+                // .shared / .shared::cta: only the executing CTA's own window, not another CTA's shared::cluster address
+                if (want == 'S' && !cluster && ((g & 0xFFFF_FFFFL) >>> ClusterGroup.RANK_SHIFT) != 0) in = false;
+                if (in) t |= 1 << l;
             }
             w.p[dp] = (w.p[dp] & ~m) | (t & m);
         }

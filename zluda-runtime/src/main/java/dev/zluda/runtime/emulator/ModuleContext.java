@@ -78,6 +78,18 @@ final class ModuleContext {
         globals.put(g.name(), g);
     }
 
+    /** The address ranges of the module's .const variables: {@code [lo0, hi0), [lo1, hi1), ...} as pairs. */
+    long[] constRanges() {
+        long[] out = new long[2 * globals.size()];
+        int n = 0;
+        for (GlobalVar g : globals.values()) {
+            if (!g.space().equals(".const")) continue;
+            out[n++] = g.address();
+            out[n++] = g.address() + g.size();
+        }
+        return java.util.Arrays.copyOf(out, n);
+    }
+
     List<Decl> moduleShared() {
         return moduleShared;
     }
