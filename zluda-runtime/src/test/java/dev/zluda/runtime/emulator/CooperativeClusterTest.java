@@ -19,13 +19,35 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * on the driver's grid workspace and a spin on it) and thread-block clusters (the cluster special registers,
  * {@code barrier.cluster}, distributed shared memory through {@code mapa} and generic accesses and atomics), on
  * kernels nvcc 13.0 compiled (src/test/resources/coop/coop_kernels.cu; the expected values follow from the CUDA
- * source and the PTX ISA, computed here on the host). Each runs with one and with several host threads.
+ * source and the PTX ISA, computed here on the host). Each runs with one and with several host threads, and its
+ * outputs must also equal those an NVIDIA H200 gave for the same launches (src/test/resources/coop/h200/outputs.txt,
+ * recorded by src/test/device/coop-h200.sh; README.md there): this suite is what admits barrier.cluster and mapa to
+ * the emulator's instruction forms (SweepTest.emulatorForms).
  */
 class CooperativeClusterTest {
     static String kernels() throws IOException {
         try (InputStream in = CooperativeClusterTest.class.getResourceAsStream("/coop/coop_kernels.ptx")) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
+    }
+
+    /** The H200's outputs of the launch {@code name} (src/test/resources/coop/h200/outputs.txt: "name: v0 v1 ..."). */
+    static int[] h200(String name) throws IOException {
+        try (InputStream in = CooperativeClusterTest.class.getResourceAsStream("/coop/h200/outputs.txt")) {
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                if (!line.startsWith(name + ":")) continue;
+                String rest = line.substring(name.length() + 1).trim();
+                return rest.isEmpty() ? new int[0] : java.util.Arrays.stream(rest.split(" ")).mapToInt(Integer::parseInt).toArray();
+            }
+        }
+        throw new IllegalStateException("no H200 outputs of " + name);
+    }
+
+    /** Asserts that {@code n} ints at {@code seg} are the H200's outputs of {@code name}. */
+    static void assertH200(String name, MemorySegment seg, int n, String how) throws IOException {
+        int[] want = h200(name);
+        assertEquals(n, want.length, name + ": recorded length");
+        for (int i = 0; i < n; i++) assertEquals(want[i], seg.getAtIndex(ValueLayout.JAVA_INT, i), name + "[" + i + "] as the H200 computed it, " + how);
     }
 
     private static MemorySegment params(PtxRun run, long... words) {
@@ -61,6 +83,7 @@ class CooperativeClusterTest {
             int[] want = gridRoundsExpected(n, rounds);
             for (int t = 0; t < n; t++) assertEquals(want[t], out.getAtIndex(ValueLayout.JAVA_INT, t), "thread " + t);
             assertEquals(blocks, out.getAtIndex(ValueLayout.JAVA_INT, n), "grid.is_valid() and num_blocks()");
+            assertH200("gridRounds", out, n + 1, threads + " host threads");
         }
     }
 
@@ -97,11 +120,13 @@ class CooperativeClusterTest {
                     }
                 }
             }
+            assertH200("clusterRegisters", out, 11 * gx * gy, threads + " host threads");
             // without clusters every CTA is a cluster of one, and the cluster is implicit
             LaunchResult plain = run.emulator.launch(k, new int[] {gx, gy, 1}, new int[] {32, 1, 1}, 0, params(run, out.address()), run.map, 4);
             assertTrue(plain.ok(), plain.message());
             int[] want = {3, 5, gx, gy, 0, 0, 1, 1, 0, 1, 0};
             for (int i = 0; i < 11; i++) assertEquals(want[i], out.getAtIndex(ValueLayout.JAVA_INT, (3 + gx * 5) * 11L + i), "register " + i);
+            assertH200("clusterRegistersPlain", out, 11 * gx * gy, threads + " host threads");
         }
     }
 
@@ -128,6 +153,8 @@ class CooperativeClusterTest {
                 for (int c = 0; c < clusters; c++) {
                     assertEquals(size * block, counts.getAtIndex(ValueLayout.JAVA_INT, c), "atomics into rank 0's shared memory, cluster " + c);
                 }
+                assertH200(kernel, out, size * clusters * block, threads + " host threads");
+                assertH200(kernel + "Counts", counts, clusters, threads + " host threads");
             }
         }
     }
