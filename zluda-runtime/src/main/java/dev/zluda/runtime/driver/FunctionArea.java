@@ -120,8 +120,9 @@ final class FunctionArea {
         String name = null;
         for (var e : functionAttribute.entrySet()) if (e.getValue() == attrib) name = e.getKey();
         if (name != null && name.startsWith("REQUIRED_CLUSTER_")) {
-            // set at compile time (.reqnctapercluster): CUDA_ERROR_NOT_PERMITTED (cuda.h, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)
-            if (compiledCluster(f) != null) return NOT_PERMITTED;
+            // set at compile time (.reqnctapercluster): cuda.h says CUDA_ERROR_NOT_PERMITTED, an H200 answers
+            // CUDA_ERROR_INVALID_VALUE (src/test/resources/coop/h200/results.tsv)
+            if (compiledCluster(f) != null) return INVALID_VALUE;
             if (value < 0) return INVALID_VALUE;
             f.requiredCluster[name.endsWith("WIDTH") ? 0 : name.endsWith("HEIGHT") ? 1 : 2] = value;
             return SUCCESS;

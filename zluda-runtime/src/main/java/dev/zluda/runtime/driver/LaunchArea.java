@@ -213,9 +213,11 @@ final class LaunchArea {
      *
      * <p>Cooperative launches (cuLaunchCooperativeKernel): at most cuOccupancyMaxActiveBlocksPerMultiprocessor ×
      * MULTIPROCESSOR_COUNT CTAs, else CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE. A backend that runs neither (hip) makes
-     * either CUDA_ERROR_NOT_SUPPORTED.
+     * either CUDA_ERROR_NOT_SUPPORTED. A plain launch of a kernel that reads the grid workspace (grid.sync()) runs
+     * as a cooperative one when its grid fits, as it synchronises on an H200.
      */
-    private Object grouping(ModuleArea.Function fn, long[] grid, long threads, long shared, boolean cooperative, int[] clusterAttr) {
+    private Object grouping(ModuleArea.Function fn, long[] grid, long threads, long shared, boolean cooperativeLaunch, int[] clusterAttr) {
+        boolean cooperative = cooperativeLaunch;
         int[] compiled = functions.requiredCluster(fn);
         int[] dims = clusterAttr != null ? clusterAttr : compiled;
         if (clusterAttr != null && compiled != null && !java.util.Arrays.equals(clusterAttr, compiled)) return INVALID_CLUSTER_SIZE;
@@ -239,9 +241,20 @@ final class LaunchArea {
             }
             if (size > (fn.nonPortableClusterSize ? 16 : 8)) return INVALID_CLUSTER_SIZE;
         }
-        if (cooperative) {
-            long resident = (long) functions.occupancy(fn, threads, shared) * state.attributes.byName().get("MULTIPROCESSOR_COUNT");
-            if (grid[0] * grid[1] * grid[2] > resident) return COOPERATIVE_LAUNCH_TOO_LARGE;
+        long resident = (long) functions.occupancy(fn, threads, shared) * state.attributes.byName().get("MULTIPROCESSOR_COUNT");
+        long ctas = grid[0] * grid[1] * grid[2];
+        if (cooperative && ctas > resident) return COOPERATIVE_LAUNCH_TOO_LARGE;
+        if (!cooperative && fn.kernel.readsGridWorkspace() && b.supportsGroupedLaunches()) {
+            // grid.sync() in a plain launch: NVIDIA's driver gives the kernel its grid workspace all the same, and a grid
+            // the device keeps resident synchronises (an H200 runs it); the emulator makes such a grid resident. A larger
+            // one gets none, so cooperative_groups traps rather than wait for CTAs that cannot run.
+            if (ctas <= resident) {
+                cooperative = true;
+            } else {
+                state.note("kernel " + fn.kernel.name() + " uses a grid-wide barrier (cooperative_groups grid_group) in a plain launch of "
+                        + ctas + " CTAs, more than the " + resident + " the device keeps resident: no grid workspace is given, so grid.sync() traps;"
+                        + " cuLaunchCooperativeKernel says CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE for such a grid");
+            }
         }
         if (dims == null && !cooperative) return dev.zluda.runtime.emulator.Emulator.Grouping.NONE;
         return new dev.zluda.runtime.emulator.Emulator.Grouping(cooperative, dims == null ? new int[] {1, 1, 1} : dims.clone(), dims != null);

@@ -207,9 +207,27 @@ final class MemoryArea {
         if (r != SUCCESS) return r;
         Allocation a = find(dptr, 0);
         if (a == null) return NOT_FOUND;
-        if (pbase != 0) putLong(pbase, a.address);
-        if (psize != 0) putLong(psize, a.size);
+        long[] range = range(a);
+        if (pbase != 0) putLong(pbase, range[0]);
+        if (psize != 0) putLong(psize, range[1]);
         return SUCCESS;
+    }
+
+    /**
+     * The range an allocation is part of, as {first address, bytes}: the allocation itself, or for a virtual memory
+     * mapping the run of accessible mappings adjoining it on both sides (allocations mapped side by side are one range:
+     * an H200 reports the whole of a reservation that two mappings fill, src/test/resources/coop/h200/results.tsv).
+     */
+    long[] range(Allocation a) {
+        if (a.kind != Allocation.Kind.VIRTUAL) return new long[] {a.address, a.size};
+        long start = a.address, end = a.address + a.size;
+        while (true) {
+            var below = allocations.floorEntry(start - 1);
+            if (below == null || below.getValue().kind != Allocation.Kind.VIRTUAL || below.getKey() + below.getValue().size != start) break;
+            start = below.getKey();
+        }
+        for (Allocation next; (next = allocations.get(end)) != null && next.kind == Allocation.Kind.VIRTUAL; ) end += next.size;
+        return new long[] {start, end - start};
     }
 
     public int cuMemAllocHost_v2(long pp, long bytesize) {
@@ -313,8 +331,8 @@ final class MemoryArea {
             case "IS_MANAGED" -> putInt(data, a.kind == Allocation.Kind.MANAGED ? 1 : 0);
             case "DEVICE_ORDINAL" -> putInt(data, host ? -1 : a.context == null ? 0 : a.context.device);
             case "IS_LEGACY_CUDA_IPC_CAPABLE", "IS_GPU_DIRECT_RDMA_CAPABLE", "IS_HW_DECOMPRESS_CAPABLE" -> putInt(data, 0);
-            case "RANGE_START_ADDR" -> putLong(data, a.address);
-            case "RANGE_SIZE" -> putLong(data, a.size);
+            case "RANGE_START_ADDR" -> putLong(data, range(a)[0]);
+            case "RANGE_SIZE" -> putLong(data, range(a)[1]);
             case "MAPPED" -> putInt(data, 1);
             case "ALLOWED_HANDLE_TYPES" -> putLong(data, a.kind == Allocation.Kind.VIRTUAL && virtualMemory != null ? virtualMemory.handleTypes(ptr) : 0);
             case "ACCESS_FLAGS" -> putInt(data, 3); // CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE

@@ -255,13 +255,20 @@ final class VirtualMemoryArea {
         if (p.charged) memory.credit(p.size);
     }
 
-    /** cuMemGetAllocationGranularity: {@link #GRANULARITY} for either option, for a property cuMemCreate accepts. */
+    /**
+     * cuMemGetAllocationGranularity: {@link #GRANULARITY} for either option, for pinned memory at a device or host
+     * location (an H200 answers 2 MiB for both; cuMemCreate serves device locations only).
+     */
     public int cuMemGetAllocationGranularity(long granularity, long prop, int option) {
         int r = usable();
         if (r != SUCCESS) return r;
         if (granularity == 0 || prop == 0 || (option != 0 && option != 1)) return INVALID_VALUE;
-        r = checkProp(prop);
-        if (r != SUCCESS) return r;
+        int loc = CUmemAllocationProp.location_type(prop);
+        if (CUmemAllocationProp.type(prop) != ALLOCATION_TYPE_PINNED || loc < LOCATION_TYPE_DEVICE || loc > 4) {
+            r = checkProp(prop);
+            if (r != SUCCESS) return r;
+        }
+        if (loc == LOCATION_TYPE_DEVICE && CUmemAllocationProp.location_id(prop) != 0) return INVALID_DEVICE;
         putLong(granularity, GRANULARITY);
         return SUCCESS;
     }
@@ -432,7 +439,8 @@ final class VirtualMemoryArea {
     /**
      * cuMemImportFromShareableHandle: an allocation from a file descriptor another process (or this one) exported
      * ({@code osHandle} is the descriptor's value), as a new handle of its own with one reference; the caller keeps its
-     * descriptor. Its size is the file's. Other handle types: CUDA_ERROR_NOT_SUPPORTED.
+     * descriptor. Its size is the file's; its properties read back as pinned device memory with no shareable handle
+     * types, as an H200's do. Other handle types: CUDA_ERROR_NOT_SUPPORTED.
      */
     public synchronized int cuMemImportFromShareableHandle(long handle, long osHandle, int shHandleType) {
         int r = usable();
@@ -454,7 +462,7 @@ final class VirtualMemoryArea {
         byte[] prop = new byte[CUmemAllocationProp.SIZE];
         MemorySegment s = MemorySegment.ofArray(prop);
         s.set(ValueLayout.JAVA_INT_UNALIGNED, CUmemAllocationProp.OFF_type, ALLOCATION_TYPE_PINNED);
-        s.set(ValueLayout.JAVA_INT_UNALIGNED, CUmemAllocationProp.OFF_requestedHandleTypes, HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+        // requestedHandleTypes stays 0: what an H200 reads back for an imported allocation (src/test/resources/coop/h200)
         s.set(ValueLayout.JAVA_INT_UNALIGNED, CUmemAllocationProp.OFF_location_type, LOCATION_TYPE_DEVICE);
         long h = handles.reserve();
         handles.put(h, new Physical(h, fd, size, prop, false));
