@@ -88,8 +88,9 @@ class CooperativeClusterTest {
     }
 
     @Test
-    void gridSyncOutsideACooperativeLaunchTraps() throws Exception {
-        // cooperative_groups traps when the grid workspace (%envreg1:%envreg2) is null, as in a plain launch
+    void gridSyncWithoutAGridWorkspaceTraps() throws Exception {
+        // cooperative_groups traps when the grid workspace (%envreg1:%envreg2) is null: what a plain launch gets here
+        // (the driver gives the workspace, grouping the launch as a cooperative one, when the grid fits the device)
         try (PtxRun run = new PtxRun(2)) {
             Kernel k = run.load(kernels()).kernels().get("gridRounds");
             MemorySegment cur = run.buffer(4L * 64), out = run.buffer(4L * 65);
