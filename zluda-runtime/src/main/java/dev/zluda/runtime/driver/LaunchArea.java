@@ -244,7 +244,7 @@ final class LaunchArea {
         long resident = (long) functions.occupancy(fn, threads, shared) * state.attributes.byName().get("MULTIPROCESSOR_COUNT");
         long ctas = grid[0] * grid[1] * grid[2];
         if (cooperative && ctas > resident) return COOPERATIVE_LAUNCH_TOO_LARGE;
-        if (!cooperative && fn.kernel.readsGridWorkspace() && b.supportsGroupedLaunches()) {
+        if (!cooperative && b.supportsGroupedLaunches() && fn.kernel.readsGridWorkspace()) {
             // grid.sync() in a plain launch: NVIDIA's driver gives the kernel its grid workspace all the same, and a grid
             // the device keeps resident synchronises (an H200 runs it); the emulator makes such a grid resident. A larger
             // one gets none, so cooperative_groups traps rather than wait for CTAs that cannot run.

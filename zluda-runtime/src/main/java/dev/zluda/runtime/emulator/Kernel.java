@@ -28,6 +28,7 @@ public record Kernel(String name, FunctionInfo info, Program program, long stati
      * launch (an H200 runs grid.sync() in a plain launch of a resident grid: src/test/resources/coop/h200).
      */
     public boolean readsGridWorkspace() {
+        if (program == null) return false; // a kernel another backend loaded: no emulator program
         for (int k : program.specialKinds) if (k == Specials.ENVREG1 || k == Specials.ENVREG2) return true;
         return false;
     }
