@@ -11,6 +11,12 @@
  */
 #include "common.h"
 
+#ifndef CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW
+/* cuda.h defines the stream attribute as the launch attribute (CUstreamAttrID is CUlaunchAttributeID); a header
+ * generated from the API's declarations alone may lack the macro */
+#define CU_STREAM_ATTRIBUTE_ACCESS_POLICY_WINDOW CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW
+#endif
+
 int main(int argc, char **argv)
 {
     sample_start();
