@@ -13,7 +13,7 @@ lib="$root/dist/lib"
 [[ -f "$lib/cli-0.1.0-SNAPSHOT.jar" ]] || { echo "device-java: $lib has no cli jar; run 'mvn -B -ntp package -DskipTests' first" >&2; exit 2; }
 rm -rf "$out"
 mkdir -p "$out/lib"
-# The GUI (JavaFX, diff-viewer) stays behind: the device machine has no display to show it on.
+# The GUI (JavaFX, viewer) stays behind: the device machine has no display to show it on.
 for j in "$lib"/*.jar; do
   case "$(basename "$j")" in javafx-*) ;; *) cp "$j" "$out/lib/" ;; esac
 done

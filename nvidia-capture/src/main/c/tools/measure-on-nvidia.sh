@@ -15,7 +15,7 @@ lib=$(ldconfig -p | awk '/libcuda\.so\.1 /{print $NF; exit}')
 [ -n "$lib" ] || { echo "no libcuda.so.1 in the loader cache" >&2; exit 1; }
 lib=$(readlink -f "$lib")
 nm -D --defined-only "$lib" | awk '{print $3}' | grep '^cu' | sort > "$out/exports.txt"
-python3 -c "import json,sys; [print(f['name']) for f in json.load(open('trace-format/src/main/resources/dev/zluda/spec/cuda-api.json'))['functions']]" > /tmp/zluda-measure/names.txt
+python3 -c "import json,sys; [print(f['name']) for f in json.load(open('api-spec/src/main/resources/dev/zluda/spec/cuda-api.json'))['functions']]" > /tmp/zluda-measure/names.txt
 grep '^cu[A-Z]' "$out/exports.txt" >> /tmp/zluda-measure/names.txt
 # names no driver has, to record what an unknown name gets
 printf 'cuNoSuchFunction\ncuZludaProbeUnknown_v2\n' >> /tmp/zluda-measure/names.txt

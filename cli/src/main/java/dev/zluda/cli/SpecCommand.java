@@ -102,7 +102,7 @@ final class SpecCommand implements Callable<Integer> {
         if (!f.destroys().isEmpty()) out.println("  destroys: " + String.join(", ", f.destroys()));
         if (!f.library().equals(CudaApi.DRIVER)) {
             out.println("  " + api.soname() + (api.exports().contains(f.name()) ? ", exported by NVIDIA's library" : ", not exported by NVIDIA's library")
-                    + "; pointer directions by the overlay or the library rules (trace-format/SPEC.md, \"Library specs\")");
+                    + "; pointer directions by the overlay or the library rules (api-spec/SPEC.md, \"Library specs\")");
             return;
         }
         boolean unannotated = f.params().stream().anyMatch(p -> p.isPointer() && !p.annotated() && !(p.string() && p.cType().startsWith("const ")));

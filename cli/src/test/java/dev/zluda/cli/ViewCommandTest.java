@@ -7,7 +7,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** {@code zluda view} without a display says so (the window itself is tested in diff-viewer). */
+/** {@code zluda view} without a display says so (the window itself is tested in the viewer module). */
 class ViewCommandTest {
     @AfterEach
     void restore() {

@@ -50,11 +50,7 @@ class BlasTest {
     /** Runs blas_test on zluda's driver with these environment variables; returns exit code and output. */
     static Map.Entry<Integer, String> run(Map<String, String> env) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(bin.resolve("blas_test").toString()).redirectErrorStream(true);
-        pb.environment().put("LD_LIBRARY_PATH", libs + ":" + driver);
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        pb.environment().putIfAbsent("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
-        pb.environment().putAll(env);
+        LibraryDirs.onZluda(pb, libs + ":" + driver).environment().putAll(env);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(300, TimeUnit.SECONDS), "timed out:\n" + out);

@@ -237,12 +237,9 @@ class LibraryTracerTest {
      */
     private static Path traced(Path nativeDir, Path traceDir, Path driver, Path dir) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(nativeDir.resolve("bin/blas_test").toString()).redirectErrorStream(true);
-        pb.environment().put("LD_LIBRARY_PATH", traceDir + ":" + nativeDir.resolve("lib"));
+        LibraryDirs.onZluda(pb, traceDir + ":" + nativeDir.resolve("lib"));
         pb.environment().put("ZLUDA_CUDA_LIB", driver.toString());
         pb.environment().put("ZLUDA_LOG_DIR", dir.toString());
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        pb.environment().put("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(300, TimeUnit.SECONDS), out);

@@ -47,10 +47,7 @@ class NvccProgramTest {
         assertTrue(b.waitFor(300, TimeUnit.SECONDS) && b.exitValue() == 0, "nvcc failed:\n" + bout);
 
         ProcessBuilder pb = new ProcessBuilder(exe.toString()).redirectErrorStream(true);
-        pb.environment().put("LD_LIBRARY_PATH", libs + ":" + driver);
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        pb.environment().put("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
+        LibraryDirs.onZluda(pb, libs + ":" + driver);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(300, TimeUnit.SECONDS), out);
@@ -65,12 +62,9 @@ class NvccProgramTest {
         Assumptions.assumeTrue(Files.isRegularFile(traceDir.resolve("libcublas.so.13")), "SKIPPED: the tracers are not built in " + traceDir);
         Path logs = tmp.resolve("logs");
         ProcessBuilder tb = new ProcessBuilder(exe.toString()).redirectErrorStream(true);
-        tb.environment().put("LD_LIBRARY_PATH", traceDir + ":" + libs);
+        LibraryDirs.onZluda(tb, traceDir + ":" + libs);
         tb.environment().put("ZLUDA_CUDA_LIB", driver.resolve("libcuda.so.1").toString());
         tb.environment().put("ZLUDA_LOG_DIR", logs.toString());
-        tb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        tb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        tb.environment().put("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
         Process t = tb.start();
         String tout = new String(t.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(t.waitFor(300, TimeUnit.SECONDS), tout);

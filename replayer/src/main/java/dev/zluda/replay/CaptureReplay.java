@@ -31,7 +31,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -857,16 +856,7 @@ public final class CaptureReplay {
 
     private static void writeManifest(Path dir, Capture cap, Driver d) throws IOException {
         ObjectMapper json = new ObjectMapper();
-        ObjectNode m = json.createObjectNode();
-        m.put("formatVersion", "1.0");
-        m.put("program", "zluda replay");
-        m.putArray("arguments").add(cap.source().toString());
-        m.put("pid", ProcessHandle.current().pid());
-        m.put("startTime", Instant.now().toString());
-        ObjectNode driver = m.putObject("driver");
-        driver.put("name", d.kind().equals("zluda") ? "zluda" : d.kind().equals("nvidia") ? "nvidia" : "library");
-        driver.put("library", d.describe());
-        m.putObject("tool").put("name", "zluda replay").put("version", "0.1.0");
+        ObjectNode m = KernelReplay.manifest(json, d, cap.source().toString());
         m.putObject("capture").put("data", "replay");
         m.putObject("replay").put("capture", cap.source().toAbsolutePath().toString()).put("whole", true);
         Files.writeString(dir.resolve(CaptureFormat.MANIFEST_FILE), json.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");

@@ -15,7 +15,7 @@ import dev.zluda.ptx.ParamInfo;
 import dev.zluda.ptx.ParseResult;
 import dev.zluda.ptx.Ptx;
 import dev.zluda.ptx.Semantics;
-import dev.zluda.runtime.image.ModuleImage;
+import dev.zluda.image.ModuleImage;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -153,12 +153,7 @@ public final class KernelReplay {
      */
     public static Result run(Capture cap, String which, Options o) throws ReplayException {
         KernelSnapshots ks = KernelSnapshots.read(cap);
-        KernelSnapshots.Snapshot snap;
-        try {
-            snap = ks.find(which);
-        } catch (IllegalArgumentException e) {
-            throw new ReplayException(e.getMessage());
-        }
+        KernelSnapshots.Snapshot snap = snapshot(ks, which);
         CaptureRecord.Kernel k = snap.record();
         CaptureRecord.KernelLaunch launch = k.launch();
         if (launch == null) {
@@ -677,17 +672,7 @@ public final class KernelReplay {
 
     private static void writeManifest(Path dir, Capture cap, KernelSnapshots.Snapshot snap, Driver d) throws IOException {
         ObjectMapper json = new ObjectMapper();
-        ObjectNode m = json.createObjectNode();
-        m.put("formatVersion", "1.0");
-        m.put("program", "zluda replay");
-        m.putArray("arguments").add(cap.source().toString()).add("--kernel").add(Integer.toString(snap.number()));
-        m.put("workingDirectory", Path.of("").toAbsolutePath().toString());
-        m.put("pid", ProcessHandle.current().pid());
-        m.put("startTime", Instant.now().toString());
-        ObjectNode driver = m.putObject("driver");
-        driver.put("name", d.kind().equals("zluda") ? "zluda" : d.kind().equals("nvidia") ? "nvidia" : "library");
-        driver.put("library", d.describe());
-        m.putObject("tool").put("name", "zluda replay").put("version", "0.1.0");
+        ObjectNode m = manifest(json, d, cap.source().toString(), "--kernel", Integer.toString(snap.number()));
         m.putObject("capture").put("data", "replay").put("kernels", snap.name());
         ObjectNode r = m.putObject("replay");
         r.put("capture", cap.source().toAbsolutePath().toString());
@@ -695,5 +680,38 @@ public final class KernelReplay {
         r.put("kernel", snap.name());
         r.put("launchCall", snap.launchCall());
         Files.writeString(dir.resolve(CaptureFormat.MANIFEST_FILE), json.writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
+    }
+
+    /**
+     * The start of a replay's {@code manifest.json} (FORMAT.md §4): the command's arguments, this process,
+     * the driver replayed on and the tool; the caller adds {@code capture} and {@code replay}.
+     */
+    static ObjectNode manifest(ObjectMapper json, Driver d, String... arguments) {
+        ObjectNode m = json.createObjectNode();
+        m.put("formatVersion", "1.0");
+        m.put("program", "zluda replay");
+        var args = m.putArray("arguments");
+        for (String a : arguments) args.add(a);
+        m.put("workingDirectory", Path.of("").toAbsolutePath().toString());
+        m.put("pid", ProcessHandle.current().pid());
+        m.put("startTime", Instant.now().toString());
+        ObjectNode driver = m.putObject("driver");
+        driver.put("name", d.kind().equals("zluda") ? "zluda" : d.kind().equals("nvidia") ? "nvidia" : "library");
+        driver.put("library", d.describe());
+        m.putObject("tool").put("name", "zluda replay").put("version", "0.1.0");
+        return m;
+    }
+
+    /**
+     * Snapshot {@code which} of a capture's snapshots ({@link KernelSnapshots#find}).
+     *
+     * @throws ReplayException when there is no such snapshot
+     */
+    static KernelSnapshots.Snapshot snapshot(KernelSnapshots ks, String which) throws ReplayException {
+        try {
+            return ks.find(which);
+        } catch (IllegalArgumentException e) {
+            throw new ReplayException(e.getMessage());
+        }
     }
 }

@@ -145,12 +145,7 @@ public final class Locate {
      */
     public static Result run(Capture cap, String which, Options o) throws ReplayException {
         KernelSnapshots ks = KernelSnapshots.read(cap);
-        KernelSnapshots.Snapshot snap;
-        try {
-            snap = ks.find(which);
-        } catch (IllegalArgumentException e) {
-            throw new ReplayException(e.getMessage());
-        }
+        KernelSnapshots.Snapshot snap = KernelReplay.snapshot(ks, which);
         CaptureRecord.Kernel k = snap.record();
         CaptureRecord.KernelLaunch l = k.launch();
         if (l == null || l.moduleHash() == 0) throw new ReplayException("kernel snapshot #" + snap.number() + " kept no module image; record again with --capture-kernels");

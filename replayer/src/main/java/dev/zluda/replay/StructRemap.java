@@ -15,7 +15,7 @@ import java.util.function.LongUnaryOperator;
  * {@code CUDA_MEMCPY3D_PEER}, {@code CUlaunchConfig}, ...) fit for a replay: every member the API
  * spec types as a handle ({@code CUarray}, {@code CUcontext}, {@code CUstream}, ...) or as a
  * {@code CUdeviceptr} is rewritten to the replay's value. Layouts (offsets, sizes, nested and array
- * members) come from the spec's records (trace-format SPEC.md, {@code records[]}, computed by the
+ * members) come from the spec's records (api-spec/SPEC.md, {@code records[]}, computed by the
  * compiler), never from offsets written here.
  *
  * <p>Host pointer members point into the recorded process; a capture keeps a struct's bytes, not

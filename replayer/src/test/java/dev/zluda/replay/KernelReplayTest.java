@@ -7,15 +7,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import static dev.zluda.replay.SampleRecorder.floats;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
@@ -44,15 +41,7 @@ class KernelReplayTest {
     }
 
     private static String text(KernelReplay.Result r) {
-        StringWriter s = new StringWriter();
-        r.print(new PrintWriter(s));
-        return s.toString();
-    }
-
-    private static float[] floats(byte[] b) {
-        float[] f = new float[b.length / 4];
-        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
-        return f;
+        return SampleRecorder.printed(r::print);
     }
 
     @Test
@@ -169,9 +158,7 @@ class KernelReplayTest {
     }
 
     private static String text(CaptureReplay.Result r) {
-        StringWriter s = new StringWriter();
-        r.print(new PrintWriter(s));
-        return s.toString();
+        return SampleRecorder.printed(r::print);
     }
 
     @Test

@@ -2,7 +2,7 @@ package dev.zluda.replay;
 
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.KernelSnapshots;
-import dev.zluda.runtime.image.ModuleImage;
+import dev.zluda.image.ModuleImage;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

@@ -7,12 +7,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Locale;
 
+import static dev.zluda.replay.SampleRecorder.floats;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
@@ -38,12 +37,6 @@ class LocateTest {
 
     private static Path record(String... command) throws Exception {
         return samples.record(command);
-    }
-
-    private static float[] floats(byte[] b) {
-        float[] f = new float[b.length / 4];
-        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
-        return f;
     }
 
     /** 1-based line of the only line of {@code ptx} containing {@code what}. */

@@ -78,4 +78,18 @@ final class SampleRecorder implements AutoCloseable {
             s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         }
     }
+
+    /** The little-endian f32 elements of a buffer. */
+    static float[] floats(byte[] b) {
+        float[] f = new float[b.length / 4];
+        java.nio.ByteBuffer.wrap(b).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
+        return f;
+    }
+
+    /** What {@code print} writes, as a string (a result's report). */
+    static String printed(java.util.function.Consumer<java.io.PrintWriter> print) {
+        java.io.StringWriter s = new java.io.StringWriter();
+        print.accept(new java.io.PrintWriter(s));
+        return s.toString();
+    }
 }

@@ -9,11 +9,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.Set;
 
+import static dev.zluda.replay.SampleRecorder.floats;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
@@ -27,15 +26,7 @@ class WholeCaptureReplayTest {
     private static final String CUDART_INTERFACE = "{6bd5fb6c-5bf4-e74a-8987-d93912fd9df9}";
 
     private static String text(CaptureReplay.Result r) {
-        StringWriter s = new StringWriter();
-        r.print(new PrintWriter(s));
-        return s.toString();
-    }
-
-    private static float[] floats(byte[] b) {
-        float[] f = new float[b.length / 4];
-        ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
-        return f;
+        return SampleRecorder.printed(r::print);
     }
 
     private static KernelReplay.Options withPtx(String ptx) {

@@ -1,10 +1,9 @@
 package dev.zluda.capture;
 
 import dev.zluda.spec.CudaApi;
+import dev.zluda.spec.SpecHash;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -83,8 +82,6 @@ public final class CaptureWriter implements AutoCloseable {
     /** Bytes pre-faulted per background step, how far ahead of the last reserved unit, and the
      * bytes left to fault in normally at the start (so that small captures pay nothing). */
     static final int PREFAULT_STRETCH = 4 << 20, PREFAULT_LEAD = 16 << 20, PREFAULT_FIRST = 4 << 20;
-
-    private static volatile Long specHash;
 
     final Path file;
     /** Where the bytes are written: a temporary name beside {@link #file} until the function table is in, then {@link #file}. */
@@ -173,16 +170,21 @@ public final class CaptureWriter implements AutoCloseable {
      */
     public static CaptureWriter create(Path file, Options options, List<FunctionDef> functions) throws IOException {
         CaptureWriter w = new CaptureWriter(file, options, functions);
+        return w.start(w::currentThread, functions);
+    }
+
+    /** Writes the function table into the log {@code table} gives and publishes the file; on failure deletes it. */
+    private CaptureWriter start(java.util.function.Supplier<ThreadLog> table, List<FunctionDef> functions) throws IOException {
         try {
-            ThreadLog t = w.currentThread();
+            ThreadLog t = table.get();
             if (options.explicitSeq) t.nextSeq(0);
             t.functionTable(functions, options.startMonotonicNs);
-            w.publishName();
+            publishName();
         } catch (IOException | RuntimeException e) {
-            w.discard();
+            discard();
             throw e;
         }
-        return w;
+        return this;
     }
 
     /**
@@ -217,17 +219,7 @@ public final class CaptureWriter implements AutoCloseable {
      */
     public static CaptureWriter create(Path file, Options options, List<FunctionDef> functions, long threadId) throws IOException {
         CaptureWriter w = new CaptureWriter(file, options, functions);
-        try {
-            ThreadLog t = w.thread(threadId);
-            w.functionTableLog = t;
-            if (options.explicitSeq) t.nextSeq(0);
-            t.functionTable(functions, options.startMonotonicNs);
-            w.publishName();
-        } catch (IOException | RuntimeException e) {
-            w.discard();
-            throw e;
-        }
-        return w;
+        return w.start(() -> w.functionTableLog = w.thread(threadId), functions);
     }
 
     private ThreadLog functionTableLog;
@@ -264,26 +256,11 @@ public final class CaptureWriter implements AutoCloseable {
     }
 
     /**
-     * XXH64 of the spec resources {@code cuda-api.json} then {@code cuda-api-overlay.yaml}, as the
-     * capture header's {@code specHash} (FORMAT.md §3.1).
+     * The capture header's {@code specHash} (FORMAT.md §3.1): XXH64 of the spec resources
+     * {@code cuda-api.json} then {@code cuda-api-overlay.yaml} ({@link SpecHash#of()}).
      */
     public static long specHash() {
-        Long h = specHash;
-        if (h == null) {
-            try (InputStream a = CudaApi.class.getResourceAsStream("/dev/zluda/spec/cuda-api.json");
-                 InputStream b = CudaApi.class.getResourceAsStream("/dev/zluda/spec/cuda-api-overlay.yaml")) {
-                if (a == null || b == null) throw new IOException("spec resources missing from the classpath");
-                byte[] x = a.readAllBytes(), y = b.readAllBytes();
-                byte[] all = new byte[x.length + y.length];
-                System.arraycopy(x, 0, all, 0, x.length);
-                System.arraycopy(y, 0, all, x.length, y.length);
-                h = Hashing.xxh64(all);
-                specHash = h;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        return h;
+        return SpecHash.of();
     }
 
     /** The file being written. */

@@ -1,12 +1,9 @@
 package dev.zluda.capture;
 
-import com.github.luben.zstd.Zstd;
-import net.jpountz.lz4.LZ4Factory;
 
 import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.Role;
 
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -295,15 +292,10 @@ public final class KernelSnapshots {
      */
     public static byte[] content(CaptureRecord.Blob b, java.nio.file.Path file) throws CaptureException {
         if (b.size() > Integer.MAX_VALUE - 16) throw new CaptureException(file, b.offset(), "blob of " + b.size() + " bytes is too large to read");
-        byte[] stored = b.stored().toArray(ValueLayout.JAVA_BYTE);
+        if (!BlobContent.knownCompression(b.compression())) throw new CaptureException(file, b.offset(), "blob with unknown compression " + b.compression());
         byte[] out;
         try {
-            out = switch (b.compression()) {
-                case CaptureFormat.COMPRESSION_NONE -> stored;
-                case CaptureFormat.COMPRESSION_LZ4 -> LZ4Factory.fastestJavaInstance().safeDecompressor().decompress(stored, (int) b.size());
-                case CaptureFormat.COMPRESSION_ZSTD -> Zstd.decompress(stored, (int) b.size());
-                default -> throw new CaptureException(file, b.offset(), "blob with unknown compression " + b.compression());
-            };
+            out = BlobContent.of(b);
         } catch (RuntimeException e) {
             throw new CaptureException(file, b.offset(), "blob " + String.format("%016x", b.hash()) + " does not decompress: " + e.getMessage(), e);
         }

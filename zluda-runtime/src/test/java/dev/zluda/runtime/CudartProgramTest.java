@@ -36,17 +36,13 @@ class CudartProgramTest {
     }
 
     static Path nativeDir() {
-        String d = System.getenv("ZLUDA_TEST_NATIVE");
-        Path p = Path.of(d != null ? d : "target/native");
-        Assumptions.assumeTrue(Files.isRegularFile(p.resolve("libcuda.so.1")), "SKIPPED: libcuda.so.1 not built in " + p);
-        return p.toAbsolutePath();
+        return NativeTests.nativeDir();
     }
 
     static String run(List<String> cmd, String libraryPath) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("LD_LIBRARY_PATH", libraryPath);
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
+        NativeTests.withTestJvm(pb);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(180, TimeUnit.SECONDS), "timed out:\n" + out);

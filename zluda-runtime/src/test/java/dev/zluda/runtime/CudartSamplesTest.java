@@ -36,12 +36,10 @@ class CudartSamplesTest {
 
     @BeforeAll
     static void build() throws Exception {
-        String d = System.getenv("ZLUDA_TEST_NATIVE");
-        nativeDir = Path.of(d != null ? d : "target/native").toAbsolutePath();
-        Assumptions.assumeTrue(Files.isRegularFile(nativeDir.resolve("libcuda.so.1")), "SKIPPED: libcuda.so.1 not built in " + nativeDir);
+        nativeDir = NativeTests.nativeDir();
         cuda = CudartProgramTest.cudaHome();
         Assumptions.assumeTrue(cuda != null, "SKIPPED: nvcc not found (CUDA_HOME, /usr/local/cuda, PATH): the runtime-API samples cannot be built");
-        Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().normalize();
+        Path repo = NativeTests.repo();
         Path src = repo.resolve("samples/src/main/cu");
         Assumptions.assumeTrue(Files.isDirectory(src), "SKIPPED: no samples in " + src);
         // the same output directory as the samples module's build, so nvcc runs once per program
@@ -80,11 +78,8 @@ class CudartSamplesTest {
         // stderr apart: device assertion messages go there, printf output to stdout
         Path err = logs.resolve("stderr.txt");
         pb.redirectError(err.toFile());
-        pb.environment().put("LD_LIBRARY_PATH", nativeDir + java.io.File.pathSeparator + cuda.resolve("lib64"));
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
+        NativeTests.onDriver(pb, nativeDir + java.io.File.pathSeparator + cuda.resolve("lib64"));
         pb.environment().put("ZLUDA_LOG_DIR", logs.toString());
-        pb.environment().putIfAbsent("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(180, TimeUnit.SECONDS), "timed out:\n" + out);

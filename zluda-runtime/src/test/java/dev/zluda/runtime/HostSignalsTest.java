@@ -44,9 +44,7 @@ class HostSignalsTest {
         List<String> cmd = new ArrayList<>(List.of(dir.resolve("tests/host_signals").toString(), dir.resolve("libcuda.so.1").toString()));
         cmd.addAll(List.of(mode));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true);
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        pb.environment().putAll(env);
+        NativeTests.withTestJvm(pb).environment().putAll(env);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(180, TimeUnit.SECONDS), "timed out:\n" + out);

@@ -37,28 +37,14 @@ class KernelSnapshotTest {
 
     @BeforeAll
     static void build() throws Exception {
-        String d = System.getenv("ZLUDA_TEST_NATIVE");
-        nativeDir = Path.of(d != null ? d : "target/native").toAbsolutePath();
-        Assumptions.assumeTrue(Files.isRegularFile(nativeDir.resolve("libcuda.so.1")), "SKIPPED: libcuda.so.1 not built in " + nativeDir);
-        Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().normalize();
-        Path src = repo.resolve("samples/src/main/c");
-        String cudaHome = System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda");
-        Assumptions.assumeTrue(Files.isRegularFile(Path.of(cudaHome, "include/cuda.h")), "SKIPPED: no " + cudaHome + "/include/cuda.h");
-        Path build = Path.of("target/samples").toAbsolutePath();
-        Process p = new ProcessBuilder("make", "-s", "-C", src.toString(), "BUILD=" + build, "CUDA_HOME=" + cudaHome).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        Assumptions.assumeTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, "SKIPPED: building the samples failed:\n" + out);
-        bin = build.resolve("bin");
+        nativeDir = NativeTests.nativeDir();
+        bin = NativeTests.driverSamples();
     }
 
     private Capture record(Path logs, String regex, String... command) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(command));
         cmd.set(0, bin.resolve(cmd.getFirst()).toString());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("LD_LIBRARY_PATH", nativeDir.toString());
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        pb.environment().putIfAbsent("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
+        ProcessBuilder pb = NativeTests.onDriver(new ProcessBuilder(cmd).redirectErrorStream(true), nativeDir.toString());
         pb.environment().put("ZLUDA_LOG_DIR", logs.toString());
         pb.environment().put("ZLUDA_CAPTURE_LEVEL", "replay");
         pb.environment().put("ZLUDA_CAPTURE_KERNELS", regex);

@@ -17,10 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class NativeEntryTest {
     private static Path nativeDir() {
-        String d = System.getenv("ZLUDA_TEST_NATIVE");
-        Path p = Path.of(d != null ? d : "target/native");
-        Assumptions.assumeTrue(Files.isRegularFile(p.resolve("libcuda.so.1")), "SKIPPED: libcuda.so.1 not built in " + p);
-        return p;
+        return NativeTests.nativeDir();
     }
 
     private static String run(Path dir, String... cmd) throws Exception {
@@ -30,8 +27,7 @@ class NativeEntryTest {
     private static String run(Path dir, java.util.Map<String, String> env, String... cmd) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
+        NativeTests.withTestJvm(pb);
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "timed out:\n" + out);

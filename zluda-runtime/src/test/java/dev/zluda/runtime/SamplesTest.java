@@ -27,22 +27,8 @@ class SamplesTest {
 
     @BeforeAll
     static void build() throws Exception {
-        String d = System.getenv("ZLUDA_TEST_NATIVE");
-        nativeDir = Path.of(d != null ? d : "target/native").toAbsolutePath();
-        Assumptions.assumeTrue(Files.isRegularFile(nativeDir.resolve("libcuda.so.1")), "SKIPPED: libcuda.so.1 not built in " + nativeDir);
-        Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().normalize();
-        Path src = repo.resolve("samples/src/main/c");
-        Assumptions.assumeTrue(Files.isDirectory(src), "SKIPPED: no samples in " + src);
-        String cudaHome = System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda");
-        Assumptions.assumeTrue(Files.isRegularFile(Path.of(cudaHome, "include/cuda.h")),
-                "SKIPPED: " + cudaHome + "/include/cuda.h not found (install the CUDA toolkit or set CUDA_HOME) — the samples cannot be built");
-        Path build = Path.of("target/samples").toAbsolutePath();
-        Process p = new ProcessBuilder("make", "-s", "-C", src.toString(), "BUILD=" + build, "CUDA_HOME=" + cudaHome)
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        Assumptions.assumeTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, "SKIPPED: building the samples failed:\n" + out);
-        bin = build.resolve("bin");
-        Assumptions.assumeTrue(Files.isExecutable(bin.resolve("vectorAdd")), "SKIPPED: the samples were not built:\n" + out);
+        nativeDir = NativeTests.nativeDir();
+        bin = NativeTests.driverSamples();
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -58,12 +44,7 @@ class SamplesTest {
         List<String> cmd = new ArrayList<>();
         cmd.add(bin.resolve(sample).toString());
         for (String a : args.trim().split(" +")) if (!a.isEmpty()) cmd.add(a);
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().put("LD_LIBRARY_PATH", nativeDir.toString());
-        pb.environment().put("ZLUDA_JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
-        // short runs: C2 compilations cost more than they save (about 1 s of CPU per run)
-        pb.environment().putIfAbsent("ZLUDA_JVM_OPTS", "-XX:TieredStopAtLevel=1");
+        ProcessBuilder pb = NativeTests.onDriver(new ProcessBuilder(cmd).redirectErrorStream(true), nativeDir.toString());
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "timed out:\n" + out);

@@ -1,5 +1,6 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.image.UserMemory;
 import dev.zluda.runtime.api.CudaStructs.CUDA_MEMCPY2D;
 import dev.zluda.runtime.api.CudaStructs.CUDA_MEMCPY3D;
 

@@ -1,7 +1,7 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.runtime.image.ModuleImage;
-import dev.zluda.runtime.image.ModuleImageException;
+import dev.zluda.image.ModuleImage;
+import dev.zluda.image.ModuleImageException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;

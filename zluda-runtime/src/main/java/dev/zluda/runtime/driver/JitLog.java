@@ -1,5 +1,6 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.image.UserMemory;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,6 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.image.UserMemory;
 import dev.zluda.runtime.backend.Backend;
 import dev.zluda.runtime.backend.BackendException;
 import dev.zluda.runtime.backend.HostMemory;

@@ -4,8 +4,8 @@ import dev.zluda.runtime.backend.Backend;
 import dev.zluda.runtime.backend.BackendException;
 import dev.zluda.runtime.backend.HostMemory;
 import dev.zluda.runtime.emulator.Kernel;
-import dev.zluda.runtime.image.ModuleImage;
-import dev.zluda.runtime.image.ModuleImageException;
+import dev.zluda.image.ModuleImage;
+import dev.zluda.image.ModuleImageException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

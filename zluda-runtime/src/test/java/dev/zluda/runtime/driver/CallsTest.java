@@ -32,14 +32,7 @@ class CallsTest extends DriverTestBase {
     /** The PTX targets sm_90 (the H200): the driver must report compute capability 9.0. */
     @BeforeEach
     void asH200() {
-        String before = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
-        System.setProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY, "9.0");
-        try {
-            d = new ZludaDriver(CudaApi.get(), MemorySegment.NULL);
-        } finally {
-            if (before == null) System.clearProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
-            else System.setProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY, before);
-        }
+        d = h200Driver();
     }
 
     private static String resource(String name) throws IOException {

@@ -52,6 +52,38 @@ abstract class DriverTestBase {
         return i64(ctx);
     }
 
+    /**
+     * A driver that reports compute capability 9.0 (the H200's), for PTX that targets sm_90; the
+     * property that says so is restored afterwards.
+     */
+    static ZludaDriver h200Driver() {
+        String before = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
+        System.setProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY, "9.0");
+        try {
+            return new ZludaDriver(CudaApi.get(), MemorySegment.NULL);
+        } finally {
+            if (before == null) System.clearProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
+            else System.setProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY, before);
+        }
+    }
+
+    /**
+     * Writes {@code v} into member {@code field} of struct {@code r} at {@code s}, at the member's offset
+     * and size (4 or 8 bytes) from the spec's layout.
+     *
+     * @throws IllegalArgumentException when the struct has no such member
+     */
+    static void setField(MemorySegment s, dev.zluda.spec.CudaRecord r, String field, long v) {
+        for (dev.zluda.spec.CudaRecord.Field f : r.fields()) {
+            if (f.name().equals(field)) {
+                if (f.size() == 8) s.set(ValueLayout.JAVA_LONG, f.offset(), v);
+                else s.set(ValueLayout.JAVA_INT, f.offset(), (int) v);
+                return;
+            }
+        }
+        throw new IllegalArgumentException(field);
+    }
+
     /** cuMemAlloc_v2 of n bytes; returns the device pointer. */
     long alloc(long n) {
         MemorySegment p = mem(8);

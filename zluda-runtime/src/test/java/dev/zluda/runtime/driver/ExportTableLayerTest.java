@@ -1,6 +1,6 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.runtime.image.ModuleImageException;
+import dev.zluda.image.ModuleImageException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -146,7 +146,7 @@ class ExportTableLayerTest extends DriverTestBase {
     }
 
     static byte[] resource(String name) throws IOException {
-        try (InputStream in = ExportTableLayerTest.class.getResourceAsStream("/dev/zluda/runtime/image/" + name)) {
+        try (InputStream in = ExportTableLayerTest.class.getResourceAsStream("/dev/zluda/image/" + name)) {
             return in.readAllBytes();
         }
     }

@@ -93,14 +93,7 @@ class MemoryLayerTest extends DriverTestBase {
     }
 
     private static void set(MemorySegment s, CudaRecord r, String field, long v) {
-        for (CudaRecord.Field f : r.fields()) {
-            if (f.name().equals(field)) {
-                if (f.size() == 8) s.set(ValueLayout.JAVA_LONG, f.offset(), v);
-                else s.set(ValueLayout.JAVA_INT, f.offset(), (int) v);
-                return;
-            }
-        }
-        throw new IllegalArgumentException(field);
+        setField(s, r, field, v);
     }
 
     @Test

@@ -58,14 +58,7 @@ class TextureConformanceTest extends DriverTestBase {
             }
         }
         // the suite's PTX targets sm_90 (the H200): the driver must report compute capability 9.0
-        String before = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
-        System.setProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY, "9.0");
-        try {
-            d = new ZludaDriver(CudaApi.get(), MemorySegment.NULL);
-        } finally {
-            if (before == null) System.clearProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
-            else System.setProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY, before);
-        }
+        d = h200Driver();
         initWithContext();
         List<String> problems = new ArrayList<>();
         Map<String, Long> differing = new LinkedHashMap<>();
@@ -146,14 +139,7 @@ class TextureConformanceTest extends DriverTestBase {
     }
 
     private static void put(CudaRecord r, MemorySegment s, String field, long v) {
-        for (CudaRecord.Field f : r.fields()) {
-            if (f.name().equals(field)) {
-                if (f.size() == 8) s.set(ValueLayout.JAVA_LONG, f.offset(), v);
-                else s.set(ValueLayout.JAVA_INT, f.offset(), (int) v);
-                return;
-            }
-        }
-        throw new IllegalArgumentException(field);
+        setField(s, r, field, v);
     }
 
     /** Copies between host memory (rows packed) and a CUDA array, as texture_harness.c does. */

@@ -1,6 +1,7 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.runtime.GuardedMemory;
+import dev.zluda.image.UserMemory;
+import dev.zluda.image.GuardedMemory;
 import dev.zluda.runtime.backend.HostMemory;
 import org.junit.jupiter.api.Test;
 

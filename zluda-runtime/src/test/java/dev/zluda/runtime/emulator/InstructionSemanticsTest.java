@@ -1,8 +1,7 @@
 package dev.zluda.runtime.emulator;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -12,17 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * flush-to-zero, NaN handling of min/max and comparisons, conversions with saturation.
  */
 class InstructionSemanticsTest {
-    static PtxRun run;
-
-    @BeforeAll
-    static void setUp() {
-        run = new PtxRun();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        run.close();
-    }
+    @RegisterExtension
+    static final PtxRun run = new PtxRun();
 
     // ------------------------------------------------------------------ helpers
 

@@ -1,8 +1,7 @@
 package dev.zluda.runtime.emulator;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.lang.foreign.MemorySegment;
 
@@ -15,17 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * PTX line and address, and no harm to the host; PTX the emulator cannot execute is refused at load.
  */
 class MemorySafetyTest {
-    static PtxRun run;
-
-    @BeforeAll
-    static void setUp() {
-        run = new PtxRun();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        run.close();
-    }
+    @RegisterExtension
+    static final PtxRun run = new PtxRun();
 
     static LaunchResult launch(String body, int threads, long... params) throws Exception {
         String ptx = PtxRun.HEADER + """

@@ -1,5 +1,8 @@
 package dev.zluda.runtime.emulator;
 
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -8,9 +11,11 @@ import java.util.List;
 
 /**
  * Runs small PTX kernels on the emulator without the driver: native buffers it allocates are the
- * only memory kernels may touch. One instance per test; {@link #close()} frees everything.
+ * only memory kernels may touch. One instance per test class ({@code @RegisterExtension static final
+ * PtxRun run = new PtxRun();} closes it after the class's tests) or per test; {@link #close()} frees
+ * everything.
  */
-final class PtxRun implements AutoCloseable {
+final class PtxRun implements AutoCloseable, AfterAllCallback {
     static final String HEADER = ".version 9.0\n.target sm_90\n.address_size 64\n";
 
     final Arena arena = Arena.ofShared();
@@ -125,5 +130,10 @@ final class PtxRun implements AutoCloseable {
     @Override
     public void close() {
         arena.close();
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 }

@@ -1,8 +1,7 @@
 package dev.zluda.runtime.emulator;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -18,17 +17,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * printf, and the same results with one or several host threads.
  */
 class WarpAndControlFlowTest {
-    static PtxRun run;
-
-    @BeforeAll
-    static void setUp() {
-        run = new PtxRun();
-    }
-
-    @AfterAll
-    static void tearDown() {
-        run.close();
-    }
+    @RegisterExtension
+    static final PtxRun run = new PtxRun();
 
     /** Runs {@code body} with 32 threads; each lane stores %r10 at out[lane] (as a 32-bit value in an 8-byte slot). */
     static long[] warp(String body) throws Exception {

@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * The MODULE records of {@link CallTracer} for the load paths the sample programs do not take: a
  * fatbin wrapper loaded through CUDART_INTERFACE slot 1 (what {@code ExportTableArea} reports),
  * a file given to {@code cuModuleLoad}, and {@code ZLUDA_CAPTURE_MODULES=ptx}. The fatbin is nvcc's
- * (kernels.zstd.fatbin, zluda-runtime/src/test/cuda/make-fatbins.sh); each dumped entry must have
+ * (kernels.zstd.fatbin, module-image/src/test/cuda/make-fatbins.sh); each dumped entry must have
  * the MD5 of what NVIDIA's {@code cuobjdump -xptx all / -xelf all} extracted from it
  * (kernels.cuobjdump.md5).
  */
@@ -36,7 +36,7 @@ class CallTracerModulesTest {
     private static final CudaApi API = CudaApi.get();
 
     static byte[] resource(String name) throws IOException {
-        try (InputStream in = CallTracerModulesTest.class.getResourceAsStream("/dev/zluda/runtime/image/" + name)) {
+        try (InputStream in = CallTracerModulesTest.class.getResourceAsStream("/dev/zluda/image/" + name)) {
             if (in == null) throw new IOException("test resource " + name + " missing");
             return in.readAllBytes();
         }
