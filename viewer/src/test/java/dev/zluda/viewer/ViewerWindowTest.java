@@ -213,6 +213,7 @@ class ViewerWindowTest {
         // the scroll bar covers every row; the table holds one screen of them
         javafx.scene.control.ScrollBar bar = robot.lookup("#callScroll").queryAs(javafx.scene.control.ScrollBar.class);
         robot.interact(() -> bar.setValue(30_000));
+        WaitForAsyncUtils.waitForFxEvents(); // the table follows the bar on a later pulse
         assertEquals(List.of("30001", "30002"), column(robot, "num").subList(0, 2));
         assertTrue(robot.lookup("#calls").queryAs(TableView.class).getItems().size() < 100);
         // a selected call far away is scrolled to
@@ -305,6 +306,7 @@ class ViewerWindowTest {
         open(robot, dir);
         int copy = CallIndexTest.firstOf(w.index(), "cuMemcpyHtoD_v2");
         robot.interact(() -> w.select(copy));
+        WaitForAsyncUtils.waitForFxEvents(); // the argument table is filled on a later pulse
         // double-click the argument with the data
         Node srcHost = robot.lookup("#argumentTable .table-cell").queryAllAs(TableCell.class).stream()
                 .filter(x -> "srcHost".equals(x.getText())).findFirst().orElseThrow();
