@@ -509,6 +509,60 @@ GEMV(cublasSgemv_v2_64, float, int64_t, 0)
 GEMV(cublasDgemv_v2, double, int, 1)
 GEMV(cublasDgemv_v2_64, double, int64_t, 1)
 
+/* ------------------------------------------------------------------ TRSM, batched */
+
+/*
+ * cublas<t>trsmBatched (cuBLAS documentation, "cublas<t>trsmBatched()"): for each of `batch` problems,
+ * op(A) X = alpha B (side left, A m x m) or X op(A) = alpha B (side right, A n x n), X (m x n,
+ * column-major, leading dimension ldb) overwriting B; A and B are device arrays of `batch` device
+ * pointers. CUBLAS_STATUS_INVALID_VALUE for a bad enum, m or n or batch < 0, lda < max(1, dim of A)
+ * or ldb < max(1, m); CUBLAS_STATUS_NOT_SUPPORTED when a size does not fit the kernel's int or a
+ * launch grid. Kernel: blas_kernels.cu zl_strsm_p / zl_dtrsm_p (one thread per column or row of X).
+ */
+static cublasStatus_t trsm_batched(cublasHandle_t h, int dbl, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,
+                                   cublasDiagType_t diag, int64_t m, int64_t n, const void *alpha, const void *const *A, int64_t lda,
+                                   void *const *B, int64_t ldb, int64_t batch) {
+    CHECK_HANDLE(h);
+    if ((side != CUBLAS_SIDE_LEFT && side != CUBLAS_SIDE_RIGHT) || (uplo != CUBLAS_FILL_MODE_LOWER && uplo != CUBLAS_FILL_MODE_UPPER)
+        || (trans != CUBLAS_OP_N && trans != CUBLAS_OP_T && trans != CUBLAS_OP_C) || (diag != CUBLAS_DIAG_NON_UNIT && diag != CUBLAS_DIAG_UNIT))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    int left = side == CUBLAS_SIDE_LEFT;
+    int64_t dim = left ? m : n, nvec = left ? n : m;
+    if (m < 0 || n < 0 || batch < 0 || lda < (dim > 1 ? dim : 1) || ldb < (m > 1 ? m : 1)) return CUBLAS_STATUS_INVALID_VALUE;
+    if (m == 0 || n == 0 || batch == 0) return CUBLAS_STATUS_SUCCESS;
+    if (!alpha) return CUBLAS_STATUS_INVALID_VALUE;
+    if (dim > 0x7fffffff || (nvec + 127) / 128 > 65535 || batch > 0x7fffffff) return CUBLAS_STATUS_NOT_SUPPORTED;
+    /* the triangle one vector solves: T = op(A) (left) or op(A)^T (right) */
+    int transposed = left ? trans != CUBLAS_OP_N : trans == CUBLAS_OP_N;
+    int lower = (uplo == CUBLAS_FILL_MODE_LOWER) != transposed;
+    int unit = diag == CUBLAS_DIAG_UNIT, idim = (int)dim, invec = (int)nvec;
+    int64_t step = left ? ldb : 1, stride = left ? 1 : ldb;
+    CUdeviceptr pA = (CUdeviceptr)A, pB = (CUdeviceptr)B, ap = 0;
+    float af = 0;
+    double ad = 0;
+    if (h->pointerMode == CUBLAS_POINTER_MODE_HOST) {
+        if (dbl) ad = *(const double *)alpha;
+        else af = *(const float *)alpha;
+    } else {
+        ap = (CUdeviceptr)alpha;
+    }
+    void *args[] = {&idim, &invec, &lower, &transposed, &unit, dbl ? (void *)&ad : (void *)&af, &ap, &pA, &lda, &pB, &ldb, &step, &stride};
+    return status_of(zl_launch(h->ctx, dbl ? ZK_DTRSM_P : ZK_STRSM_P, (unsigned)batch, (unsigned)((nvec + 127) / 128), 1, 128, 1, 1,
+                               h->stream, args));
+}
+
+#define TRSM_BATCHED(NAME, T, I, D)                                                                                               \
+    ZL_EXPORT cublasStatus_t NAME(cublasHandle_t handle, cublasSideMode_t side, cublasFillMode_t uplo, cublasOperation_t trans,     \
+                                  cublasDiagType_t diag, I m, I n, const T *alpha, const T *const *A, I lda, T *const *B, I ldb,    \
+                                  I batchCount) {                                                                                   \
+        return trsm_batched(handle, D, side, uplo, trans, diag, m, n, alpha, (const void *const *)A, lda, (void *const *)B, ldb,    \
+                            batchCount);                                                                                            \
+    }
+TRSM_BATCHED(cublasStrsmBatched, float, int, 0)
+TRSM_BATCHED(cublasStrsmBatched_64, float, int64_t, 0)
+TRSM_BATCHED(cublasDtrsmBatched, double, int, 1)
+TRSM_BATCHED(cublasDtrsmBatched_64, double, int64_t, 1)
+
 /* ------------------------------------------------------------------ level 1 */
 
 static cublasStatus_t elementwise(cublasHandle_t h, enum zl_kernel k, void **args, int64_t n) {

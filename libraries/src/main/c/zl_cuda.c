@@ -18,7 +18,7 @@ static const char *const kernel_names[ZK_COUNT] = {
     "zl_gemm_sss_s", "zl_gemm_sss_p", "zl_gemm_ddd_s", "zl_gemm_ddd_p", "zl_gemm_hhs_s", "zl_gemm_hhs_p", "zl_gemm_hss_s", "zl_gemm_hss_p",
     "zl_gemm_bbs_s", "zl_gemm_bbs_p", "zl_gemm_bss_s", "zl_gemm_bss_p",
     "zl_sgemv", "zl_dgemv", "zl_saxpy", "zl_daxpy", "zl_sscal", "zl_dscal", "zl_scopy", "zl_dcopy", "zl_sswap", "zl_dswap",
-    "zl_sdot", "zl_ddot", "zl_sasum", "zl_dasum", "zl_snrm2", "zl_dnrm2", "zl_isamax", "zl_idamax",
+    "zl_sdot", "zl_ddot", "zl_sasum", "zl_dasum", "zl_snrm2", "zl_dnrm2", "zl_isamax", "zl_idamax", "zl_strsm_p", "zl_dtrsm_p",
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

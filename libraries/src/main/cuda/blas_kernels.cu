@@ -244,6 +244,47 @@ extern "C" __global__ void zl_dgemv(int m, int n, const double *A, i64 a_rs, i64
     gemv<double>(m, n, A, a_rs, a_cs, x, incx, y, incy, alpha, beta, alphaPtr, betaPtr);
 }
 
+// ---------------------------------------------------------------- TRSM, batched (arrays of pointers)
+// Solves op(A) X = alpha B (side left) or X op(A) = alpha B (side right) for X, which overwrites B
+// (cuBLAS, cublas<t>trsmBatched). Each vector of X that the solve leaves independent - a column of B
+// (left) or a row (right) - is one thread's: blockIdx.x is the batch entry, blockIdx.y * blockDim.x +
+// threadIdx.x the vector. One vector solves T x = alpha b with T = op(A) (left) or op(A)^T (right),
+// dim x dim, T[r][c] = A[c][r] when `transposed` else A[r][c], lower when `lower`. Order of evaluation
+// (the reference of libraries/src/test/c/blas_test.c follows it): rows r in the order of the
+// substitution (ascending when lower, descending when upper); x_r = alpha * b_r rounded, then for the
+// already solved c in that same order x_r = fma(-T[r][c], x_c, x_r), then x_r / T[r][r] correctly
+// rounded unless the diagonal is unit.
+__device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ double mul_rn(double a, double b) { return __dmul_rn(a, b); }
+template <typename T>
+__device__ __forceinline__ void trsm(int dim, int nvec, int lower, int transposed, int unit, T alpha, const T *alphaPtr,
+                                     const T *const *Aarr, i64 lda, T *const *Barr, i64 ldb, i64 step, i64 stride) {
+    int v = blockIdx.y * blockDim.x + threadIdx.x;
+    if (v >= nvec) return;
+    if (alphaPtr) alpha = *alphaPtr;
+    const T *A = Aarr[blockIdx.x];
+    T *x = Barr[blockIdx.x] + (i64)v * step;
+    for (int s = 0; s < dim; s++) {
+        int r = lower ? s : dim - 1 - s;
+        T acc = mul_rn(alpha, x[(i64)r * stride]); // never contracted into the fma below
+        for (int t = 0; t < s; t++) {
+            int c = lower ? t : dim - 1 - t;
+            T a = transposed ? A[c + (i64)r * lda] : A[r + (i64)c * lda];
+            acc = fma(-a, x[(i64)c * stride], acc);
+        }
+        if (!unit) acc = acc / A[r + (i64)r * lda];
+        x[(i64)r * stride] = acc;
+    }
+}
+extern "C" __global__ void zl_strsm_p(int dim, int nvec, int lower, int transposed, int unit, float alpha, const float *alphaPtr,
+                                      const float *const *A, i64 lda, float *const *B, i64 ldb, i64 step, i64 stride) {
+    trsm<float>(dim, nvec, lower, transposed, unit, alpha, alphaPtr, A, lda, B, ldb, step, stride);
+}
+extern "C" __global__ void zl_dtrsm_p(int dim, int nvec, int lower, int transposed, int unit, double alpha, const double *alphaPtr,
+                                      const double *const *A, i64 lda, double *const *B, i64 ldb, i64 step, i64 stride) {
+    trsm<double>(dim, nvec, lower, transposed, unit, alpha, alphaPtr, A, lda, B, ldb, step, stride);
+}
+
 // ---------------------------------------------------------------- level 1, elementwise
 template <typename T>
 __device__ __forceinline__ void axpy(int n, T alpha, const T *alphaPtr, const T *x, i64 incx, T *y, i64 incy) {

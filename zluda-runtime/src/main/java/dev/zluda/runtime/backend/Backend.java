@@ -1,5 +1,6 @@
 package dev.zluda.runtime.backend;
 
+import dev.zluda.runtime.emulator.Emulator;
 import dev.zluda.runtime.emulator.Kernel;
 import dev.zluda.runtime.emulator.MemoryMap;
 import dev.zluda.runtime.emulator.TextureObject;
@@ -209,9 +210,26 @@ public interface Backend {
      * @param memory every allocation of the driver (the emulator checks accesses against it)
      * @param multiprocessors what {@code %nsmid} reports
      * @param stackBytes each thread's stack (the context's CU_LIMIT_STACK_SIZE)
+     * @param grouping a cooperative launch, cluster dimensions ({@link Emulator.Grouping}; checked by the driver, and
+     *     only given to a backend that {@link #supportsGroupedLaunches})
      */
     record LaunchRequest(LoadedKernel kernel, int[] grid, int[] block, int sharedBytes, long stream, byte[] params,
-                         boolean fromKernelParams, MemoryMap memory, int multiprocessors, long stackBytes) {}
+                         boolean fromKernelParams, MemoryMap memory, int multiprocessors, long stackBytes, Emulator.Grouping grouping) {
+        /** A plain launch: no cooperative grid, no clusters. */
+        public LaunchRequest(LoadedKernel kernel, int[] grid, int[] block, int sharedBytes, long stream, byte[] params,
+                             boolean fromKernelParams, MemoryMap memory, int multiprocessors, long stackBytes) {
+            this(kernel, grid, block, sharedBytes, stream, params, fromKernelParams, memory, multiprocessors, stackBytes, Emulator.Grouping.NONE);
+        }
+    }
+
+    /**
+     * Whether the backend runs cooperative launches (all CTAs resident, a grid workspace for grid-wide barriers) and
+     * thread-block clusters (cluster barrier, distributed shared memory). The driver refuses both with
+     * CUDA_ERROR_NOT_SUPPORTED elsewhere.
+     */
+    default boolean supportsGroupedLaunches() {
+        return false;
+    }
 
     /**
      * How a launch went.

@@ -12,7 +12,8 @@ final class Allocation {
     /** CUmemorytype values (cuda.h): what cuPointerGetAttribute reports as CU_POINTER_ATTRIBUTE_MEMORY_TYPE. */
     static final int HOST = 1, DEVICE = 2;
 
-    enum Kind { DEVICE, HOST_ALLOC, MANAGED, HOST_REGISTERED }
+    /** VIRTUAL: a mapping of cuMemMap that the device may access ({@link VirtualMemoryArea}); its memory is not the allocation's to free. */
+    enum Kind { DEVICE, HOST_ALLOC, MANAGED, HOST_REGISTERED, VIRTUAL }
 
     final Kind kind;
     final long address;
@@ -44,7 +45,7 @@ final class Allocation {
     }
 
     int memoryType() {
-        return kind == Kind.DEVICE || kind == Kind.MANAGED ? DEVICE : HOST;
+        return kind == Kind.DEVICE || kind == Kind.MANAGED || kind == Kind.VIRTUAL ? DEVICE : HOST;
     }
 
     void free() {

@@ -22,6 +22,7 @@ final class Areas {
     final HintArea hint;
     final TextureArea texture;
     final ExportTableArea exportTable;
+    final VirtualMemoryArea virtualMemory;
 
     /**
      * @param state the shared driver state
@@ -44,6 +45,8 @@ final class Areas {
         hint = new HintArea(state, stream);
         texture = new TextureArea(state, memory, array);
         exportTable = new ExportTableArea(state, context, module, moduleLoad);
+        virtualMemory = new VirtualMemoryArea(state, memory);
+        memory.virtualMemory = virtualMemory;
         // what a destroyed or reset context frees, in this order
         context.onRelease(exportTable::release);
         context.onRelease(memory::release);

@@ -204,14 +204,46 @@ final class ContextArea {
         int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (pvalue == 0 || limit < 0 || limit >= Context.DEFAULT_LIMITS.length) return INVALID_VALUE;
-        putLong(pvalue, state.current().limit(limit));
+        Context c = state.current();
+        if (limit == LIMIT_PERSISTING_L2_CACHE_SIZE && !c.limits.containsKey(limit)) {
+            putLong(pvalue, persistingGranule() * 3); // an H200's context starts with 3 tenths of the maximum
+            return SUCCESS;
+        }
+        putLong(pvalue, c.limit(limit));
         return SUCCESS;
     }
 
+    /**
+     * The step CU_LIMIT_PERSISTING_L2_CACHE_SIZE moves in: a tenth of MAX_PERSISTING_L2_CACHE_SIZE (0 below compute
+     * capability 8.0). An H200 (src/test/resources/coop/h200/results.tsv) reads back 1,000,000 as 3,932,160 and
+     * 31,457,280 as itself, and a fresh context's limit as 11,796,480: multiples of 3,932,160, rounded up.
+     */
+    private long persistingGranule() {
+        return state.attributes.byName().get("MAX_PERSISTING_L2_CACHE_SIZE") / 10;
+    }
+
+    /** CU_LIMIT_PERSISTING_L2_CACHE_SIZE (cuda.h). */
+    static final int LIMIT_PERSISTING_L2_CACHE_SIZE = 6;
+    /** CUDA_ERROR_UNSUPPORTED_LIMIT. */
+    static final int UNSUPPORTED_LIMIT = 215;
+
+    /**
+     * cuCtxSetLimit. Every limit is stored and read back by cuCtxGetLimit; the stack size sizes each thread's stack on
+     * the emulator, the others change nothing. CU_LIMIT_PERSISTING_L2_CACHE_SIZE (a hint: the emulator has no cache)
+     * needs compute capability 8.0 (CUDA_ERROR_UNSUPPORTED_LIMIT below); more than
+     * CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE (an H200's figure, {@link DeviceAttributes}) is
+     * CUDA_ERROR_INVALID_VALUE and changes nothing, and what is kept is rounded up to a tenth of it, as an H200 does.
+     */
     public int cuCtxSetLimit(int limit, long value) {
         int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (limit < 0 || limit >= Context.DEFAULT_LIMITS.length) return INVALID_VALUE;
+        if (limit == LIMIT_PERSISTING_L2_CACHE_SIZE) {
+            long step = persistingGranule();
+            if (step == 0) return UNSUPPORTED_LIMIT;
+            if (value < 0 || value > step * 10) return INVALID_VALUE; // more than MAX_PERSISTING_L2_CACHE_SIZE, as the H200 answers
+            value = (value + step - 1) / step * step;
+        }
         state.current().limits.put(limit, value);
         return SUCCESS;
     }

@@ -21,6 +21,7 @@ public final class CuResult {
     public static final int HOST_MEMORY_NOT_REGISTERED = 713;
     public static final int PRIMARY_CONTEXT_ACTIVE = 708;
     public static final int CONTEXT_IS_DESTROYED = 709;
+    public static final int NOT_PERMITTED = 800;
     public static final int NOT_SUPPORTED = 801;
     public static final int UNKNOWN = 999;
 }

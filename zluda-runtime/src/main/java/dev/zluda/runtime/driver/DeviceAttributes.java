@@ -16,9 +16,12 @@ import java.util.Map;
  * multiprocessor); with capability 9.0 they equal what an NVIDIA H200 reports (recorded in
  * nvidia-capture/measured/h200-580.159.04/device.tsv, checked by a test). Properties of the
  * machine (multiprocessor count = host cores, clocks, PCI ids) describe the emulator itself, and
- * features the driver does not implement (IPC, cooperative and cluster launches,
- * textures, stream memory operations, ...) are reported as absent (0) so that programs take their
- * fallback paths instead of failing later.
+ * features the driver does not implement (IPC, stream memory operations, ...) are reported as
+ * absent (0) so that programs take their fallback paths instead of failing later. Cooperative
+ * launches and virtual memory management are implemented (1); cluster launches from capability
+ * 9.0, as on NVIDIA hardware. The L2 cache figures are an H200's (the emulator has no cache; the
+ * persisting-L2 and access-policy settings are hints it accepts and stores), from capability 8.0,
+ * the first with persisting accesses.
  */
 public final class DeviceAttributes {
     /** Compute capabilities with a known limits table: major*10+minor. */
@@ -147,6 +150,14 @@ public final class DeviceAttributes {
         };
     }
 
+    /**
+     * An NVIDIA H200's L2 figures (driver 580.159.04, device.tsv): CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
+     * MAX_PERSISTING_L2_CACHE_SIZE (also the largest CU_LIMIT_PERSISTING_L2_CACHE_SIZE) and
+     * MAX_ACCESS_POLICY_WINDOW_SIZE, in bytes.
+     */
+    static final int H200_L2_CACHE_SIZE = 62914560, H200_MAX_PERSISTING_L2_CACHE_SIZE = 39321600,
+            H200_MAX_ACCESS_POLICY_WINDOW_SIZE = 134217728;
+
     private int value(String n, int cc, int sms) {
         return switch (n) {
             // limits of the compute capability
@@ -173,7 +184,11 @@ public final class DeviceAttributes {
             case "CLOCK_RATE" -> 1_000_000; // kHz, nominal
             case "MEMORY_CLOCK_RATE" -> 1_000_000;
             case "GLOBAL_MEMORY_BUS_WIDTH" -> 64;
-            case "L2_CACHE_SIZE" -> 4 << 20;
+            // an H200's (device.tsv): programs size their access-policy windows by them
+            case "L2_CACHE_SIZE" -> H200_L2_CACHE_SIZE;
+            case "MAX_PERSISTING_L2_CACHE_SIZE" -> cc >= 80 ? H200_MAX_PERSISTING_L2_CACHE_SIZE : 0;
+            case "MAX_ACCESS_POLICY_WINDOW_SIZE" -> cc >= 80 ? H200_MAX_ACCESS_POLICY_WINDOW_SIZE : 0;
+            case "CLUSTER_LAUNCH" -> cc >= 90 ? 1 : 0;
             case "PCI_BUS_ID", "PCI_DEVICE_ID", "PCI_DOMAIN_ID" -> 0;
             case "GPU_PCI_DEVICE_ID", "GPU_PCI_SUBSYSTEM_ID" -> 0;
             case "COMPUTE_MODE" -> 0; // CU_COMPUTEMODE_DEFAULT
@@ -187,7 +202,8 @@ public final class DeviceAttributes {
                  "GLOBAL_L1_CACHE_SUPPORTED", "LOCAL_L1_CACHE_SUPPORTED", "PAGEABLE_MEMORY_ACCESS",
                  "PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES", "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST",
                  "CONCURRENT_MANAGED_ACCESS", "HOST_NATIVE_ATOMIC_SUPPORTED", "INTEGRATED", "UNIFIED_FUNCTION_POINTERS",
-                 "MEMORY_POOLS_SUPPORTED" -> 1;
+                 "MEMORY_POOLS_SUPPORTED", "COOPERATIVE_LAUNCH", "VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", "HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED",
+                 "VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED" -> 1;
             default -> n.startsWith("MAXIMUM_TEXTURE") || n.startsWith("MAXIMUM_SURFACE") ? textureLimit(n) : 0;
         };
     }

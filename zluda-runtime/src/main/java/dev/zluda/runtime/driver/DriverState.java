@@ -103,6 +103,16 @@ final class DriverState {
         return CuResult.NOT_SUPPORTED;
     }
 
+    private final java.util.Set<String> notes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * Says on stderr, once per distinct text, why a call that the driver serves refuses this use of it
+     * ({@code [ZLUDA] text}), beside the CUDA_ERROR_NOT_SUPPORTED it returns.
+     */
+    void note(String text) {
+        if (notes.add(text)) System.err.println("[ZLUDA] " + text);
+    }
+
     /** The innermost call of this thread that is passing the driver, or null (an area used directly). */
     Call call() {
         return calls.get();

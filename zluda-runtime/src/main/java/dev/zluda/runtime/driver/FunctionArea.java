@@ -1,6 +1,8 @@
 package dev.zluda.runtime.driver;
 
 import dev.zluda.ptx.ParamInfo;
+import dev.zluda.runtime.api.CudaStructs.CUlaunchAttribute;
+import dev.zluda.runtime.api.CudaStructs.CUlaunchConfig;
 import dev.zluda.runtime.emulator.Kernel;
 
 import java.lang.foreign.FunctionDescriptor;
@@ -75,8 +77,14 @@ final class FunctionArea {
             case "CACHE_MODE_CA" -> 0;
             case "MAX_DYNAMIC_SHARED_SIZE_BYTES" -> f.maxDynamicShared;
             case "PREFERRED_SHARED_MEMORY_CARVEOUT" -> f.carveout;
-            case "CLUSTER_SIZE_MUST_BE_SET", "REQUIRED_CLUSTER_WIDTH", "REQUIRED_CLUSTER_HEIGHT", "REQUIRED_CLUSTER_DEPTH",
-                 "NON_PORTABLE_CLUSTER_SIZE_ALLOWED", "CLUSTER_SCHEDULING_POLICY_PREFERENCE" -> 0;
+            case "CLUSTER_SIZE_MUST_BE_SET" -> clusterSizeMustBeSet(f) ? 1 : 0;
+            case "REQUIRED_CLUSTER_WIDTH", "REQUIRED_CLUSTER_HEIGHT", "REQUIRED_CLUSTER_DEPTH" -> {
+                int i = name.endsWith("WIDTH") ? 0 : name.endsWith("HEIGHT") ? 1 : 2;
+                int[] c = compiledCluster(f);
+                yield c != null ? c[i] : f.requiredCluster[i];
+            }
+            case "NON_PORTABLE_CLUSTER_SIZE_ALLOWED" -> f.nonPortableClusterSize ? 1 : 0;
+            case "CLUSTER_SCHEDULING_POLICY_PREFERENCE" -> f.clusterSchedulingPolicy;
             default -> Integer.MIN_VALUE;
         };
     }
@@ -109,10 +117,25 @@ final class FunctionArea {
             f.carveout = value;
             return SUCCESS;
         }
-        if (attrib == functionAttribute.get("REQUIRED_CLUSTER_WIDTH") || attrib == functionAttribute.get("REQUIRED_CLUSTER_HEIGHT")
-                || attrib == functionAttribute.get("REQUIRED_CLUSTER_DEPTH") || attrib == functionAttribute.get("NON_PORTABLE_CLUSTER_SIZE_ALLOWED")
-                || attrib == functionAttribute.get("CLUSTER_SCHEDULING_POLICY_PREFERENCE")) {
-            return value == 0 || value == 1 && attrib != functionAttribute.get("NON_PORTABLE_CLUSTER_SIZE_ALLOWED") ? SUCCESS : NOT_SUPPORTED;
+        String name = null;
+        for (var e : functionAttribute.entrySet()) if (e.getValue() == attrib) name = e.getKey();
+        if (name != null && name.startsWith("REQUIRED_CLUSTER_")) {
+            // set at compile time (.reqnctapercluster): cuda.h says CUDA_ERROR_NOT_PERMITTED, an H200 answers
+            // CUDA_ERROR_INVALID_VALUE (src/test/resources/coop/h200/results.tsv)
+            if (compiledCluster(f) != null) return INVALID_VALUE;
+            if (value < 0) return INVALID_VALUE;
+            f.requiredCluster[name.endsWith("WIDTH") ? 0 : name.endsWith("HEIGHT") ? 1 : 2] = value;
+            return SUCCESS;
+        }
+        if ("NON_PORTABLE_CLUSTER_SIZE_ALLOWED".equals(name)) {
+            if (value != 0 && value != 1) return INVALID_VALUE;
+            f.nonPortableClusterSize = value == 1;
+            return SUCCESS;
+        }
+        if ("CLUSTER_SCHEDULING_POLICY_PREFERENCE".equals(name)) {
+            if (value < 0 || value > 2) return INVALID_VALUE; // CUclusterSchedulingPolicy
+            f.clusterSchedulingPolicy = value;
+            return SUCCESS;
         }
         return INVALID_VALUE;
     }
@@ -178,10 +201,43 @@ final class FunctionArea {
         return function(function) == null ? INVALID_HANDLE : SUCCESS;
     }
 
+    // ---------------------------------------------------------------- clusters
+
+    /** The cluster shape the kernel's {@code .reqnctapercluster} fixes (PTX ISA 9.0, 11.4.8; missing dimensions 1), or null. */
+    static int[] compiledCluster(ModuleArea.Function f) {
+        List<Long> v = f.kernel.info().directives().get(".reqnctapercluster");
+        if (v == null || v.isEmpty()) return null;
+        int[] c = {1, 1, 1};
+        for (int i = 0; i < Math.min(3, v.size()); i++) c[i] = (int) (long) v.get(i);
+        return c;
+    }
+
+    /**
+     * The cluster shape every launch of the function must have: its {@code .reqnctapercluster}, else the
+     * REQUIRED_CLUSTER_* attributes set at run time (all 0: none; some 0, the others not: {0, 0, 0}, which the launch
+     * refuses), else null.
+     */
+    int[] requiredCluster(ModuleArea.Function f) {
+        int[] c = compiledCluster(f);
+        if (c != null) return c;
+        int[] r = f.requiredCluster.clone();
+        if (r[0] == 0 && r[1] == 0 && r[2] == 0) return null;
+        return r[0] > 0 && r[1] > 0 && r[2] > 0 ? r : new int[3];
+    }
+
+    /** CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: the kernel has {@code .explicitcluster} (PTX ISA 9.0, 11.4.9). */
+    static boolean clusterSizeMustBeSet(ModuleArea.Function f) {
+        return f.kernel.info().directives().containsKey(".explicitcluster");
+    }
+
     // ---------------------------------------------------------------- occupancy
 
-    /** CTAs of {@code blockSize} threads using {@code smem} bytes that fit on one multiprocessor. */
-    private int occupancy(ModuleArea.Function f, long blockSize, long smem) {
+    /**
+     * CTAs of {@code blockSize} threads using {@code smem} bytes of dynamic shared memory that fit on one
+     * multiprocessor, by its thread, block and shared-memory limits (the emulator allocates no registers, so they
+     * limit nothing); what a cooperative launch may have per multiprocessor.
+     */
+    int occupancy(ModuleArea.Function f, long blockSize, long smem) {
         Map<String, Integer> a = state.attributes.byName();
         if (blockSize <= 0 || blockSize > f.kernel.maxThreads()) return 0;
         long warps = (blockSize + 31) / 32;
@@ -241,6 +297,70 @@ final class FunctionArea {
         }
         putInt(blockSize, bestBlock);
         putInt(minGridSize, bestBlocks * state.attributes.byName().get("MULTIPROCESSOR_COUNT"));
+        return SUCCESS;
+    }
+
+    /** The cluster dimensions of a CUlaunchConfig's CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (null: none, or all 0). */
+    private static int[] configCluster(long config) {
+        long attrs = CUlaunchConfig.attrs(config);
+        int n = CUlaunchConfig.numAttrs(config);
+        int[] c = null;
+        for (int i = 0; attrs != 0 && i < n; i++) {
+            long at = attrs + (long) i * CUlaunchAttribute.SIZE;
+            if (CUlaunchAttribute.id(at) != 4) continue;
+            int x = CUlaunchAttribute.value_clusterDim_x(at), y = CUlaunchAttribute.value_clusterDim_y(at), z = CUlaunchAttribute.value_clusterDim_z(at);
+            c = x == 0 && y == 0 && z == 0 ? null : new int[] {x, y, z};
+        }
+        return c;
+    }
+
+    private int clusterCheck(long out, long func, long config) {
+        int r = state.checkContext();
+        if (r != SUCCESS) return r;
+        if (out == 0 || config == 0) return INVALID_VALUE;
+        if (function(func) == null) return INVALID_HANDLE;
+        return state.attributes.byName().get("CLUSTER_LAUNCH") == 0 ? NOT_SUPPORTED : SUCCESS;
+    }
+
+    /** CTAs of the config's block shape and dynamic shared memory resident on the whole device. */
+    private long resident(ModuleArea.Function f, long config) {
+        long threads = (long) CUlaunchConfig.blockDimX(config) * CUlaunchConfig.blockDimY(config) * CUlaunchConfig.blockDimZ(config);
+        return (long) occupancy(f, threads, Integer.toUnsignedLong(CUlaunchConfig.sharedMemBytes(config)))
+                * state.attributes.byName().get("MULTIPROCESSOR_COUNT");
+    }
+
+    /**
+     * cuOccupancyMaxPotentialClusterSize: the kernel's required cluster size when it has one, else the largest portable
+     * size (8; 16 with CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED), at most the CTAs of the config's shape
+     * resident on the device; the config's cluster dimensions are ignored. Compute capability 9.0 or newer, else
+     * CUDA_ERROR_NOT_SUPPORTED.
+     */
+    public int cuOccupancyMaxPotentialClusterSize(long clusterSize, long func, long config) {
+        int r = clusterCheck(clusterSize, func, config);
+        if (r != SUCCESS) return r;
+        ModuleArea.Function f = function(func);
+        int[] req = requiredCluster(f);
+        long size = req != null ? (long) req[0] * req[1] * req[2] : f.nonPortableClusterSize ? 16 : 8;
+        putInt(clusterSize, (int) Math.min(size, resident(f, config)));
+        return SUCCESS;
+    }
+
+    /**
+     * cuOccupancyMaxActiveClusters: how many clusters of the config's shape (its cluster dimensions, or the kernel's
+     * required ones; CUDA_ERROR_INVALID_CLUSTER_SIZE when neither or both differ) are resident on the device at once:
+     * the resident CTAs (occupancy × multiprocessors) divided by the cluster size. Compute capability 9.0 or newer.
+     */
+    public int cuOccupancyMaxActiveClusters(long numClusters, long func, long config) {
+        int r = clusterCheck(numClusters, func, config);
+        if (r != SUCCESS) return r;
+        ModuleArea.Function f = function(func);
+        int[] req = requiredCluster(f), given = configCluster(config);
+        if (req != null && given != null && !java.util.Arrays.equals(req, given)) return LaunchArea.INVALID_CLUSTER_SIZE;
+        int[] c = req != null ? req : given;
+        if (c == null || c[0] <= 0 || c[1] <= 0 || c[2] <= 0) return LaunchArea.INVALID_CLUSTER_SIZE;
+        long size = (long) c[0] * c[1] * c[2];
+        if (size > (f.nonPortableClusterSize ? 16 : 8)) return LaunchArea.INVALID_CLUSTER_SIZE;
+        putInt(numClusters, (int) (resident(f, config) / size));
         return SUCCESS;
     }
 

@@ -103,6 +103,16 @@ final class LaunchArea {
      */
     private int launch(long f, long gx, long gy, long gz, long bx, long by, long bz, long shared, long hStream, long kernelParams,
                        long extra) {
+        return launch(f, gx, gy, gz, bx, by, bz, shared, hStream, kernelParams, extra, false, null);
+    }
+
+    /**
+     * {@link #launch(long, long, long, long, long, long, long, long, long, long, long)} as a cooperative launch
+     * and/or with cluster dimensions from a launch attribute ({@code clusterAttr}, null without one): see
+     * {@link #grouping}.
+     */
+    private int launch(long f, long gx, long gy, long gz, long bx, long by, long bz, long shared, long hStream, long kernelParams,
+                       long extra, boolean cooperative, int[] clusterAttr) {
         int r = streams.checkStream(hStream);
         if (r != SUCCESS) return r;
         ModuleArea.Function fn = functions.function(f);
@@ -120,6 +130,8 @@ final class LaunchArea {
         int[] req = fn.kernel.reqntid();
         if (req != null && (bx != req[0] || by != req[1] || bz != req[2])) return INVALID_VALUE;
         if (fn.kernel.staticShared() + shared > sharedLimit(fn)) return INVALID_VALUE;
+        Object grouping = grouping(fn, new long[] {gx, gy, gz}, threads, shared, cooperative, clusterAttr);
+        if (grouping instanceof Integer error) return error;
         long paramBytes = fn.kernel.paramBytes();
         byte[] buffer = new byte[(int) paramBytes];
         MemorySegment params = MemorySegment.ofArray(buffer);
@@ -180,7 +192,8 @@ final class LaunchArea {
             }
         }
         Backend.LaunchOutcome out = b.launch(new Backend.LaunchRequest(fn.loaded, grid, block, (int) shared, stream, buffer,
-                kernelParams != 0, memoryMap, state.attributes.byName().get("MULTIPROCESSOR_COUNT"), stackLimit()));
+                kernelParams != 0, memoryMap, state.attributes.byName().get("MULTIPROCESSOR_COUNT"), stackLimit(),
+                (dev.zluda.runtime.emulator.Emulator.Grouping) grouping));
         if (state.wantsEvents() && out.event() != null) state.event(out.event().get());
         if (out.result() != SUCCESS) return out.result();
         if (out.kernelError() != SUCCESS) {
@@ -198,6 +211,72 @@ final class LaunchArea {
         }
         return SUCCESS;
     }
+
+    /** CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE, CUDA_ERROR_INVALID_CLUSTER_SIZE. */
+    static final int COOPERATIVE_LAUNCH_TOO_LARGE = 720, INVALID_CLUSTER_SIZE = 912;
+
+    /**
+     * How a launch groups its CTAs, or the CUresult that refuses it (an {@code Integer}).
+     *
+     * <p>Clusters (CUDA Programming Guide, "Thread Block Clusters"; cuda.h, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_*): the
+     * shape comes from the launch's CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION ({@code clusterAttr}) or from the kernel
+     * (its {@code .reqnctapercluster}, or the REQUIRED_CLUSTER_* attributes set at run time); a kernel with
+     * {@code .explicitcluster} (CLUSTER_SIZE_MUST_BE_SET) needs one. CUDA_ERROR_INVALID_CLUSTER_SIZE when the two
+     * disagree, when none is given to a kernel that must have one, when a dimension is 0 or does not divide the grid's,
+     * or when a cluster has more than 8 CTAs (16 with CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED).
+     * Below compute capability 9.0 a cluster shape is CUDA_ERROR_NOT_SUPPORTED, with a line on stderr.
+     *
+     * <p>Cooperative launches (cuLaunchCooperativeKernel): at most cuOccupancyMaxActiveBlocksPerMultiprocessor ×
+     * MULTIPROCESSOR_COUNT CTAs, else CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE. A backend that runs neither (hip) makes
+     * either CUDA_ERROR_NOT_SUPPORTED. A plain launch of a kernel that reads the grid workspace (grid.sync()) runs
+     * as a cooperative one when its grid fits, as it synchronises on an H200.
+     */
+    private Object grouping(ModuleArea.Function fn, long[] grid, long threads, long shared, boolean cooperativeLaunch, int[] clusterAttr) {
+        boolean cooperative = cooperativeLaunch;
+        int[] compiled = functions.requiredCluster(fn);
+        int[] dims = clusterAttr != null ? clusterAttr : compiled;
+        if (clusterAttr != null && compiled != null && !java.util.Arrays.equals(clusterAttr, compiled)) return INVALID_CLUSTER_SIZE;
+        if (dims == null && functions.clusterSizeMustBeSet(fn)) return INVALID_CLUSTER_SIZE;
+        Backend b = state.backend();
+        if ((dims != null || cooperative) && !b.supportsGroupedLaunches()) {
+            System.err.println("[ZLUDA] kernel " + fn.kernel.name() + ": " + (cooperative ? "cooperative" : "cluster")
+                    + " launches are not supported by the " + b.kind() + " backend");
+            return NOT_SUPPORTED;
+        }
+        if (dims != null) {
+            if (state.attributes.get(CLUSTER_LAUNCH_ATTRIBUTE) == 0) {
+                System.err.println("[ZLUDA] kernel " + fn.kernel.name() + ": thread-block clusters need compute capability 9.0 or newer; the device reports "
+                        + state.attributes.major() + "." + state.attributes.minor() + " (ZLUDA_OVERRIDE_COMPUTE_CAPABILITY=9.0 selects 9.0)");
+                return NOT_SUPPORTED;
+            }
+            long size = 1;
+            for (int i = 0; i < 3; i++) {
+                if (dims[i] <= 0 || grid[i] % dims[i] != 0) return INVALID_CLUSTER_SIZE;
+                size *= dims[i];
+            }
+            if (size > (fn.nonPortableClusterSize ? 16 : 8)) return INVALID_CLUSTER_SIZE;
+        }
+        long resident = (long) functions.occupancy(fn, threads, shared) * state.attributes.byName().get("MULTIPROCESSOR_COUNT");
+        long ctas = grid[0] * grid[1] * grid[2];
+        if (cooperative && ctas > resident) return COOPERATIVE_LAUNCH_TOO_LARGE;
+        if (!cooperative && b.supportsGroupedLaunches() && fn.kernel.readsGridWorkspace()) {
+            // grid.sync() in a plain launch: NVIDIA's driver gives the kernel its grid workspace all the same, and a grid
+            // the device keeps resident synchronises (an H200 runs it); the emulator makes such a grid resident. A larger
+            // one gets none, so cooperative_groups traps rather than wait for CTAs that cannot run.
+            if (ctas <= resident) {
+                cooperative = true;
+            } else {
+                state.note("kernel " + fn.kernel.name() + " uses a grid-wide barrier (cooperative_groups grid_group) in a plain launch of "
+                        + ctas + " CTAs, more than the " + resident + " the device keeps resident: no grid workspace is given, so grid.sync() traps;"
+                        + " cuLaunchCooperativeKernel says CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE for such a grid");
+            }
+        }
+        if (dims == null && !cooperative) return dev.zluda.runtime.emulator.Emulator.Grouping.NONE;
+        return new dev.zluda.runtime.emulator.Emulator.Grouping(cooperative, dims == null ? new int[] {1, 1, 1} : dims.clone(), dims != null);
+    }
+
+    /** CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH. */
+    private static final int CLUSTER_LAUNCH_ATTRIBUTE = 120;
 
     /** The bytes of a region a launch's parameters point into, read through the backend (kernel snapshots). */
     private byte[] read(long address, long size) {
@@ -219,11 +298,23 @@ final class LaunchArea {
     }
 
     /**
-     * cuLaunchKernelEx: the CUlaunchConfig record as the spec lays it out. Attributes: cooperative
-     * launches and clusters larger than one CTA are CUDA_ERROR_NOT_SUPPORTED; a launch-completion or
-     * programmatic event is recorded when the kernel has run; priority, access policy,
-     * synchronisation policy, memory sync domains, carve-out and scheduling hints are accepted and
-     * have no effect; an unknown attribute id is CUDA_ERROR_INVALID_VALUE.
+     * cuLaunchCooperativeKernel: a launch whose CTAs are all resident at once, so that they can synchronise grid-wide
+     * (cooperative_groups' {@code grid_group::sync}); parameters only through {@code kernelParams}. Checks as
+     * cuLaunchKernel's, then those of {@link #grouping} (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE).
+     */
+    public int cuLaunchCooperativeKernel(long f, int gridDimX, int gridDimY, int gridDimZ, int blockDimX, int blockDimY, int blockDimZ,
+                                         int sharedMemBytes, long hStream, long kernelParams) {
+        return launch(f, u(gridDimX), u(gridDimY), u(gridDimZ), u(blockDimX), u(blockDimY), u(blockDimZ), u(sharedMemBytes), hStream,
+                kernelParams, 0, true, null);
+    }
+
+    /**
+     * cuLaunchKernelEx: the CUlaunchConfig record as the spec lays it out. Attributes: a nonzero cooperative value makes
+     * a cooperative launch and cluster dimensions (all 0: none) a cluster launch ({@link #grouping}); a
+     * launch-completion or programmatic event is recorded when the kernel has run; an access policy window is checked
+     * as cuStreamSetAttribute checks one (CUDA_ERROR_INVALID_VALUE) and, like priority, synchronisation policy, memory
+     * sync domains, carve-out, preferred cluster dimensions (the regular clusters are always used, as the device may)
+     * and scheduling hints, has no effect; an unknown attribute id is CUDA_ERROR_INVALID_VALUE.
      */
     public int cuLaunchKernelEx(long config, long f, long kernelParams, long extra) {
         if (!state.initialized) return NOT_INITIALIZED;
@@ -232,16 +323,21 @@ final class LaunchArea {
         long numAttrs = Integer.toUnsignedLong(CUlaunchConfig.numAttrs(config));
         if (numAttrs > 0 && (attrs == 0 || !UserMemory.readable(attrs, numAttrs * CUlaunchAttribute.SIZE))) return INVALID_VALUE;
         List<Long> completion = new ArrayList<>();
+        boolean cooperative = false;
+        int[] cluster = null;
         for (long i = 0; i < numAttrs; i++) {
             long at = attrs + i * CUlaunchAttribute.SIZE;
             switch (CUlaunchAttribute.id(at)) {
-                case 0, 1, 3, 5, 6, 8, 9, 10, 11, 13, 14, 16 -> {}
-                case 2 -> {
-                    if (CUlaunchAttribute.value_cooperative(at) != 0) return NOT_SUPPORTED; // cooperative launch
+                case 0, 3, 5, 6, 8, 9, 10, 11, 13, 14, 16 -> {}
+                case 1 -> {
+                    // the value union starts 8 bytes into the attribute, as CUstreamAttrValue's access policy window
+                    if (!StreamArea.validAccessPolicyWindow(state, at + CUlaunchAttribute.OFF_value)) return INVALID_VALUE;
                 }
+                case 2 -> cooperative = CUlaunchAttribute.value_cooperative(at) != 0;
                 case 4 -> {
-                    if (CUlaunchAttribute.value_clusterDim_x(at) > 1 || CUlaunchAttribute.value_clusterDim_y(at) > 1
-                            || CUlaunchAttribute.value_clusterDim_z(at) > 1) return NOT_SUPPORTED; // cluster dimension
+                    int x = CUlaunchAttribute.value_clusterDim_x(at), y = CUlaunchAttribute.value_clusterDim_y(at),
+                            z = CUlaunchAttribute.value_clusterDim_z(at);
+                    cluster = x == 0 && y == 0 && z == 0 ? null : new int[] {x, y, z};
                 }
                 // programmatic event, launch completion event: the event is the union's first member
                 case 7 -> completion.add(CUlaunchAttribute.value_programmaticEvent_event(at));
@@ -254,7 +350,7 @@ final class LaunchArea {
         long stream = CUlaunchConfig.hStream(config);
         int r = launch(f, u(CUlaunchConfig.gridDimX(config)), u(CUlaunchConfig.gridDimY(config)), u(CUlaunchConfig.gridDimZ(config)),
                 u(CUlaunchConfig.blockDimX(config)), u(CUlaunchConfig.blockDimY(config)), u(CUlaunchConfig.blockDimZ(config)),
-                u(CUlaunchConfig.sharedMemBytes(config)), stream, kernelParams, extra);
+                u(CUlaunchConfig.sharedMemBytes(config)), stream, kernelParams, extra, cooperative, cluster);
         if (r == SUCCESS) for (long e : completion) if (e != 0) events.cuEventRecord(e, stream);
         return r;
     }

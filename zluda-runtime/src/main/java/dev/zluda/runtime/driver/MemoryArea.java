@@ -38,6 +38,8 @@ final class MemoryArea {
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong bufferIds = new AtomicLong();
     private final Map<String, Integer> pointerAttribute = new HashMap<>();
+    /** The virtual memory area, for what pointer queries report of its mappings (set by {@link Areas}). */
+    VirtualMemoryArea virtualMemory;
 
     MemoryArea(DriverState state) {
         this.state = state;
@@ -58,17 +60,59 @@ final class MemoryArea {
         return a != null && a.kind == Allocation.Kind.DEVICE;
     }
 
-    /** The allocation that holds [p, p+bytes), or null. */
+    /**
+     * The allocation that holds [p, p+bytes), or null. A range that runs on from one virtual memory mapping into the
+     * next ones, each adjoining the one before and accessible, is one range of device memory as on NVIDIA's driver
+     * (allocations mapped side by side into a reservation): the first mapping is returned.
+     */
     Allocation find(long p, long bytes) {
         var e = allocations.floorEntry(p);
         if (e == null) return null;
         Allocation a = e.getValue();
-        return a.contains(p, bytes) ? a : null;
+        if (a.contains(p, bytes)) return a;
+        if (a.kind != Allocation.Kind.VIRTUAL || !a.contains(p, 0) || bytes < 0) return null;
+        long end = a.address + a.size;
+        while (end - p < bytes) {
+            Allocation next = allocations.get(end);
+            if (next == null || next.kind != Allocation.Kind.VIRTUAL) return null;
+            end += next.size;
+        }
+        return a;
     }
 
     /** Every live allocation, by address (the emulator checks memory accesses against it). */
     ConcurrentSkipListMap<Long, Allocation> allocations() {
         return allocations;
+    }
+
+    /** Counts {@code bytes} of device memory made elsewhere (cuMemCreate) as used; false when the device has not that much left. */
+    boolean charge(long bytes) {
+        while (true) {
+            long u = used.get();
+            if (u + bytes > state.totalMemory) return false;
+            if (used.compareAndSet(u, u + bytes)) return true;
+        }
+    }
+
+    /** Gives back what {@link #charge} counted. */
+    void credit(long bytes) {
+        used.addAndGet(-bytes);
+    }
+
+    /**
+     * Makes a range the driver manages elsewhere (a virtual memory mapping) known to kernels, copies and pointer
+     * queries, without counting it as used memory (its allocation was charged); {@link #unregister} forgets it.
+     *
+     * @param bufferId what CU_POINTER_ATTRIBUTE_BUFFER_ID reports (the allocation handle)
+     */
+    Allocation register(Allocation.Kind kind, long address, long size, Context context, long bufferId) {
+        Allocation a = new Allocation(kind, address, size, context, 0, bufferId, null);
+        allocations.put(address, a);
+        return a;
+    }
+
+    void unregister(Allocation a) {
+        allocations.remove(a.address, a);
     }
 
     /**
@@ -179,9 +223,27 @@ final class MemoryArea {
         if (r != SUCCESS) return r;
         Allocation a = find(dptr, 0);
         if (a == null) return NOT_FOUND;
-        if (pbase != 0) putLong(pbase, a.address);
-        if (psize != 0) putLong(psize, a.size);
+        long[] range = range(a);
+        if (pbase != 0) putLong(pbase, range[0]);
+        if (psize != 0) putLong(psize, range[1]);
         return SUCCESS;
+    }
+
+    /**
+     * The range an allocation is part of, as {first address, bytes}: the allocation itself, or for a virtual memory
+     * mapping the run of accessible mappings adjoining it on both sides (allocations mapped side by side are one range:
+     * an H200 reports the whole of a reservation that two mappings fill, src/test/resources/coop/h200/results.tsv).
+     */
+    long[] range(Allocation a) {
+        if (a.kind != Allocation.Kind.VIRTUAL) return new long[] {a.address, a.size};
+        long start = a.address, end = a.address + a.size;
+        while (true) {
+            var below = allocations.floorEntry(start - 1);
+            if (below == null || below.getValue().kind != Allocation.Kind.VIRTUAL || below.getKey() + below.getValue().size != start) break;
+            start = below.getKey();
+        }
+        for (Allocation next; (next = allocations.get(end)) != null && next.kind == Allocation.Kind.VIRTUAL; ) end += next.size;
+        return new long[] {start, end - start};
     }
 
     public int cuMemAllocHost_v2(long pp, long bytesize) {
@@ -272,24 +334,25 @@ final class MemoryArea {
         }
         boolean host = a.kind == Allocation.Kind.HOST_ALLOC || a.kind == Allocation.Kind.HOST_REGISTERED;
         switch (name) {
-            case "CONTEXT" -> putLong(data, a.context.handle);
+            case "CONTEXT" -> putLong(data, a.context == null ? 0 : a.context.handle);
             case "MEMORY_TYPE" -> putInt(data, a.memoryType());
             case "DEVICE_POINTER" -> putLong(data, ptr);
             case "HOST_POINTER" -> {
                 // device memory has no host mapping: an error for cuPointerGetAttribute, NULL for
                 // cuPointerGetAttributes (cuda.h: "attributes are assigned default NULL values"; cudart relies on it)
-                if (a.kind == Allocation.Kind.DEVICE && strict) return INVALID_VALUE;
-                putLong(data, a.kind == Allocation.Kind.DEVICE ? 0 : ptr);
+                boolean deviceOnly = a.kind == Allocation.Kind.DEVICE || a.kind == Allocation.Kind.VIRTUAL;
+                if (deviceOnly && strict) return INVALID_VALUE;
+                putLong(data, deviceOnly ? 0 : ptr);
             }
             case "SYNC_MEMOPS" -> putInt(data, 1);
             case "BUFFER_ID" -> putLong(data, a.bufferId);
             case "IS_MANAGED" -> putInt(data, a.kind == Allocation.Kind.MANAGED ? 1 : 0);
-            case "DEVICE_ORDINAL" -> putInt(data, host ? -1 : a.context.device);
+            case "DEVICE_ORDINAL" -> putInt(data, host ? -1 : a.context == null ? 0 : a.context.device);
             case "IS_LEGACY_CUDA_IPC_CAPABLE", "IS_GPU_DIRECT_RDMA_CAPABLE", "IS_HW_DECOMPRESS_CAPABLE" -> putInt(data, 0);
-            case "RANGE_START_ADDR" -> putLong(data, a.address);
-            case "RANGE_SIZE" -> putLong(data, a.size);
+            case "RANGE_START_ADDR" -> putLong(data, range(a)[0]);
+            case "RANGE_SIZE" -> putLong(data, range(a)[1]);
             case "MAPPED" -> putInt(data, 1);
-            case "ALLOWED_HANDLE_TYPES" -> putLong(data, 0);
+            case "ALLOWED_HANDLE_TYPES" -> putLong(data, a.kind == Allocation.Kind.VIRTUAL && virtualMemory != null ? virtualMemory.handleTypes(ptr) : 0);
             case "ACCESS_FLAGS" -> putInt(data, 3); // CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE
             case "MEMPOOL_HANDLE" -> putLong(data, 0);
             case "MAPPING_SIZE" -> putLong(data, a.size);

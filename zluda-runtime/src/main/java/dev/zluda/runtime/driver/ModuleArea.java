@@ -84,6 +84,11 @@ final class ModuleArea {
         volatile int maxDynamicShared;
         volatile int carveout = -1;
         volatile int cacheConfig;
+        /** CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH set at run time (all 0: none). */
+        final int[] requiredCluster = new int[3];
+        /** CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, CLUSTER_SCHEDULING_POLICY_PREFERENCE. */
+        volatile boolean nonPortableClusterSize;
+        volatile int clusterSchedulingPolicy;
         /** The kernel as the backend loaded it. */
         final Backend.LoadedKernel loaded;
 

@@ -198,7 +198,20 @@ final class StreamArea {
 
     /** CUstreamAttrID values accepted (cuda.h): access policy window 1, synchronisation policy 3, priority 8, memory sync domain map 9, domain 10. */
     private static final Set<Integer> STREAM_ATTRIBUTES = Set.of(1, 3, 8, 9, 10);
-    private static final int STREAM_ATTR_PRIORITY = 8;
+    private static final int STREAM_ATTR_PRIORITY = 8, STREAM_ATTR_ACCESS_POLICY_WINDOW = 1;
+
+    /**
+     * Whether the CUaccessPolicyWindow at {@code value} (the first member of a CUstreamAttrValue, CUkernelNodeAttrValue or
+     * CUlaunchAttributeValue) is one the driver accepts: {@code num_bytes} at most MAX_ACCESS_POLICY_WINDOW_SIZE and
+     * {@code hitRatio} in [0, 1]. {@code hitProp} and {@code missProp} are not checked: an H200 accepts a hitProp of 7
+     * (src/test/resources/coop/h200/results.tsv).
+     */
+    static boolean validAccessPolicyWindow(DriverState state, long value) {
+        long bytes = CUstreamAttrValue.accessPolicyWindow_num_bytes(value);
+        float hit = CUstreamAttrValue.accessPolicyWindow_hitRatio(value);
+        long max = Integer.toUnsignedLong(state.attributes.byName().get("MAX_ACCESS_POLICY_WINDOW_SIZE"));
+        return bytes >= 0 && bytes <= max && hit >= 0f && hit <= 1f;
+    }
     /** Attribute values set on streams (CUstreamAttrValue bytes), by stream handle and attribute id. */
     private final Map<Long, Map<Integer, byte[]>> streamAttributes = new ConcurrentHashMap<>();
 
@@ -225,11 +238,17 @@ final class StreamArea {
         return SUCCESS;
     }
 
-    /** cuStreamSetAttribute: stored (the emulator's streams run every operation at once, so none changes how they run). */
+    /**
+     * cuStreamSetAttribute: stored (the emulator's streams run every operation at once, so none changes how they run).
+     * An access policy window (a hint: the emulator has no cache) is checked as CUaccessPolicyWindow's documentation
+     * asks: at most CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE bytes and a hit ratio in [0, 1] — else
+     * CUDA_ERROR_INVALID_VALUE, as an H200 answers.
+     */
     public int cuStreamSetAttribute(long hStream, int attr, long param) {
         int r = checkStream(hStream);
         if (r != SUCCESS) return r;
         if (param == 0 || !STREAM_ATTRIBUTES.contains(attr)) return INVALID_VALUE;
+        if (attr == STREAM_ATTR_ACCESS_POLICY_WINDOW && !validAccessPolicyWindow(state, param)) return INVALID_VALUE;
         byte[] v = at(param, CUstreamAttrValue.SIZE).toArray(ValueLayout.JAVA_BYTE);
         streamAttributes.computeIfAbsent(streamKey(hStream), k -> new ConcurrentHashMap<>()).put(attr, v);
         return SUCCESS;

@@ -62,6 +62,20 @@ final class ConvertOps {
             }
         }
 
+        /**
+         * One lane: the result for slot values {@code x} (a) and {@code y} (b, 0 without one), exactly as {@link #exec}
+         * computes it; what compiled code calls ({@link JitCompiler}).
+         */
+        long lane(long x, long y) {
+            if (dt == PtxType.E4M3X2 || dt == PtxType.E5M2X2 || (dt == PtxType.F16X2 && st != PtxType.F32)) return fp8(x, b >= 0 ? y : 0);
+            if (b >= 0) {
+                PtxType half = dt == PtxType.F16X2 ? PtxType.F16 : PtxType.BF16;
+                long hiV = convert(x, half), loV = convert(y, half);
+                return ((hiV & 0xFFFF) << 16) | (loV & 0xFFFF);
+            }
+            return convert(x, dt);
+        }
+
         private static boolean isFloat(PtxType t) {
             return t.kind() == PtxType.Kind.FLOAT;
         }
@@ -303,10 +317,15 @@ final class ConvertOps {
             final long[] r = w.r;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long lo = sat(r[a + l]) << bits | sat(r[b + l]);
-                if (bits == 8) lo |= (c >= 0 ? r[c + l] & 0xFFFF : 0) << 16;
-                r[d + l] = lo & 0xFFFF_FFFFL;
+                r[d + l] = lane(r[a + l], r[b + l], c >= 0 ? r[c + l] : 0);
             }
+        }
+
+        /** One lane, for slot values A, B and C (0 without c); what compiled code calls ({@link JitCompiler}). */
+        long lane(long A, long B, long C) {
+            long lo = sat(A) << bits | sat(B);
+            if (bits == 8) lo |= (c >= 0 ? C & 0xFFFF : 0) << 16;
+            return lo & 0xFFFF_FFFFL;
         }
     }
 }

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Executes kernel launches on the CPU: the CTAs of a grid are spread over worker threads (each CTA
- * runs on one thread, its warps interleaved there), the calling thread working too. The number of
+ * runs on one thread, its warps interleaved there), the calling thread working too; the CTAs of a
+ * cluster, and those of a cooperative grid, are resident together ({@link Grouping}). The number of
  * threads is {@code ZLUDA_EMULATOR_THREADS} (default: the host's processors); with 1 the CTAs run in
  * a fixed order — x fastest, then y, then z — on the calling thread, and a launch is deterministic.
  * Thread-safe: launches from several host threads may run at once.
@@ -24,6 +25,26 @@ public final class Emulator {
 
     private final int threads;
     private final ExecutorService pool;
+    private final boolean compile;
+
+    /**
+     * How kernels run: {@code "jit"} (the default) compiles each kernel to JVM bytecode, on a background thread from
+     * its first launch on ({@link JitCompiler}, {@link Program#compiledWhenReady}), and runs the compiled code where it
+     * has any once it is ready, {@code "interp"} interprets every instruction.
+     * Read from the system property {@code zluda.emulator}, else the environment variable {@code ZLUDA_EMULATOR}.
+     * Both give the same results bit for bit (every conformance suite runs on both).
+     */
+    public static String configuredMode() {
+        String s = System.getProperty("zluda.emulator");
+        if (s == null || s.isBlank()) s = System.getenv("ZLUDA_EMULATOR");
+        if (s == null || s.isBlank()) return "jit";
+        s = s.trim().toLowerCase(java.util.Locale.ROOT);
+        if (!s.equals("jit") && !s.equals("interp")) {
+            System.err.println("[ZLUDA] ZLUDA_EMULATOR must be 'jit' or 'interp', not '" + s + "': using jit");
+            return "jit";
+        }
+        return s;
+    }
 
     /** Seconds an idle worker thread waits for the next launch before it ends (a new launch starts it again). */
     static final long IDLE_SECONDS = 30;
@@ -36,6 +57,18 @@ public final class Emulator {
      * @param threads worker threads per launch, at least 1 (1: deterministic, no pool)
      */
     public Emulator(int threads) {
+        this(threads, configuredMode().equals("jit"));
+    }
+
+    /**
+     * An emulator of its own that compiles kernels to bytecode ({@code compile}) or only interprets them, whatever
+     * {@link #configuredMode()} says (benchmarks compare the two in one process).
+     *
+     * @param threads worker threads per launch, at least 1 (1: deterministic, no pool)
+     * @param compile whether kernels are compiled (from their first launch on, {@link Program#compiledWhenReady})
+     */
+    public Emulator(int threads, boolean compile) {
+        this.compile = compile;
         this.threads = Math.max(1, threads);
         AtomicInteger n = new AtomicInteger();
         if (this.threads == 1) {
@@ -68,6 +101,11 @@ public final class Emulator {
     /** Worker threads per launch. */
     public int threads() {
         return threads;
+    }
+
+    /** Whether this emulator compiles kernels to bytecode ({@link #configuredMode()}). */
+    public boolean compiles() {
+        return compile;
     }
 
     /**
@@ -104,7 +142,36 @@ public final class Emulator {
      */
     public LaunchResult launch(Kernel kernel, int[] grid, int[] block, int dynamicShared, MemorySegment params,
                                MemoryMap memory, int multiprocessors, long stackBytes) {
+        return launch(kernel, grid, block, dynamicShared, params, memory, multiprocessors, stackBytes, Grouping.NONE);
+    }
+
+    /**
+     * How the CTAs of a launch are grouped.
+     *
+     * @param cooperative     a cooperative launch (cuLaunchCooperativeKernel, CU_LAUNCH_ATTRIBUTE_COOPERATIVE): every CTA
+     *                        of the grid is resident at once, so that all of them can reach a grid-wide barrier, and the
+     *                        kernel gets a grid workspace (%envreg1:%envreg2, 8 zeroed bytes: cooperative_groups'
+     *                        {@code grid_workspace}, whose second word is the grid barrier's counter)
+     * @param cluster         cluster dimensions in CTAs, each dividing the grid's (1, 1, 1: no clusters); the CTAs of a
+     *                        cluster are resident together (barrier.cluster, distributed shared memory)
+     * @param explicitCluster what %is_explicit_cluster reads
+     */
+    public record Grouping(boolean cooperative, int[] cluster, boolean explicitCluster) {
+        /** A plain launch: CTAs one at a time, clusters of one. */
+        public static final Grouping NONE = new Grouping(false, new int[] {1, 1, 1}, false);
+    }
+
+    /**
+     * {@link #launch(Kernel, int[], int[], int, MemorySegment, MemoryMap, int, long)} with the CTAs grouped as
+     * {@code grouping} says. CTAs that must be resident together run interleaved on one host thread a slice at a time
+     * ({@link CtaRunner#interleave}): a cluster on one worker; a cooperative grid spread over the workers, each taking
+     * every n-th cluster (every n-th CTA without clusters), all of them started before any finishes. The caller has
+     * checked that the grid is a whole number of clusters and, for a cooperative launch, that it fits the device.
+     */
+    public LaunchResult launch(Kernel kernel, int[] grid, int[] block, int dynamicShared, MemorySegment params,
+                               MemoryMap memory, int multiprocessors, long stackBytes, Grouping grouping) {
         Program prog = kernel.program();
+        JitCompiler.Result jit = compile ? prog.compiledWhenReady() : null;
         try (Arena arena = Arena.ofShared()) {
             long paramBase = 0;
             if (prog.paramBytes > 0) {
@@ -112,15 +179,29 @@ public final class Emulator {
                 MemorySegment.copy(params, 0, p, 0, Math.min(params.byteSize(), prog.paramBytes));
                 paramBase = p.address();
             }
+            long workspace = 0;
+            MemoryMap map = memory;
+            if (grouping.cooperative()) {
+                long ws = arena.allocate(WORKSPACE_BYTES, 16).fill((byte) 0).address();
+                workspace = ws;
+                map = (a, out) -> {
+                    if (a >= ws && a < ws + WORKSPACE_BYTES) {
+                        out[0] = ws;
+                        out[1] = WORKSPACE_BYTES;
+                        return true;
+                    }
+                    return memory.find(a, out);
+                };
+            }
             Launch launch = new Launch(prog, grid[0], grid[1], grid[2], block[0], block[1], block[2], dynamicShared,
-                    paramBase, memory, multiprocessors, GRID_IDS.incrementAndGet(), stackBytes);
-            int workers = (int) Math.min(threads, launch.ctas);
+                    paramBase, map, multiprocessors, GRID_IDS.incrementAndGet(), stackBytes, grouping, workspace, jit);
+            int workers = (int) Math.min(threads, launch.clusters);
             List<Future<?>> futures = new ArrayList<>();
             for (int i = 1; i < workers; i++) {
                 int smid = i;
-                futures.add(pool.submit(() -> work(launch, smid, arena)));
+                futures.add(pool.submit(() -> work(launch, smid, workers, arena)));
             }
-            work(launch, 0, arena);
+            work(launch, 0, workers, arena);
             for (Future<?> f : futures) {
                 try {
                     f.get();
@@ -137,19 +218,73 @@ public final class Emulator {
         }
     }
 
-    private static void work(Launch launch, int smid, Arena arena) {
-        CtaRunner runner;
-        try {
-            runner = new CtaRunner(launch, smid, arena);
-        } catch (OutOfMemoryError | RuntimeException e) {
-            launch.fail(new LaunchResult(Errors.LAUNCH_FAILED, "kernel " + launch.prog.name + ": cannot set up a CTA: " + e, 0));
+    /** Bytes of a cooperative launch's grid workspace. */
+    static final long WORKSPACE_BYTES = 8;
+
+    private static void work(Launch launch, int smid, int workers, Arena arena) {
+        if (launch.cooperative) {
+            workCooperative(launch, smid, workers, arena);
             return;
         }
+        if (launch.clusterSize > 1) {
+            workClusters(launch, smid, arena);
+            return;
+        }
+        CtaRunner runner = runner(launch, smid, arena);
+        if (runner == null) return;
         while (!launch.cancelled) {
             long i = launch.nextCta.getAndIncrement();
             if (i >= launch.ctas) break;
             runner.run(i);
         }
         launch.executed.addAndGet(runner.executed());
+    }
+
+    private static CtaRunner runner(Launch launch, int smid, Arena arena) {
+        try {
+            return new CtaRunner(launch, smid, arena);
+        } catch (OutOfMemoryError | RuntimeException e) {
+            launch.fail(new LaunchResult(Errors.LAUNCH_FAILED, "kernel " + launch.prog.name + ": cannot set up a CTA: " + e, 0));
+            return null;
+        }
+    }
+
+    /** Clusters one after the other, the CTAs of each interleaved. */
+    private static void workClusters(Launch launch, int smid, Arena arena) {
+        int n = launch.clusterSize;
+        CtaRunner[] rs = new CtaRunner[n];
+        ClusterGroup cluster = new ClusterGroup(n);
+        for (int r = 0; r < n; r++) {
+            rs[r] = runner(launch, smid, arena);
+            if (rs[r] == null) return;
+            rs[r].cluster = cluster;
+        }
+        while (!launch.cancelled) {
+            long i = launch.nextCta.getAndIncrement();
+            if (i >= launch.clusters) break;
+            cluster.reset(launch.threads);
+            for (int r = 0; r < n; r++) rs[r].begin(launch.ctaOf(i, r), r);
+            CtaRunner.interleave(launch, rs, n);
+        }
+        for (CtaRunner r : rs) launch.executed.addAndGet(r.executed());
+    }
+
+    /** A cooperative grid: this worker's clusters {@code smid}, {@code smid + workers}, ... all resident, interleaved. */
+    private static void workCooperative(Launch launch, int smid, int workers, Arena arena) {
+        int n = launch.clusterSize;
+        List<CtaRunner> rs = new ArrayList<>();
+        for (long i = smid; i < launch.clusters; i += workers) {
+            ClusterGroup cluster = new ClusterGroup(n);
+            cluster.reset(launch.threads);
+            for (int r = 0; r < n; r++) {
+                CtaRunner c = runner(launch, smid, arena);
+                if (c == null) return;
+                c.cluster = cluster;
+                c.begin(launch.ctaOf(i, r), r);
+                rs.add(c);
+            }
+        }
+        CtaRunner.interleave(launch, rs.toArray(new CtaRunner[0]), rs.size());
+        for (CtaRunner r : rs) launch.executed.addAndGet(r.executed());
     }
 }

@@ -57,6 +57,7 @@ public final class EmulatorDevice implements Backend {
     @Override public boolean deviceSeesHostMemory() { return true; }
     @Override public boolean supportsTextures() { return true; }
     @Override public boolean synchronous() { return true; }
+    @Override public boolean supportsGroupedLaunches() { return true; }
 
     // ---------------------------------------------------------------- memory
 
@@ -154,7 +155,8 @@ public final class EmulatorDevice implements Backend {
         long t0 = System.nanoTime();
         LaunchResult res;
         try {
-            res = emulator().launch(k, g, b, r.sharedBytes(), MemorySegment.ofArray(r.params()), r.memory(), r.multiprocessors(), r.stackBytes());
+            res = emulator().launch(k, g, b, r.sharedBytes(), MemorySegment.ofArray(r.params()), r.memory(), r.multiprocessors(), r.stackBytes(),
+                    r.grouping() == null ? Emulator.Grouping.NONE : r.grouping());
         } catch (OutOfMemoryError e) {
             return new LaunchOutcome(LAUNCH_OUT_OF_RESOURCES, 0, "", null);
         } catch (RuntimeException e) {

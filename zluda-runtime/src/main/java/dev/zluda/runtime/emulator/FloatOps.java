@@ -18,6 +18,24 @@ final class FloatOps {
 
     private static final double LN2 = Math.log(2);
 
+    /** add.rn.f32 of two slot values (no .ftz, no .sat), as {@link Arith} computes it: NaN results are the canonical NaN. */
+    static long addRn(long a, long b) {
+        float v = Float.intBitsToFloat((int) a) + Float.intBitsToFloat((int) b);
+        return v != v ? FloatMath.CANONICAL_NAN_F32 : Float.floatToRawIntBits(v) & 0xFFFF_FFFFL;
+    }
+
+    /** mul.rn.f32 of two slot values (no .ftz, no .sat), as {@link Arith} computes it. */
+    static long mulRn(long a, long b) {
+        float v = Float.intBitsToFloat((int) a) * Float.intBitsToFloat((int) b);
+        return v != v ? FloatMath.CANONICAL_NAN_F32 : Float.floatToRawIntBits(v) & 0xFFFF_FFFFL;
+    }
+
+    /** fma.rn.f32 of three slot values (no .ftz, no .sat), as {@link Arith} computes it. */
+    static long fmaRn(long a, long b, long c) {
+        float v = Math.fma(Float.intBitsToFloat((int) a), Float.intBitsToFloat((int) b), Float.intBitsToFloat((int) c));
+        return v != v ? FloatMath.CANONICAL_NAN_F32 : Float.floatToRawIntBits(v) & 0xFFFF_FFFFL;
+    }
+
     /**
      * One arithmetic instruction on .f32 or .f64: {@code d = op(a, b, c)} with rounding mode
      * {@code rnd} ({@link FloatMath}), {@code .ftz} (f32 subnormal inputs and results become zero of
@@ -335,15 +353,16 @@ final class FloatOps {
             final long[] r = w.r;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long A = r[a + l], B = b >= 0 ? r[b + l] : 0, C = c >= 0 ? r[c + l] : 0;
-                long lo = one((int) A & 0xFFFF, (int) B & 0xFFFF, (int) C & 0xFFFF);
-                if (!pair) {
-                    r[d + l] = lo;
-                } else {
-                    long hi = one((int) (A >>> 16) & 0xFFFF, (int) (B >>> 16) & 0xFFFF, (int) (C >>> 16) & 0xFFFF);
-                    r[d + l] = (hi << 16) | lo;
-                }
+                r[d + l] = lane(r[a + l], b >= 0 ? r[b + l] : 0, c >= 0 ? r[c + l] : 0);
             }
+        }
+
+        /** One lane: the result for operand values A, B, C (0 for absent operands); also what compiled code calls ({@link JitCompiler}). */
+        long lane(long A, long B, long C) {
+            long lo = one((int) A & 0xFFFF, (int) B & 0xFFFF, (int) C & 0xFFFF);
+            if (!pair) return lo;
+            long hi = one((int) (A >>> 16) & 0xFFFF, (int) (B >>> 16) & 0xFFFF, (int) (C >>> 16) & 0xFFFF);
+            return (hi << 16) | lo;
         }
 
         private double value(int h) {
@@ -626,7 +645,7 @@ final class FloatOps {
         }
 
         /** {@code a cmp b} for the ordered comparisons EQ..GE of .f32 values (PTX ISA 9.0, setp: NE is false when either is NaN). */
-        private static boolean f32Compare(int cmp, float a, float b) {
+        static boolean f32Compare(int cmp, float a, float b) {
             return switch (cmp) {
                 case EQ -> a == b;
                 case NE -> a != b && a == a && b == b;
@@ -882,16 +901,21 @@ final class FloatOps {
             final long[] r = w.r;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                boolean ge;
-                if (cFloat) {
-                    float f = Float.intBitsToFloat((int) r[c + l]);
-                    if (ftz) f = FloatMath.ftz(f);
-                    ge = f >= 0f;
-                } else {
-                    ge = (int) r[c + l] >= 0;
-                }
-                r[d + l] = ge ? r[a + l] : r[b + l];
+                r[d + l] = lane(r[a + l], r[b + l], r[c + l]);
             }
+        }
+
+        /** One lane: {@code c >= 0 ? a : b} on the slot values; also what compiled code calls ({@link JitCompiler}). */
+        long lane(long A, long B, long C) {
+            boolean ge;
+            if (cFloat) {
+                float f = Float.intBitsToFloat((int) C);
+                if (ftz) f = FloatMath.ftz(f);
+                ge = f >= 0f;
+            } else {
+                ge = (int) C >= 0;
+            }
+            return ge ? A : B;
         }
     }
 
@@ -914,19 +938,23 @@ final class FloatOps {
             int t = 0;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                double v = f64 ? Double.longBitsToDouble(w.r[a + l]) : Float.intBitsToFloat((int) w.r[a + l]);
-                double min = f64 ? Double.MIN_NORMAL : Float.MIN_NORMAL;
-                boolean res = switch (op) {
-                    case FINITE -> Double.isFinite(v);
-                    case INFINITE -> Double.isInfinite(v);
-                    case NUMBER -> v == v;
-                    case NOTANUMBER -> v != v;
-                    case NORMAL_ -> Double.isFinite(v) && (Math.abs(v) >= min || v == 0); // ±0 count as normal on an H200
-                    default -> v != 0 && Math.abs(v) < min;
-                };
-                if (res) t |= 1 << l;
+                if (lane(w.r[a + l])) t |= 1 << l;
             }
             w.p[dp] = (w.p[dp] & ~m) | (t & m);
+        }
+
+        /** One lane: the class test of slot value {@code A}; also what compiled code calls ({@link JitCompiler}). */
+        boolean lane(long A) {
+            double v = f64 ? Double.longBitsToDouble(A) : Float.intBitsToFloat((int) A);
+            double min = f64 ? Double.MIN_NORMAL : Float.MIN_NORMAL;
+            return switch (op) {
+                case FINITE -> Double.isFinite(v);
+                case INFINITE -> Double.isInfinite(v);
+                case NUMBER -> v == v;
+                case NOTANUMBER -> v != v;
+                case NORMAL_ -> Double.isFinite(v) && (Math.abs(v) >= min || v == 0); // ±0 count as normal on an H200
+                default -> v != 0 && Math.abs(v) < min;
+            };
         }
     }
 

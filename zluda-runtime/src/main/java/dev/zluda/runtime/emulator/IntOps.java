@@ -19,6 +19,25 @@ final class IntOps {
         return bits == 64 ? -1L : (1L << bits) - 1;
     }
 
+    /** mul.wide (PTX ISA 9.7.1.6): the product of the operands extended from {@code bits}; also what compiled code calls. */
+    static long mulWide(long x, long y, int bits, boolean signed) {
+        return ext(x, bits, signed) * ext(y, bits, signed);
+    }
+
+    /** shl (PTX ISA 9.7.8.9): shift amounts of the width or more give 0; also what compiled code calls. */
+    static long shl(long x, long y, int bits) {
+        long k = y & 0xFFFF_FFFFL;
+        return k >= bits ? 0 : x << k;
+    }
+
+    /** shr (PTX ISA 9.7.8.10): the value extended from its type, shifted by b (unsigned, 32 bits); also what compiled code calls. */
+    static long shr(long x, long y, int bits, boolean signed) {
+        long k = y & 0xFFFF_FFFFL;
+        long X = ext(x, bits, signed);
+        if (signed) return X >> Math.min(k, 63);
+        return k >= bits ? 0 : X >>> k;
+    }
+
     static final int ADD = 0, SUB = 1, MUL_LO = 2, MUL_HI = 3, MUL_WIDE = 4, MAD_LO = 5, MAD_HI = 6, MAD_WIDE = 7,
             DIV = 8, REM = 9, MIN = 10, MAX = 11, AND = 12, OR = 13, XOR = 14, SHL = 15, SHR = 16, ABS = 17,
             NEG = 18, NOT = 19, CNOT = 20, POPC = 21, CLZ = 22, BREV = 23, BFIND = 24, BFE = 25, BFI = 26,
@@ -235,7 +254,7 @@ final class IntOps {
                 case ADD_SAT: return sat32((long) (int) x + (int) y);
                 case SUB_SAT: return sat32((long) (int) x - (int) y);
                 case MUL_HI: return hi(x, y);
-                case MUL_WIDE: return ext(x) * ext(y);
+                case MUL_WIDE: return mulWide(x, y, bits, signed);
                 case MAD_HI: return hi(x, y) + z;
                 case MAD_HI_SAT: return sat32((long) (int) hi(x, y) + (int) z);
                 case MAD_WIDE: return ext(x) * ext(y) + z;
@@ -258,16 +277,8 @@ final class IntOps {
                     long v = cmp(x, y) >= 0 ? x : y;
                     return mode != 0 && ext(v) < 0 ? 0 : v;
                 }
-                case SHL: {
-                    long k = y & 0xFFFF_FFFFL;
-                    return k >= bits ? 0 : x << k;
-                }
-                case SHR: {
-                    long k = y & 0xFFFF_FFFFL;
-                    long X = ext(x);
-                    if (signed) return X >> Math.min(k, 63);
-                    return k >= bits ? 0 : X >>> k;
-                }
+                case SHL: return shl(x, y, bits);
+                case SHR: return shr(x, y, bits, signed);
                 case ABS: return Math.abs(ext(x));
                 case NEG: return -x;
                 case NOT: return ~x;

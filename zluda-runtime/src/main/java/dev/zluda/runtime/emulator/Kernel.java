@@ -22,6 +22,17 @@ public record Kernel(String name, FunctionInfo info, Program program, long stati
         return info.paramSize();
     }
 
+    /**
+     * Whether the kernel reads the grid workspace (%envreg1/%envreg2): cooperative_groups' {@code grid_group}, whose
+     * {@code sync()} needs every CTA of the grid resident. NVIDIA's driver gives such a kernel a workspace in any
+     * launch (an H200 runs grid.sync() in a plain launch of a resident grid: src/test/resources/coop/h200).
+     */
+    public boolean readsGridWorkspace() {
+        if (program == null) return false; // a kernel another backend loaded: no emulator program
+        for (int k : program.specialKinds) if (k == Specials.ENVREG1 || k == Specials.ENVREG2) return true;
+        return false;
+    }
+
     /** Number of decoded instructions (after inlining device functions). */
     public int instructions() {
         return program.code.length;

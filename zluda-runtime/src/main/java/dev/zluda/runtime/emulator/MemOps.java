@@ -442,9 +442,13 @@ final class MemOps {
         }
     }
 
-    /** isspacep (PTX ISA 9.7.9.15): whether a generic address is in a state space. */
+    /**
+     * isspacep (PTX ISA 9.7.9.15): whether a generic address is in a state space. {@code .shared::cluster} holds for
+     * every shared address ({@link ClusterGroup}), {@code .shared} / {@code .shared::cta} for the executing CTA's own.
+     */
     static final class IsSpace extends Op {
         final int dp, a, space;
+        final boolean cluster;
         /**
          * {@code isspacep.const} rather than {@code .global}, and the module's .const variables ({@code [lo, hi)}
          * pairs): their generic addresses lie among global ones in the emulator, but the H200 tells them apart
@@ -454,33 +458,113 @@ final class MemOps {
         long[] consts = new long[0];
 
         IsSpace(int dp, int a, int space) {
+            this(dp, a, space, false);
+        }
+
+        IsSpace(int dp, int a, int space, boolean cluster) {
             super(NORMAL);
             this.dp = dp;
             this.a = a;
             this.space = space;
+            this.cluster = cluster;
         }
 
         @Override
         void exec(Warp w, int m) {
+            int t = 0;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                if (lane(w.r[a + l])) t |= 1 << l;
+            }
+            w.p[dp] = (w.p[dp] & ~m) | (t & m);
+        }
+
+        /** One lane: whether generic address {@code g} is in the space; also what compiled code calls ({@link JitCompiler}). */
+        boolean lane(long g) {
             char want = switch (space) {
                 case SHARED -> 'S';
                 case LOCAL -> 'L';
                 case PARAM -> 'P';
                 default -> 'G';
             };
-            int t = 0;
+            boolean in = Mem.window(g) == want;
+            if (want == 'G') {
+                boolean isConst = false;
+                for (int i = 0; i < consts.length; i += 2) if (g >= consts[i] && g < consts[i + 1]) isConst = true;
+                in = in && isConst == constSpace;
+            }
+            // .shared / .shared::cta: only the executing CTA's own window, not another CTA's shared::cluster address
+            if (want == 'S' && !cluster && ((g & 0xFFFF_FFFFL) >>> ClusterGroup.RANK_SHIFT) != 0) in = false;
+            return in;
+        }
+    }
+
+    /** A shared or shared::cluster address of lane {@code l}: its 32-bit shared::cluster form, or a fault naming the operand. */
+    private static long clusterOffset(Warp w, long v, boolean generic, int l, String what) {
+        if (!generic) return v & 0xFFFF_FFFFL;
+        if (Mem.window(v) != 'S') {
+            throw new Fault(Errors.ILLEGAL_ADDRESS, l, what + " of generic address " + Mem.hex(v) + ", which is not a shared memory address");
+        }
+        return v - Mem.SHARED_WINDOW;
+    }
+
+    /**
+     * mapa (PTX ISA 9.0, 9.7.9.22): the address of the same byte of shared memory in the CTA of rank {@code b} of the
+     * cluster; generic in, generic out, or shared::cluster in and out ({@code .shared::cluster}). A rank outside the
+     * cluster (undefined in the ISA) stops the kernel with CUDA_ERROR_ILLEGAL_ADDRESS.
+     */
+    static final class Mapa extends Op {
+        final int d, a, b;
+        final boolean generic, narrow;
+
+        Mapa(int d, int a, int b, boolean generic, boolean narrow) {
+            super(NORMAL);
+            this.d = d;
+            this.a = a;
+            this.b = b;
+            this.generic = generic;
+            this.narrow = narrow;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            int size = w.cta.cluster.members.length;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long g = w.r[a + l];
-                boolean in = Mem.window(g) == want;
-                if (want == 'G') {
-                    boolean isConst = false;
-                    for (int i = 0; i < consts.length; i += 2) if (g >= consts[i] && g < consts[i + 1]) isConst = true;
-                    in = in && isConst == constSpace;
+                long off = clusterOffset(w, r[a + l], generic, l, "mapa") & ClusterGroup.OFFSET_MASK;
+                long rank = r[b + l] & 0xFFFF_FFFFL;
+                if (rank >= size) {
+                    throw new Fault(Errors.ILLEGAL_ADDRESS, l, "mapa to CTA rank " + rank + ", outside the cluster of " + size + " CTAs");
                 }
-                if (in) t |= 1 << l;
+                long v = ClusterGroup.address((int) rank, off);
+                if (generic) v += Mem.SHARED_WINDOW;
+                r[d + l] = narrow ? v & 0xFFFF_FFFFL : v;
             }
-            w.p[dp] = (w.p[dp] & ~m) | (t & m);
+        }
+    }
+
+    /** getctarank (PTX ISA 9.0, 9.7.9.23): the rank in the cluster of the CTA whose shared memory an address is in. */
+    static final class GetCtaRank extends Op {
+        final int d, a;
+        final boolean generic;
+
+        GetCtaRank(int d, int a, boolean generic) {
+            super(NORMAL);
+            this.d = d;
+            this.a = a;
+            this.generic = generic;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long off = clusterOffset(w, r[a + l], generic, l, "getctarank");
+                long hi = off >>> ClusterGroup.RANK_SHIFT;
+                r[d + l] = hi == 0 ? w.cta.rank : hi - 1;
+            }
         }
     }
 

@@ -32,6 +32,9 @@ final class MemoryTranslation {
             if (a instanceof Operand.IntImm c) {
                 return new Ops.PredLogic(Ops.PredLogic.CONST, pd, 0, false, -1, false, c.value() != 0);
             }
+            if (a instanceof Operand.Special sp && sp.reg() == dev.zluda.ptx.ir.SpecialReg.IS_EXPLICIT_CLUSTER) {
+                return new Ops.RegToPred(pd, tr.src(a, PtxType.U32, scope, ins));
+            }
             int[] ps = tr.predSrc(a, scope, ins);
             return new Ops.PredLogic(Ops.PredLogic.MOV, pd, ps[0], ps[1] != 0, -1, false, false);
         }

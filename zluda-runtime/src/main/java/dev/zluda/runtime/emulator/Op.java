@@ -22,6 +22,8 @@ abstract class Op {
     static final int CALL = 4;
     /** {@code ret} from an out-of-line function: see {@link CallOps.Ret}. */
     static final int RET = 5;
+    /** The entry of a region compiled to bytecode ({@link JitKernel.Entry}); only in {@link JitCompiler}'s code arrays. */
+    static final int REGION = 6;
 
     final int kind;
     /** Guard predicate index, or -1 for none. */

@@ -64,6 +64,28 @@ final class Ops {
         }
     }
 
+    /** A register to a predicate: true where it is not 0 ({@code mov.pred p, %is_explicit_cluster}, PTX ISA 9.0, 10.21). */
+    static final class RegToPred extends Op {
+        final int d, a;
+
+        RegToPred(int d, int a) {
+            super(NORMAL);
+            this.d = d;
+            this.a = a;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            final long[] r = w.r;
+            int v = 0;
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                if (r[a + l] != 0) v |= 1 << l;
+            }
+            w.p[d] = (w.p[d] & ~m) | v;
+        }
+    }
+
     /** A predicate to a register (selp-like, for mov/cvt of a predicate value): 1 or 0. */
     static final class PredToReg extends Op {
         final int d, a;
@@ -218,7 +240,8 @@ final class Ops {
      * {@code id}/{@code count} are slots (-1: barrier 0 / all threads of the CTA).
      */
     static final class Bar extends Op {
-        static final int SYNC = 0, ARRIVE = 1, RED_POPC = 2, RED_AND = 3, RED_OR = 4;
+        /** bar/barrier modes; CLUSTER_ARRIVE and CLUSTER_WAIT are barrier.cluster's (PTX ISA 9.0, 9.7.13.2), without operands. */
+        static final int SYNC = 0, ARRIVE = 1, RED_POPC = 2, RED_AND = 3, RED_OR = 4, CLUSTER_ARRIVE = 5, CLUSTER_WAIT = 6;
         final int mode, id, count, dst, pred;
         final boolean predNeg;
 

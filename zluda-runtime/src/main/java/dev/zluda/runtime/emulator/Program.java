@@ -34,6 +34,62 @@ final class Program {
      */
     int spSlot = -1, fpSlot = -1;
 
+    /** What {@link #compiled()} returned: null before the first call, {@link #NOT_COMPILED} when there is nothing to run compiled. */
+    private Object compiled;
+    private static final Object NOT_COMPILED = new Object();
+    /** {@link #compiled} once it is known, for {@link #compiledWhenReady} to read without the lock. */
+    private volatile Object published;
+    private boolean compiling;
+
+    /**
+     * The program compiled to bytecode if the compiler has finished with it; otherwise null (the launch runs on the
+     * interpreter, with the same results) after starting the compiler on a background thread the first time. So a
+     * kernel's first launch does not wait for the compiler. With the system property {@code zluda.jit.strict} (the
+     * tests) it compiles at once, as {@link #compiled()}.
+     */
+    JitCompiler.Result compiledWhenReady() {
+        Object c = published;
+        if (c != null) return c instanceof JitCompiler.Result r ? r : null;
+        if (Boolean.getBoolean("zluda.jit.strict")) return compiled();
+        synchronized (this) {
+            if (compiling) return null;
+            compiling = true;
+        }
+        Thread.ofPlatform().daemon().name("zluda-jit " + name).start(this::compiled);
+        return null;
+    }
+
+    /**
+     * The program compiled to bytecode ({@link JitCompiler}), compiled at the first call; null when it has no region
+     * to compile or the compiler failed (then the interpreter runs it; {@code ZLUDA_DEBUG} prints why).
+     *
+     * @throws IllegalStateException when the compiler failed and the system property {@code zluda.jit.strict} is true
+     *     (the tests set it)
+     */
+    synchronized JitCompiler.Result compiled() {
+        if (compiled == null) {
+            try {
+                long t0 = System.nanoTime();
+                JitCompiler.Result r = JitCompiler.compile(this);
+                compiled = r == null ? NOT_COMPILED : r;
+                if (System.getenv("ZLUDA_DEBUG") != null) {
+                    System.err.printf(java.util.Locale.ROOT, "[ZLUDA] kernel %s: %s in %.1f ms%n", name, r == null ? "nothing to compile"
+                            : r.regions() + " regions compiled, " + r.compiledOps() + " of " + code.length + " instructions", (System.nanoTime() - t0) / 1e6);
+                }
+            } catch (RuntimeException | LinkageError e) {
+                // the tests set zluda.jit.strict: a kernel the compiler fails on is a compiler bug to see, not to hide
+                if (Boolean.getBoolean("zluda.jit.strict")) throw new IllegalStateException("kernel " + name + ": the compiler failed: " + e, e);
+                if (System.getenv("ZLUDA_DEBUG") != null) {
+                    System.err.println("[ZLUDA] kernel " + name + ": not compiled, the interpreter runs it: " + e);
+                    e.printStackTrace();
+                }
+                compiled = NOT_COMPILED;
+            }
+        }
+        published = compiled;
+        return compiled instanceof JitCompiler.Result r ? r : null;
+    }
+
     /** The out-of-line functions and the stack bytes each call of them takes ("f 24, g 32"), empty when none. */
     String callFrames = "";
 

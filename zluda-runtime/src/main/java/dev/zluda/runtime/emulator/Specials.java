@@ -24,13 +24,27 @@ final class Specials {
             CTAID_X = 6, CTAID_Y = 7, CTAID_Z = 8, NCTAID_X = 9, NCTAID_Y = 10, NCTAID_Z = 11,
             LANEID = 12, WARPID = 13, NWARPID = 14, SMID = 15, NSMID = 16, GRIDID = 17,
             LANEMASK_EQ = 18, LANEMASK_LE = 19, LANEMASK_LT = 20, LANEMASK_GE = 21, LANEMASK_GT = 22,
-            DYNAMIC_SMEM = 23, TOTAL_SMEM = 24, ZERO = 25, ONE = 26;
+            DYNAMIC_SMEM = 23, TOTAL_SMEM = 24, ZERO = 25, ONE = 26,
+            CLUSTERID_X = 27, CLUSTERID_Y = 28, CLUSTERID_Z = 29, NCLUSTERID_X = 30, NCLUSTERID_Y = 31, NCLUSTERID_Z = 32,
+            CLUSTER_CTAID_X = 33, CLUSTER_CTAID_Y = 34, CLUSTER_CTAID_Z = 35, CLUSTER_NCTAID_X = 36, CLUSTER_NCTAID_Y = 37,
+            CLUSTER_NCTAID_Z = 38, CLUSTER_CTARANK = 39, CLUSTER_NCTARANK = 40, IS_EXPLICIT_CLUSTER = 41, ENVREG1 = 42, ENVREG2 = 43;
 
     /**
      * The kind of a special register operand ({@code %tid} with component 0 for {@code .x}; -1 for none, which
      * reads as {@code .x}), or -1 when the emulator has no slot for it (timers are {@link Ops.Timer}s).
      */
     static int kind(SpecialReg r, int component) {
+        return kind(r, 0, component);
+    }
+
+    /**
+     * {@link #kind(SpecialReg, int)} with the index of an indexed register ({@code %envregN}). The cluster registers
+     * (PTX ISA 9.0, 10.13-10.21) follow the launch's cluster shape, a cluster of one CTA without one. Of the
+     * {@code %envreg}s, 1 and 2 hold the high and low halves of the grid workspace's address in a cooperative launch
+     * (what cooperative_groups' {@code grid_group} reads, CUDA 13.0 {@code cooperative_groups/details/driver_abi.h}),
+     * 0 otherwise; the others read 0.
+     */
+    static int kind(SpecialReg r, int index, int component) {
         int c = component < 0 ? 0 : component > 2 ? -1 : component;
         if (c < 0) return -1;
         return switch (r) {
@@ -51,18 +65,23 @@ final class Specials {
             case LANEMASK_GT -> LANEMASK_GT;
             case DYNAMIC_SMEM_SIZE -> DYNAMIC_SMEM;
             case TOTAL_SMEM_SIZE, AGGR_SMEM_SIZE -> TOTAL_SMEM;
-            // no clusters: every CTA is its own cluster of one (PTX ISA 10.13-10.21)
-            case CLUSTERID -> CTAID_X + c;
-            case NCLUSTERID -> NCTAID_X + c;
-            case CLUSTER_CTAID, CLUSTER_CTARANK, IS_EXPLICIT_CLUSTER, RESERVED_SMEM_OFFSET_BEGIN, RESERVED_SMEM_OFFSET_END,
-                 RESERVED_SMEM_OFFSET_CAP, RESERVED_SMEM_OFFSET_N, CURRENT_GRAPH_EXEC, ENVREG, PM, PM64 -> ZERO;
-            case CLUSTER_NCTAID, CLUSTER_NCTARANK -> ONE;
+            case CLUSTERID -> CLUSTERID_X + c;
+            case NCLUSTERID -> NCLUSTERID_X + c;
+            case CLUSTER_CTAID -> CLUSTER_CTAID_X + c;
+            case CLUSTER_NCTAID -> CLUSTER_NCTAID_X + c;
+            case CLUSTER_CTARANK -> CLUSTER_CTARANK;
+            case CLUSTER_NCTARANK -> CLUSTER_NCTARANK;
+            case IS_EXPLICIT_CLUSTER -> IS_EXPLICIT_CLUSTER;
+            case ENVREG -> index == 1 ? ENVREG1 : index == 2 ? ENVREG2 : ZERO;
+            case RESERVED_SMEM_OFFSET_BEGIN, RESERVED_SMEM_OFFSET_END, RESERVED_SMEM_OFFSET_CAP, RESERVED_SMEM_OFFSET_N,
+                 CURRENT_GRAPH_EXEC, PM, PM64 -> ZERO;
             default -> -1;
         };
     }
 
     /** Whether the value changes from CTA to CTA. */
     static boolean perCta(int kind) {
-        return kind == CTAID_X || kind == CTAID_Y || kind == CTAID_Z || kind == SMID;
+        return kind == CTAID_X || kind == CTAID_Y || kind == CTAID_Z || kind == SMID || (kind >= CLUSTERID_X && kind <= CLUSTERID_Z)
+                || (kind >= CLUSTER_CTAID_X && kind <= CLUSTER_CTAID_Z) || kind == CLUSTER_CTARANK;
     }
 }

@@ -562,7 +562,7 @@ final class Translator {
                 code.add(op);
                 return tmp;
             }
-            int k = Specials.kind(sp.reg(), sp.component());
+            int k = Specials.kind(sp.reg(), sp.index(), sp.component());
             if (k >= 0) return specialSlot(k);
             if (sp.reg() == SpecialReg.WARP_SZ) return constSlot(32);
         }
@@ -774,10 +774,21 @@ final class Translator {
             }
             case ISSPACEP -> {
                 need(ins, 2);
-                MemOps.IsSpace is = new MemOps.IsSpace(predDst(ops.get(0), scope, ins), src(ops.get(1), PtxType.U64, scope, ins), space(mods, ins));
+                MemOps.IsSpace is = new MemOps.IsSpace(predDst(ops.get(0), scope, ins), src(ops.get(1), PtxType.U64, scope, ins), space(mods, ins),
+                        mods.has(StateSpace.SHARED_CLUSTER));
                 is.constSpace = mods.has(StateSpace.CONST);
                 is.consts = mc.constRanges();
                 op = is;
+            }
+            case MAPA -> {
+                need(ins, 3);
+                boolean generic = !mods.has(StateSpace.SHARED_CLUSTER);
+                op = new MemOps.Mapa(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), src(ops.get(2), PtxType.U32, scope, ins),
+                        generic, t != null && t.size() == 4);
+            }
+            case GETCTARANK -> {
+                need(ins, 2);
+                op = new MemOps.GetCtaRank(dst(ops.get(0), scope, ins), src(ops.get(1), t, scope, ins), !mods.has(StateSpace.SHARED_CLUSTER));
             }
             case ATOM, RED -> op = MemoryTranslation.atom(this, ins, key == Opcode.RED, scope, inst, t);
             case SHFL -> op = WarpTranslation.shfl(this, ins, scope);
@@ -816,7 +827,7 @@ final class Translator {
                 }
                 op = new WarpOps.Elect(d, dp, src(ops.get(1), PtxType.B32, scope, ins));
             }
-            case BAR, BARRIER -> op = WarpTranslation.barrier(this, ins, scope);
+            case BAR, BARRIER, BARRIER_CLUSTER -> op = WarpTranslation.barrier(this, ins, scope);
             case BAR_WARP_SYNC, MEMBAR -> op = key == Opcode.MEMBAR ? new Ops.Fence() : new Ops.Nop();
             case FENCE -> op = mods.has(Flag.PROXY) ? new Ops.Nop() : new Ops.Fence();
             case BRA -> {

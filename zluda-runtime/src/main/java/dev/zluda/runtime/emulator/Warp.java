@@ -20,6 +20,9 @@ final class Warp {
     final CtaRunner cta;
     final Program prog;
     final Op[] code;
+    /** The compiled program and its code with region entries ({@link JitCompiler}); null: the interpreter runs everything. */
+    private final JitKernel jit;
+    private final Op[] jitCode;
     final long[] r;
     final int[] p;
     /** Warp index in the CTA. */
@@ -49,11 +52,16 @@ final class Warp {
     /** Lowest PC among parked lanes, or {@link #NONE}. */
     int minParked = NONE;
     final int[] lanePc = new int[32];
-    /** Per barrier id, the lanes of this warp waiting on it. */
-    final int[] barWait = new int[16];
+    /** Per barrier id, the lanes of this warp waiting on it; {@link ClusterGroup#BARRIER} is the cluster barrier. */
+    final int[] barWait = new int[17];
     /** Per barrier id, where a bar.red result goes (slot, predicate index, or -1) and its kind. */
-    final int[] barRedDst = new int[16];
-    final int[] barRedKind = new int[16];
+    final int[] barRedDst = new int[17];
+    final int[] barRedKind = new int[17];
+    /**
+     * The cluster barrier: lanes that arrived and have not waited yet, and those of them whose arrival is in the
+     * phase not yet complete.
+     */
+    int clPending, clCurrent;
     /** Thread-instructions executed. */
     long executed;
     /** Scratch values for instructions that read other lanes (shfl). */
@@ -70,6 +78,8 @@ final class Warp {
         this.cta = cta;
         this.prog = cta.launch.prog;
         this.code = prog.code;
+        this.jit = cta.launch.jit == null ? null : cta.launch.jit.kernel();
+        this.jitCode = jit == null ? null : cta.launch.jit.code();
         this.id = id;
         this.valid = valid;
         this.localBase = localBase;
@@ -113,6 +123,16 @@ final class Warp {
                     case Specials.DYNAMIC_SMEM -> l.dynamicShared;
                     case Specials.TOTAL_SMEM -> (l.sharedBytes + Specials.SMEM_GRANULE - 1) / Specials.SMEM_GRANULE * Specials.SMEM_GRANULE;
                     case Specials.ONE -> 1;
+                    case Specials.NCLUSTERID_X -> l.gx / l.cdx;
+                    case Specials.NCLUSTERID_Y -> l.gy / l.cdy;
+                    case Specials.NCLUSTERID_Z -> l.gz / l.cdz;
+                    case Specials.CLUSTER_NCTAID_X -> l.cdx;
+                    case Specials.CLUSTER_NCTAID_Y -> l.cdy;
+                    case Specials.CLUSTER_NCTAID_Z -> l.cdz;
+                    case Specials.CLUSTER_NCTARANK -> l.clusterSize;
+                    case Specials.IS_EXPLICIT_CLUSTER -> l.explicitCluster ? 1 : 0;
+                    case Specials.ENVREG1 -> l.workspace >>> 32;
+                    case Specials.ENVREG2 -> l.workspace & 0xFFFF_FFFFL;
                     default -> 0;
                 };
             }
@@ -125,10 +145,18 @@ final class Warp {
         for (int i = 0; i < prog.specialSlots.length; i++) {
             int kind = prog.specialKinds[i];
             if (!Specials.perCta(kind)) continue;
+            Launch l = cta.launch;
             long v = switch (kind) {
                 case Specials.CTAID_X -> cx;
                 case Specials.CTAID_Y -> cy;
                 case Specials.CTAID_Z -> cz;
+                case Specials.CLUSTERID_X -> cx / l.cdx;
+                case Specials.CLUSTERID_Y -> cy / l.cdy;
+                case Specials.CLUSTERID_Z -> cz / l.cdz;
+                case Specials.CLUSTER_CTAID_X -> cx % l.cdx;
+                case Specials.CLUSTER_CTAID_Y -> cy % l.cdy;
+                case Specials.CLUSTER_CTAID_Z -> cz % l.cdz;
+                case Specials.CLUSTER_CTARANK -> cx % l.cdx + l.cdx * (cy % l.cdy + l.cdy * (cz % l.cdz));
                 default -> cta.smid;
             };
             java.util.Arrays.fill(r, prog.specialSlots[i], prog.specialSlots[i] + 32, v);
@@ -143,6 +171,7 @@ final class Warp {
         parked = blocked = 0;
         minParked = NONE;
         java.util.Arrays.fill(barWait, 0);
+        clPending = clCurrent = 0;
     }
 
     /** Whether some lane can make progress now. */
@@ -155,6 +184,15 @@ final class Warp {
      * have been executed.
      */
     void run(int budget) {
+        if (jit != null) {
+            runCompiled(budget);
+            return;
+        }
+        interpret(budget);
+    }
+
+    /** {@link #run} with every instruction interpreted (also the reference the compiled code is held to). */
+    private void interpret(int budget) {
         final Op[] code = this.code;
         final int[] p = this.p;
         while (budget-- > 0) {
@@ -176,6 +214,77 @@ final class Warp {
                 default -> ret(m);
             }
         }
+    }
+
+    /**
+     * {@link #run} for a compiled program: the compiled regions ({@link JitKernel}) run where they begin, every other
+     * instruction as in {@link #interpret}. A region charges the slice what its longest lane executed.
+     */
+    private void runCompiled(int budget) {
+        final Op[] code = this.jitCode;
+        final int[] p = this.p;
+        while (budget > 0) {
+            if (active == 0 && !pickGroup()) return;
+            final Op op = code[pc];
+            if (op.kind == Op.REGION) {
+                JitKernel.Entry e = (JitKernel.Entry) op;
+                int used = jit.run(e.region, e.entry, pc, this, budget);
+                if (used < 0) {
+                    // a lane faulted: the interpreter runs the region again for the lanes that did not finish and
+                    // stops at the fault it finds first: within the 32 lanes' paths through the region, each at most
+                    // the budget plus the region's length
+                    interpret(32 * (budget + JitCompiler.MAX_REGION_OPS + 1));
+                    return;
+                }
+                budget -= used;
+                continue;
+            }
+            budget--;
+            int m = active;
+            executed += Integer.bitCount(m);
+            if (op.guard >= 0) m &= op.guardNeg ? ~p[op.guard] : p[op.guard];
+            switch (op.kind) {
+                case Op.NORMAL -> {
+                    if (m != 0) op.exec(this, m);
+                    pc++;
+                    if (pc >= minParked) regroup();
+                }
+                case Op.BRA -> branch(m, op.target);
+                case Op.EXIT -> exit(m);
+                case Op.BAR -> barrier((Ops.Bar) op, m);
+                case Op.CALL -> call((CallOps.Call) op, m);
+                default -> ret(m);
+            }
+        }
+    }
+
+    /**
+     * After a compiled region ran the running group {@code m}: each lane waits at its {@code lanePc}; {@code pc} is
+     * where all of them are, or -1 when they went different ways. Regroups as the interpreter would.
+     */
+    void afterRegion(int m, int pc) {
+        if (pc >= 0) {
+            this.pc = pc;
+            if (pc >= minParked) regroup();
+            return;
+        }
+        parked |= m;
+        active = 0;
+        pickGroup();
+    }
+
+    /**
+     * A lane of a compiled region faulted: the lanes of {@code m} not in {@code rest} finished the region (each waits
+     * at its {@code lanePc}); those of {@code rest} become the running group again at {@code startPc}, for the
+     * interpreter to run. {@code executed}: thread-instructions of the finished lanes.
+     */
+    void regionFault(int m, int rest, int startPc, long executed) {
+        this.executed += executed;
+        int done = m & ~rest;
+        parked |= done;
+        for (int x = done; x != 0; x &= x - 1) minParked = Math.min(minParked, lanePc[Integer.numberOfTrailingZeros(x)]);
+        active = rest;
+        pc = startPc;
     }
 
     private void branch(int taken, int target) {
@@ -200,7 +309,9 @@ final class Warp {
         if (m != 0) {
             live &= ~m;
             active &= ~m;
-            cta.exited(Integer.bitCount(m));
+            cta.exited(Integer.bitCount(m), Integer.bitCount(m & clCurrent));
+            clCurrent &= ~m;
+            clPending &= ~m;
         }
         if (active != 0) {
             pc++;
@@ -209,6 +320,10 @@ final class Warp {
     }
 
     private void barrier(Ops.Bar b, int m) {
+        if (b.mode >= Ops.Bar.CLUSTER_ARRIVE) {
+            clusterBarrier(b.mode == Ops.Bar.CLUSTER_ARRIVE, m);
+            return;
+        }
         if (m != 0) {
             int lane = Integer.numberOfTrailingZeros(m);
             int id = (int) (b.id >= 0 ? r[b.id + lane] : 0) & 15;
@@ -232,6 +347,53 @@ final class Warp {
         }
         pc++;
         if (pc >= minParked) regroup();
+    }
+
+    /**
+     * barrier.cluster.arrive / barrier.cluster.wait (PTX ISA 9.0, 9.7.13.2) for the lanes of {@code m}. An arrival
+     * counts once per phase: arriving again before waiting, or waiting without having arrived, is undefined in the
+     * ISA and stops the kernel here (CUDA_ERROR_ILLEGAL_INSTRUCTION). A wait whose phase has completed passes.
+     */
+    private void clusterBarrier(boolean arrive, int m) {
+        if (m != 0) {
+            if (arrive) {
+                int again = m & clPending;
+                if (again != 0) {
+                    throw new Fault(Errors.ILLEGAL_INSTRUCTION, Integer.numberOfTrailingZeros(again),
+                            "barrier.cluster.arrive again before barrier.cluster.wait for the previous arrival");
+                }
+                clPending |= m;
+                clCurrent |= m;
+                cta.cluster.arrive(Integer.bitCount(m));
+            } else {
+                int none = m & ~clPending;
+                if (none != 0) {
+                    throw new Fault(Errors.ILLEGAL_INSTRUCTION, Integer.numberOfTrailingZeros(none),
+                            "barrier.cluster.wait without a barrier.cluster.arrive before it");
+                }
+                int wait = m & clCurrent;
+                clPending &= ~(m & ~wait);
+                if (wait != 0) {
+                    int next = pc + 1;
+                    for (int x = wait; x != 0; x &= x - 1) lanePc[Integer.numberOfTrailingZeros(x)] = next;
+                    blocked |= wait;
+                    barWait[ClusterGroup.BARRIER] |= wait;
+                    barRedDst[ClusterGroup.BARRIER] = -1;
+                    active &= ~wait;
+                    if (active == 0) return;
+                }
+            }
+        }
+        pc++;
+        if (pc >= minParked) regroup();
+    }
+
+    /** The cluster barrier's phase completed: the waiting lanes go on, every arrival of this warp has been waited for or will pass. */
+    void clusterPhaseComplete() {
+        int m = barWait[ClusterGroup.BARRIER];
+        clCurrent = 0;
+        clPending &= ~m;
+        if (m != 0) release(ClusterGroup.BARRIER, 0, false, false);
     }
 
     /** Releases the lanes waiting on barrier {@code id}; {@code red} is the bar.red result. */
@@ -402,7 +564,7 @@ final class Warp {
 
     static final int READ = 0, WRITE = 1, ATOMIC = 2;
 
-    private static String how(int how) {
+    static String how(int how) {
         return how == READ ? "read" : how == WRITE ? "write" : "atomic access";
     }
 
@@ -456,10 +618,14 @@ final class Warp {
         return false;
     }
 
-    /** Checks a shared-space access (offset in the CTA's shared memory) and returns its native address. */
+    /**
+     * Checks a shared-space access and returns its native address: an offset in the CTA's shared memory, or a
+     * shared::cluster address of another CTA's ({@link ClusterGroup}).
+     */
     long shared(long off, int size, int lane, int how) {
         if ((off & (size - 1)) != 0) throw misaligned(off, size, lane, how, "shared");
         if (off < 0 || off > cta.sharedBytes - size) {
+            if ((off >>> ClusterGroup.RANK_SHIFT) != 0 && (off >>> 32) == 0) return cta.clusterShared(off, size, this, lane, how);
             throw outside(off, size, lane, how, "(shared): outside the CTA's " + cta.sharedBytes + " bytes of shared memory");
         }
         return cta.sharedBase + off;

@@ -57,6 +57,14 @@ final class WarpTranslation {
         Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
         if (mods.has(Flag.WARP)) return new Ops.Nop();
+        if (ins.opcode() == Opcode.BARRIER_CLUSTER) {
+            // barrier.cluster.arrive{.release|.relaxed}{.aligned}, barrier.cluster.wait{.acquire}{.aligned} (PTX ISA 9.0, 9.7.13.2):
+            // the CTAs of a cluster run on one host thread, so every order the ISA asks for holds
+            if (mods.has(Flag.ARRIVE) == mods.has(Flag.WAIT)) {
+                throw tr.unsupported(ins.loc(), "'" + ins.form() + "' is neither barrier.cluster.arrive nor barrier.cluster.wait");
+            }
+            return new Ops.Bar(mods.has(Flag.ARRIVE) ? Ops.Bar.CLUSTER_ARRIVE : Ops.Bar.CLUSTER_WAIT, -1, -1, -1, -1, false);
+        }
         if (mods.has(Mod.Scope.CLUSTER)) {
             throw tr.unsupported(ins.loc(), "'" + ins.form() + "' (cluster barriers) is not supported by the emulator");
         }

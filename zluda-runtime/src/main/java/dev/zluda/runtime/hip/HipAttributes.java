@@ -101,13 +101,13 @@ public final class HipAttributes {
     /**
      * Features the driver does not implement on the hip backend, reported as absent (0) so that programs take
      * their fallback paths: managed memory, mapped and registered host memory (CUDA_ERROR_NOT_SUPPORTED there),
-     * cooperative launches, stream memory operations, virtual memory management, IPC.
+     * cooperative and cluster launches, stream memory operations, virtual memory management, IPC.
      */
     public static final Set<String> ABSENT_ON_HIP = Set.of("MANAGED_MEMORY", "CONCURRENT_MANAGED_ACCESS",
             "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST", "CAN_MAP_HOST_MEMORY", "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM",
             "HOST_REGISTER_SUPPORTED", "COOPERATIVE_LAUNCH", "COOPERATIVE_MULTI_DEVICE_LAUNCH",
             "VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", "CAN_USE_STREAM_MEM_OPS_V1", "HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED",
-            "IPC_EVENT_SUPPORTED", "UNIFIED_FUNCTION_POINTERS");
+            "IPC_EVENT_SUPPORTED", "UNIFIED_FUNCTION_POINTERS", "CLUSTER_LAUNCH");
 
     /** {@code hipRuntimeGetVersion} of HIP 5.0: the first with this table's numbering (major × 10^7 + minor × 10^5 + patch). */
     public static final int FIRST_VERSION = 50_000_000;

@@ -373,9 +373,10 @@ class ModuleLayerTest extends DriverTestBase {
         attrs.set(ValueLayout.JAVA_INT, 0, 8); // CU_LAUNCH_ATTRIBUTE_PRIORITY: accepted
         assertEquals(0, d.cuLaunchKernelEx(addr(cfg), add, params(out2, 3), 0));
         assertEquals(3 + 5 + 31, readInts(out2, 32)[31]);
-        attrs.set(ValueLayout.JAVA_INT, 0, 2); // cooperative
+        attrs.set(ValueLayout.JAVA_INT, 0, 2); // cooperative: a grid of one CTA is resident, so it runs (GroupedLaunchLayerTest)
         attrs.set(ValueLayout.JAVA_INT, 8, 1);
-        assertEquals(CuResult.NOT_SUPPORTED, d.cuLaunchKernelEx(addr(cfg), add, params(out2, 3), 0));
+        assertEquals(0, d.cuLaunchKernelEx(addr(cfg), add, params(out2, 4), 0));
+        assertEquals(4 + 5 + 31, readInts(out2, 32)[31]);
         attrs.set(ValueLayout.JAVA_INT, 0, 999);
         assertEquals(CuResult.INVALID_VALUE, d.cuLaunchKernelEx(addr(cfg), add, params(out2, 3), 0));
     }

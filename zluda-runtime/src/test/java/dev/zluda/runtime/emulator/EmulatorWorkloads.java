@@ -170,6 +170,72 @@ public final class EmulatorWorkloads implements AutoCloseable {
                 });
     }
 
+    /** The workloads measured against plain C ({@link EmulatorVsC}): SAXPY, tiled SGEMM, a warp-shuffle reduction. */
+    public static final List<String> VERSUS_C = List.of("saxpy", "sgemm", "shflReduce");
+
+    /**
+     * A workload of {@link #VERSUS_C} with its buffers, for the plain C of the same algorithm to run on.
+     *
+     * @param buffers the kernel's arrays in the order of its parameters (saxpy: x, y, z; sgemm: A, B, C;
+     *                shflReduce: in, sum)
+     * @param n       elements (saxpy, shflReduce) or the matrix side (sgemm)
+     * @param reset   what to do before each launch (shflReduce zeroes its sum, which the kernel adds to)
+     */
+    public record VersusC(Workload work, MemorySegment[] buffers, int n, Runnable reset) {}
+
+    /**
+     * saxpy: 2^24 floats, grid-stride by 1024 CTAs of 256 threads; sgemm: the samples' tiled matrixMul.ptx
+     * (16 x 16 tiles in shared memory) at 512 x 512 x 512; shflReduce: the samples' reduction.ptx (grid-stride
+     * sums, shfl.sync.down in each warp, shared memory across warps, one atom.add per CTA) over 2^24 ints by
+     * 1024 CTAs of 256 threads. Each is checked against a model computed here.
+     */
+    public VersusC versusC(String name) throws IOException, PtxLoadException {
+        int n = 1 << 24;
+        switch (name) {
+            case "saxpy" -> {
+                Workload w = saxpy(1024, 256, n);
+                int k = buffers.size();
+                return new VersusC(new Workload("saxpy", w.kernel(), w.grid(), w.block(), 0, w.params(), map, w.check()),
+                        new MemorySegment[] {buffers.get(k - 3), buffers.get(k - 2), buffers.get(k - 1)}, n, () -> {});
+            }
+            case "sgemm" -> {
+                int m = 512;
+                MemorySegment a = buffer(4L * m * m), b = buffer(4L * m * m), c = buffer(4L * m * m);
+                for (int i = 0; i < m * m; i++) {
+                    a.setAtIndex(ValueLayout.JAVA_FLOAT, i, (i % 37) * 0.125f - 2f);
+                    b.setAtIndex(ValueLayout.JAVA_FLOAT, i, (i % 23) * 0.0625f - 0.6f);
+                }
+                Runnable check = () -> {
+                    float[] A = a.toArray(ValueLayout.JAVA_FLOAT), B = b.toArray(ValueLayout.JAVA_FLOAT);
+                    for (int row = 0; row < m; row++) {
+                        for (int col = 0; col < m; col++) {
+                            // matrixMul.ptx: acc = fma.rn.f32(As[ty][k], Bs[k][tx], acc) over k in order
+                            float acc = 0;
+                            for (int t = 0; t < m; t++) acc = Math.fma(A[row * m + t], B[t * m + col], acc);
+                            expect("sgemm", row * m + col, Float.floatToRawIntBits(acc), c.getAtIndex(ValueLayout.JAVA_INT, (long) row * m + col));
+                        }
+                    }
+                };
+                Workload w = new Workload("sgemm", sample("matrixMul", "matrixMul"), new int[] {m / 16, m / 16, 1}, new int[] {16, 16, 1}, 0,
+                        params(a.address(), b.address(), c.address(), m, m, m), map, check);
+                return new VersusC(w, new MemorySegment[] {a, b, c}, m, () -> {});
+            }
+            case "shflReduce" -> {
+                MemorySegment in = buffer(4L * n), sum = buffer(8);
+                for (int i = 0; i < n; i++) in.setAtIndex(ValueLayout.JAVA_INT, i, (int) (i * 2654435761L) >> 7);
+                Runnable check = () -> {
+                    int want = 0;
+                    for (int i = 0; i < n; i++) want += in.getAtIndex(ValueLayout.JAVA_INT, i);
+                    expect("shflReduce", 0, want, sum.get(ValueLayout.JAVA_INT, 0));
+                };
+                Workload w = new Workload("shflReduce", sample("reduction", "reduceSum"), new int[] {1024, 1, 1}, new int[] {256, 1, 1}, 0,
+                        params(in.address(), sum.address(), n), map, check);
+                return new VersusC(w, new MemorySegment[] {in, sum}, n, () -> sum.set(ValueLayout.JAVA_INT, 0, 0));
+            }
+            default -> throw new IllegalArgumentException("no workload '" + name + "'; known: " + VERSUS_C);
+        }
+    }
+
     private static void expect(String what, int index, int want, int got) {
         if (want != got) throw new AssertionError(what + ": element " + index + " is 0x" + Integer.toHexString(got) + ", expected 0x" + Integer.toHexString(want));
     }
@@ -212,6 +278,13 @@ public final class EmulatorWorkloads implements AutoCloseable {
             }
             default -> throw new IllegalArgumentException("no workload '" + name + "'; known: " + NAMES);
         }
+    }
+
+    /** The bytes of every buffer made here, in the order they were made (to compare two runs of the same workloads). */
+    public List<byte[]> snapshot() {
+        List<byte[]> out = new ArrayList<>();
+        for (MemorySegment b : buffers) out.add(b.toArray(ValueLayout.JAVA_BYTE));
+        return out;
     }
 
     @Override

@@ -54,6 +54,11 @@ final class PtxRun implements AutoCloseable, AfterAllCallback {
         emulator = new Emulator(threads);
     }
 
+    /** With kernels compiled to bytecode ({@code compile}) or interpreted, whatever ZLUDA_EMULATOR says. */
+    PtxRun(int threads, boolean compile) {
+        emulator = new Emulator(threads, compile);
+    }
+
     /** A zeroed device buffer of {@code bytes}, 256-byte aligned. */
     MemorySegment buffer(long bytes) {
         MemorySegment s = arena.allocate(Math.max(1, bytes), 256);

@@ -325,8 +325,9 @@ class SweepTest {
 
     /**
      * The forms the recorded suites verified: the instructions of every sweep kernel that ran on the H200, is run by the
-     * emulator and matched (is not a known difference), of the instruction-conformance, matrix and texture suites
-     * (their own tests compare them with their H200 recordings); minus the subjects of the known differences.
+     * emulator and matched (is not a known difference), of the instruction-conformance, matrix, texture and
+     * cooperative/cluster suites (their own tests compare them with their H200 recordings); minus the subjects of the
+     * known differences.
      */
     static Set<String> emulatorForms(Map<String, SweepCandidates.Entry> list, SweepData.Recording rec, Map<String, Long> known) throws IOException {
         Map<String, Long> bounds = readList("ulp-bounds.tsv");
@@ -345,6 +346,9 @@ class SweepTest {
         for (Conformance.Form f : Conformance.forms()) collect(Conformance.ptx(f), good);
         for (MatrixConformance.Form f : MatrixConformance.forms()) collect(MatrixConformance.ptx(f), good);
         for (TextureCases.Case c : TextureCases.cases()) collect(c.ptx(), good);
+        // cooperative grids and thread-block clusters (barrier.cluster, mapa): CooperativeClusterTest compares their
+        // outputs with the H200's recording (src/test/resources/coop/h200/)
+        collect(CooperativeClusterTest.kernels(), good);
         good.removeAll(bad);
         return good;
     }
