@@ -1952,6 +1952,14 @@ final class Translator {
                 op.form = ins.form();
                 code.add(op);
             }
+            case "cudaGraphSetConditional" -> {
+                if (args.size() != 2) throw unsupported(ins.loc(), "cudaGraphSetConditional takes two arguments");
+                Ops.SetConditional op = new Ops.SetConditional(frameOf(args.get(0), scope, ins), frameOf(args.get(1), scope, ins));
+                if (rel) op.frameBase = fpSlot();
+                op.line = ins.loc().line();
+                op.form = ins.form();
+                code.add(op);
+            }
             default -> throw unsupported(ins.loc(), "call of '" + name + "', which the module does not define, is not supported by the emulator");
         }
     }
