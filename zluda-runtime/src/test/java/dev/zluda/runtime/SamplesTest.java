@@ -53,6 +53,7 @@ class SamplesTest {
             "histogram     | 50000 20",
             "scan          | 5000 64",
             "illegalAccess | ''",
+            "graphs        | 3000",
     })
     void samplePasses(String sample, String args) throws Exception {
         List<String> cmd = new ArrayList<>();
