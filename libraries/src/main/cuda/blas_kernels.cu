@@ -7,8 +7,10 @@
 //    the products are accumulated in order of k from 0 with fused multiply-adds into an accumulator of
 //    the compute type (fp32 for fp32, fp16 and bf16
 //    inputs; fp64 for fp64): acc = fma(a(i,k), b(k,j), acc). Then r = alpha * acc; if beta != 0,
-//    r = fma(beta, c, r) (C is not read when beta == 0, as BLAS says); then + bias[i], then the
-//    epilogue (ReLU: r > 0 ? r : 0; GELU: 0.5 r (1 + tanh(sqrt(2/pi) (r + 0.044715 r^3)))), then one
+//    r = fma(beta, c, r) (C is not read when beta == 0, as BLAS says); with a bias or an epilogue, r is
+//    rounded to the output type first, as NVIDIA's cuBLASLt does (docs/support.md: on an H200 its fp16
+//    and bf16 results with a bias, ReLU or GELU are those of round(ep(round(r) + bias))); then + bias[i],
+//    then the epilogue (ReLU: r > 0 ? r : 0; GELU: 0.5 r (1 + tanh(sqrt(2/pi) (r + 0.044715 r^3)))), then one
 //    rounding to the output type (round to nearest even).
 //  - dot, asum, nrm2, amax: one CTA of 256 threads; thread t takes elements t, t+256, t+512, ... in
 //    order; the 256 partial results are combined pairwise in shared memory (t with t+128, then with
@@ -79,11 +81,13 @@ struct Gemm {
 #define TILE 4
 #define STEP 16
 
-// The end of one element: + beta C, + bias, the epilogue, the rounding to TC. Not inlined: the 16 call
-// sites of a thread's block would otherwise each carry the epilogue's code (GELU's tanh).
+// The end of one element: + beta C, the rounding to TC where a bias or an epilogue follows (nothing for
+// fp32), + bias, the epilogue, the rounding to TC. Not inlined: the 16 call sites of a thread's block
+// would otherwise each carry the epilogue's code (GELU's tanh).
 template <typename TC>
 __device__ __noinline__ void store_f32(TC *D, i64 di, const TC *C, i64 ci, float v, float beta, const void *bias, int biasKind, i64 bi, int ep) {
     if (beta != 0.0f) v = fmaf(beta, tof<TC>(C[ci]), v);
+    if (bias || ep) v = tof<TC>(fromf<TC>(v));
     if (bias) v += bias_at(bias, biasKind, bi);
     D[di] = fromf<TC>(epilogue(v, ep));
 }

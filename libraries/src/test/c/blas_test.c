@@ -8,12 +8,15 @@
  * (NVIDIA's cuBLAS: BLAS_TEST_BOUND=1) every result must lie within the documented bound of that
  * reference (docs/support.md, "zluda's cuBLAS"): for a dot product of length k in unit roundoff u,
  * |got - ref| <= 2 k u sum|a b| |alpha| + 2 u (|alpha sum a b| + |beta c|), plus one rounding of the
- * output type, 2 k u_16 sum|a b| for fp16 accumulation.
+ * output type, 2 k u_16 sum|a b| for fp16 accumulation; cublasLtMatmul with a 16-bit D and a bias or
+ * an epilogue rounds D to its type before them (NVIDIA's order, recorded on an H200), one more rounding
+ * of the output type at that magnitude, and may sum K in parts kept in D's type, u_out |alpha| sum|a b|.
  *
  * Environment:
  *   BLAS_TEST_BOUND=1        compare within the bound (another implementation), not bit for bit
  *   BLAS_TEST_DUMP=FILE      write every result buffer to FILE (u32 name length, name, u64 size, bytes)
- *   BLAS_TEST_SAME=FILE      results must equal FILE's bit for bit (the same library elsewhere)
+ *   BLAS_TEST_SAME=FILE      results must equal FILE's bit for bit (the same library elsewhere); GELU's
+ *                            within its 4 ulp, its tanhf being the GPU's (ex2.approx)
  *   BLAS_TEST_WITHIN=FILE    FILE's results (another implementation's dump) must lie within the bound
  *   BLAS_TEST_ZLUDA=1        also check zluda-only behaviour (what is answered "not supported")
  * Prints one line per case (PASS/FAIL name) and PASS at the end; exits 1 when a case fails.
@@ -127,12 +130,18 @@ static int check(const char *name, char kind, const void *got, const void *ref, 
             if (!same_data) continue;
             size_t sz; const unsigned char *o = find(same_data, same_len, name, &sz);
             if (!o || sz != n * es) { printf("FAIL %s: not in BLAS_TEST_SAME's dump\n", name); return ++failures, 0; }
-            if (memcmp(o, got, sz) != 0) {
-                size_t i = 0; while (i < sz && ((const unsigned char *)o)[i] == ((const unsigned char *)got)[i]) i++;
-                printf("FAIL %s: differs from BLAS_TEST_SAME's dump first at element %zu\n", name, i / es);
-                return ++failures, 0;
+            if (gelu) {
+                /* GELU's tanhf runs on ex2.approx.ftz.f32, whose results differ by an ulp between the
+                 * H200 and the emulator (docs/support.md, conformance): within the GELU bound instead */
+                a = o; b = got; what = "BLAS_TEST_SAME's result vs this run's"; exact = 1;
+            } else {
+                if (memcmp(o, got, sz) != 0) {
+                    size_t i = 0; while (i < sz && ((const unsigned char *)o)[i] == ((const unsigned char *)got)[i]) i++;
+                    printf("FAIL %s: differs from BLAS_TEST_SAME's dump first at element %zu\n", name, i / es);
+                    return ++failures, 0;
+                }
+                continue;
             }
-            continue;
         }
         if (pass == 2) {
             if (!within_data) continue;
@@ -523,10 +532,25 @@ static void test_lt(cublasLtHandle_t lt, const char *name, cublasOperation_t ta,
                 size_t ci = z * nc + (row ? (size_t)i * ldc + j : i + (size_t)j * ldc);
                 float r = alpha * acc;
                 r = fmaf(beta, C[ci], r);
-                if (hasBias) r += bias[i];
-                double t = 2 * k * U32 * mag * alpha + 2 * U32 * (fabs(alpha * acc) + fabs(beta * C[ci])) + (hasBias ? U32 * fabs(r) : 0) + 1e-30;
+                double t = 2 * k * U32 * mag * alpha + 2 * U32 * (fabs(alpha * acc) + fabs(beta * C[ci])) + 1e-30;
+                /* NVIDIA's heuristic may split K and keep the partial sums in D's type (on the H200: bf16 TN
+                 * gelu+bias, K = 16 + 3): each partial rounds once, at most u_out |alpha| sum|a b| in all */
+                if (type != 'f') t += uout * mag * alpha;
+                /* a 16-bit D is rounded to its type before the bias and the epilogue, as NVIDIA's cuBLASLt does
+                 * (docs/support.md): another accumulation order may round to the neighbour there */
+                if (type != 'f' && (hasBias || relu || isgelu)) {
+                    t += 2 * uout * fabs(r);
+                    r = type == 'h' ? h2f(f2h(r)) : b2f(f2b(r));
+                }
+                if (hasBias) { r += bias[i]; t += U32 * fabs(r); }
                 if (relu) r = r > 0 ? r : 0;
-                if (isgelu) { gtol[ci] = 4 * U32 * fabs(r) * 1.13 + 1e-30; r = gelu(r); t = t * 1.2 + 1e-6; }
+                if (isgelu) {
+                    gtol[ci] = 4 * U32 * fabs(r) * 1.13 + 1e-30;
+                    r = gelu(r);
+                    t = t * 1.2 + 1e-6;
+                    /* GELU's tanh differs by a few fp32 ulp between implementations: a 16-bit result may round to the neighbour */
+                    if (type != 'f') gtol[ci] += 2 * uout * fabs(r);
+                }
                 t += 2 * uout * fabs(r);
                 tol[ci] = t;
                 if (type == 'f') ((float *)R)[ci] = r; else ((uint16_t *)R)[ci] = type == 'h' ? f2h(r) : f2b(r);
@@ -665,6 +689,8 @@ int main(void) {
     test_lt(lt, "ltMatmul fp32 NN strided batch x2", CUBLAS_OP_N, CUBLAS_OP_N, 0, CUBLASLT_EPILOGUE_DEFAULT, 2, 'f');
     test_lt(lt, "ltMatmul fp16 TN bias", CUBLAS_OP_T, CUBLAS_OP_N, 0, CUBLASLT_EPILOGUE_BIAS, 1, 'h');
     test_lt(lt, "ltMatmul bf16 NN relu+bias", CUBLAS_OP_N, CUBLAS_OP_N, 0, CUBLASLT_EPILOGUE_RELU_BIAS, 1, 'b');
+    test_lt(lt, "ltMatmul fp16 NN gelu", CUBLAS_OP_N, CUBLAS_OP_N, 0, CUBLASLT_EPILOGUE_GELU, 1, 'h');
+    test_lt(lt, "ltMatmul bf16 TN gelu+bias", CUBLAS_OP_T, CUBLAS_OP_N, 0, CUBLASLT_EPILOGUE_GELU_BIAS, 1, 'b');
     test_errors(h, lt);
 
     cublasLtDestroy(lt);

@@ -29,7 +29,10 @@ def varint(b, i):
             return r, i
 
 
-def records(path, with_seq=False):
+LIBRARIES = ("cublas", "cudnn", "cufft", "cusparse", "nvml")
+
+
+def records(path, with_seq=False, with_thread=False):
     if os.path.isdir(path):
         path = os.path.join(path, "capture.zcap")
     b = open(path, "rb").read()
@@ -43,7 +46,7 @@ def records(path, with_seq=False):
             continue
         span = max(1, struct.unpack_from("<I", b, off + 4)[0])
         end = min(off + span * cs, len(b))
-        seq = struct.unpack_from("<Q", b, off + 16)[0]
+        tid, seq = struct.unpack_from("<QQ", b, off + 8)
         p = off + 40
         while p + 4 <= end:
             n = struct.unpack_from("<I", b, p)[0]
@@ -52,7 +55,10 @@ def records(path, with_seq=False):
             pl = b[p + 4:p + 4 + n]
             if pl[0] & 15 == 11:
                 break
-            if with_seq:
+            if with_thread:
+                seq += varint(pl, 1)[0]
+                yield (seq, p == off + 40, tid), pl
+            elif with_seq:
                 seq += varint(pl, 1)[0]
                 yield (seq, p == off + 40), pl
             else:
@@ -70,16 +76,19 @@ def header(pl):
 
 
 def counts(path):
-    """Per function: ENTER records (all), at depth 0, and at depth 0 after the first cuInit returned
-    (what a CUPTI subscriber injected by that cuInit can see); record types; MARKER texts; and how
-    many integrity checks the tracer recomputed (each makes driver calls of its own, see compare)."""
+    """Per function: ENTER records (all), at depth 0, and those the program made after the first cuInit
+    returned (what a CUPTI subscriber injected by that cuInit can see: calls at depth 0, or nested only
+    in library calls — cuBLAS's driver calls are the program's to the driver, a driver call's nested
+    calls are not); record types; MARKER texts; and how many integrity checks the tracer recomputed
+    (each makes driver calls of its own, see compare)."""
     names, all_, top, kinds, markers = [], {}, {}, {}, []
-    enters = []   # (seq, fid, depth)
+    enters = []   # (seq, fid, depth, made by the program: no ancestor but library calls)
     leaves = {}   # enter seq -> leave seq
+    stacks = {}   # thread -> names of the open calls by depth
     integrity = []
     pcount = []
     cache = {}
-    for (seq, first), pl in records(path, with_seq=True):
+    for (seq, first, tid), pl in records(path, with_thread=True):
         if first:
             cache = {}   # the argument cache is per chunk (FORMAT.md 6.1)
         t, d, i = header(pl)
@@ -107,7 +116,11 @@ def counts(path):
             all_[fid] = all_.get(fid, 0) + 1
             if d == 0:
                 top[fid] = top.get(fid, 0) + 1
-            enters.append((seq, fid, d))
+            st = stacks.setdefault(tid, [])
+            del st[d:]
+            program = all(a.startswith(LIBRARIES) for a in st[:d]) and len(st) == d
+            st.append(names[fid] if fid < len(names) else "")
+            enters.append((seq, fid, d, program))
         elif t == 2:
             ed, i = varint(pl, i)
             leaves[seq - ed] = seq
@@ -115,10 +128,10 @@ def counts(path):
             ln, i = varint(pl, i)
             markers.append(pl[i:i + ln].decode(errors="replace"))
     name = lambda f: names[f] if f < len(names) else f"function#{f}"
-    init_done = min((leaves.get(sq, 1 << 62) for sq, f, d in enters if name(f) == "cuInit"), default=1 << 62)
+    init_done = min((leaves.get(sq, 1 << 62) for sq, f, d, _ in enters if name(f) == "cuInit"), default=1 << 62)
     after = {}
-    for sq, f, d in enters:
-        if d == 0 and sq > init_done:
+    for sq, f, d, program in enters:
+        if program and sq > init_done and not name(f).startswith(LIBRARIES):
             after[name(f)] = after.get(name(f), 0) + 1
     return ({name(f): c for f, c in all_.items()}, {name(f): c for f, c in top.items()}, kinds, markers, after)
 
@@ -254,8 +267,9 @@ def main(argv):
         f = line.rstrip("\n").split("\t")
         if len(f) == 2:
             cupti[f[0]] = cupti.get(f[0], 0) + int(f[1])
-    # What CUPTI can see: calls at depth 0 (the program's; deeper ones are CUPTI's own, made through
-    # the tracer while the driver injects it) after the first cuInit returned (the driver loads the
+    # What CUPTI can see: the program's driver calls (at depth 0, or nested only in library calls;
+    # deeper ones are CUPTI's own, made through the tracer while the driver injects it) after the
+    # first cuInit returned (the driver loads the
     # counter inside it), plus the driver calls the tracer makes itself for each recomputed integrity
     # check (cuDriverGetVersion, cuDeviceGetCount, and per device cuDeviceGet, cuDeviceGetUuid_v2 and
     # three cuDeviceGetAttribute), which the capture does not hold.
@@ -265,7 +279,10 @@ def main(argv):
     expect = dict(after)
     for n, k in own.items():
         expect[n] = expect.get(n, 0) + k * recomputed
-    names = sorted(set(n for n in all_ if not n.startswith("{")) | set(cupti))
+    names = sorted(set(n for n in all_ if not n.startswith(("{",) + LIBRARIES)) | set(cupti))
+    libs = {n: c for n, c in all_.items() if n.startswith(LIBRARIES)}
+    if libs:
+        print(f"library calls (CUPTI does not count them): {sum(libs.values())} in {len(libs)} functions")
     same = diff = 0
     print(f"{recomputed} integrity answers recomputed by the tracer")
     print(f"{'function':40s} {'capture':>9s} {'depth 0':>9s} {'expected':>9s} {'CUPTI':>9s}")
@@ -278,7 +295,7 @@ def main(argv):
             print(f"{n:40s} {a:9d} {t:9d} {e:9d} {c:9d}   differs")
     ext = sum(c for n, c in all_.items() if n.startswith("{"))
     print(f"functions whose CUPTI count is what the capture predicts: {same}; differing: {diff}; calls in the capture "
-          f"{sum(c for n, c in all_.items() if not n.startswith('{'))} ({sum(after.values())} by the program after the first cuInit), "
+          f"{sum(c for n, c in all_.items() if not n.startswith(('{',) + LIBRARIES))} driver calls ({sum(after.values())} by the program after the first cuInit), "
           f"counted by CUPTI {sum(cupti.values())}; export-table calls (CUPTI has no callbacks for them) {ext}")
     return 0
 

@@ -683,8 +683,73 @@ zcap_thread *zcap_thread_current(zcap_writer *w) {
     return t;
 }
 
+/*
+ * The capture file is written without its name until the header and the function table are in it,
+ * then linked (or renamed) under `path` in one step: a process killed at any instant leaves either no
+ * file or one whose first record is the table (FORMAT.md 6.10), never one nothing can read. Where the
+ * file system offers O_TMPFILE the file has no name at all until then (a kill leaves nothing behind);
+ * elsewhere it is `path.<pid>.tmp`, renamed over `path`.
+ */
+static int open_unnamed(const char *path, char *tmp, size_t tmplen, int *unnamed) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir) slash[1] = 0;
+    else if (slash) *slash = 0;
+    else snprintf(dir, sizeof dir, ".");
+    snprintf(tmp, tmplen, "%s.%d.tmp", path, (int)getpid());
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        *unnamed = 1;
+        return fd;
+    }
+    *unnamed = 0;
+    return open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
+
+/* Gives the file its name `path` (replacing what was there, as O_TRUNC did); 0 or -1. */
+static int publish_name(int fd, const char *path, const char *tmp, int unnamed) {
+    if (unnamed) {
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        unlink(tmp);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) != 0 && linkat(fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH) != 0) return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+static zcap_writer *open_writer(const char *path, const zcap_options *opts, const zcap_function *fns, size_t nfns,
+                                char *err, size_t errlen, int allow_unnamed);
+
+/* Frees a writer whose open failed (nothing was published under its name). */
+static void discard(zcap_writer *w, uint64_t max_size) {
+    if (w->base && w->base != MAP_FAILED) munmap(w->base, max_size);
+    close(w->fd);
+    pthread_setspecific(w->key, NULL);
+    pthread_key_delete(w->key);
+    zcap_thread *t = w->threads;
+    while (t) { zcap_thread *n = t->next; free(t); t = n; }
+    pthread_mutex_destroy(&w->lock);
+    free(w->param_counts);
+    free(w);
+}
+
 zcap_writer *zcap_open(const char *path, const zcap_options *opts, const zcap_function *fns, size_t nfns,
                        char *err, size_t errlen) {
+    zcap_writer *w = open_writer(path, opts, fns, nfns, err, errlen, 1);
+    /* an unnamed file that cannot be linked (no /proc, no CAP_DAC_READ_SEARCH): again, under a temporary name */
+    if (!w && errno == ENOLINK) w = open_writer(path, opts, fns, nfns, err, errlen, 0);
+    return w;
+}
+
+static zcap_writer *open_writer(const char *path, const zcap_options *opts, const zcap_function *fns, size_t nfns,
+                                char *err, size_t errlen, int allow_unnamed) {
     zcap_options o = opts ? *opts : (zcap_options){0};
     if (!o.chunk_size) o.chunk_size = 256 * 1024;
     if (!o.grow_step) o.grow_step = 8u << 20;
@@ -699,7 +764,14 @@ zcap_writer *zcap_open(const char *path, const zcap_options *opts, const zcap_fu
     zcap_writer *w = aligned_alloc(64, sizeof *w);   /* sizeof is a multiple of the alignment */
     if (!w) { snprintf(err, errlen, "out of memory"); return NULL; }
     memset(w, 0, sizeof *w);
-    w->fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    char tmp[4200];
+    int unnamed = 0;
+    if (allow_unnamed) {
+        w->fd = open_unnamed(path, tmp, sizeof tmp, &unnamed);
+    } else {
+        snprintf(tmp, sizeof tmp, "%s.%d.tmp", path, (int)getpid());
+        w->fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    }
     if (w->fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); free(w); return NULL; }
     w->chunk_size = o.chunk_size;
     w->grow_step = o.grow_step;
@@ -744,6 +816,15 @@ zcap_writer *zcap_open(const char *path, const zcap_options *opts, const zcap_fu
         *p++ = fns[i].param_count;
     }
     commit(t, b, p);
+    /* the table is published: now the file may have its name */
+    if (getenv("ZCAP_TEST_KILL_BEFORE_NAME")) raise(SIGKILL); /* for the test that nothing is left behind */
+    if (publish_name(w->fd, path, tmp, unnamed) != 0) {
+        int e = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        discard(w, o.max_size);
+        errno = unnamed ? ENOLINK : e;
+        return NULL;
+    }
     pthread_mutex_init(&w->pf_lock, NULL);
     pthread_cond_init(&w->pf_cond, NULL);
     const char *pf = getenv("ZCAP_PREFAULT");
@@ -759,10 +840,8 @@ zcap_writer *zcap_open(const char *path, const zcap_options *opts, const zcap_fu
     return w;
 fail:
     snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    if (w->base && w->base != MAP_FAILED) munmap(w->base, o.max_size);
-    close(w->fd);
-    free(w->param_counts);
-    free(w);
+    if (!unnamed) unlink(tmp);
+    discard(w, o.max_size);
     return NULL;
 }
 

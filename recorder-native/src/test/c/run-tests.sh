@@ -2,6 +2,8 @@
 # make test: the native writer, checked by an independent minimal reader (zcap_verify).
 # 1. 4 threads x 50000 calls, closed: every record present once, every SEAL matches, dense sequence numbers.
 # 2. 3 threads x 2000 calls, then SIGKILL while thread 0 is inside a call: every completed record kept.
+# 3. SIGKILL inside zcap_open, after the function table, before the file has its name: no capture file.
+# 4. SIGKILL at 40 moments early in a run: every capture file that exists holds its function table first.
 set -eu
 B=$1
 T=$(mktemp -d)
@@ -24,4 +26,32 @@ out=$("$B/zcap_verify" "$T/k.zcap")
 echo "killed capture: $out"
 expect="enter=6001 leave=6000 blob=1 string=3 end=0 seals_bad=0 seq_dups=0"
 case "$out" in *"$expect"*) ;; *) fail "expected '$expect'";; esac
-echo "recorder-native tests: 2 passed"
+
+set +e
+ZCAP_TEST_KILL_BEFORE_NAME=1 "$B/zcap_demo" "$T/n.zcap" 1 10 close 2>/dev/null
+rc=$?
+set -e
+[ "$rc" -eq 137 ] || fail "zcap_demo killed inside zcap_open should die of SIGKILL (137), got $rc"
+[ ! -e "$T/n.zcap" ] || fail "a capture killed before its function table had its name is visible"
+left=$(cd "$T" && ls | grep '^n\.zcap' || true)
+case "$left" in
+    "") echo "killed inside zcap_open: no file (O_TMPFILE)";;
+    n.zcap.*.tmp) echo "killed inside zcap_open: no capture file, the temporary $left (no O_TMPFILE here)";;
+    *) fail "killed inside zcap_open left $left";;
+esac
+
+seen=0
+for i in $(seq 1 40); do
+    "$B/zcap_demo" "$T/r$i.zcap" 2 20000 close 2>/dev/null &
+    pid=$!
+    sleep "0.00$((i % 10))"
+    kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    if [ -e "$T/r$i.zcap" ]; then
+        seen=$((seen + 1))
+        out=$("$B/zcap_verify" "$T/r$i.zcap") || fail "run $i: killed capture does not verify"
+        case "$out" in *"table=1 table_first=1"*) ;; *) fail "run $i: killed capture lacks its function table: $out";; esac
+    fi
+done
+echo "killed at 40 moments: $seen capture files, each with its function table first"
+echo "recorder-native tests: 4 passed"

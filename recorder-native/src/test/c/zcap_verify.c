@@ -65,7 +65,9 @@ int main(int argc, char **argv) {
         }
         off += (uint64_t)span * cs;
     }
-    printf("chunks=%ld enter=%ld leave=%ld blob=%ld string=%ld end=%ld seals_bad=%ld seq_dups=%ld seq_max=%lu\n", chunks,
-           counts[1], counts[2], counts[3], counts[9], counts[8], seals_bad, dups, (unsigned long)seq_max);
+    /* the function table must be the first record of the chunk at unit 0 (FORMAT.md 6.10) */
+    int table_first = size >= 64 + 45 && rd32(b + 64) == 0x4B48435Au && rd32(b + 104) != 0 && (b[108] & 15) == 10;
+    printf("chunks=%ld enter=%ld leave=%ld blob=%ld string=%ld end=%ld seals_bad=%ld seq_dups=%ld seq_max=%lu table=%ld table_first=%d\n", chunks,
+           counts[1], counts[2], counts[3], counts[9], counts[8], seals_bad, dups, (unsigned long)seq_max, counts[10], table_first);
     return 0;
 }

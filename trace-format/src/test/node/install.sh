@@ -12,6 +12,10 @@ if ! command -v npm >/dev/null 2>&1; then
   exit 1
 fi
 mkdir -p "$dest"
+# already installed from the same lock file: nothing to do (the build runs this before every test run)
+if [ -d "$dest/node_modules/@duckdb/node-api" ] && cmp -s "$here/package-lock.json" "$dest/package-lock.json"; then
+  exit 0
+fi
 cp "$here/package.json" "$here/package-lock.json" "$dest/"
 npm ci --prefix "$dest" --no-audit --no-fund --loglevel=error
 echo "install.sh: DuckDB for node is in $(cd "$dest" && pwd)/node_modules"

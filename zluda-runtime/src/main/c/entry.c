@@ -6,9 +6,25 @@
  * every exported CUDA function (zluda_exports.c, generated) then calls that stub. The JVM is found
  * through ZLUDA_JAVA_HOME, else the dist/jre next to this library, else JAVA_HOME; its class path
  * is ZLUDA_CLASSPATH (':'-separated) or every jar in the directory of this library; extra JVM
- * options come from ZLUDA_JVM_OPTS (space-separated). -Xrs keeps the JVM off the host's signals.
- * If the JVM cannot start, every call returns CUDA_ERROR_NOT_INITIALIZED and one message goes to
- * stderr.
+ * options come from ZLUDA_JVM_OPTS (space-separated). If the JVM cannot start, every call returns
+ * CUDA_ERROR_NOT_INITIALIZED and one message goes to stderr.
+ *
+ * Life inside someone else's process: the host's crash must look like the host's crash.
+ * - -Xrs keeps the JVM off the host's shutdown signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT).
+ * - HotSpot still installs handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL (its implicit null checks,
+ *   safepoint polls and stack guard pages need them) and SIGPIPE, SIGXFSZ (which it swallows), and
+ *   treats a fault it cannot attribute to Java code as its own fatal error (a banner, hs_err_pid*.log
+ *   in the working directory, abort: exit 134). HotSpot saves a handler installed before
+ *   JNI_CreateJavaVM and calls it for a signal it does not handle itself (UseSignalChaining, on by
+ *   default). So before creating the JVM, host_signals() installs zl_host_signal for those signals,
+ *   remembering the host's disposition. Called by HotSpot, it gives the signal to the host as if no
+ *   JVM were there: to the host's own handler if it had one, else with the host's disposition
+ *   restored (SIG_DFL: the process dies of the signal, exit 139 for SIGSEGV; SIG_IGN for SIGPIPE:
+ *   nothing happens). A fault in Java code that HotSpot does not recognise (a wild host pointer read
+ *   by the driver) ends the same way: as the program's own SIGSEGV.
+ * - A genuine JVM crash writes its report to -XX:ErrorFile in the temporary directory ($TMPDIR, else
+ *   /tmp: zluda-hs_err_pid<pid>.log, never the host's working directory), and HotSpot's banner on
+ *   stderr says where (zluda run's summary says it again).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -16,9 +32,11 @@
 #include <jni.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "zluda_entry.h"
 
@@ -82,6 +100,73 @@ static char *class_path(const char *lib_dir) {
     return cp;
 }
 
+/* The signals HotSpot takes over even with -Xrs, and the host's disposition of each before the JVM came. */
+static const int host_sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGPIPE, SIGXFSZ};
+#define HOST_SIGS ((int)(sizeof host_sigs / sizeof host_sigs[0]))
+static struct sigaction host_action[HOST_SIGS];
+
+static int host_slot(int sig) {
+    for (int i = 0; i < HOST_SIGS; i++) if (host_sigs[i] == sig) return i;
+    return -1;
+}
+
+/*
+ * Called by HotSpot's handler for a signal HotSpot did not handle (a fault in the host's code, or
+ * one it cannot attribute to Java code). Gives the signal to the host: its own handler when it had
+ * one, else its disposition restored. For a fault (si_code > 0) returning re-executes the faulting
+ * instruction, which now faults under the host's disposition: SIG_DFL ends the process with the
+ * signal, as it would without zluda. A signal sent by kill or raise (si_code <= 0) is raised again.
+ */
+static void zl_host_signal(int sig, siginfo_t *info, void *uc) {
+    int k = host_slot(sig);
+    if (k < 0) return;
+    struct sigaction *h = &host_action[k];
+    int has_handler = (h->sa_flags & SA_SIGINFO) ? h->sa_sigaction != NULL
+                                                 : (h->sa_handler != SIG_DFL && h->sa_handler != SIG_IGN);
+    if (has_handler) {
+        if (h->sa_flags & SA_RESETHAND) {
+            struct sigaction once = *h;
+            h->sa_handler = SIG_DFL;
+            h->sa_flags &= ~SA_SIGINFO;
+            if (once.sa_flags & SA_SIGINFO) once.sa_sigaction(sig, info, uc); else once.sa_handler(sig);
+        } else if (h->sa_flags & SA_SIGINFO) {
+            h->sa_sigaction(sig, info, uc);
+        } else {
+            h->sa_handler(sig);
+        }
+        return;
+    }
+    int fault = info != NULL && info->si_code > 0 && sig != SIGPIPE && sig != SIGXFSZ;
+    if (h->sa_handler == SIG_IGN && !fault) return; /* the host ignores it (SIGPIPE in a server) */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, NULL);
+    if (!fault) raise(sig);
+}
+
+/* Before JNI_CreateJavaVM: zl_host_signal in front of the host's disposition of each signal HotSpot takes. */
+static void host_signals(void) {
+    for (int i = 0; i < HOST_SIGS; i++) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = zl_host_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(host_sigs[i], &sa, &host_action[i]) != 0) memset(&host_action[i], 0, sizeof host_action[i]);
+    }
+}
+
+/* -XX:ErrorFile and -XX:ReplayDataFile in the temporary directory ($TMPDIR when it is a directory, else /tmp). */
+static void crash_files(char *error_opt, char *replay_opt, size_t cap) {
+    const char *tmp = getenv("TMPDIR");
+    struct stat st;
+    if (!tmp || tmp[0] != '/' || stat(tmp, &st) != 0 || !S_ISDIR(st.st_mode)) tmp = "/tmp";
+    snprintf(error_opt, cap, "-XX:ErrorFile=%s/zluda-hs_err_pid%%p.log", tmp);
+    snprintf(replay_opt, cap, "-XX:ReplayDataFile=%s/zluda-replay_pid%%p.log", tmp);
+}
+
 /* At exit, the Java side ends the capture (PROCESS_END) when the trace layer is on. */
 static void at_exit(void) {
     if (dispatch_fn) dispatch_fn(-1, NULL);
@@ -126,6 +211,11 @@ static void boot(void) {
         opts[nopt++].optionString = "--enable-native-access=ALL-UNNAMED";
         opts[nopt++].optionString = "-XX:+UseSerialGC";
         opts[nopt++].optionString = "-Xss4m";
+        /* a JVM crash report goes to the temporary directory, not the host's working directory */
+        static char error_opt[PATH_MAX + 64], replay_opt[PATH_MAX + 64];
+        crash_files(error_opt, replay_opt, sizeof error_opt);
+        opts[nopt++].optionString = error_opt;
+        opts[nopt++].optionString = replay_opt;
         /* lz4-java uses sun.misc.Unsafe: without this JDK 25 warns on the host program's stderr */
         opts[nopt++].optionString = "--sun-misc-unsafe-memory-access=allow";
         char *extra = NULL;
@@ -142,10 +232,15 @@ static void boot(void) {
         args.nOptions = nopt;
         args.options = opts;
         args.ignoreUnrecognized = JNI_FALSE;
+        host_signals();
         jint rc = create(&vm, (void **)&env, &args);
         free(cp_opt);
         /* extra's strings stay referenced by the JVM's argument list: keep them */
-        if (rc != JNI_OK) { fail("JNI_CreateJavaVM failed", NULL); return; }
+        if (rc != JNI_OK) {
+            for (int i = 0; i < HOST_SIGS; i++) sigaction(host_sigs[i], &host_action[i], NULL);
+            fail("JNI_CreateJavaVM failed", NULL);
+            return;
+        }
     }
     jclass entry = (*env)->FindClass(env, "dev/zluda/runtime/entry/NativeEntry");
     if (!entry) { (*env)->ExceptionDescribe(env); (*env)->ExceptionClear(env); fail("class dev.zluda.runtime.entry.NativeEntry not found on the class path", NULL); return; }

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
@@ -48,20 +49,97 @@ static int own_path(char *buf, size_t cap) {
     return 1;
 }
 
+/* Why the candidates looked at so far were not taken (the loader's reason, or what disqualified them),
+ * printed when no real library is found: "cannot be loaded" alone would leave the user guessing. */
+static char rejected[2048];
+
+static void reject(const char *path, const char *why) {
+    const char *parts[] = {"\n    ", path, ": ", why};
+    size_t n = strlen(rejected);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        for (const char *c = parts[i]; *c && n < sizeof rejected - 1; c++) rejected[n++] = *c;
+    }
+    rejected[n] = 0;
+}
+
+/* Whether the object h itself defines name: dlsym(h, name) also searches h's dependencies (NVIDIA's
+ * libcublas.so.13 NEEDs libcublasLt.so.13, which in a traced process is the libcublasLt tracer). */
+static int defines_itself(void *h, const char *name) {
+    struct link_map *self = NULL, *owner = NULL;
+    void *s = dlsym(h, name);
+    Dl_info info;
+    if (!s || dlinfo(h, RTLD_DI_LINKMAP, &self) != 0 || !self) return 0;
+    if (!dladdr1(s, &info, (void **)&owner, RTLD_DL_LINKMAP) || !owner) return 0;
+    return owner == self;
+}
+
+/* The real libraries of the other zluda library tracers in this process, made global so that a real
+ * library that needs one of their exports that its tracer lacks (a newer library than the exports list
+ * the tracer was generated from) finds it: the loader looks a symbol up in the global scope first. */
+static int promote_dependencies(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    int *promoted = data;
+    if (!info->dlpi_name || !info->dlpi_name[0]) return 0;
+    void *h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
+    if (!h) return 0;
+    const char *(*real_of)(void) = defines_itself(h, "zluda_library_tracer_real") ? (const char *(*)(void))dlsym(h, "zluda_library_tracer_real") : NULL;
+    const char *path = real_of ? real_of() : NULL;
+    if (path && path[0] && dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL)) (*promoted)++;
+    dlclose(h);
+    return 0;
+}
+
 /* dlopen a candidate unless it is this library or another zluda tracer, and it has the library's functions. */
 static void *try_path(const char *path, const char *self) {
     char rp[PATH_MAX];
-    if (!realpath(path, rp)) return NULL;
-    if (self[0] && strcmp(rp, self) == 0) return NULL;
+    if (!realpath(path, rp)) {
+        if (errno != ENOENT) reject(path, strerror(errno));
+        return NULL;
+    }
+    if (self[0] && strcmp(rp, self) == 0) {
+        reject(rp, "this tracer itself");
+        return NULL;
+    }
     void *h = dlopen(rp, RTLD_NOW | RTLD_LOCAL);
-    if (!h) return NULL;
-    if (dlsym(h, "zluda_library_tracer_marker") || (lt_recorded_count > 0 && !dlsym(h, lt_recorded_names[0]))) {
+    if (!h) {
+        /* the loader's reason, without the path it usually starts with */
+        char why[1024];
+        const char *e = dlerror();
+        size_t n = strlen(rp);
+        if (e && strncmp(e, rp, n) == 0 && strncmp(e + n, ": ", 2) == 0) e += n + 2;
+        snprintf(why, sizeof why, "%s", e ? e : "dlopen failed");
+        int promoted = 0;
+        if (strstr(why, "undefined symbol")) {
+            /* a symbol that another tracer in front of this library's dependency lacks: retry with the
+             * real dependencies global (those exports are then called untraced) */
+            dl_iterate_phdr(promote_dependencies, &promoted);
+            if (promoted && (h = dlopen(rp, RTLD_NOW | RTLD_LOCAL)) != NULL)
+                fprintf(stderr, "[ZLUDA_TRACE] %s: %s needs a symbol that a zluda tracer in front of its dependency does not export (%s): "
+                        "loaded with the real dependencies made global, so that those functions are called untraced\n", lt_library, rp, why);
+        }
+        if (!h) {
+            reject(rp, why);
+            return NULL;
+        }
+    }
+    if (defines_itself(h, "zluda_library_tracer_marker")) {
+        reject(rp, "a zluda library tracer, not the real library");
+        dlclose(h);
+        return NULL;
+    }
+    if (lt_recorded_count > 0 && !defines_itself(h, lt_recorded_names[0])) {
+        char why[256];
+        snprintf(why, sizeof why, "does not define %s: not %s", lt_recorded_names[0], lt_soname);
+        reject(rp, why);
         dlclose(h);
         return NULL;
     }
     snprintf(real_path, sizeof real_path, "%s", rp);
     return h;
 }
+
+/* The real library's path ("" when none was found), for another tracer that needs its exports global. */
+LT_EXPORT const char *zluda_library_tracer_real(void) { return real_path; }
 
 static void *try_dir(const char *dir, size_t len, const char *self) {
     if (len == 0 || len > PATH_MAX - 64) return NULL;
@@ -191,7 +269,8 @@ static void *find_real(void) {
     const char *given = getenv(env);
     if (given && *given) {
         void *h = try_path(given, self);
-        if (!h) fprintf(stderr, "[ZLUDA_TRACE] %s: %s=%s cannot be loaded (or is a zluda tracer)\n", lt_library, env, given);
+        if (!h) fprintf(stderr, "[ZLUDA_TRACE] %s: %s=%s is not taken as the real %s:%s\n", lt_library, env, given, lt_soname,
+                        rejected[0] ? rejected : "\n    no such file or directory");
         return h;
     }
     void *h = try_list(getenv("LD_LIBRARY_PATH"), NULL, self);
@@ -223,8 +302,11 @@ __attribute__((constructor)) static void lt_load(void) {
         size_t k = strlen(env);
         for (const char *c = lt_library; *c && k < sizeof env - 5; c++) env[k++] = (char)toupper((unsigned char)*c);
         memcpy(env + k, "_LIB", 5);
-        fprintf(stderr, "[ZLUDA_TRACE] %s: no real %s found (set %s, or LD_LIBRARY_PATH to its directory): its functions answer 'not supported'\n",
-                lt_library, lt_soname, env);
+        if (!getenv(env) || !*getenv(env))
+            fprintf(stderr, "[ZLUDA_TRACE] %s: no real %s found (set %s, or LD_LIBRARY_PATH to its directory): its functions answer 'not supported'%s%s\n",
+                    lt_library, lt_soname, env, rejected[0] ? "; candidates not taken:" : "", rejected);
+        else
+            fprintf(stderr, "[ZLUDA_TRACE] %s: without the real %s its functions answer 'not supported'\n", lt_library, lt_soname);
     }
     for (int i = 0; i < lt_recorded_count && real_fns; i++) real_fns[i] = real ? dlsym(real, lt_recorded_names[i]) : NULL;
     for (int i = 0; i < lt_forwarded_count; i++) {

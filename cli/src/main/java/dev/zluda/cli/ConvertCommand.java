@@ -44,16 +44,20 @@ final class ConvertCommand implements Callable<Integer> {
         try (Capture cap = Capture.open(capture)) {
             ReadStatus st;
             String what;
-            if (to.equals("parquet")) {
-                ParquetConverter.Result r = ParquetConverter.write(cap, out);
-                st = r.status();
-                what = String.format("%d calls, %d arguments, %d blobs, %d modules, %d kernel launches",
-                        r.calls(), r.arguments(), r.blobs(), r.modules(), r.kernelLaunches());
-            } else {
-                st = to.equals("jsonl") ? Converters.jsonl(cap, out) : Converters.perfetto(cap, out);
-                what = st.records() + " records";
+            try {
+                if (to.equals("parquet")) {
+                    ParquetConverter.Result r = ParquetConverter.write(cap, out);
+                    st = r.status();
+                    what = String.format("%d calls, %d arguments, %d blobs, %d modules, %d kernel launches",
+                            r.calls(), r.arguments(), r.blobs(), r.modules(), r.kernelLaunches());
+                } else {
+                    st = to.equals("jsonl") ? Converters.jsonl(cap, out) : Converters.perfetto(cap, out);
+                    what = st.records() + " records";
+                }
+            } catch (IOException e) {
+                throw new Main.WriteError(out, e);
             }
-            if (st.stoppedEarly()) spec.commandLine().getErr().println("zluda convert: warning: " + cap.source() + ": stopped at byte " + st.stopOffset() + ": " + st.stopReason());
+            if (st.stoppedEarly()) spec.commandLine().getErr().println("zluda convert: warning: " + cap.source() + ": " + st.summary());
             spec.commandLine().getOut().println("wrote " + out + (to.equals("parquet") ? "/ (" : " (") + what + ")");
             spec.commandLine().getOut().flush();
             return 0;

@@ -143,7 +143,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         out.println("[3/3] " + (r.same() ? "VERDICT: the zluda run does what the NVIDIA run did, call by call"
                         + (snapshots && r.kernels() != null && r.kernels().compared() > 0 ? ", and its kernel computed the same bytes" : "")
-                : "VERDICT: the runs differ: " + r.divergingCalls() + " diverging calls (first divergence above)"));
+                : "VERDICT: the runs differ: " + Main.count(r.divergingCalls(), "diverging call") + " (first divergence above)"));
         out.println("      capture:  " + capture);
         out.println("      report:   " + html);
         String zluda = launcher(System.getProperty("zluda.home"), System.getenv("PATH"));

@@ -101,6 +101,9 @@ final class DiffCommand implements Callable<Integer> {
     @Option(names = {"-o", "--output"}, paramLabel = "OUT", description = "Write the report to OUT instead of standard output.")
     Path output;
 
+    @Option(names = {"-v", "--verbose"}, description = "Text report: also list examples of the expected differences that were ignored (addresses, device name, ...), which are otherwise only counted.")
+    boolean verbose;
+
     @Option(names = "--strict", description = "Compare the expected differences too (device name, addresses, ...).")
     boolean strict;
 
@@ -180,25 +183,28 @@ final class DiffCommand implements Callable<Integer> {
                 try (Writer w = Files.newBufferedWriter(output, StandardCharsets.UTF_8)) {
                     write(r, w);
                 }
-                cl.getOut().println("wrote " + output + ": " + (r.same() ? "same" : "different, " + r.divergingCalls() + " diverging calls"));
+                cl.getOut().println("wrote " + output + ": " + (r.same() ? "same" : "different, " + Main.count(r.divergingCalls(), "diverging call")));
                 cl.getOut().flush();
             }
         } catch (IOException e) {
-            cl.getErr().println("zluda diff: error: cannot write " + (output != null ? output : "the report") + ": " + e.getMessage());
+            cl.getErr().println("zluda diff: error: " + (output != null ? new Main.WriteError(output, e).getMessage()
+                    : "cannot write the report: " + Main.why(e, null)));
             cl.getErr().flush();
             return 2;
         }
         return r.exitCode();
     }
 
-    private void write(DiffResult r, Writer w) throws IOException {
-        PrintWriter pw = w instanceof PrintWriter p ? p : new PrintWriter(w);
+    private void write(DiffResult r, Writer target) throws IOException {
+        Main.KeepingWriter w = target instanceof PrintWriter ? null : new Main.KeepingWriter(target);
+        PrintWriter pw = target instanceof PrintWriter p ? p : new PrintWriter(w);
         switch (format) {
             case "json" -> JsonReport.write(r, pw);
             case "html" -> HtmlReport.write(r, pw);
-            default -> TextReport.write(r, pw);
+            default -> TextReport.write(r, pw, verbose);
         }
         pw.flush();
+        if (w != null) w.rethrow();
     }
 
     // ------------------------------------------------------------------ --kernel N --locate

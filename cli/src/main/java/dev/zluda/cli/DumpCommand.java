@@ -18,9 +18,10 @@ import java.util.regex.PatternSyntaxException;
 @Command(name = "dump", mixinStandardHelpOptions = true,
         description = {"Print a capture as ZLUDA's log: one line per call, nested calls indented,", "e.g. cuMemAlloc_v2(dptr: 0x7f3c00000000, bytesize: 1024) -> CUDA_SUCCESS", ""},
         footer = {"", "CAPTURE is a capture directory, its capture.zcap, or a pack (zluda pack).",
-                "A last line starting with '#' says when the capture was cut mid-call or damaged, or that no call",
-                "matches the filters (--calls, --function, --errors).",
-                "Exit codes: 0 read to the end, or to where a crashed or killed process cut it (the last line says so); 1 damaged (what could be read is printed); 2 missing or unreadable, or bad usage."})
+                "A run of " + Dump.FOLD_MIN + " or more cuGetProcAddress calls (cudart's start-up) is one line unless --unfold, --function, --errors or --calls is given.",
+                "Last lines starting with '#' say when the capture was cut mid-call, list the places where it is",
+                "damaged or cut (everything else is read), or say that no call matches the filters (--calls, --function, --errors).",
+                "Exit codes: 0 read to the end, or to where a crashed or killed process or a cut ended it; 1 damaged (everything that could be read is printed, and each damaged place); 2 missing or unreadable, or bad usage."})
 final class DumpCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -39,6 +40,9 @@ final class DumpCommand implements Callable<Integer> {
 
     @Option(names = "--errors", description = "Only calls that did not return CUDA_SUCCESS (and calls in flight).")
     boolean errors;
+
+    @Option(names = "--unfold", description = "Print every call of a run of cuGetProcAddress look-ups (cudart's start-up makes 400 and more), which is otherwise one line.")
+    boolean unfold;
 
     @Option(names = "--calls", paramLabel = "FROM..TO", description = "Only calls FROM to TO (1-based, in order of entry; either end may be left out).")
     String calls;
@@ -69,8 +73,9 @@ final class DumpCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (Capture cap = Capture.open(capture)) {
-            var st = Dump.dump(cap, new Dump.Options(threads, time, p, errors, from, to), out);
-            return st.stoppedEarly() && !st.stopReason().endsWith("(cut)") && !st.stopReason().contains(": cut") ? 1 : 0;
+            boolean fold = !unfold && p == null && !errors && calls == null; // a filter shows what it selects, one line each
+            var st = Dump.dump(cap, new Dump.Options(threads, time, p, errors, from, to, fold), out);
+            return st.damaged() ? 1 : 0;
         }
     }
 }

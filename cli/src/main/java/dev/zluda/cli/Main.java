@@ -5,6 +5,7 @@ import picocli.CommandLine.Command;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
@@ -52,7 +53,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         CommandLine cl = new CommandLine(new Main());
         cl.setExitCodeExceptionMapper(t -> t instanceof CommandLine.ParameterException ? 2 : TROUBLE);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            cmd.getErr().println(errorPrefix(cmd) + (ex.getMessage() != null ? ex.getMessage() : ex.toString()));
+            cmd.getErr().println(errorPrefix(cmd) + describe(ex));
             if (System.getenv("ZLUDA_DEBUG") != null) ex.printStackTrace(cmd.getErr());
             cmd.getErr().flush();
             return "run".equals(cmd.getCommandName()) ? RunCommand.OWN_FAILURE : TROUBLE;
@@ -61,6 +62,26 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         cl.setUsageHelpAutoWidth(true);
         HelpText.reflow(cl);
         return cl;
+    }
+
+    /**
+     * The line for a command's failure: the exception's own message, which names the file and what
+     * is wrong; for a Java runtime failure that carries no such message (an index out of bounds, a
+     * null, a stack or heap exhausted) the words "internal error", the capture record being read when
+     * it happened (file, record number, byte offset), and how to report it — never the bare Java text
+     * alone (e.g. {@code Index -2 out of bounds for length 672}).
+     */
+    static String message(Throwable ex) {
+        boolean internal = ex instanceof IndexOutOfBoundsException || ex instanceof NullPointerException || ex instanceof ClassCastException
+                || ex instanceof ArithmeticException || ex instanceof NegativeArraySizeException || ex instanceof ArrayStoreException
+                || ex instanceof StackOverflowError || ex instanceof OutOfMemoryError || ex.getMessage() == null;
+        if (!internal) return ex.getMessage();
+        String what = ex instanceof StackOverflowError ? "the call stack overflowed"
+                : ex instanceof OutOfMemoryError ? "out of memory (" + ex.getMessage() + "; ZLUDA_JVM_OPTS=-Xmx... gives it more)"
+                : ex.getClass().getSimpleName() + (ex.getMessage() != null ? " (" + ex.getMessage() + ")" : "");
+        String where = dev.zluda.capture.CaptureReader.readingNow();
+        return "internal error: " + what + (where != null ? ", while reading " + where : "")
+                + "; please report it with the input (ZLUDA_DEBUG=1 prints where in zluda)";
     }
 
     /**
@@ -91,7 +112,7 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
         java.io.PrintWriter err = cmd.getErr();
         String msg = describe(ex);
         if (ex instanceof CommandLine.UnmatchedArgumentException u && cmd.getParent() == null && !cmd.getSubcommands().isEmpty()
-                && u.getUnmatched().size() > 0 && args.length > 0 && u.getUnmatched().getFirst().equals(args[0])) {
+                && u.getUnmatched().size() > 0 && args.length > 0 && u.getUnmatched().getFirst().equals(args[0]) && !looksLikeOption(args[0])) {
             msg = "unknown command '" + args[0] + "'; commands: " + String.join(", ", cmd.getSubcommands().keySet());
         }
         err.println(errorPrefix(cmd) + msg);
@@ -159,6 +180,141 @@ public final class Main implements java.util.concurrent.Callable<Integer> {
 
     /** Exit code 2: bad usage, a missing or unreadable input, a write error. */
     static final int TROUBLE = 2;
+
+    /**
+     * A failure to write a command's output ({@code convert OUT}, {@code pack -o}, {@code diff -o},
+     * {@code run -o}): its message names the file and why, in words ({@link #describe(Throwable)}):
+     * {@code cannot write nodir/out.jsonl: no such directory: nodir}.
+     */
+    static final class WriteError extends RuntimeException {
+        WriteError(Path target, IOException cause) {
+            super("cannot write " + target + ": " + why(cause, target), cause);
+        }
+
+        WriteError(String what, Path target, IOException cause) {
+            super("cannot " + what + " " + target + ": " + why(cause, target), cause);
+        }
+    }
+
+    /**
+     * A writer that remembers the first {@link IOException} of the writer it wraps, so that one
+     * behind a {@link java.io.PrintWriter} (which keeps write errors to itself) still reaches the
+     * user: {@link #rethrow()} after the last write.
+     */
+    static final class KeepingWriter extends java.io.FilterWriter {
+        private IOException first;
+
+        KeepingWriter(java.io.Writer out) {
+            super(out);
+        }
+
+        private IOException keep(IOException e) {
+            if (first == null) first = e;
+            return e;
+        }
+
+        @Override
+        public void write(int c) throws IOException {
+            try { super.write(c); } catch (IOException e) { throw keep(e); }
+        }
+
+        @Override
+        public void write(char[] b, int off, int len) throws IOException {
+            try { super.write(b, off, len); } catch (IOException e) { throw keep(e); }
+        }
+
+        @Override
+        public void write(String str, int off, int len) throws IOException {
+            try { super.write(str, off, len); } catch (IOException e) { throw keep(e); }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            try { super.flush(); } catch (IOException e) { throw keep(e); }
+        }
+
+        /** Throws the first write error, if there was one. */
+        void rethrow() throws IOException {
+            flush();
+            if (first != null) throw first;
+        }
+    }
+
+    /** The message of an exception that reaches the user: an I/O error in words ({@link #why}), else its own message. */
+    static String describe(Throwable e) {
+        if (e instanceof WriteError) return e.getMessage();
+        if (e instanceof IOException io) {
+            String file = io instanceof java.nio.file.FileSystemException f ? f.getFile() : null;
+            return file != null ? file + ": " + why(io, Path.of(file)) : why(io, null);
+        }
+        return message(e);
+    }
+
+    /**
+     * Why an I/O operation on {@code target} failed, in words: {@code no such directory: DIR} (the
+     * target's directory is missing), {@code no such file or directory}, {@code permission denied},
+     * {@code disk full (no space left on device)}, {@code not a directory: P}, {@code DIR is a
+     * directory}, {@code read-only file system}, else the system's own reason.
+     */
+    static String why(IOException e, Path target) {
+        String reason = e instanceof java.nio.file.FileSystemException f ? f.getReason() : e.getMessage();
+        if (reason == null) reason = "";
+        String low = reason.toLowerCase(java.util.Locale.ROOT);
+        if (low.contains("no space left") || low.contains("disk quota")) return "disk full (" + reason.strip() + ")";
+        if (e instanceof java.nio.file.AccessDeniedException || low.contains("permission denied")) {
+            return "permission denied" + (target != null && target.toAbsolutePath().getParent() != null
+                    ? " (check the permissions of " + target.toAbsolutePath().getParent() + ")" : "");
+        }
+        if (low.contains("read-only file system")) return "read-only file system";
+        if (e instanceof java.nio.file.FileAlreadyExistsException f) {
+            Path in = f.getFile() != null ? Path.of(f.getFile()) : target;
+            return in != null && java.nio.file.Files.exists(in) && !java.nio.file.Files.isDirectory(in) ? "a file is in the way: " + in : "it already exists";
+        }
+        if (e instanceof java.nio.file.NotDirectoryException || low.contains("not a directory")) {
+            Path p = target == null ? null : firstNonDirectory(target);
+            return p != null ? "not a directory: " + p : "not a directory";
+        }
+        if (e instanceof java.nio.file.DirectoryNotEmptyException) return "a directory that is not empty is in the way";
+        if (low.contains("is a directory")) return target + " is a directory";
+        if (e instanceof java.nio.file.NoSuchFileException || low.contains("no such file")) {
+            Path dir = target == null ? null : target.toAbsolutePath().getParent();
+            if (dir != null && !java.nio.file.Files.isDirectory(dir)) return "no such directory: " + missingDirectory(target);
+            return "no such file or directory";
+        }
+        return reason.isEmpty() ? e.toString() : reason;
+    }
+
+    /** The first ancestor of {@code p} (as given) that does not exist. */
+    private static Path missingDirectory(Path p) {
+        Path dir = p.getParent() != null ? p.getParent() : p.toAbsolutePath().getParent();
+        while (dir.getParent() != null && !java.nio.file.Files.exists(dir.getParent())) dir = dir.getParent();
+        return dir;
+    }
+
+    /** The first ancestor of {@code p} that exists and is not a directory, or null. */
+    private static Path firstNonDirectory(Path p) {
+        Path a = p.toAbsolutePath();
+        for (int i = 1; i <= a.getNameCount(); i++) {
+            Path q = a.getRoot().resolve(a.subpath(0, i));
+            if (java.nio.file.Files.exists(q) && !java.nio.file.Files.isDirectory(q)) return q;
+        }
+        return null;
+    }
+
+    /** {@code 1 call}, {@code 2,408 calls}: a count with its noun in the right number. */
+    static String count(long n, String one) {
+        return count(n, one, one + "s");
+    }
+
+    /** {@code 1 kernel launch}, {@code 3 kernel launches}. */
+    static String count(long n, String one, String many) {
+        return number(n) + " " + (n == 1 ? one : many);
+    }
+
+    /** {@code 2,408}: a number with thousands separators. */
+    static String number(long n) {
+        return String.format(java.util.Locale.ROOT, "%,d", n);
+    }
 
     /**
      * {@code zluda} without a command: a usage error (exit 2, as every other usage error), with the

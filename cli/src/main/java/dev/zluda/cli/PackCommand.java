@@ -55,6 +55,8 @@ final class PackCommand implements Callable<Integer> {
         }
         try (Capture cap = Capture.open(capture)) {
             Pack.pack(cap, output, r);
+        } catch (IOException e) {
+            throw new Main.WriteError(output, e);
         }
         spec.commandLine().getOut().println("wrote " + output + (r.isEmpty() ? "" : " (redacted: " + r.toString().toLowerCase(java.util.Locale.ROOT) + ")"));
         spec.commandLine().getOut().flush();

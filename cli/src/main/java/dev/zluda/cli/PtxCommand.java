@@ -51,7 +51,9 @@ final class PtxCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            PrintStream out = new PrintStream(new WriterOutputStream(spec.commandLine().getOut()), true);
+            // buffered: a table row padded to a 400 KB instruction form was written one byte per write(2)
+            PrintStream out = new PrintStream(new java.io.BufferedOutputStream(new WriterOutputStream(spec.commandLine().getOut()), 1 << 16),
+                    false, java.nio.charset.StandardCharsets.UTF_8);
             int code = PtxCheck.run(files, out, summary);
             out.flush();
             spec.commandLine().getOut().flush();
@@ -131,9 +133,17 @@ final class PtxCommand implements Callable<Integer> {
     }
 
     /** Bridges picocli's PrintWriter (tests capture it) to the PrintStream PtxCheck writes to. */
+    /**
+     * UTF-8 bytes to a {@link java.io.PrintWriter} (picocli's output), decoded in whole blocks: a
+     * character split between two writes is kept until its last byte comes. {@link #flush()} passes
+     * what it has on and flushes the writer.
+     */
     static final class WriterOutputStream extends java.io.OutputStream {
         private final java.io.PrintWriter w;
-        private final java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+        private final java.nio.charset.CharsetDecoder decoder = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE).onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE);
+        private java.nio.ByteBuffer pending = java.nio.ByteBuffer.allocate(8192);
+        private final java.nio.CharBuffer chars = java.nio.CharBuffer.allocate(8192);
 
         WriterOutputStream(java.io.PrintWriter w) {
             this.w = w;
@@ -141,14 +151,36 @@ final class PtxCommand implements Callable<Integer> {
 
         @Override
         public void write(int b) {
-            line.write(b);
-            if (b == '\n') flush();
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            while (len > 0) {
+                if (!pending.hasRemaining()) pending = java.nio.ByteBuffer.allocate(pending.capacity() * 2).put(pending.flip());
+                int n = Math.min(len, pending.remaining());
+                pending.put(b, off, n);
+                off += n;
+                len -= n;
+                decode();
+            }
+        }
+
+        /** Decodes the whole characters pending; keeps the bytes of one not complete yet. */
+        private void decode() {
+            pending.flip();
+            while (true) {
+                java.nio.charset.CoderResult r = decoder.decode(pending, chars, false);
+                w.write(chars.array(), 0, chars.position());
+                chars.clear();
+                if (!r.isOverflow()) break;
+            }
+            pending.compact();
         }
 
         @Override
         public void flush() {
-            w.write(line.toString(java.nio.charset.StandardCharsets.UTF_8));
-            line.reset();
+            decode();
             w.flush();
         }
     }

@@ -54,6 +54,23 @@ final class ReplayKernelLocator implements KernelLocator {
         return on + " against " + against;
     }
 
+    /** Where NVIDIA's driver is looked for (tests replace it): the environment of {@link RunCommand#nvidiaDriverProblem}. */
+    static java.util.function.Supplier<java.util.Map<String, String>> environment = System::getenv;
+
+    /**
+     * Null when both drivers can be loaded here; for {@code nvidia} on a machine without NVIDIA's driver
+     * (none on LD_LIBRARY_PATH or the usual paths, ZLUDA_CUDA_LIB unset: as {@code zluda run --nvidia-trace}
+     * checks), why not and where it can run.
+     */
+    @Override
+    public String unavailable() {
+        if (!on.equals("nvidia") && !against.equals("nvidia")) return null;
+        Path lib = home != null ? home.resolve("lib") : RunCommand.libDir().toAbsolutePath().normalize();
+        if (RunCommand.nvidiaDriverProblem(environment.get(), lib) == null) return null;
+        return "needs NVIDIA's driver, and this machine has none: run zluda diff A B --kernel N --locate where an NVIDIA GPU is"
+                + " (or against a zluda capture: --against zluda)";
+    }
+
     @Override
     public Result locate(Path capture, long launchCall, Consumer<String> progress) {
         try (Capture cap = Capture.open(capture)) {

@@ -1,5 +1,6 @@
 package dev.zluda.cli;
 
+import dev.zluda.capture.Call;
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureInfo;
 import dev.zluda.capture.Pack;
@@ -31,7 +32,8 @@ import java.util.stream.Stream;
  * bundle {@code DIR/<app>[_N].zip} ({@link Pack}, as {@code zluda pack} does).
  *
  * <p>Returns the program's exit code (128+N when signal N ended it); 127 when the program does not
- * exist, 126 when it is not executable, 1 when the driver is missing, 2 on bad usage.
+ * exist, 126 when it is not executable, 125 for its own failures (no driver, a capture directory that cannot be
+ * made), 2 on bad usage.
  */
 @Command(name = "run",
         mixinStandardHelpOptions = true,
@@ -130,11 +132,18 @@ final class RunCommand implements Callable<Integer> {
         if (!tracing) env.remove("ZLUDA_LOG_DIR"); // a plain run records nothing
         if (tracing) {
             logDir = logDir(output, env);
-            Files.createDirectories(logDir);
-            traceEnvironment(env, logDir);
-            try (Stream<Path> s = Files.list(logDir)) {
-                s.forEach(before::add);
+            try {
+                Files.createDirectories(logDir);
+                if (!Files.isWritable(logDir)) throw new java.nio.file.AccessDeniedException(logDir.toString());
+                try (Stream<Path> s = Files.list(logDir)) {
+                    s.forEach(before::add);
+                }
+            } catch (IOException e) {
+                err.println("zluda run: error: " + new Main.WriteError("record into", logDir, e).getMessage());
+                err.flush();
+                return OWN_FAILURE;
             }
+            traceEnvironment(env, logDir);
         }
         Process p;
         try {
@@ -145,7 +154,7 @@ final class RunCommand implements Callable<Integer> {
             return 127;
         }
         int code = p.waitFor();
-        if (tracing) summarize(logDir, before, code, err);
+        if (tracing) summarize(logDir, before, code, p.pid(), err);
         return code;
     }
 
@@ -292,10 +301,6 @@ final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * Prints, for every capture the run made: calls, errors, kernel launches, size, where it is
-     * and how to look at it; with {@code --pack} writes the bundle next to it.
-     */
-    /**
      * Writes how the program ended into the capture's manifest ({@code "exit": {"code", "signal"}}),
      * which the recorder inside the process cannot know: a program that aborts after its last CUDA
      * call leaves a capture that ended cleanly, and only this says it crashed ({@code zluda info}).
@@ -318,27 +323,73 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private void summarize(Path logDir, Set<Path> before, int exitCode, PrintWriter err) throws IOException {
-        List<Path> made;
+    /** The name of a signal ({@code SIGKILL}) from {@link #SIGNALS}; null for one not listed there. */
+    static String signalName(int signal) {
+        String[] s = SIGNALS.get(signal);
+        return s != null ? s[0] : null;
+    }
+
+    /**
+     * What to say when a run left no capture: the program died of a signal before the recorder wrote
+     * anything (it starts at the first CUDA call; with zluda's driver that call first starts a Java
+     * runtime), it died after the recorder made the capture directory but before the capture file had
+     * its first record ({@code started}: those directories), or it ended normally without a CUDA call
+     * through the libcuda.so.1 zluda run put first.
+     */
+    static String noCaptureMessage(Path logDir, int exitCode, List<Path> started) {
+        if (exitCode > 128) {
+            int sig = exitCode - 128;
+            String name = signalName(sig);
+            String killed = "the program was killed by signal " + sig + (name != null ? " (" + name + ")" : "");
+            if (!started.isEmpty()) {
+                return killed + " while the recorder was starting: " + String.join(", ", started.stream().map(Path::toString).toList())
+                        + " holds no capture file (the recorder names the file only once its function table is in it); nothing was recorded";
+            }
+            return killed + " before its first CUDA call was recorded: no capture in " + logDir
+                    + " (the recorder starts at the program's first CUDA call; zluda's driver first starts a Java runtime there, which"
+                    + " takes a moment)";
+        }
+        if (!started.isEmpty()) {
+            return String.join(", ", started.stream().map(Path::toString).toList()) + " holds no capture file: the recorder did not get to"
+                    + " write its first record (see the program's output above)";
+        }
+        return "the program made no capture in " + logDir + ": it made no CUDA call through libcuda.so.1 (did it load it? "
+                + "see docs/troubleshooting.md)";
+    }
+
+    /**
+     * Prints how the program ended (in words: the signal's name and meaning) and, for every capture
+     * the run made: calls, errors, kernel launches, size, where it is, how it ended (the last
+     * recorded call when the program did not exit normally) and a command that shows it, with the
+     * launcher's absolute path unless PATH finds it; with {@code --pack} writes the bundle next to it.
+     */
+    private void summarize(Path logDir, Set<Path> before, int exitCode, long pid, PrintWriter err) throws IOException {
+        List<Path> made, started;
         try (Stream<Path> s = Files.list(logDir)) {
-            made = s.filter(d -> !before.contains(d) && Files.isRegularFile(d.resolve("capture.zcap"))).sorted().toList();
+            List<Path> fresh = s.filter(d -> !before.contains(d) && Files.isDirectory(d)).sorted().toList();
+            made = fresh.stream().filter(d -> Files.isRegularFile(d.resolve("capture.zcap"))).toList();
+            started = fresh.stream().filter(d -> !Files.isRegularFile(d.resolve("capture.zcap"))).toList();
         }
-        err.println("zluda run: " + command.getFirst() + " exited with " + exitCode
-                + (exitCode > 128 ? " (signal " + (exitCode - 128) + ")" : ""));
-        if (made.isEmpty()) {
-            err.println("zluda run: warning: the program made no capture in " + logDir + " (did it load libcuda.so.1? "
-                    + "see docs/troubleshooting.md)");
+        err.println("zluda run: " + command.getFirst() + " " + howItEnded(exitCode));
+        Path jvmReport = jvmCrashReport(exitCode, pid, environment);
+        if (jvmReport != null) {
+            err.println("zluda run: the Java runtime inside the program crashed (a zluda bug, not the program's): its report is " + jvmReport
+                    + "; please attach it to a bug report (docs/troubleshooting.md)");
         }
+        if (made.isEmpty()) err.println("zluda run: warning: " + noCaptureMessage(logDir, exitCode, started));
+        String zluda = DemoCommand.launcher(System.getProperty("zluda.home"), environment.get("PATH"));
         for (Path d : made) {
             recordExit(d, exitCode, err);
             try {
                 dev.zluda.capture.Trim.trim(d.resolve("capture.zcap")); // the writer grew it in large steps
             } catch (IOException e) {
-                err.println("zluda run: warning: could not trim " + d.resolve("capture.zcap") + ": " + e.getMessage());
+                err.println("zluda run: warning: could not trim " + d.resolve("capture.zcap") + ": " + Main.describe(e));
             }
             CaptureInfo info;
+            LastCall last;
             try (Capture c = Capture.open(d)) {
                 info = CaptureInfo.of(c);
+                last = exitCode > 128 || !info.status.endedCleanly() ? LastCall.of(c) : null;
             } catch (Exception e) {
                 err.println("zluda run: warning: capture " + d + " cannot be read: " + e.getMessage());
                 continue;
@@ -353,14 +404,15 @@ final class RunCommand implements Callable<Integer> {
                 moduleFiles = s.filter(f -> f.getFileName().toString().startsWith("module_")).count();
             }
             err.println("zluda run: capture " + d);
-            err.printf("           %,d calls, %,d returned an error, %,d kernel launch%s%s%s%n", info.calls, info.errors, launches,
-                    launches == 1 ? "" : "es", kernelList(info.kernels),
+            err.printf("           %s, %s returned an error, %s%s%s%n", Main.count(info.calls, "call"), Main.number(info.errors),
+                    Main.count(launches, "kernel launch", "kernel launches"), kernelList(info.kernels),
                     info.kernelSnapshots == 0
                             ? (captureKernels == null ? "" : ", no kernel snapshot (no launched kernel's name matched --capture-kernels '" + captureKernels + "')")
-                            : String.format(", %,d kernel snapshot%s (zluda replay --list)", info.kernelSnapshots, info.kernelSnapshots == 1 ? "" : "s"));
-            err.printf("           %,d bytes (capture.zcap %,d, %d module file%s of %d module load%s)%s%n", bytes, Files.size(d.resolve("capture.zcap")),
-                    moduleFiles, moduleFiles == 1 ? "" : "s", info.modules.size(), info.modules.size() == 1 ? "" : "s",
-                    info.status.endedCleanly() ? "" : "; the process did not end cleanly (" + info.status + ")");
+                            : ", " + Main.count(info.kernelSnapshots, "kernel snapshot") + " (zluda replay --list)");
+            err.printf("           %s (capture.zcap %,d, %s of %s)%n", Main.count(bytes, "byte"), Files.size(d.resolve("capture.zcap")),
+                    Main.count(moduleFiles, "module file"), Main.count(info.modules.size(), "module load"));
+            if (!info.status.endedCleanly()) err.println("           " + captureEnd(info.status));
+            if (last != null && last.text != null) err.println("           " + last.text);
             if (pack) {
                 Path zip = d.resolveSibling(d.getFileName() + ".zip");
                 try (Capture c = Capture.open(d)) {
@@ -368,12 +420,96 @@ final class RunCommand implements Callable<Integer> {
                     err.printf("           bug-report bundle: %s (%,d bytes; zluda pack --redact data,env,paths makes a redacted one)%n",
                             zip, Files.size(zip));
                 } catch (Exception e) {
-                    err.println("zluda run: warning: could not pack " + d + ": " + e.getMessage());
+                    err.println("zluda run: warning: could not pack " + d + ": " + Main.describe(e));
                 }
             }
-            err.println("           look at it: zluda dump " + d + "   (zluda info, zluda view with a display)");
+            err.println("           look at it: " + zluda + " dump " + d);
+            err.println(zluda.equals("zluda") ? "                       (also zluda info, and zluda view with a display)"
+                    : "                       (also info, and view with a display; export PATH=\"" + Path.of(zluda).getParent() + ":$PATH\" makes plain 'zluda' work)");
         }
         err.flush();
+    }
+
+    /** Linux signal numbers (x86-64) with their names and what they usually mean. */
+    private static final Map<Integer, String[]> SIGNALS = Map.ofEntries(
+            Map.entry(1, new String[] {"SIGHUP", "hangup: its terminal went away"}),
+            Map.entry(2, new String[] {"SIGINT", "interrupt: Ctrl-C"}),
+            Map.entry(3, new String[] {"SIGQUIT", "quit: Ctrl-\\"}),
+            Map.entry(4, new String[] {"SIGILL", "illegal instruction"}),
+            Map.entry(5, new String[] {"SIGTRAP", "trace or breakpoint trap"}),
+            Map.entry(6, new String[] {"SIGABRT", "aborted: abort(), a failed assert or a fatal runtime error"}),
+            Map.entry(7, new String[] {"SIGBUS", "bus error: an access to memory that is not there, e.g. past the end of a mapped file"}),
+            Map.entry(8, new String[] {"SIGFPE", "arithmetic exception, e.g. an integer division by zero"}),
+            Map.entry(9, new String[] {"SIGKILL", "killed: kill -9, or the kernel's out-of-memory killer"}),
+            Map.entry(11, new String[] {"SIGSEGV", "segmentation fault: an invalid memory access"}),
+            Map.entry(13, new String[] {"SIGPIPE", "broken pipe: it wrote to a pipe nobody reads"}),
+            Map.entry(14, new String[] {"SIGALRM", "alarm clock"}),
+            Map.entry(15, new String[] {"SIGTERM", "terminated: kill, or a time limit"}),
+            Map.entry(24, new String[] {"SIGXCPU", "CPU time limit exceeded"}),
+            Map.entry(25, new String[] {"SIGXFSZ", "file size limit exceeded"}));
+
+    /**
+     * How a program ended, in words: {@code exited with 0}, {@code was killed by SIGSEGV (signal 11,
+     * segmentation fault: an invalid memory access); exit status 139}. A status above 128 is how
+     * {@link Process#waitFor()} (like the shell) reports a death by signal {@code status - 128}.
+     */
+    static String howItEnded(int exitCode) {
+        if (exitCode <= 128 || exitCode > 128 + 64) return "exited with " + exitCode;
+        int sig = exitCode - 128;
+        String[] s = SIGNALS.get(sig);
+        return "was killed by " + (s != null ? s[0] + " (signal " + sig + ", " + s[1] + ")" : "signal " + sig) + "; exit status " + exitCode;
+    }
+
+    /**
+     * The report of a crash of the JVM inside the program ({@code zluda-hs_err_pid<pid>.log} in
+     * {@code $TMPDIR}, else /tmp: where the driver's entry points HotSpot's -XX:ErrorFile), or null
+     * when the program did not abort (134) or left none.
+     */
+    static Path jvmCrashReport(int exitCode, long pid, Map<String, String> env) {
+        if (exitCode != 128 + 6 || pid <= 0) return null;
+        String tmp = env.get("TMPDIR");
+        Path dir = tmp != null && tmp.startsWith("/") && Files.isDirectory(Path.of(tmp)) ? Path.of(tmp) : Path.of("/tmp");
+        Path f = dir.resolve("zluda-hs_err_pid" + pid + ".log");
+        return Files.isRegularFile(f) ? f : null;
+    }
+
+    /** Why a capture has no clean end, in words. */
+    static String captureEnd(dev.zluda.capture.ReadStatus st) {
+        if (st.stoppedEarly()) return "the capture did not end cleanly: " + st.summary() + "; every record around it was read";
+        return "the capture has no process end: the program did not exit normally; every call it made up to the end was recorded";
+    }
+
+    /** The call a capture ends with, as one line for the run summary. */
+    static final class LastCall {
+        String text;
+
+        static LastCall of(Capture cap) {
+            LastCall l = new LastCall();
+            Call[] last = {null};
+            dev.zluda.capture.CallAssembler[] asm = new dev.zluda.capture.CallAssembler[1];
+            asm[0] = new dev.zluda.capture.CallAssembler(new dev.zluda.capture.CallAssembler.Listener() {
+                @Override
+                public void call(Call c) {
+                    if (last[0] == null || c.ordinal() > last[0].ordinal()) last[0] = c;
+                }
+            });
+            for (dev.zluda.capture.CaptureRecord r : cap.reader()) asm[0].accept(r);
+            List<Call> flying = asm[0].finish();
+            Call c = last[0];
+            for (Call f : flying) {
+                Call in = dev.zluda.capture.CallAssembler.innermost(f);
+                if (c == null || in.ordinal() > c.ordinal()) c = in;
+            }
+            if (c == null) {
+                l.text = "no call was recorded";
+                return l;
+            }
+            String line = new dev.zluda.capture.text.CallFormatter(cap::specFunction, cap::functionName, asm[0].strings()).format(c);
+            if (line.length() > 200) line = line.substring(0, 199) + "…";
+            l.text = (c.inFlight() ? "in flight when it ended (entered, never returned): call " : "last recorded call: call ") + c.ordinal()
+                    + (c.threadId() != 0 ? " (thread " + c.threadId() + ")" : "") + ": " + line;
+            return l;
+        }
     }
 
     /** " (name ×n, ...)" for the first few kernels by launch count, or "". */

@@ -42,6 +42,19 @@ final class ViewCommand implements Callable<Integer> {
             description = "Write the window as PNG once the capture is loaded (two: compared), then exit; for a bug report or a machine without a screen (with xvfb-run).")
     Path screenshot;
 
+    @Option(names = "--theme", paramLabel = "THEME", description = "light (default) or dark; Ctrl+Shift+T switches in the window. Also: ZLUDA_VIEW_THEME.")
+    String theme;
+
+    @Option(names = "--font-size", paramLabel = "PX", description = "Text size in px (default 12, 18 on an unscaled 4K screen); Ctrl+Plus / Ctrl+Minus / Ctrl+0 in the window.")
+    Double fontSize;
+
+    @Option(names = "--size", paramLabel = "WxH", description = "The window's size in px, e.g. 1366x768 (default: 1280x800, larger with larger text).")
+    String size;
+
+    @Option(names = "--divergence", paramLabel = "N", defaultValue = "1",
+            description = "With two captures: select divergence N once they are compared (default ${DEFAULT-VALUE}, the first); with --screenshot, the window shows it.")
+    int divergence;
+
     @Option(names = "--benchmark", hidden = true,
             description = "Print the time to first paint, the load time and the heap used, then exit (docs/benchmarks.md).")
     boolean benchmark;
@@ -49,6 +62,18 @@ final class ViewCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut(), err = spec.commandLine().getErr();
+        if (theme != null) {
+            if (!theme.equals("light") && !theme.equals("dark")) throw new CommandLine.ParameterException(spec.commandLine(), "--theme is light or dark, not '" + theme + "'");
+            System.setProperty("zluda.view.theme", theme);
+        }
+        if (fontSize != null) {
+            if (fontSize < 8 || fontSize > 40) throw new CommandLine.ParameterException(spec.commandLine(), "--font-size is 8 to 40 (px), not " + fontSize);
+            System.setProperty("zluda.view.fontSize", Double.toString(fontSize));
+        }
+        if (size != null) {
+            if (!size.matches("\\d{3,5}x\\d{3,5}")) throw new CommandLine.ParameterException(spec.commandLine(), "--size is WIDTHxHEIGHT in px, e.g. 1366x768, not '" + size + "'");
+            System.setProperty("zluda.view.size", size);
+        }
         // the inputs first: a wrong path is the more useful message than a missing display
         for (Path c : new Path[] {capture, other}) {
             if (c != null && !Files.exists(c)) {
@@ -66,13 +91,25 @@ final class ViewCommand implements Callable<Integer> {
         }
         String problem = Viewer.displayProblem(env);
         if (problem != null) {
+            // no window can open: still say first when an input is no capture at all (a text file, a damaged header)
+            for (Path c : new Path[] {capture, other}) {
+                if (c == null) continue;
+                try (Capture ignored = Capture.open(c)) {
+                    // readable
+                } catch (Exception e) {
+                    err.println("zluda view: error: " + Main.describe(e));
+                    err.flush();
+                    return Main.TROUBLE;
+                }
+            }
             err.println("zluda view: error: " + problem);
             err.flush();
             return 2;
         }
         if (other != null) {
             if (benchmark) throw new CommandLine.ParameterException(spec.commandLine(), "--benchmark takes one capture");
-            return Viewer.runDiff(capture, other, new Viewer.Options(screenshot, false, ReplayKernelLocator.standard()), out, err);
+            if (divergence < 1) throw new CommandLine.ParameterException(spec.commandLine(), "--divergence counts from 1, not " + divergence);
+            return Viewer.runDiff(capture, other, new Viewer.Options(screenshot, false, ReplayKernelLocator.standard(), divergence), out, err);
         }
         // open the capture (spec, header, unpacking a pack) while JavaFX starts
         CompletableFuture<Capture> cap = capture == null ? null : CompletableFuture.supplyAsync(() -> {

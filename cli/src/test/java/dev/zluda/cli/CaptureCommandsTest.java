@@ -275,4 +275,35 @@ class CaptureCommandsTest {
         assertEquals(2, r.code());
         assertTrue(r.err().contains("no such file or directory"), r.err());
     }
+
+    /**
+     * cudart's start-up (samples/traces/h200/cudart_demo: 440 cuGetProcAddress_v2 calls before anything else)
+     * is one line in zluda dump; --unfold, and any filter, show each call.
+     */
+    @Test
+    void cudartsStartUpIsFoldedIntoOneLine() {
+        String cap = Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200/cudart_demo").toString();
+        CliRun.Result folded = CliRun.run("dump", cap);
+        assertEquals(0, folded.code(), folded.err());
+        String[] lines = folded.out().split("\n");
+        assertTrue(lines[0].startsWith("cuGetProcAddress_v2 \u00d7440 (calls 1..440: 440 CUDA_SUCCESS) looking up the driver's entry points"), lines[0]);
+        assertTrue(lines[0].endsWith("--unfold shows each"), lines[0]);
+        assertTrue(lines[1].startsWith("cuGetExportTable("), lines[1]);
+        long procLines = folded.out().lines().filter(l -> l.startsWith("cuGetProcAddress")).count();
+        CliRun.Result unfolded = CliRun.run("dump", cap, "--unfold");
+        assertEquals(440 + procLines - 1, unfolded.out().lines().filter(l -> l.startsWith("cuGetProcAddress_v2(")).count());
+        assertEquals(lines.length - 1 + 440, unfolded.out().split("\n").length, "the folded line stands for exactly those 440 lines");
+        CliRun.Result filtered = CliRun.run("dump", cap, "--function", "cuGetProcAddress");
+        assertTrue(filtered.out().lines().filter(l -> !l.startsWith("#")).allMatch(l -> l.startsWith("cuGetProcAddress_v2(")), "a filter shows what it selects one by one");
+        assertEquals(3, CliRun.run("dump", cap, "--calls", "1..3").out().lines().filter(l -> !l.startsWith("#")).count());
+    }
+
+    /** cuModuleLoadDataEx's option values are printed by their keys: the log sizes NVIDIA wrote back (0) as numbers, the log buffers as addresses. */
+    @Test
+    void jitOptionValuesAreReadByTheirKeys() {
+        String cap = Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200/matrixMul").toString();
+        CliRun.Result r = CliRun.run("dump", cap, "--function", "cuModuleLoadDataEx");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.out().matches("(?s).*optionValues: \\[0x[0-9a-f]+, 0, 0x[0-9a-f]+, 0\\]\\) -> CUDA_SUCCESS.*"), r.out());
+    }
 }

@@ -58,7 +58,7 @@ class ErrorMessagesTest {
         CliRun.Result r = failing("zluda diff", "diff", "-x.zcap", "b.zcap");
         assertTrue(r.err().contains("zluda diff: error: missing argument B"), r.err());
         assertTrue(r.err().contains("'-x.zcap' is not an option of zluda diff; if it is a file name, write ./-x.zcap"), r.err());
-        assertTrue(r.err().contains("  usage: zluda diff [-hV]") && r.err().contains(" A B\n"), r.err());
+        assertTrue(r.err().contains("  usage: zluda diff [-hvV]") && r.err().contains(" A B\n"), r.err());
         assertTrue(r.err().contains("  see: zluda diff --help"), r.err());
         assertFalse(r.err().contains("Missing required parameter"), "picocli's own words: " + r.err());
     }
@@ -106,5 +106,43 @@ class ErrorMessagesTest {
         }
         CliRun.Result d = failing("zluda diff", "diff", nope, nope);
         assertTrue(d.err().startsWith("zluda diff: error: " + nope + ": no such file or directory"), d.err());
+    }
+
+    /** {@code zluda --bogus}: an unknown option is called one, not an unknown command. */
+    @Test
+    void anUnknownOptionOfZludaItselfIsAnOption() {
+        CliRun.Result r = failing("zluda", "--bogus");
+        assertTrue(r.err().startsWith("zluda: error: unknown option '--bogus'\n"), r.err());
+        assertFalse(r.err().contains("unknown command"), r.err());
+        r = failing("zluda", "bogus");
+        assertTrue(r.err().startsWith("zluda: error: unknown command 'bogus'; commands: "), r.err());
+    }
+
+    /**
+     * A write error names the file and why (convert, pack, diff -o): a directory that does not exist, a full disk
+     * (/dev/full: every write fails with ENOSPC), a file in the way of a directory; permission denied in words.
+     */
+    @Test
+    void writeErrorsSayWhatFailedAndWhy(@TempDir Path tmp) throws IOException {
+        String h200 = Path.of(System.getProperty("zluda.repo", "..")).resolve("samples/traces/h200/vectorAdd").toString();
+        Path nodir = tmp.resolve("nodir");
+        CliRun.Result r = failing("zluda convert", "convert", h200, nodir.resolve("out.jsonl").toString(), "--to", "jsonl");
+        assertEquals("zluda convert: error: cannot write " + nodir.resolve("out.jsonl") + ": no such directory: " + nodir, r.err().strip());
+        r = failing("zluda convert", "convert", h200, "/dev/full", "--to", "jsonl");
+        assertTrue(r.err().startsWith("zluda convert: error: cannot write /dev/full: disk full (No space left on device)"), r.err());
+        r = failing("zluda pack", "pack", h200, "-o", nodir.resolve("p.zip").toString());
+        assertEquals("zluda pack: error: cannot write " + nodir.resolve("p.zip") + ": no such directory: " + nodir, r.err().strip());
+        r = failing("zluda diff", "diff", h200, h200, "-o", nodir.resolve("r.html").toString(), "--format", "html");
+        assertEquals("zluda diff: error: cannot write " + nodir.resolve("r.html") + ": no such directory: " + nodir, r.err().strip());
+        r = failing("zluda diff", "diff", h200, h200, "-o", "/dev/full");
+        assertTrue(r.err().startsWith("zluda diff: error: cannot write /dev/full: disk full (No space left on device)"), r.err());
+        Path file = Files.writeString(tmp.resolve("file"), "x");
+        r = failing("zluda convert", "convert", h200, file.resolve("out").toString(), "--to", "parquet");
+        assertTrue(r.err().startsWith("zluda convert: error: cannot write " + file.resolve("out") + ": "), r.err());
+        assertTrue(r.err().contains(file.toString()), "names what is in the way: " + r.err());
+        // as root nothing is denied here: the words for it, from the exception Java throws
+        assertEquals("permission denied (check the permissions of /etc)",
+                Main.why(new java.nio.file.AccessDeniedException("/etc/x"), Path.of("/etc/x")));
+        assertEquals("read-only file system", Main.why(new java.nio.file.FileSystemException("/x", null, "Read-only file system"), Path.of("/x")));
     }
 }

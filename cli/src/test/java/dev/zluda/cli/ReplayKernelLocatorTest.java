@@ -78,4 +78,24 @@ class ReplayKernelLocatorTest {
         assertEquals(31, r.line());
         assertEquals("@%p1 bra $L__BB0_2;", r.instruction());
     }
+
+    /**
+     * Against NVIDIA's driver it is not available where no NVIDIA driver can be found (the checks of
+     * zluda run --nvidia-trace); zluda against zluda always is; ZLUDA_CUDA_LIB naming a driver makes it available.
+     */
+    @org.junit.jupiter.api.Test
+    void saysWhenItCannotRunOnThisMachineAtAll(@org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        try {
+            ReplayKernelLocator.environment = java.util.Map::of;
+            assumeFalse(RunCommand.NVIDIA_DRIVER_PATHS.stream().anyMatch(p -> Files.exists(Path.of(p))), "this machine has NVIDIA's driver");
+            String why = ReplayKernelLocator.standard().unavailable();
+            assertTrue(why != null && why.startsWith("needs NVIDIA's driver, and this machine has none"), why);
+            assertEquals(null, ReplayKernelLocator.standard().between("zluda", "zluda").unavailable());
+            Path fake = Files.writeString(tmp.resolve("libcuda.so.1"), "a driver");
+            ReplayKernelLocator.environment = () -> java.util.Map.of("ZLUDA_CUDA_LIB", fake.toString());
+            assertEquals(null, ReplayKernelLocator.standard().unavailable());
+        } finally {
+            ReplayKernelLocator.environment = System::getenv;
+        }
+    }
 }

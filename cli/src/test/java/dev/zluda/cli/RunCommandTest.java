@@ -31,6 +31,44 @@ class RunCommandTest {
         }
     }
 
+    /**
+     * A program killed before anything was recorded (e.g. while zluda's driver starts its Java runtime at
+     * the first CUDA call) is not told that it may not have loaded libcuda.so.1: the summary says it was
+     * killed, and by what.
+     */
+    @Test
+    void aProgramKilledBeforeItsFirstRecordIsSaidToHaveBeenKilled(@TempDir Path tmp) throws Exception {
+        Path lib = Files.createDirectories(tmp.resolve("lib"));
+        Files.writeString(lib.resolve("libcuda.so.1"), "stand-in");
+        String old = System.getProperty("zluda.home");
+        System.setProperty("zluda.home", tmp.toString());
+        try {
+            java.io.StringWriter err = new java.io.StringWriter();
+            var cl = Main.commandLine();
+            cl.setErr(new java.io.PrintWriter(err, true));
+            assertEquals(137, cl.execute("run", "--zluda-trace", "-o", tmp.resolve("logs").toString(), "--", "/bin/sh", "-c", "kill -9 $$"));
+            String e = err.toString();
+            assertTrue(e.contains("/bin/sh was killed by SIGKILL (signal 9, "), e);
+            assertTrue(e.contains("warning: the program was killed by signal 9 (SIGKILL) before its first CUDA call was recorded: no capture in "), e);
+            assertFalse(e.contains("did it load libcuda.so.1"), e);
+
+            // killed after the recorder made the capture directory, before the capture file had its name
+            err.getBuffer().setLength(0);
+            assertEquals(137, cl.execute("run", "--zluda-trace", "-o", tmp.resolve("logs2").toString(), "--", "/bin/sh", "-c",
+                    "mkdir \"$ZLUDA_LOG_DIR/sh\" && kill -9 $$"));
+            e = err.toString();
+            assertTrue(e.contains("killed by signal 9 (SIGKILL) while the recorder was starting: " + tmp.resolve("logs2/sh")
+                    + " holds no capture file"), e);
+
+            // no CUDA call at all, and a normal exit: the question whether it loaded libcuda.so.1 is the right one
+            err.getBuffer().setLength(0);
+            assertEquals(0, cl.execute("run", "--zluda-trace", "-o", tmp.resolve("logs3").toString(), "--", "/bin/sh", "-c", "exit 0"));
+            assertTrue(err.toString().contains("it made no CUDA call through libcuda.so.1 (did it load it?"), err.toString());
+        } finally {
+            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
+        }
+    }
+
     @Test
     void missingDriverIsAClearError(@TempDir Path tmp) {
         Assumptions.assumeTrue(Files.isExecutable(Path.of("/bin/true")));
@@ -251,5 +289,53 @@ class RunCommandTest {
             for (dev.zluda.capture.CaptureRecord rec : c.reader()) if (rec instanceof dev.zluda.capture.CaptureRecord.Enter) packed++;
         }
         assertEquals(enters, packed, "the pack holds the same calls");
+    }
+
+    /** How a program ended, in words: the signal's name and meaning, not a number to decode. */
+    @Test
+    void howAProgramEndedIsSaidInWords() {
+        assertEquals("exited with 0", RunCommand.howItEnded(0));
+        assertEquals("exited with 3", RunCommand.howItEnded(3));
+        assertEquals("was killed by SIGSEGV (signal 11, segmentation fault: an invalid memory access); exit status 139", RunCommand.howItEnded(139));
+        assertEquals("was killed by SIGABRT (signal 6, aborted: abort(), a failed assert or a fatal runtime error); exit status 134", RunCommand.howItEnded(134));
+        assertTrue(RunCommand.howItEnded(128 + 8).startsWith("was killed by SIGFPE"), RunCommand.howItEnded(136));
+        assertEquals("was killed by signal 34; exit status 162", RunCommand.howItEnded(162));
+    }
+
+    /**
+     * A real program (zluda-runtime's tests/host_signals) that segfaults in its own code after two calls on
+     * zluda's driver, run as a user would: {@code zluda run --zluda-trace}. Its exit status is its own (139),
+     * the summary names the signal and the last recorded call in words (no Java record), and the command to
+     * look at the capture is the launcher's absolute path; nothing of the JVM's is left in the working directory.
+     */
+    @Test
+    void aProgramThatSegfaultsIsSummarisedInWords(@TempDir Path tmp) throws Exception {
+        Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().normalize();
+        Path program = repo.resolve("zluda-runtime/target/native/tests/host_signals");
+        Path driver = repo.resolve("dist/lib/libcuda.so.1");
+        assertTrue(Files.isExecutable(program) && Files.isRegularFile(driver), "zluda-runtime's native build and dist/lib come before this module");
+        Path logs = tmp.resolve("logs");
+        CliRun.Result r = withHome(repo.resolve("dist"), () -> CliRun.run("run", "--zluda-trace", "-o", logs.toString(), "--", program.toString(), driver.toString(), "segv"));
+        assertEquals(139, r.code(), r.err());
+        String err = r.err();
+        assertTrue(err.contains("host_signals was killed by SIGSEGV (signal 11, segmentation fault: an invalid memory access); exit status 139"), err);
+        assertTrue(err.contains("the capture has no process end: the program did not exit normally"), err);
+        assertTrue(err.matches("(?s).*last recorded call: call \\d+ \\(thread \\d+\\): cuDeviceGet\\(device: .*\\) -> CUDA_SUCCESS.*"), err);
+        assertFalse(err.contains("ReadStatus["), "no Java record in the summary:\n" + err);
+        assertTrue(err.contains("look at it: " + repo.resolve("dist/bin/zluda") + " dump " + logs.resolve("host_signals")), err);
+        try (var files = Files.list(Path.of(""))) {
+            assertTrue(files.noneMatch(f -> f.getFileName().toString().startsWith("hs_err")), "no hs_err file in the working directory");
+        }
+    }
+
+    /** Where a capture cannot go, zluda run says why before running anything (125: its own failure). */
+    @Test
+    void anUnwritableCaptureDirectoryIsSaidWithTheReason(@TempDir Path tmp) throws Exception {
+        Path home = standInHome(tmp);
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        CliRun.Result r = withHome(home, () -> CliRun.run("run", "--zluda-trace", "-o", file.resolve("logs").toString(), "--", "/bin/true"));
+        assertEquals(125, r.code(), r.err());
+        assertTrue(r.err().contains("zluda run: error: cannot record into " + file.resolve("logs") + ": "), r.err());
+        assertTrue(r.err().contains("a file is in the way: " + file) || r.err().contains("not a directory: " + file), r.err());
     }
 }

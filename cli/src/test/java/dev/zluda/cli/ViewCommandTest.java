@@ -59,8 +59,24 @@ class ViewCommandTest {
     void helpDescribesIt() {
         CliRun.Result r = CliRun.run("view", "--help");
         assertEquals(0, r.code());
-        assertTrue(r.out().contains("Usage: zluda view [-hV] [--screenshot=PNG] [CAPTURE] [OTHER]"), r.out());
+        assertTrue(r.out().contains("Usage: zluda view [-hV] [--divergence=N] [--font-size=PX] [--screenshot=PNG]"), r.out());
+        assertTrue(r.out().contains("[--size=WxH] [--theme=THEME] [CAPTURE] [OTHER]"), r.out());
+        assertTrue(r.out().contains("light (default) or dark"), "the dark theme is said: " + r.out());
         assertTrue(r.out().contains("side by side"), r.out());
         assertFalse(r.out().contains("--benchmark"), "hidden options stay hidden");
+    }
+
+    /** A file that is not a capture (a text file) is reported as such before the missing display. */
+    @Test
+    void aFileThatIsNoCaptureIsSaidBeforeTheDisplay(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp) throws Exception {
+        ViewCommand.env = Map.<String, String>of()::get;
+        java.nio.file.Path txt = java.nio.file.Files.writeString(tmp.resolve("notacapture.txt"), "hello, I am a text file\n");
+        CliRun.Result r = CliRun.run("view", txt.toString());
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().startsWith("zluda view: error: " + txt), r.err());
+        assertFalse(r.err().contains("DISPLAY") || r.err().contains("display"), "the bad file first, not the display:\n" + r.err());
+        CliRun.Result two = CliRun.run("view", "../samples/traces/h200/vectorAdd", txt.toString());
+        assertEquals(2, two.code(), two.err());
+        assertTrue(two.err().startsWith("zluda view: error: " + txt), two.err());
     }
 }

@@ -256,7 +256,7 @@ public final class DiffEngine {
     private List<String> notes(DiffResult.Kernels k) {
         List<String> notes = new ArrayList<>();
         if (levelA.equals("calls") && levelB.equals("calls")) {
-            notes.add("both captures were recorded at level calls: device-to-host data was not recorded (level calls): results copied back were"
+            notes.add("both captures were recorded at level calls: device-to-host data was not recorded, so results copied back were"
                     + " not compared" + (k.compared() > 0 ? " (the snapshotted kernels' after-images were)" : "")
                     + "; record with --level replay (zluda run --zluda-trace --level replay -- APP) to compare them"
                     + (k.compared() > 0 ? "" : ", and with --capture-kernels REGEX to compare kernel parameters and the buffers kernels write"));
@@ -804,7 +804,7 @@ public final class DiffEngine {
         CallAssembler asm = new CallAssembler(new CallAssembler.Listener() {
             @Override
             public void call(Call c) {
-                visit(c);
+                Call.walk(c, (k, level, parent) -> visit(k));
             }
 
             void visit(Call c) {
@@ -817,7 +817,6 @@ public final class DiffEngine {
                         }
                     }
                 }
-                for (Call k : c.children()) visit(k);
             }
         });
         for (CaptureRecord r : s.cap.reader()) asm.accept(r);
@@ -1200,7 +1199,7 @@ public final class DiffEngine {
 
     private static void warnings(SideIndex s, String label, List<String> out) {
         ReadStatus st = s.status;
-        if (st != null && st.stoppedEarly()) out.add("capture " + label + " stops at byte " + st.stopOffset() + ": " + st.stopReason() + " (calls after it are not compared)");
+        if (st != null && st.stoppedEarly()) out.add("capture " + label + " is " + st.summary() + " (records not read are not compared)");
         if (s.inFlight > 0) out.add("capture " + label + " ends with " + s.inFlight + (s.inFlight == 1 ? " call" : " calls") + " in flight (entered, never returned)");
     }
 
@@ -1208,9 +1207,11 @@ public final class DiffEngine {
         JsonNode m = c.manifest();
         String note = null;
         ReadStatus st = s.status;
-        if (st != null && st.stoppedEarly()) note = "stops at byte " + st.stopOffset() + ": " + st.stopReason();
+        if (st != null && st.stoppedEarly()) note = st.summary();
         else if (st != null && !st.endedCleanly()) note = "no process end (killed, crashed, or written without one)";
-        return new DiffResult.Side(c.source().toString(), program(c), driver(m), device(m), s.n, s.threadIds.size(), note, level(c));
+        String device = device(m);
+        if (device.isEmpty() && s.deviceName != null) device = s.deviceName; // manifests name no device: the one the program asked about
+        return new DiffResult.Side(c.source().toString(), program(c), driver(m), device, s.n, s.threadIds.size(), note, level(c));
     }
 
     // ------------------------------------------------------------------ rendering
@@ -1316,7 +1317,8 @@ public final class DiffEngine {
                 if (many) sb.append('[').append(g.elem[i]).append(']');
                 if (g.field[i] > 0) sb.append('.').append(fieldName(call, g, i));
                 String r = g.role[i] == Facts.OUT ? "output" : "input";
-                sb.append(" (").append(r).append(g.type[i] == Facts.T_DATA ? " data" : "").append(')');
+                String key = jitOptionName(call, g, i);
+                sb.append(" (").append(key != null ? key + ", " : "").append(r).append(g.type[i] == Facts.T_DATA ? " data" : "").append(')');
             }
             return sb.toString();
         }
@@ -1359,11 +1361,38 @@ public final class DiffEngine {
             };
         }
 
+        /** The CUjit_option key of a JIT option value ({@code optionValues[k]}): its number, or -1. */
+        private int jitOption(int call, Facts g, int i) {
+            Normaliser.Plan plan = s.plan(call);
+            int p = g.param[i];
+            if (p >= plan.params.length || plan.params[p].jitKeys < 0 || g.role[i] == Facts.ARG) return -1;
+            int keys = plan.params[p].jitKeys;
+            for (int k = 0; k < g.n; k++) {
+                if (g.param[k] != keys || g.role[k] != Facts.IN) continue;
+                if (g.type[k] == Facts.T_VALUE && g.elem[k] == g.elem[i]) return (int) g.v1[k];
+                // the CUjit_option array kept as bytes: element elem is the int at 4 * elem
+                if (g.type[k] == Facts.T_DATA && g.bLen[k] >= 4 * (g.elem[i] + 1)) return (int) Normaliser.le(g.page, g.bOff[k] + 4 * g.elem[i], 4);
+            }
+            return -1;
+        }
+
+        /** {@code CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES} for a JIT option value, or null. */
+        private String jitOptionName(int call, Facts g, int i) {
+            int opt = jitOption(call, g, i);
+            if (opt < 0) return null;
+            return api.enumType("CUjit_option").flatMap(e -> e.nameOf(opt)).orElse("CUjit_option " + opt);
+        }
+
         private String plainValue(int call, Facts g, int i) {
             Normaliser.Plan plan = s.plan(call);
             int p = g.param[i];
             Normaliser.Param pp = p < plan.params.length ? plan.params[p] : null;
             long v = g.v1[i];
+            if (pp != null && pp.jitKeys >= 0 && g.role[i] != Facts.ARG) {
+                // a JIT option's value: a number (sizes, counts, levels), CU_JIT_WALL_TIME a float in ms
+                return jitOption(call, g, i) == Normaliser.JIT_WALL_TIME
+                        ? Float.intBitsToFloat((int) v) + " ms" : Long.toUnsignedString(v);
+            }
             if (g.role[i] == Facts.ARG && pp != null && pp.spec != null) return fmt.value(pp.spec, v, null);
             if (g.field[i] > 0 && pp != null && pp.data != null && g.field[i] - 1 < pp.data.fields().size()) {
                 Types.Field fd = pp.data.fields().get(g.field[i] - 1);

@@ -55,7 +55,8 @@ public record DiffResult(Side a, Side b, Divergence first, Map<DiffKind, Long> c
      * @param path what was opened
      * @param program the traced program and its arguments (manifest), or "" when unknown
      * @param driver the driver (manifest), or ""
-     * @param device the first device's name (manifest), or ""
+     * @param device the first device's name (manifest), else the name the capture's first successful
+     *     cuDeviceGetName returned, or ""
      * @param calls calls read
      * @param threads threads that made calls
      * @param note how reading ended when not cleanly (cut, damaged, no process end), or null

@@ -23,7 +23,7 @@ public final class HtmlReport {
             nav a,nav button{font:inherit;margin-right:6px;padding:3px 10px;border:1px solid var(--line);border-radius:4px;background:#fff;color:var(--fg);text-decoration:none;cursor:pointer}
             nav a:hover,nav button:hover{background:var(--code)}.mut{color:var(--mut)}
             table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:4px 8px;border-bottom:1px solid var(--line)}
-            th{font-weight:600;background:#f5f6f7}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+            th{font-weight:600;background:#f5f6f7}th.num,td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}table.narrow{width:auto;min-width:420px}
             code,.call{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}.call{background:var(--code);padding:4px 8px;border-radius:4px;display:block;white-space:pre-wrap;word-break:break-all}
             .kind{display:inline-block;font-size:12px;padding:1px 7px;border-radius:10px;background:#eceef1;white-space:nowrap}
             .k-result,.k-missing,.k-extra{background:#fbe4e2;color:var(--bad)}.k-data{background:#fff0d6;color:#8a5300}.k-argument,.k-output{background:#e6eefc;color:#1f4d9b}.k-kernel{background:#f3e5f5;color:#6a1b9a}
@@ -69,7 +69,7 @@ public final class HtmlReport {
         out.println("</nav></header><main>");
 
         // summary
-        out.println("<h2>Captures</h2><table><tr><th></th><th>capture</th><th>program</th><th>driver</th><th>device</th><th>calls</th><th>threads</th><th>note</th></tr>");
+        out.println("<h2>Captures</h2><table><tr><th></th><th>capture</th><th>program</th><th>driver</th><th>device</th><th class=\"num\">calls</th><th class=\"num\">threads</th><th>note</th></tr>");
         side(out, "A", r.a());
         side(out, "B", r.b());
         out.println("</table>");
@@ -148,9 +148,9 @@ public final class HtmlReport {
             out.println("</table>");
         }
         if (!r.threads().isEmpty()) {
-            out.println("<h2>Threads</h2><table><tr><th>A thread</th><th>B thread</th><th class=\"num\">A calls</th><th class=\"num\">B calls</th></tr>");
+            out.println("<h2>Threads</h2><table class=\"narrow\"><tr><th class=\"num\">A thread</th><th class=\"num\">B thread</th><th class=\"num\">A calls</th><th class=\"num\">B calls</th></tr>");
             for (DiffResult.ThreadPair t : r.threads()) {
-                out.println("<tr><td>" + (t.aThread() < 0 ? "—" : t.aThread()) + "</td><td>" + (t.bThread() < 0 ? "—" : t.bThread())
+                out.println("<tr><td class=\"num\">" + (t.aThread() < 0 ? "—" : t.aThread()) + "</td><td class=\"num\">" + (t.bThread() < 0 ? "—" : t.bThread())
                         + "</td><td class=\"num\">" + t.aCalls() + "</td><td class=\"num\">" + t.bCalls() + "</td></tr>");
             }
             out.println("</table>");

@@ -61,6 +61,11 @@ final class Normaliser {
         int outCat;
         boolean creates;
         boolean destroys;
+        /**
+         * For an array of JIT option values ({@code optionValues}, {@code jitOptionsValues}): the index
+         * of the parameter holding their {@code CUjit_option} keys, else -1.
+         */
+        int jitKeys = -1;
     }
 
     /** How one function is treated. */
@@ -135,6 +140,14 @@ final class Normaliser {
             pp.destroys = f.destroys().contains(p.name());
             plan.anyCreates |= pp.creates;
             plan.anyDestroys |= pp.destroys;
+            String keys = switch (p.name()) {
+                case "optionValues" -> "options";
+                case "jitOptionsValues" -> "jitOptions";
+                default -> null;
+            };
+            if (keys != null) {
+                for (int k = 0; k < f.params().size(); k++) if (f.params().get(k).name().equals(keys)) pp.jitKeys = k;
+            }
             switch (p.name()) {
                 case "bytesize" -> plan.bytesize = i;
                 case "pPitch" -> plan.pitch = i;
@@ -165,6 +178,20 @@ final class Normaliser {
         return e == null ? 0 : e.ordinal() + 1;
     }
 
+    /** CUjit_option values whose value is a pointer (cuda.h): the log buffers, the symbol and name arrays. */
+    static boolean jitPointerOption(int opt) {
+        return switch (opt) {
+            case 3, 5, 17, 18, 25, 27 -> true; // INFO_LOG_BUFFER, ERROR_LOG_BUFFER, GLOBAL_SYMBOL_NAMES/_ADDRESSES, REFERENCED_KERNEL/VARIABLE_NAMES
+            default -> false;
+        };
+    }
+
+    /** CU_JIT_WALL_TIME: a float (milliseconds) the driver writes. */
+    static final int JIT_WALL_TIME = 2;
+
+    /** The CUjit_option keys of the call being normalised, by parameter index of their values (null: none). */
+    private int[][] jitKeys;
+
     /** Normalises one call into {@link #w}. */
     void call(Call c, long seed) {
         CaptureRecord.Enter e = c.enter();
@@ -172,6 +199,17 @@ final class Normaliser {
         Plan plan = plan(e.functionId());
         long[] args = e.args();
         w.begin(seed);
+        jitKeys = null;
+        for (Param pp : plan.params) {
+            if (pp.jitKeys < 0) continue;
+            DataItem k = item(e.data(), pp.jitKeys);
+            if (k == null || k.kind() != CaptureFormat.ITEM_INLINE) continue;
+            byte[] b = k.bytes();
+            int[] keys = new int[b.length / 4];
+            for (int j = 0; j < keys.length; j++) keys[j] = (int) le(b, 4 * j, 4);
+            if (jitKeys == null) jitKeys = new int[plan.params.length][];
+            jitKeys[pp.index] = keys;
+        }
         int n = Math.min(args.length, plan.params.length);
         currentPlanBuf = plan.attrBuf;
         pointerAttr = plan.attr >= 0 && plan.attr < args.length && plan.pointerAttrs.contains(args[plan.attr] & 0xFFFFFFFFL) ? args[plan.attr] : -1;
@@ -278,6 +316,10 @@ final class Normaliser {
             w.string(i, role, 0, 0, cat, b, 0, n);
             return;
         }
+        if (jitKeys != null && jitKeys[i] != null && b.length % 8 == 0) {
+            jitValues(i, jitKeys[i], b, role, cat);
+            return;
+        }
         Types.Info t = pp.data;
         if (t != null && t.cls() != Types.PLAIN && t.size() > 0 && b.length % t.size() == 0 && b.length / t.size() <= 4096) {
             int count = b.length / t.size();
@@ -322,6 +364,27 @@ final class Normaliser {
             default -> {
                 if (t.size() > 0 && t.size() <= 8) w.value(i, role, elem, field, cat, le(b, off, t.size()));
                 else w.data(i, role, elem, field, cat, CaptureFormat.ITEM_INLINE, Hashing.xxh64(b, off, Math.max(0, t.size())), t.size(), b, off, Math.max(0, t.size()));
+            }
+        }
+    }
+
+    /**
+     * An array of JIT option values ({@code void *[]}) read by its keys (CUDA Driver API, CUjit_option):
+     * the log buffers and name/symbol arrays are host addresses; CU_JIT_WALL_TIME is a timing; every
+     * other option's value is a number (the *_LOG_BUFFER_SIZE_BYTES the driver writes back, register
+     * and thread counts, levels, flags), read as the {@code unsigned int} the driver reads, and compared.
+     */
+    private void jitValues(int i, int[] keys, byte[] b, int role, int cat) {
+        for (int k = 0; k < b.length / 8; k++) {
+            long v = le(b, 8 * k, 8);
+            int opt = k < keys.length ? keys[k] : -1;
+            if (opt < 0 || jitPointerOption(opt)) {
+                if (v == 0) w.nul(i, role, k, 0, cat);
+                else w.addr(i, role, k, 0, cat != 0 ? cat : Expected.ADDRESS.ordinal() + 1, v);
+            } else if (opt == JIT_WALL_TIME) {
+                w.value(i, role, k, 0, Expected.TIMING.ordinal() + 1, v & 0xFFFF_FFFFL);
+            } else {
+                w.value(i, role, k, 0, cat, v & 0xFFFF_FFFFL);
             }
         }
     }

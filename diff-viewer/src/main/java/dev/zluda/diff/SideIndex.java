@@ -67,6 +67,8 @@ final class SideIndex {
     final Map<Long, String> moduleFiles = new HashMap<>();
     ReadStatus status;
     long inFlight;
+    /** The name the first successful {@code cuDeviceGetName} returned (the device the program saw), or null. */
+    String deviceName;
     private int[] nameOf = new int[64];
     private long lastThread = Long.MIN_VALUE;
     private int lastThreadIndex;
@@ -159,15 +161,22 @@ final class SideIndex {
         norm = null;
     }
 
-    private void add(Call c, int level) {
+    /** Adds {@code root} and the calls nested in it, in pre-order (iteratively: any depth). */
+    private void add(Call root, int level) {
+        Call.walk(root, (c, l, parent) -> addOne(c));
+    }
+
+    private void addOne(Call c) {
         if (!keepExportTableCalls && isExportTableSlot(cap.functionName(c.enter().functionId()))) {
-            exportTableCalls++;
-            for (Call k : c.children()) add(k, level);
+            exportTableCalls++; // the calls made inside it are still added
             return;
         }
         if (n == key.length) grow();
         int i = n++;
         CaptureRecord.Enter e = c.enter();
+        if (deviceName == null && c.leave() != null && c.leave().result() == 0 && cap.functionName(e.functionId()).startsWith("cuDeviceGetName")) {
+            deviceName = deviceName(c);
+        }
         int fid = e.functionId();
         int nameId = nameId(fid);
         int d = Math.min(e.depth(), 15);
@@ -190,7 +199,21 @@ final class SideIndex {
         thread[i] = t;
         threadCalls.get(t).add(i);
         facts[i] = store.append(norm.w.count, norm.w.buf, norm.w.len);
-        for (Call k : c.children()) add(k, level + 1);
+    }
+
+    /** The {@code name} output of a cuDeviceGetName call (parameter 0), or null. */
+    private String deviceName(Call c) {
+        for (dev.zluda.capture.DataItem d : c.leave().data()) {
+            if (d.param() != 0) continue;
+            if (d.kind() == dev.zluda.capture.CaptureFormat.ITEM_STRING) return strings.get(d.stringId());
+            if (d.kind() == dev.zluda.capture.CaptureFormat.ITEM_INLINE) {
+                byte[] b = d.bytes();
+                int k = 0;
+                while (k < b.length && b[k] != 0) k++;
+                return new String(b, 0, k, java.nio.charset.StandardCharsets.UTF_8);
+            }
+        }
+        return null;
     }
 
     private int nameId(int fid) {

@@ -7,8 +7,17 @@ import java.util.Map;
 public final class TextReport {
     private TextReport() {}
 
-    /** Writes the report. */
+    /** Writes the report with the ignored differences counted, not listed ({@code write(r, out, false)}). */
     public static void write(DiffResult r, PrintWriter out) {
+        write(r, out, false);
+    }
+
+    /**
+     * Writes the report. The expected differences that were ignored are always counted on one line
+     * ({@code Ignored (...): 14 address, 1 device name}); {@code verbose} also lists examples of them
+     * ({@code zluda diff --verbose}), otherwise one line says how to see them.
+     */
+    public static void write(DiffResult r, PrintWriter out, boolean verbose) {
         out.println("A: " + Describe.side(r.a()));
         out.println("B: " + Describe.side(r.b()));
         for (String n : r.notes()) out.println("Note: " + n);
@@ -49,7 +58,11 @@ public final class TextReport {
                 out.println("    first differing instruction: " + kd.locate());
             }
         }
-        if (!r.ignored().isEmpty()) {
+        if (!r.ignored().isEmpty() && !verbose) {
+            out.println();
+            out.println("(" + r.ignored().size() + (r.ignored().size() == 1 ? " example" : " examples") + " of the ignored differences: zluda diff --verbose lists them)");
+        }
+        if (!r.ignored().isEmpty() && verbose) {
             out.println();
             out.println("Ignored differences (examples):");
             for (DiffResult.Ignored i : r.ignored()) {

@@ -31,6 +31,8 @@ final class BufferImages {
     final int width, height;
     /** One ARGB pixel per cell: A's values, B's values, the difference. */
     final int[] a, b, diff;
+    /** Per cell the {@link Heatmap#color} level of {@link #diff}: 0 equal, 1 to 255 how much, -1 past the end. */
+    final int[] level;
     /** The value scale shared by {@link #a} and {@link #b} (NaN when no finite element). */
     final double min, max;
     /** Differing elements by error: bin 0 holds error 0 (e.g. +0 against −0 when compared bit for bit), bin k ≥ 1 errors in [2^(k−1), 2^k). */
@@ -53,6 +55,7 @@ final class BufferImages {
         this.a = new int[width * height];
         this.b = new int[width * height];
         this.diff = new int[width * height];
+        this.level = new int[width * height];
         this.ulps = ulps;
         this.min = min;
         this.max = max;
@@ -99,11 +102,13 @@ final class BufferImages {
         for (int c = 0; c < cells; c++) {
             if (c >= used) {
                 im.a[c] = im.b[c] = im.diff[c] = 0xFF000000 | Heatmap.color(-1);
+                im.level[c] = -1;
                 continue;
             }
             im.a[c] = nA[c] == 0 ? NOT_FINITE : im.colour(sumA[c] / nA[c]);
             im.b[c] = nB[c] == 0 ? NOT_FINITE : im.colour(sumB[c] / nB[c]);
-            im.diff[c] = 0xFF000000 | Heatmap.color(anyDiff[c] ? 1 + (int) Math.round(Math.max(0, Math.min(1, mag[c])) * 254) : 0);
+            im.level[c] = anyDiff[c] ? 1 + (int) Math.round(Math.max(0, Math.min(1, mag[c])) * 254) : 0;
+            im.diff[c] = 0xFF000000 | Heatmap.color(im.level[c]);
         }
         return im;
     }

@@ -133,7 +133,7 @@ public final class CallDecoder {
             sb.append(p != null ? p.name() : "arg" + i).append(": ");
             DataItem in = item(d.enter().data(), i), out = d.leave() == null ? null : item(d.leave().data(), i);
             if (d.leave() != null && CallFormatter.notWritten(p, args[i], out, d.leave().result())) sb.append(CallFormatter.NOT_WRITTEN);
-            else sb.append(formatter.value(p, args[i], out != null ? out : in));
+            else sb.append(formatter.value(f, p, args[i], d.enter().data(), out != null ? out : in));
         }
         String s = sb.toString();
         if (d.leave() != null || index.isComplete()) {
@@ -154,8 +154,8 @@ public final class CallDecoder {
             CudaParam p = f != null && i < f.params().size() ? f.params().get(i) : null;
             DataItem in = item(d.enter().data(), i), o = d.leave() == null ? null : item(d.leave().data(), i);
             String dir = p != null && p.isPointer() ? p.direction().name().toLowerCase(java.util.Locale.ROOT) : "";
-            String entry = formatter.value(p, args[i], in);
-            String after = o != null ? formatter.value(p, args[i], o) : "";
+            String entry = formatter.value(f, p, args[i], d.enter().data(), in);
+            String after = o != null ? formatter.value(f, p, args[i], d.enter().data(), o) : "";
             out.add(new Argument(i, p != null ? p.name() : "arg" + i, p != null ? p.cType() : "", dir, args[i], entry, after, in, o));
         }
         return out;

@@ -74,6 +74,14 @@ public final class DiffWindow {
     private final Label detailTitle = new Label("Select a row");
     private final TextArea detailText = new TextArea();
     private final HBox heat = new HBox(12);
+    private final javafx.scene.control.ScrollPane heatScroll = new javafx.scene.control.ScrollPane(heat);
+    private final SplitPane detailBody = new SplitPane();
+    /** Why the instruction-level localisation is not offered here (no NVIDIA driver, ...), shown instead of its button. */
+    private final Label hint = new Label();
+    /** Smallest sizes of the panes (px at 12 px text; they grow with the text size): the divider stops there. */
+    static final double MIN_TEXT_WIDTH = 260, MIN_IMAGES_WIDTH = 240, MIN_TABLE_HEIGHT = 120, MIN_DETAILS_HEIGHT = 180;
+    /** The buffer shown, to lay its images out again when the pane's height or the text size changes. */
+    private DivergingBuffer shownBuffer;
     private final ProgressBar progress = new ProgressBar(-1);
     private final Button cancelButton = new Button("Cancel");
     /** Set by Cancel: the comparison in flight stops and its result, if it still comes, is dropped. */
@@ -139,18 +147,35 @@ public final class DiffWindow {
         detailText.getStyleClass().add("mono");
         detailText.setWrapText(false);
         heat.setId("heatmaps");
-        VBox.setVgrow(detailText, Priority.ALWAYS);
-        HBox.setHgrow(detailText, Priority.ALWAYS);
-        HBox detailBody = new HBox(12, detailText, heat);
+        heat.setPadding(new javafx.geometry.Insets(0, 4, 4, 4));
+        // the call's text and the buffers' images side by side, the divider movable: neither squeezes the other
+        heatScroll.setId("heatmapsScroll");
+        heatScroll.setFitToHeight(true);
+        heatScroll.setMinWidth(MIN_IMAGES_WIDTH);
+        heatScroll.viewportBoundsProperty().addListener((o, a, b) -> {
+            if (a == null || Math.abs(a.getHeight() - b.getHeight()) > 8 || Math.abs(a.getWidth() - b.getWidth()) > 24) relayoutImages();
+        });
+        detailText.setMinWidth(MIN_TEXT_WIDTH);
+        detailBody.setId("detailsSplit");
+        detailBody.getItems().setAll(detailText, heatScroll);
+        detailBody.setDividerPositions(0.34);
+        SplitPane.setResizableWithParent(detailText, false);
         VBox.setVgrow(detailBody, Priority.ALWAYS);
-        HBox titleBar = new HBox(12, detailTitle, locateButton);
+        hint.getStyleClass().add("hint");
+        hint.setId("locateHint");
+        hint.setVisible(false);
+        hint.setManaged(false);
+        HBox titleBar = new HBox(12, detailTitle, locateButton, hint);
         titleBar.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
         VBox details = new VBox(titleBar, detailBody);
         details.getStyleClass().add("details");
+        details.setMinHeight(MIN_DETAILS_HEIGHT);
+        center.setMinHeight(MIN_TABLE_HEIGHT);
 
         SplitPane split = new SplitPane(center, details);
+        split.setId("mainSplit");
         split.setOrientation(Orientation.VERTICAL);
-        split.setDividerPositions(0.6);
+        split.setDividerPositions(0.5);
 
         progress.setId("diffProgress");
         progress.setPrefWidth(220);
@@ -162,12 +187,25 @@ public final class DiffWindow {
         cancelButton.setOnAction(e -> cancelComparison());
         cancelButton.visibleProperty().bind(progress.visibleProperty());
         cancelButton.managedProperty().bind(progress.visibleProperty());
-        HBox statusBar = new HBox(8, status, grow, progress, cancelButton);
+        javafx.scene.control.ToggleButton darkToggle = new javafx.scene.control.ToggleButton("Dark");
+        darkToggle.setId("themeToggle");
+        darkToggle.setSelected(Theme.dark());
+        darkToggle.setTooltip(new Tooltip("Dark theme (Ctrl+Shift+T); Ctrl+Plus / Ctrl+Minus: text size"));
+        darkToggle.setOnAction(e -> Theme.setDark(darkToggle.isSelected()));
+        Label keys = new Label("N / P: next / previous divergence");
+        keys.getStyleClass().add("hint");
+        HBox statusBar = new HBox(8, status, grow, progress, cancelButton, keys, darkToggle);
         statusBar.getStyleClass().add("status-bar");
 
         BorderPane root = new BorderPane(split, bar, null, statusBar, null);
-        scene = new Scene(root, 1280, 800);
-        scene.getStylesheets().add(ViewerWindow.class.getResource("viewer.css").toExternalForm());
+        double[] size = Theme.windowSize();
+        scene = new Scene(root, size[0], size[1]);
+        Theme.install(scene);
+        Theme.onChange(scene, () -> {
+            darkToggle.setSelected(Theme.dark());
+            drawMinimap();
+            relayoutImages();
+        });
         scene.addEventFilter(KeyEvent.KEY_PRESSED, e -> {
             if (e.isControlDown() || e.isAltDown() || e.isMetaDown()) return;
             if (e.getCode() == KeyCode.N || e.getCode() == KeyCode.F8 && !e.isShiftDown()) {
@@ -274,6 +312,7 @@ public final class DiffWindow {
             }
         });
         table.getSelectionModel().selectedIndexProperty().addListener((o, a, b) -> showDetails(b.intValue()));
+        Theme.followTable(table, 22);
     }
 
     private static String number(long call) {
@@ -418,10 +457,10 @@ public final class DiffWindow {
         status.setText(r.a().path() + "  vs  " + r.b().path() + (r.warnings().isEmpty() ? "" : "  — " + String.join("; ", r.warnings()))
                 + (r.notes().isEmpty() ? "" : "  — note: " + String.join("; ", r.notes())));
         loaded = true;
+        if (divRows.length > 0) selectRow(divRows[0]);   // before whenLoaded's callbacks, which may select another
         setNavigation();
         drawMinimap();
         finishLoading();
-        if (divRows.length > 0) selectRow(divRows[0]);
     }
 
     private void finishLoading() {
@@ -433,11 +472,37 @@ public final class DiffWindow {
 
     // ------------------------------------------------------------------ navigation
 
-    /** Selects a row and scrolls it into view. */
+    /**
+     * Selects a row and scrolls it into view, a few rows below the top; again after the next layout
+     * pass, since a table whose rows were just set (the first divergence, selected when the comparison
+     * is shown) ignores a scroll before it has laid them out.
+     */
     public void selectRow(int row) {
         if (alignment == null || row < 0 || row >= alignment.size()) return;
         table.getSelectionModel().clearAndSelect(row);
+        if (table.getScene() != null) {
+            // lay the rows out now, so that the scroll below is not lost on a table whose items were just set
+            table.applyCss();
+            table.layout();
+        }
         table.scrollTo(Math.max(0, row - 5));
+        scrollIntoViewLater(row, 5);
+    }
+
+    /** Scrolls {@code row} into view after the next pulses too, while it is still selected and not yet shown. */
+    private void scrollIntoViewLater(int row, int tries) {
+        javafx.application.Platform.runLater(() -> {
+            if (selectedRow() != row || rowVisible(row)) return;
+            table.scrollTo(Math.max(0, row - 5));
+            if (tries > 1) scrollIntoViewLater(row, tries - 1);
+        });
+    }
+
+    /** Whether row {@code row} of the side-by-side table is on screen (whole). */
+    boolean rowVisible(int row) {
+        javafx.scene.control.skin.VirtualFlow<?> flow = (javafx.scene.control.skin.VirtualFlow<?>) table.lookup(".virtual-flow");
+        if (flow == null || flow.getFirstVisibleCell() == null || flow.getLastVisibleCell() == null) return false;
+        return flow.getFirstVisibleCell().getIndex() <= row && row < flow.getLastVisibleCell().getIndex();
     }
 
     /** The selected row, -1 for none. */
@@ -508,9 +573,9 @@ public final class DiffWindow {
     private void drawMinimap() {
         GraphicsContext g = minimap.getGraphicsContext2D();
         double w = minimap.getWidth(), h = minimap.getHeight();
-        g.setFill(Color.web("#e9efe9"));
+        g.setFill(Theme.pick("#e9efe9", "#26302a"));
         g.fillRect(0, 0, w, h);
-        g.setStroke(Color.web("#b8c4b8"));
+        g.setStroke(Theme.pick("#b8c4b8", "#4a5a4e"));
         g.strokeLine(0.5, 0, 0.5, h);
         if (alignment == null || alignment.size() == 0) return;
         for (int r : divRows) {
@@ -519,7 +584,7 @@ public final class DiffWindow {
         }
         int sel = selectedRow();
         if (sel >= 0) {
-            g.setStroke(Color.web("#1a4fb0"));
+            g.setStroke(Theme.pick("#1a4fb0", "#82b1ff"));
             g.setLineWidth(2);
             double y = minimapY(sel) + 1.5;
             g.strokeLine(0, y, w, y);
@@ -544,11 +609,17 @@ public final class DiffWindow {
         heat.getChildren().clear();
         detailGeneration++;
         shownImages = null;
+        shownBuffer = null;
         boolean launch = locator != null && alignment != null && row >= 0 && row < alignment.size() && alignment.bCall(row) >= 0
                 && divOfRow[row] >= 0 && Role.of(alignment.bFunction(row)) == Role.KERNEL_LAUNCH;
-        locateButton.setVisible(launch);
-        locateButton.setManaged(launch);
-        if (launch) locateButton.setText("Locate the diverging instruction in B (" + pairedLocator().describe() + ")");
+        // offered only where it can run: a localisation against NVIDIA's driver needs one on this machine
+        String cannot = launch ? pairedLocator().unavailable() : null;
+        locateButton.setVisible(launch && cannot == null);
+        locateButton.setManaged(launch && cannot == null);
+        hint.setVisible(cannot != null);
+        hint.setManaged(cannot != null);
+        hint.setText(cannot == null ? "" : "Locating the diverging instruction (" + pairedLocator().describe() + ") " + cannot);
+        if (launch && cannot == null) locateButton.setText("Locate the diverging instruction in B (" + pairedLocator().describe() + ")");
         if (alignment == null || row < 0 || row >= alignment.size()) {
             detailTitle.setText("Select a row");
             detailText.setText("");
@@ -624,6 +695,7 @@ public final class DiffWindow {
             if (gen != detailGeneration) return;
             DivergingBuffer buf = (DivergingBuffer) t.getValue()[0];
             shownImages = (BufferImages) t.getValue()[1];
+            shownBuffer = buf;
             heat.getChildren().setAll(buffersPane(buf, shownImages));
         });
         t.setOnFailed(e -> {
@@ -637,18 +709,54 @@ public final class DiffWindow {
         th.start();
     }
 
+    /** Whether the selected divergence's buffers are being read (their images not shown yet). */
+    public boolean readingBuffers() {
+        return shownImages == null && heat.lookup("#buffersReading") != null;
+    }
+
+    /** The height of the images, their captions and the histogram (tests: they fit the pane). */
+    double heatmapsHeight() {
+        return heat.getHeight();
+    }
+
     /** The images and histogram shown for the selected divergence, or null (none, or still reading). */
-    BufferImages shownImages() {
+    public BufferImages shownImages() {
         return shownImages;
     }
 
-    /** One cell per {@code scale}×{@code scale} pixels. */
-    private static WritableImage image(int[] argb, int w, int h, int scale) {
-        WritableImage img = new WritableImage(w * scale, h * scale);
+    /**
+     * The cells ({@code w} × {@code h}) drawn at {@code iw} × {@code ih} pixels, each pixel the colour of
+     * the cell it falls in: sharp cells at any size (an ImageView scaling a small image smooths it on
+     * some pipelines, whatever its smooth flag says).
+     */
+    private static WritableImage image(int[] argb, int w, int h, int iw, int ih) {
+        WritableImage img = new WritableImage(iw, ih);
+        int[] row = new int[iw];
         PixelWriter pw = img.getPixelWriter();
-        for (int i = 0; i < w * h; i++) {
-            int x0 = (i % w) * scale, y0 = (i / w) * scale;
-            for (int y = 0; y < scale; y++) for (int x = 0; x < scale; x++) pw.setArgb(x0 + x, y0 + y, argb[i]);
+        for (int y = 0; y < ih; y++) {
+            int cy = (int) ((long) y * h / ih);
+            for (int x = 0; x < iw; x++) row[x] = argb[cy * w + (int) ((long) x * w / iw)];
+            pw.setPixels(0, y, iw, 1, javafx.scene.image.PixelFormat.getIntArgbInstance(), row, 0, iw);
+        }
+        return img;
+    }
+
+    /**
+     * The difference drawn at {@code iw} × {@code ih} pixels: a pixel covering several cells (a small
+     * pane) shows the largest difference among them, so that no differing cell drops out of sight.
+     */
+    private static WritableImage diffImage(BufferImages im, int iw, int ih) {
+        if (iw >= im.width && ih >= im.height) return image(im.diff, im.width, im.height, iw, ih);
+        WritableImage img = new WritableImage(iw, ih);
+        PixelWriter pw = img.getPixelWriter();
+        for (int y = 0; y < ih; y++) {
+            int y0 = (int) ((long) y * im.height / ih), y1 = Math.max(y0 + 1, (int) ((long) (y + 1) * im.height / ih));
+            for (int x = 0; x < iw; x++) {
+                int x0 = (int) ((long) x * im.width / iw), x1 = Math.max(x0 + 1, (int) ((long) (x + 1) * im.width / iw));
+                int worst = -1;
+                for (int cy = y0; cy < y1; cy++) for (int cx = x0; cx < x1; cx++) worst = Math.max(worst, im.level[cy * im.width + cx]);
+                pw.setArgb(x, y, 0xFF000000 | Heatmap.color(worst));
+            }
         }
         return img;
     }
@@ -661,33 +769,51 @@ public final class DiffWindow {
         return new VBox(2, l, iv);
     }
 
-    /** A and B on one value scale, their difference, the scale, and the error histogram. */
-    private static HBox buffersPane(DivergingBuffer buf, BufferImages im) {
-        int scale = Math.max(1, Math.min(8, 136 / Math.max(im.width, im.height)));
-        VBox a = titled("A (reference)", "imageA", image(im.a, im.width, im.height, scale));
-        VBox b = titled("B", "imageB", image(im.b, im.width, im.height, scale));
-        VBox d = titled("Difference", "heatmap", image(im.diff, im.width, im.height, scale));
-        Canvas legend = new Canvas(136, 12);
+    /** Lays the images of the buffer shown out again (the pane's height or the text size changed). */
+    private void relayoutImages() {
+        if (shownBuffer != null && shownImages != null) heat.getChildren().setAll(buffersPane(shownBuffer, shownImages));
+    }
+
+    /**
+     * A and B on one value scale, their difference, the scale, and the error histogram, as large as
+     * the pane's height allows (the text beside and below them included), at least 96 px.
+     */
+    private HBox buffersPane(DivergingBuffer buf, BufferImages im) {
+        double fs = Theme.fontSize();
+        double avail = heatScroll.getViewportBounds() == null || heatScroll.getViewportBounds().getHeight() <= 0 ? 300
+                : heatScroll.getViewportBounds().getHeight();
+        // below and above the images: a title line, the value scale and its ends, two lines of caption
+        double viewW = heatScroll.getViewportBounds() == null || heatScroll.getViewportBounds().getWidth() <= 0 ? 800
+                : heatScroll.getViewportBounds().getWidth();
+        // the three images share what the histogram (at least 360 px at 12 px text) leaves of the width
+        double side = Math.max(96, Math.min(Math.min(720, avail - 7 * fs * 1.35 - 20), (viewW - Theme.scaled(360) - 24 - 28) / 3));
+        double cw = side / Math.max(im.width, im.height);
+        if (cw >= 1) cw = Math.floor(cw);   // enlarged: every cell the same whole number of pixels
+        double iw = Math.max(1, Math.round(cw * im.width)), ih = Math.max(1, Math.round(cw * im.height));
+        VBox a = titled("A (reference)", "imageA", image(im.a, im.width, im.height, (int) iw, (int) ih));
+        VBox b = titled("B", "imageB", image(im.b, im.width, im.height, (int) iw, (int) ih));
+        VBox d = titled("Difference", "heatmap", diffImage(im, (int) iw, (int) ih));
+        Canvas legend = new Canvas(iw, Math.round(fs));
         legend.setId("valueScale");
         GraphicsContext g = legend.getGraphicsContext2D();
-        for (int x = 0; x < 136; x++) {
-            int rgb = BufferImages.scale(x / 135.0);
+        for (int x = 0; x < iw; x++) {
+            int rgb = BufferImages.scale(x / Math.max(1.0, iw - 1));
             g.setFill(Color.rgb((rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF));
-            g.fillRect(x, 0, 1, 12);
+            g.fillRect(x, 0, 1, legend.getHeight());
         }
         Label lo = new Label(BufferImages.number(im.min)), hi = new Label(BufferImages.number(im.max));
         Region grow = new Region();
         HBox.setHgrow(grow, Priority.ALWAYS);
         HBox ends = new HBox(lo, grow, hi);
-        ends.setPrefWidth(136);
-        ends.setMaxWidth(136);
+        ends.setPrefWidth(iw);
+        ends.setMaxWidth(iw);
         lo.getStyleClass().add("hint");
         hi.getStyleClass().add("hint");
         VBox scaleBox = new VBox(1, legend, ends);
         Label diffKey = new Label("green: equal; yellow → red: small → large");
         diffKey.getStyleClass().add("hint");
         diffKey.setWrapText(true);
-        diffKey.setMaxWidth(Math.max(136, im.width * scale));
+        diffKey.setMaxWidth(Math.max(iw, 10 * fs));
         a.getChildren().add(scaleBox);
         d.getChildren().add(diffKey);
         Label cap = new Label(String.format(Locale.ROOT, "%s\n%s, %,d elements, %,d differ%s; %d × %d cells of %,d element%s",
@@ -697,13 +823,18 @@ public final class DiffWindow {
         cap.setId("buffersCaption");
         cap.getStyleClass().add("hint");
         cap.setWrapText(true);
-        cap.setMaxWidth(3 * Math.max(136, im.width * scale) + 24);
+        cap.setMaxWidth(3 * iw + 24);
         VBox images = new VBox(6, new HBox(12, a, b, d), cap);
-        return new HBox(16, images, histogram(im));
+        double histW = Math.max(220, viewW - (3 * iw + 24) - 16 - 12);
+        // the histogram as tall as the images: its title and key (two lines each at most) beside theirs
+        return new HBox(16, images, histogram(im, ih + legend.getHeight(), histW));
     }
 
-    /** Bars of differing elements per power-of-two error bin, with counts and bin labels. */
-    private static VBox histogram(BufferImages im) {
+    /**
+     * Bars of differing elements per power-of-two error bin, with counts and bin labels, about
+     * {@code height} px tall; its title wraps and its labels are inside it at any text size.
+     */
+    private static VBox histogram(BufferImages im, double height, double width) {
         int[] r = im.binRange();
         List<String> labels = new ArrayList<>();
         List<Long> counts = new ArrayList<>();
@@ -717,43 +848,85 @@ public final class DiffWindow {
             labels.add("NaN");
             counts.add(im.nanErrors);
         }
-        double w = 340, h = 150, left = 8, base = h - 34;
+        double fs = Math.max(9, Theme.fontSize() - 2);
+        javafx.scene.text.Font font = javafx.scene.text.Font.font(fs);
+        javafx.scene.text.Text probe = new javafx.scene.text.Text();
+        probe.setFont(font);
+        double labelW = 0, countW = 0;
+        long max = counts.stream().mapToLong(Long::longValue).max().orElse(0);
+        for (String l : labels) {
+            probe.setText(l);
+            labelW = Math.max(labelW, probe.getLayoutBounds().getWidth());
+        }
+        probe.setText(String.format(Locale.ROOT, "%,d", max));
+        countW = probe.getLayoutBounds().getWidth();
+        int n = counts.size();
+        // the bars share the width there is (a slot at least a line of text wide); labels turn when they do not fit
+        double left = 8;
+        double slot = n == 0 ? fs * 4 : Math.max(fs * 1.3, Math.min(Math.max(fs * 4, countW + 6), (width - 2 * left) / n));
+        boolean rotate = labelW > slot - 4;   // then the labels stand upright, one line of text wide each
+        double bottom = (rotate ? labelW : fs * 1.4) + 8, top = (countW > slot - 2 ? countW : fs) + 6;
+        double h = Math.max(120, height), w = Math.max(200, left * 2 + n * slot);
+        double base = h - bottom;
         Canvas c = new Canvas(w, h);
         c.setId("errorHistogram");
         GraphicsContext g = c.getGraphicsContext2D();
-        g.setFill(Color.web("#f7f7f7"));
+        g.setFill(Theme.pick("#f7f7f7", "#2a2c30"));
         g.fillRect(0, 0, w, h);
-        long max = counts.stream().mapToLong(Long::longValue).max().orElse(0);
-        int n = counts.size();
-        double slot = n == 0 ? 0 : Math.min(48, (w - 2 * left) / n);
-        g.setFont(javafx.scene.text.Font.font(10));
+        g.setFont(font);
+        Color text = Theme.pick("#303030", "#e2e4e8");
         for (int i = 0; i < n && max > 0; i++) {
-            double bh = counts.get(i) == 0 ? 0 : Math.max(2, (base - 16) * counts.get(i) / (double) max);
+            double bh = counts.get(i) == 0 ? 0 : Math.max(2, (base - top) * counts.get(i) / (double) max);
             double x = left + i * slot;
             int rgb = labels.get(i).equals("NaN") ? 0xD0208C : Heatmap.color(1 + (int) Math.round(254.0 * i / Math.max(1, n - 1)));
             g.setFill(Color.rgb((rgb >> 16) & 0xFF, (rgb >> 8) & 0xFF, rgb & 0xFF));
             g.fillRect(x + 2, base - bh, slot - 4, bh);
-            g.setFill(Color.web("#303030"));
-            g.fillText(String.format(Locale.ROOT, "%,d", counts.get(i)), x + 2, base - bh - 3);
-            g.save();
-            g.translate(x + slot / 2 + 3, base + 4);
-            g.rotate(45);
-            g.fillText(labels.get(i), 0, 0);
-            g.restore();
+            g.setFill(text);
+            if (counts.get(i) > 0) {
+                // a count wider than its bar is written turned, up the bar's side
+                String cs = String.format(Locale.ROOT, "%,d", counts.get(i));
+                probe.setText(cs);
+                if (probe.getLayoutBounds().getWidth() <= slot - 2) g.fillText(cs, x + 2, base - bh - 3);
+                else {
+                    g.save();
+                    g.translate(x + slot / 2 + fs * 0.35, base - bh - 3);
+                    g.rotate(-90);
+                    g.fillText(cs, 0, 0);
+                    g.restore();
+                }
+            }
+            if (rotate) {
+                probe.setText(labels.get(i));
+                g.save();
+                g.translate(x + slot / 2 + fs * 0.35, base + 4 + probe.getLayoutBounds().getWidth());
+                g.rotate(-90);
+                g.fillText(labels.get(i), 0, 0);
+                g.restore();
+            } else {
+                g.fillText(labels.get(i), x + 2, base + fs * 1.2);
+            }
         }
-        g.setStroke(Color.web("#909090"));
+        g.setStroke(Theme.pick("#909090", "#7a7f87"));
         g.strokeLine(2, base + 0.5, w - 2, base + 0.5);
         if (n == 0) {
-            g.setFill(Color.web("#606060"));
+            g.setFill(text);
             g.fillText("no element differs beyond the tolerance", left, base / 2);
         }
         Label t = new Label(im.ulps ? "Differing elements by error in ULPs (units in the last place)" : "Differing elements by |a − b|");
         t.getStyleClass().add("image-title");
+        t.setId("histogramTitle");
+        t.setWrapText(true);
+        t.setMaxWidth(w);
+        t.setMinHeight(Region.USE_PREF_SIZE);
         Label key = new Label("a bar 2^k counts errors from 2^k to 2^(k+1) − 1" + (im.nanErrors > 0 ? "; NaN: a NaN against a number" : ""));
         key.getStyleClass().add("hint");
         key.setWrapText(true);
         key.setMaxWidth(w);
-        return new VBox(2, t, c, key);
+        key.setMinHeight(Region.USE_PREF_SIZE);
+        VBox box = new VBox(2, t, c, key);
+        box.setMinWidth(w);
+        box.setMaxWidth(w);
+        return box;
     }
 
     /** The diff's heatmap of where a buffer differs (its cells' largest differences), with a note below. */

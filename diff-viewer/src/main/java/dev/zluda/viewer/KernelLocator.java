@@ -59,6 +59,15 @@ public interface KernelLocator {
     String describe();
 
     /**
+     * Why it cannot run on this machine at all, in words that follow its {@link #describe()}
+     * ({@code needs NVIDIA's driver, and this machine has none: ...}), or null when it can. The viewer
+     * does not offer a localisation that cannot run, and says this instead.
+     */
+    default String unavailable() {
+        return null;
+    }
+
+    /**
      * This localisation between other drivers: {@code on} the one under test, {@code against} the
      * reference, as named by the manifests of the captures compared ({@code zluda}, {@code nvidia}).
      * The default, for a locator that cannot choose its drivers, is this one.

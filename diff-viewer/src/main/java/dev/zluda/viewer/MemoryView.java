@@ -64,7 +64,7 @@ final class MemoryView extends SplitPane {
 
         hex.setId("hexView");
         hex.getStyleClass().add("hex-view");
-        hex.setFixedCellSize(18);
+        Theme.follow(hex, () -> hex.setFixedCellSize(Theme.scaled(18)));
         hex.setCellFactory(lv -> new ListCell<>() {
             @Override
             protected void updateItem(Integer line, boolean empty) {
@@ -77,7 +77,7 @@ final class MemoryView extends SplitPane {
         type.valueProperty().addListener((o, a, b) -> refreshTyped());
         typed.setId("typedView");
         typed.getStyleClass().add("typed-view");
-        typed.setFixedCellSize(20);
+        Theme.follow(typed, () -> typed.setFixedCellSize(Theme.scaled(20)));
         typed.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY_FLEX_LAST_COLUMN);
         typed.getColumns().add(col("Index", 90, i -> Integer.toString(i)));
         typed.getColumns().add(col("Offset", 110, i -> String.format(Locale.ROOT, "0x%08x", (long) i * width())));

@@ -68,7 +68,7 @@ final class ModulesView extends SplitPane {
 
         ptx.setId("ptxView");
         ptx.getStyleClass().add("ptx-view");
-        ptx.setFixedCellSize(18);
+        Theme.follow(ptx, () -> ptx.setFixedCellSize(Theme.scaled(18)));
         ptx.setPlaceholder(new Label("Select a module"));
         ptx.setCellFactory(lv -> new PtxCell());
         ptx.skinProperty().addListener((o, a, b) -> {

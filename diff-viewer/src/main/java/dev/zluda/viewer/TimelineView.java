@@ -44,6 +44,9 @@ final class TimelineView extends BorderPane {
     private final Canvas canvas = new Canvas();
     private final Pane holder = new Pane(canvas);
     private final Label info = new Label();
+    {
+        info.setId("timelineInfo");
+    }
     private double viewStart;      // ns at the left edge of the plot
     private double nsPerPx = 1000; // zoom
     private double scrollY;
@@ -384,7 +387,7 @@ final class TimelineView extends BorderPane {
         for (int t = 0; t < lanes; t++) {
             double y = tops[t] - scrollY;
             if (y > height || tops[t + 1] - scrollY < AXIS) continue;
-            g.setFill(t % 2 == 0 ? Color.web("#fafafa") : Color.web("#f0f3f7"));
+            g.setFill(t % 2 == 0 ? Theme.pick("#fafafa", "#1f2124") : Theme.pick("#f0f3f7", "#25282d"));
             g.fillRect(0, y, width, tops[t + 1] - tops[t]);
         }
         // bars
@@ -440,7 +443,7 @@ final class TimelineView extends BorderPane {
             double h = sl.rows(sid) * ROW + 8;
             double y0 = streamTop - scrollY;
             if (y0 <= height && y0 + h >= AXIS) {
-                g.setFill(k % 2 == 0 ? Color.web("#f4f8ee") : Color.web("#eef4e6"));
+                g.setFill(k % 2 == 0 ? Theme.pick("#f4f8ee", "#222822") : Theme.pick("#eef4e6", "#283028"));
                 g.fillRect(GUTTER, y0, width - GUTTER, h);
                 double last = Double.NEGATIVE_INFINITY;
                 for (StreamLanes.Op o : sl.ops(sid)) {
@@ -488,9 +491,9 @@ final class TimelineView extends BorderPane {
         g.restore();
         drawnCalls = drawn;
         // gutter: thread names
-        g.setFill(Color.web("#eeeeee"));
+        g.setFill(Theme.pick("#eeeeee", "#2b2d32"));
         g.fillRect(0, AXIS, GUTTER - 2, height - AXIS);
-        g.setFill(Color.web("#303030"));
+        g.setFill(Theme.pick("#303030", "#e2e4e8"));
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.CENTER);
         long[] tids = idx.threadIds();
@@ -511,20 +514,21 @@ final class TimelineView extends BorderPane {
         String streamText = sl == null ? (idx.isComplete() || idx.isCancelled() ? " · streams: reading…" : "")
                 : String.format(Locale.ROOT, " · %d stream%s, %,d operations%s (bar: enqueued → known complete)",
                 streamIds.size(), streamIds.size() == 1 ? "" : "s", sl.size(), sl.truncated() ? ", the first " + STREAM_OPS_LIMIT + " shown" : "");
-        info.setText(String.format(Locale.ROOT, "%s per pixel · %s visible · %d threads%s · wheel: zoom, drag: pan, click: select",
-                ViewerWindow.duration(Math.max(1, Math.round(nsPerPx))), ViewerWindow.duration(Math.round(viewEnd - viewStart)), lanes, streamText));
+        info.setText(String.format(Locale.ROOT, "%s per pixel · %s visible · %d thread%s%s · wheel: zoom, drag: pan, click: select",
+                ViewerWindow.duration(Math.max(1, Math.round(nsPerPx))), ViewerWindow.duration(Math.round(viewEnd - viewStart)), lanes,
+                lanes == 1 ? "" : "s", streamText));
     }
 
     private void axis(GraphicsContext g, double width) {
-        g.setFill(Color.web("#f7f7f7"));
+        g.setFill(Theme.pick("#f7f7f7", "#26282c"));
         g.fillRect(0, 0, width, AXIS);
-        g.setStroke(Color.web("#b0b0b0"));
+        g.setStroke(Theme.pick("#b0b0b0", "#5a5f66"));
         g.setLineWidth(1);
         g.strokeLine(0, AXIS - 0.5, width, AXIS - 0.5);
         double span = (width - GUTTER) * nsPerPx;
         double step = niceStep(span / 8);
         double first = Math.ceil(viewStart / step) * step;
-        g.setFill(Color.web("#404040"));
+        g.setFill(Theme.pick("#404040", "#d0d4d9"));
         g.setTextBaseline(VPos.CENTER);
         g.setTextAlign(TextAlignment.LEFT);
         for (double t = first; t < viewStart + span; t += step) {

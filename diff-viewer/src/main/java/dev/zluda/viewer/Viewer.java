@@ -42,8 +42,14 @@ public final class Viewer {
      * @param benchmark print the time to first paint, the load time and the heap used, then close
      * @param locator runs the instruction-level localisation of a launch (offered on launches with a
      *     kernel snapshot), or null for none
+     * @param divergence with two captures, the divergence selected once they are compared (1: the first)
      */
-    public record Options(Path screenshot, boolean benchmark, KernelLocator locator) {
+    public record Options(Path screenshot, boolean benchmark, KernelLocator locator, int divergence) {
+        /** The first divergence selected (two captures). */
+        public Options(Path screenshot, boolean benchmark, KernelLocator locator) {
+            this(screenshot, benchmark, locator, 1);
+        }
+
         /** Without a localisation. */
         public Options(Path screenshot, boolean benchmark) {
             this(screenshot, benchmark, null);
@@ -196,7 +202,12 @@ public final class Viewer {
             stage.addEventHandler(WindowEvent.WINDOW_HIDDEN, e -> closed.countDown());
             stage.show();
             w.open(a, b);
-            if (o.screenshot() != null) w.whenLoaded(() -> afterPulses(3, () -> screenshotAndClose(stage, w.loadError(), o, out, err, code)));
+            w.whenLoaded(() -> {
+                int[] rows = w.divergenceRows();
+                if (o.divergence() > 1 && rows.length > 0) w.selectRow(rows[Math.min(o.divergence(), rows.length) - 1]);
+                // a screenshot once the selected divergence's buffers are read (10 s at most)
+                if (o.screenshot() != null) whenBuffersShown(w, 100, () -> afterPulses(3, () -> screenshotAndClose(stage, w.loadError(), o, out, err, code)));
+            });
         });
         return awaitClosed(closed, code);
     }
@@ -221,6 +232,17 @@ public final class Viewer {
         out.flush();
         err.flush();
         stage.close();
+    }
+
+    /** Runs {@code r} when the selected divergence's images are shown, or it has none, polling every 100 ms {@code tries} times. */
+    private static void whenBuffersShown(DiffWindow w, int tries, Runnable r) {
+        if (tries <= 0 || w.shownImages() != null || !w.readingBuffers()) {
+            r.run();
+            return;
+        }
+        javafx.animation.PauseTransition p = new javafx.animation.PauseTransition(javafx.util.Duration.millis(100));
+        p.setOnFinished(e -> whenBuffersShown(w, tries - 1, r));
+        p.play();
     }
 
     /** Waits until the window is closed, ends the FX toolkit, and returns the exit code. */

@@ -94,6 +94,8 @@ public final class ViewerWindow {
     private final TextField functionField = new TextField();
     private final ComboBox<Long> threadBox = new ComboBox<>();
     private final CheckBox errorsBox = new CheckBox("Errors only");
+    /** Runs of cuGetProcAddress look-ups (cudart's start-up) as one row each; on by default. */
+    private final CheckBox foldBox = new CheckBox("Fold look-ups");
     private final TextField fromField = new TextField(), toField = new TextField();
     private final Label matchLabel = new Label();
     private final ProgressBar progress = new ProgressBar(0);
@@ -144,8 +146,10 @@ public final class ViewerWindow {
         root.setCenter(split);
         root.setBottom(statusBar());
 
-        scene = new Scene(root, 1280, 800);
-        scene.getStylesheets().add(ViewerWindow.class.getResource("viewer.css").toExternalForm());
+        double[] size = Theme.windowSize();
+        scene = new Scene(root, size[0], size[1]);
+        Theme.install(scene);
+        Theme.onChange(scene, timeline::redraw);
         scene.setOnDragOver(e -> {
             if (e.getDragboard().hasFiles()) e.acceptTransferModes(TransferMode.COPY);
             e.consume();
@@ -282,7 +286,17 @@ public final class ViewerWindow {
         mem.setOnAction(e -> showTab("memory"));
         MenuItem clear = new MenuItem("Clear filter");
         clear.setOnAction(e -> clearFilter());
-        Menu view = new Menu("View", null, calls, tl, mods, mem, new SeparatorMenuItem(), clear);
+        javafx.scene.control.CheckMenuItem darkItem = new javafx.scene.control.CheckMenuItem("Dark theme");
+        darkItem.setId("darkTheme");
+        darkItem.setSelected(Theme.dark());
+        darkItem.setAccelerator(new KeyCodeCombination(KeyCode.T, KeyCombination.SHORTCUT_DOWN, KeyCombination.SHIFT_DOWN));
+        darkItem.setOnAction(e -> Theme.setDark(darkItem.isSelected()));
+        MenuItem larger = new MenuItem("Larger text (Ctrl+Plus)");
+        larger.setOnAction(e -> Theme.setFontSize(Theme.fontSize() + 2));
+        MenuItem smaller = new MenuItem("Smaller text (Ctrl+Minus)");
+        smaller.setOnAction(e -> Theme.setFontSize(Theme.fontSize() - 2));
+        Menu view = new Menu("View", null, calls, tl, mods, mem, new SeparatorMenuItem(), clear, new SeparatorMenuItem(), darkItem, larger, smaller);
+        view.setOnShowing(e -> darkItem.setSelected(Theme.dark()));
         MenuBar mb = new MenuBar(file, view);
         mb.setId("menuBar");
         return mb;
@@ -311,6 +325,11 @@ public final class ViewerWindow {
         threadBox.valueProperty().addListener((o, a, b) -> applyFilter());
         errorsBox.setId("errorsOnly");
         errorsBox.selectedProperty().addListener((o, a, b) -> applyFilter());
+        foldBox.setId("foldLookups");
+        foldBox.setSelected(true);
+        foldBox.setTooltip(new Tooltip("A run of cuGetProcAddress calls (cudart looks up hundreds of driver entry points at start-up) is one row;"
+                + " a function filter or Errors only shows each"));
+        foldBox.selectedProperty().addListener((o, a, b) -> applyFilter());
         fromField.setId("fromTime");
         toField.setId("toTime");
         for (TextField f : new TextField[] {fromField, toField}) {
@@ -327,7 +346,7 @@ public final class ViewerWindow {
         matchLabel.getStyleClass().add("hint");
         Label fl = new Label("Function");
         Label tl = new Label("Time");
-        HBox bar = new HBox(fl, functionField, threadBox, errorsBox, tl, fromField, new Label("–"), toField, clear, matchLabel);
+        HBox bar = new HBox(fl, functionField, threadBox, errorsBox, foldBox, tl, fromField, new Label("–"), toField, clear, matchLabel);
         bar.getStyleClass().add("filter-bar");
         return bar;
     }
@@ -377,6 +396,7 @@ public final class ViewerWindow {
                 launchMenu(e.getPickResult() == null ? null : e.getPickResult().getIntersectedNode(), e.getScreenX(), e.getScreenY());
             }
         });
+        Theme.followTable(table, 22);
         table.setRowFactory(tv -> new TableRow<>() {
             @Override
             protected void updateItem(CallRows.Row r, boolean empty) {
@@ -394,6 +414,11 @@ public final class ViewerWindow {
 
     private javafx.scene.control.ContextMenu launchMenu;
 
+    /** The launch's context menu last shown, or null (tests). */
+    javafx.scene.control.ContextMenu launchMenu() {
+        return launchMenu;
+    }
+
     /** Shows the menu of the launch in the row under {@code target} (else the selected call); false when it is not a launch or nothing can locate. */
     private boolean launchMenu(javafx.scene.Node target, double screenX, double screenY) {
         javafx.scene.Node n = target;
@@ -401,8 +426,11 @@ public final class ViewerWindow {
         int call = n instanceof TableRow<?> r && r.getItem() instanceof CallRows.Row row ? row.call() : selected.get();
         if (index == null || call < 0 || call >= index.size() || locator == null || Role.of(index.functionName(index.function(call))) != Role.KERNEL_LAUNCH) return false;
         if (call != selected.get()) select(call);
-        MenuItem loc = new MenuItem("Locate the first diverging instruction (" + locator.describe() + ")");
-        loc.setDisable(locating != null);
+        String cannot = locator.unavailable();
+        MenuItem loc = new MenuItem(cannot == null ? "Locate the first diverging instruction (" + locator.describe() + ")"
+                : "Locating the first diverging instruction (" + locator.describe() + ") " + cannot);
+        loc.setId("locateMenuItem");
+        loc.setDisable(locating != null || cannot != null);
         loc.setOnAction(x -> locateInstruction(call));
         if (launchMenu != null) launchMenu.hide();
         launchMenu = new javafx.scene.control.ContextMenu(loc);
@@ -432,10 +460,37 @@ public final class ViewerWindow {
             @Override
             protected void updateItem(CallRows.Row r, boolean empty) {
                 super.updateItem(r, empty);
-                setText(empty || r == null || index == null || r.call() >= index.size() ? null : text.apply(r.call()));
+                setText(empty || r == null || index == null || r.call() >= index.size() ? null
+                        : r.folded() > 1 ? foldedText(id, r) : text.apply(r.call()));
             }
         });
         return c;
+    }
+
+    /**
+     * A folded run of look-ups in column {@code id}: {@code cuGetProcAddress_v2 ×440}, the results of
+     * the run, and what it is; the other columns show its first call.
+     */
+    private String foldedText(String id, CallRows.Row r) {
+        int n = r.folded(), first = r.call();
+        return switch (id) {
+            case "function" -> index.functionName(index.function(first)) + " \u00d7" + n;
+            case "result" -> {
+                java.util.Map<String, Integer> results = new java.util.LinkedHashMap<>();
+                for (int i = first; i < first + n && i < index.size(); i++) results.merge(decoder.result(i), 1, Integer::sum);
+                StringBuilder sb = new StringBuilder();
+                results.forEach((k, v) -> sb.append(sb.isEmpty() ? "" : ", ").append(v).append(' ').append(k));
+                yield sb.toString();
+            }
+            case "arguments" -> String.format(Locale.ROOT, "calls %,d–%,d: looking up the driver's entry points, as cudart does at start-up"
+                    + " (untick Fold look-ups to see each)", first + 1, first + n);
+            case "num" -> (first + 1) + "–" + (first + n);
+            default -> switch (id) {
+                case "thread" -> Long.toString(index.threadId(first));
+                case "start" -> String.format(Locale.ROOT, "%.6f", index.start(first) / 1e9);
+                default -> "";
+            };
+        };
     }
 
     /** A duration for people: {@code 812 ns}, {@code 12.345 µs}, {@code 3.210 ms}, {@code 1.500 s}. */
@@ -494,7 +549,7 @@ public final class ViewerWindow {
         threadBox.getItems().setAll(ALL_THREADS);
         threadBox.setValue(ALL_THREADS);
         CallFilter f = currentFilter();
-        rows = new CallRows(index, f == null ? CallFilter.ALL : f);
+        rows = new CallRows(index, f == null ? CallFilter.ALL : f, foldBox.isSelected());
         callTable.setRows(rows);
         selected.set(-1);
         details.show(-1);
@@ -600,7 +655,7 @@ public final class ViewerWindow {
             sb.append(" — loading cancelled: the calls after these were not read");
         } else {
             ReadStatus st = index.status();
-            if (st != null && st.stoppedEarly()) sb.append(" — capture stops at byte ").append(st.stopOffset()).append(": ").append(st.stopReason());
+            if (st != null && st.stoppedEarly()) sb.append(" — capture ").append(st.summary());
             else if (st != null && !st.endedCleanly()) sb.append(" — no process end (killed or crashed?)");
             sb.append(String.format(Locale.ROOT, " — read in %.2f s", loadNanos / 1e9));
         }
@@ -676,7 +731,7 @@ public final class ViewerWindow {
         CallFilter f = currentFilter();
         if (f == null) return;
         int keep = selected.get();
-        rows = new CallRows(index, f);
+        rows = new CallRows(index, f, foldBox.isSelected());
         rows.refresh();
         syncing = true;
         try {

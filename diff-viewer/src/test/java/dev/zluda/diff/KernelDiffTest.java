@@ -222,7 +222,7 @@ class KernelDiffTest {
         TextReport.write(r, new PrintWriter(text));
         String t = text.toString();
         assertTrue(t.contains("\nSAME (calls and arguments only; no result data was recorded): no divergence in "), t);
-        assertTrue(t.contains("Note: both captures were recorded at level calls: device-to-host data was not recorded (level calls): results copied back"
+        assertTrue(t.contains("Note: both captures were recorded at level calls: device-to-host data was not recorded, so results copied back"
                 + " were not compared; record with --level replay"), t);
         assertTrue(JsonReport.tree(r).path("resultsCompared").isBoolean() && !JsonReport.tree(r).path("resultsCompared").asBoolean());
         // a snapshot compared on both sides carries results: a plain SAME

@@ -15,6 +15,11 @@ import java.util.List;
 public final class PlantedPair {
     private PlantedPair() {}
 
+    /** {@code PlantedPair H200_VECTORADD_REPLAY DIR}: writes B under DIR (for screenshots of the viewer). */
+    public static void main(String[] args) throws Exception {
+        System.out.println(write(Path.of(args[0]), Path.of(args[1])));
+    }
+
     /** Writes B under {@code dir} and returns it. */
     public static Path write(Path a, Path dir) throws Exception {
         Path remapped = Rewrite.copy(a, dir.resolve("remapped"), Rewrite.remap());

@@ -49,6 +49,23 @@ class ReportTest {
         r = DiffEngine.diff(DiffEngineTest.VECTOR_ADD, b, DiffOptions.defaults());
     }
 
+    /**
+     * The HTML report's captures table names the device each program saw (the manifests name none: the
+     * first cuDeviceGetName's answer) and right-aligns its number columns, headers included; so does the
+     * threads table (docs/images/report-html-demo.png shows it in Chromium).
+     */
+    @Test
+    void htmlNamesTheDeviceAndAlignsItsNumbers() {
+        StringWriter s = new StringWriter();
+        HtmlReport.write(r, new PrintWriter(s));
+        String html = s.toString();
+        assertEquals("NVIDIA H200", r.a().device());
+        assertTrue(html.contains("</td><td>NVIDIA H200</td><td class=\"num\">"), "device column filled");
+        assertTrue(html.contains("<th class=\"num\">calls</th><th class=\"num\">threads</th>"), html);
+        assertTrue(html.contains("<h2>Threads</h2><table class=\"narrow\"><tr><th class=\"num\">A thread</th><th class=\"num\">B thread</th>"), html);
+        assertTrue(html.contains("th.num,td.num{text-align:right"), "headers of number columns align with their numbers");
+    }
+
     @Test
     void html() throws Exception {
         StringWriter s = new StringWriter();

@@ -171,6 +171,7 @@ final class Rewrite {
         return new Editor() {
             @Override
             public void enter(Call c) {
+                keys = null;
                 CudaFunction f = api.function(c.function).orElse(null);
                 if (f == null) return;
                 for (CudaParam p : f.params()) c.args[p.index()] = value(p.format(), p.cType(), c.args[p.index()]);
@@ -183,11 +184,31 @@ final class Rewrite {
                 if (f != null) remapItems(f, c.out);
             }
 
+            /** The CUjit_option keys of this call's option values (an option's value is a pointer or a number, by its key). */
+            int[] keys;
+
             void remapItems(CudaFunction f, List<DataItem> items) {
+                for (DataItem d : items) {
+                    if (d.isInline() && d.param() < f.params().size() && f.params().get(d.param()).name().matches("options|jitOptions")) {
+                        keys = new int[d.bytes().length / 4];
+                        for (int j = 0; j < keys.length; j++) keys[j] = (int) Normaliser.le(d.bytes(), 4 * j, 4);
+                    }
+                }
                 for (int k = 0; k < items.size(); k++) {
                     DataItem d = items.get(k);
                     if (!d.isInline() || d.param() >= f.params().size()) continue;
                     CudaParam p = f.params().get(d.param());
+                    if (keys != null && p.name().matches("optionValues|jitOptionsValues")) {
+                        // another run passes the same sizes and counts: only the option values that are pointers move
+                        byte[] b = d.bytes().clone();
+                        for (int o = 0; o + 8 <= b.length && o / 8 < keys.length; o += 8) {
+                            if (!Normaliser.jitPointerOption(keys[o / 8])) continue;
+                            long nv = value(FormatKind.POINTER, "void *", Normaliser.le(b, o, 8));
+                            for (int i = 0; i < 8; i++) b[o + i] = (byte) (nv >>> (8 * i));
+                        }
+                        items.set(k, new DataItem(d.param(), d.kind(), b, d.hash(), b.length, d.stringId()));
+                        continue;
+                    }
                     String t = p.pointeeType() == null ? "" : p.pointeeType().replace("const ", "").trim();
                     FormatKind kind = t.endsWith("*") ? FormatKind.POINTER : t.equals("CUdeviceptr") ? FormatKind.DEVICE_POINTER
                             : api.handleTypes().contains(t) ? FormatKind.HANDLE : null;

@@ -216,6 +216,43 @@ class DiffWindowTest {
         robot.interact(() -> vw.stage().close());
     }
 
+    /** A localisation that cannot run on this machine (no NVIDIA driver) is not offered: the button gives way to why. */
+    @Test
+    void aLocalisationThatCannotRunHereIsNotOffered(FxRobot robot) throws Exception {
+        Path a = Fx.sample("vectorAdd-kernels");
+        long launch;
+        try (Capture ca = Capture.open(a)) {
+            launch = KernelSnapshots.read(ca).list().getFirst().launchCall();
+        }
+        Path b = PlantedPair.failingCall(a, tmp.resolve("nodriver-" + System.nanoTime()), launch);
+        List<Long> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        KernelLocator noDriver = new KernelLocator() {
+            @Override
+            public Result locate(Path capture, long launchCall, java.util.function.Consumer<String> progress) {
+                asked.add(launchCall);
+                return Result.cannotRun("must not run");
+            }
+
+            @Override
+            public String describe() {
+                return "zluda against nvidia";
+            }
+
+            @Override
+            public String unavailable() {
+                return "needs NVIDIA's driver, and this machine has none";
+            }
+        };
+        robot.interact(() -> w.setKernelLocator(noDriver));
+        open(robot, a, b);
+        assertEquals(launch, w.alignment().bCall(w.selectedRow()), "the diverging launch is selected");
+        assertFalse(robot.lookup("#locateInstruction").query().isVisible(), "no button for what cannot run");
+        javafx.scene.control.Label hint = robot.lookup("#locateHint").queryAs(javafx.scene.control.Label.class);
+        assertTrue(hint.isVisible());
+        assertEquals("Locating the diverging instruction (zluda against nvidia) needs NVIDIA's driver, and this machine has none", hint.getText());
+        assertTrue(asked.isEmpty());
+    }
+
     private void snapshot(FxRobot robot, String name) throws Exception {
         Path out = Fx.repo().resolve("diff-viewer/target/screenshots").resolve(name);
         Files.createDirectories(out.getParent());

@@ -15,9 +15,11 @@ final class Fx {
         System.setProperty("monocle.platform", "Headless");
         System.setProperty("prism.order", "sw");
         System.setProperty("prism.text", "t2k");
-        System.setProperty("headless.geometry", "1600x1000-32");
+        System.setProperty("headless.geometry", "3840x2160-32"); // room for a 4K window (DiffWindowLayoutTest)
         System.setProperty("java.awt.headless", "true");
         System.setProperty("zluda.viewer.noDialogs", "true");
+        // the headless screen is 4K: the text size of a scaled desktop, not the 18 px Theme picks for an unscaled 4K screen
+        if (System.getProperty("zluda.view.fontSize") == null) System.setProperty("zluda.view.fontSize", "12");
         Viewer.quietJavaFxLogging();
     }
 

@@ -515,4 +515,82 @@ class ViewerWindowTest {
         assertEquals("callsTab", robot.lookup("#tabs").queryAs(TabPane.class).getSelectionModel().getSelectedItem().getId());
         assertEquals(KernelLocator.Outcome.CANNOT_RUN, w.locatedResult().outcome());
     }
+
+    /**
+     * cudart's start-up (samples/traces/h200/cudart_demo: 440 cuGetProcAddress_v2 calls) is one row, as zluda dump
+     * prints it; Fold look-ups off, or a function filter, shows each.
+     */
+    @Test
+    void cudartsStartUpIsOneRow(FxRobot robot) throws Exception {
+        Path capture = Fx.sample("cudart_demo");
+        open(robot, capture);
+        int calls = w.index().size();
+        assertEquals(calls - 439, w.rows().size(), "440 look-ups in one row");
+        assertEquals(440, w.rows().get(0).folded());
+        assertEquals("cuGetProcAddress_v2 \u00d7440", column(robot, "function").getFirst());
+        assertEquals("1\u2013440", column(robot, "num").getFirst());
+        assertEquals("440 CUDA_SUCCESS", column(robot, "result").getFirst());
+        assertTrue(column(robot, "arguments").getFirst().startsWith("calls 1\u2013440: looking up the driver's entry points"), column(robot, "arguments").getFirst());
+        assertEquals("cuGetExportTable", column(robot, "function").get(1));
+        // a look-up inside the run selects the run's row
+        assertEquals(0, w.rows().rowOf(200));
+        robot.clickOn("#foldLookups");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(calls, w.rows().size(), "unfolded: every call");
+        assertEquals("cuGetProcAddress_v2", column(robot, "function").getFirst());
+        robot.clickOn("#foldLookups");
+        robot.interact(() -> w.filterFunctions("cuGetProcAddress"));
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(w.rows().size() >= 440, "a function filter shows each: " + w.rows().size());
+    }
+
+    /** Against NVIDIA's driver on a machine without one, the launch's menu says so instead of offering a run that must fail. */
+    @Test
+    void aLocalisationThatCannotRunHereIsNotOffered(FxRobot robot) throws Exception {
+        List<Long> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        KernelLocator loc = new KernelLocator() {
+            @Override
+            public Result locate(Path capture, long launchCall, java.util.function.Consumer<String> progress) {
+                asked.add(launchCall);
+                return Result.cannotRun("must not run");
+            }
+
+            @Override
+            public String describe() {
+                return "zluda against nvidia";
+            }
+
+            @Override
+            public String unavailable() {
+                return "needs NVIDIA's driver, and this machine has none";
+            }
+        };
+        robot.interact(() -> w.setKernelLocator(loc));
+        open(robot, Fx.sample("vectorAdd-kernels"));
+        int launch = CallIndexTest.firstOf(w.index(), "cuLaunchKernel");
+        robot.interact(() -> w.select(launch - 1));
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> column(robot, "function").contains("cuLaunchKernel"));
+        robot.rightClickOn(cell(robot, "function", "cuLaunchKernel"));
+        javafx.scene.control.MenuItem item = w.launchMenu().getItems().getFirst();
+        assertTrue(item.isDisable(), "not offered");
+        assertEquals("Locating the first diverging instruction (zluda against nvidia) needs NVIDIA's driver, and this machine has none", item.getText());
+        robot.interact(() -> w.launchMenu().hide());
+        assertTrue(asked.isEmpty());
+    }
+
+    /** The timeline's line counts its threads in the right number: "1 thread", "3 threads". */
+    @Test
+    void theTimelineCountsThreadsInWords(FxRobot robot) throws Exception {
+        open(robot, Fx.sample("vectorAdd"));
+        robot.clickOn("#timelineTab");
+        WaitForAsyncUtils.waitForFxEvents();
+        String one = robot.lookup("#timelineInfo").queryAs(Label.class).getText();
+        assertTrue(one.contains(" · 1 thread") && !one.contains("1 threads"), one);
+        Path dir = tmp.resolve("three-threads");
+        SyntheticCapture.write(dir, 60, 3);
+        open(robot, dir);
+        robot.clickOn("#timelineTab");
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(robot.lookup("#timelineInfo").queryAs(Label.class).getText().contains(" · 3 threads"));
+    }
 }

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * cublasLt.h generated from the specs) calls zluda's libcublas.so.13 and libcublasLt.so.13 on zluda's
  * driver (zluda-runtime's libcuda.so.1, the emulator) and checks every result against a CPU
  * reference bit for bit (docs/support.md, "zluda's cuBLAS"). Where results recorded on an NVIDIA H200
- * are committed (src/test/resources/h200, libraries/src/test/device/blas-h200.sh), it also checks that
+ * are committed (src/test/resources/h200, recorded by libraries/src/test/device/libs-h200.sh), it also checks that
  * zluda's libraries computed the same bits on NVIDIA's driver as here, and that NVIDIA's cuBLAS lies
  * within the documented bound of the reference. Skipped, saying why, without gcc or the built driver.
  */
@@ -92,7 +92,7 @@ class BlasTest {
             throws Exception {
         Path zludaOnNvidia = h200("blas-zluda-on-nvidia.dump", tmp), cublas = h200("blas-nvidia-cublas.dump", tmp);
         Assumptions.assumeTrue(zludaOnNvidia != null && cublas != null,
-                "SKIPPED: no H200 results in src/test/resources/h200 (record them with libraries/src/test/device/blas-h200.sh)");
+                "SKIPPED: no H200 results in src/test/resources/h200 (record them with libraries/src/test/device/libs-h200.sh)");
         var r = run(Map.of("BLAS_TEST_SAME", zludaOnNvidia.toString(), "BLAS_TEST_WITHIN", cublas.toString()));
         List<String> failed = new ArrayList<>(r.getValue().lines().filter(l -> l.startsWith("FAIL")).toList());
         assertEquals(List.of(), failed, r.getValue());

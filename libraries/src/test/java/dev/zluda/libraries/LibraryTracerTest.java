@@ -16,10 +16,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -112,6 +114,119 @@ class LibraryTracerTest {
             assertTrue(ltMatmuls >= 10, ltMatmuls + " cublasLtMatmul calls");
             assertEquals(0, topLevelLaunches, "every kernel launch was made by a library call");
             assertTrue(nestedLaunches >= 40, nestedLaunches + " launches nested in library calls");
+        }
+    }
+
+    /**
+     * NVIDIA's libcublas.so.13 NEEDs libcublasLt.so.13; in a traced process the loader binds that, by
+     * soname, to the libcublasLt tracer already loaded. The libcublas tracer must still take the real
+     * libcublas (the tracer marker it finds through the dependency is not the candidate's own), and the
+     * real libcublas's calls into cuBLASLt — through exports the header declares and through exports only
+     * NVIDIA's list has — go through the cuBLASLt tracer to the real cuBLASLt, recorded nested in the
+     * cuBLAS call with the driver calls it makes. The stand-ins (libraries/src/test/c/standin) have that
+     * shape; the driver is nvidia-capture's stand-in.
+     */
+    @Test
+    void aRealCublasThatNeedsCublasLtLoadsThroughTheCublasLtTracer(@TempDir Path tmp) throws Exception {
+        Standins s = Standins.build();
+        Run r = s.run("real", tmp, Map.of());
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("cublasCreate_v2 -> 0, cublasDestroy_v2 -> 0, cublasLtCreate -> 0, cublasLtDestroy -> 0"), r.output());
+        assertFalse(r.output().contains("[ZLUDA_TRACE] cublas"), "no tracer complains:\n" + r.output());
+        Path cap = s.capture(tmp);
+        JsonNode m = new ObjectMapper().readTree(cap.resolve("manifest.json").toFile());
+        List<String> libs = new ArrayList<>();
+        for (JsonNode l : m.path("libraries")) libs.add(l.path("name").asText() + " " + Path.of(l.path("library").asText()));
+        assertEquals(List.of("cublas " + s.dir().resolve("standin/real/libcublas.so.13"), "cublasLt " + s.dir().resolve("standin/real/libcublasLt.so.13")),
+                libs, m.toString());
+        List<String> tree = new ArrayList<>();
+        try (Capture c = Capture.open(cap)) {
+            List<Call> all = new ArrayList<>();
+            dev.zluda.capture.CallAssembler asm = new dev.zluda.capture.CallAssembler(top -> flatten(top, all));
+            for (CaptureRecord rec : c.reader()) asm.accept(rec);
+            asm.finish();
+            for (Call call : all) tree.add("  ".repeat(call.enter().depth()) + c.functionName(call.enter().functionId()) + " -> " + call.leave().result());
+        }
+        // cublasLtACCMatmul (no declaration in cublasLt.h) is forwarded unrecorded
+        assertEquals(List.of("cublasCreate_v2 -> 0", "  cuInit -> 0", "  cuDriverGetVersion -> 0", "  cublasLtCreate -> 0",
+                "cublasDestroy_v2 -> 0", "  cublasLtDestroy -> 0", "cublasLtCreate -> 0", "cublasLtDestroy -> 0"), tree);
+    }
+
+    /**
+     * A real libcublas that needs an export of libcublasLt that the cuBLASLt tracer does not have (a
+     * newer cuBLASLt than the exports list the tracers were generated from): the tracer says so with the
+     * loader's reason and loads it with the real cuBLASLt made global, rather than answering
+     * "not supported" for all of cuBLAS.
+     */
+    @Test
+    void aRealCublasNeedingAnExportTheTracerLacksIsStillLoaded(@TempDir Path tmp) throws Exception {
+        Standins s = Standins.build();
+        Run r = s.run("unlisted", tmp, Map.of());
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("cublasCreate_v2 -> 0, cublasDestroy_v2 -> 0, cublasLtCreate -> 0, cublasLtDestroy -> 0"), r.output());
+        assertTrue(r.output().contains("undefined symbol: cublasLtStandInUnlisted"), r.output());
+        assertTrue(r.output().contains("loaded with the real dependencies made global"), r.output());
+    }
+
+    /** A candidate that is not taken is reported with why: the loader's reason, or what it is. */
+    @Test
+    void aRejectedRealLibraryIsReportedWithTheReason(@TempDir Path tmp) throws Exception {
+        Standins s = Standins.build();
+        Path junk = Files.writeString(tmp.resolve("libcublas.so.13"), "not an ELF file\n".repeat(20));
+        Run r = s.run("real", tmp.resolve("a"), Map.of("ZLUDA_CUBLAS_LIB", junk.toString()));
+        assertEquals(1, r.exit(), r.output());
+        assertTrue(r.output().contains("cublasCreate_v2 -> 15"), r.output());
+        assertTrue(r.output().contains("[ZLUDA_TRACE] cublas: ZLUDA_CUBLAS_LIB=" + junk + " is not taken as the real libcublas.so.13:\n    " + junk
+                + ": invalid ELF header"), r.output());
+        Path ltTracer = s.trace().resolve("libcublasLt.so.13");
+        r = s.run("real", tmp.resolve("b"), Map.of("ZLUDA_CUBLAS_LIB", ltTracer.toString()));
+        assertTrue(r.output().contains(ltTracer + ": a zluda library tracer, not the real library"), r.output());
+        r = s.run("real", tmp.resolve("c"), Map.of("ZLUDA_CUBLAS_LIB", s.dir().resolve("standin/real/libcublasLt.so.13").toString()));
+        assertTrue(r.output().contains("libcublasLt.so.13: does not define cublasAlloc: not libcublas.so.13"), r.output());
+    }
+
+    private record Run(int exit, String output) {}
+
+    /** The stand-ins built by the libraries Makefile (target tests), the tracers and the stand-in driver. */
+    private record Standins(Path dir, Path trace, Path driver) {
+        static Standins build() throws Exception {
+            Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().normalize();
+            Path trace = repo.resolve("nvidia-capture/target/native/trace");
+            Path driver = repo.resolve("nvidia-capture/target/native/test/fake/libcuda.so.1");
+            Assumptions.assumeTrue(Files.isRegularFile(trace.resolve("libcublas.so.13")) && Files.isRegularFile(driver),
+                    "SKIPPED: the tracers and the stand-in driver are not built in nvidia-capture/target/native");
+            Path nativeDir = Path.of(System.getenv().getOrDefault("ZLUDA_LIBRARIES_NATIVE", "target/native")).toAbsolutePath();
+            Path gen = Path.of(System.getenv().getOrDefault("ZLUDA_LIBRARIES_GEN", "target/generated-sources/zluda")).toAbsolutePath();
+            Process make = new ProcessBuilder("make", "-s", "-C", repo.resolve("libraries/src/main/c").toString(), "BUILD=" + nativeDir, "GEN=" + gen, "tests")
+                    .redirectErrorStream(true).start();
+            String out = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(make.waitFor(300, TimeUnit.SECONDS), out);
+            assertEquals(0, make.exitValue(), "building the stand-ins:\n" + out);
+            return new Standins(nativeDir, trace, driver);
+        }
+
+        /** standin_program with the tracers first on LD_LIBRARY_PATH, then standin/&lt;variant&gt;, recording into log. */
+        Run run(String variant, Path log, Map<String, String> env) throws Exception {
+            ProcessBuilder pb = new ProcessBuilder(dir.resolve("bin/standin_program").toString()).redirectErrorStream(true);
+            pb.environment().put("LD_LIBRARY_PATH", trace + ":" + dir.resolve("standin").resolve(variant));
+            pb.environment().put("ZLUDA_CUDA_LIB", driver.toString());
+            pb.environment().put("ZLUDA_LOG_DIR", log.toString());
+            pb.environment().remove("ZLUDA_CUBLAS_LIB");
+            pb.environment().remove("ZLUDA_CUBLASLT_LIB");
+            pb.environment().putAll(env);
+            Process p = pb.start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS), out);
+            return new Run(p.exitValue(), out);
+        }
+
+        /** The one capture under log. */
+        Path capture(Path log) throws Exception {
+            try (Stream<Path> dirs = Files.list(log)) {
+                List<Path> caps = dirs.filter(d -> Files.isRegularFile(d.resolve("manifest.json"))).toList();
+                assertEquals(1, caps.size(), caps.toString());
+                return caps.get(0);
+            }
         }
     }
 

@@ -28,6 +28,16 @@ public record FunctionInfo(String name, boolean entry, boolean defined, List<Par
         directives = Map.copyOf(directives);
     }
 
+    /** {@code .maxntid} (PTX ISA 9.0, 11.4.2): the block's most threads per dimension, or {@code null} without it. */
+    public List<Long> maxntid() {
+        return directives.get(".maxntid");
+    }
+
+    /** {@code .reqntid} (PTX ISA 9.0, 11.4.3): the block's required threads per dimension, or {@code null} without it. */
+    public List<Long> reqntid() {
+        return directives.get(".reqntid");
+    }
+
     /** The parameter with this name, or {@code null}. */
     public ParamInfo param(String paramName) {
         for (ParamInfo p : params) if (p.name().equals(paramName)) return p;

@@ -289,7 +289,7 @@ public final class InstructionOperands {
             case REGISTER -> o instanceof Sym;
             case PRED_PAIR -> o instanceof Sym || o instanceof PredPair;
             case VECTOR -> o instanceof Sym || o instanceof VectorOperand;
-            case VECTOR_VALUE -> o instanceof Expr || o instanceof VectorOperand;
+            case VECTOR_VALUE -> o instanceof Expr || o instanceof VectorOperand || o instanceof NegPred;
             case ADDRESS -> o instanceof AddressOperand;
             case TUPLE -> o instanceof Sym || o instanceof TupleOperand;
         };
@@ -302,7 +302,7 @@ public final class InstructionOperands {
             case REGISTER -> "a register or name";
             case PRED_PAIR -> "a register or a predicate pair p|q";
             case VECTOR -> "a register or a vector {...}";
-            case VECTOR_VALUE -> "a register, immediate or vector {...}";
+            case VECTOR_VALUE -> "a register, immediate, negated predicate or vector {...}";
             case ADDRESS -> "an address [...]";
             case TUPLE -> "a register or a list (...)";
         };

@@ -81,7 +81,7 @@ public final class InstructionTable {
             vote           | .sync .all .any .uni .ballot .pred .b32
             activemask     | .b32
             bar barrier    | .sync .arrive .red .popc .and .or .u32 .pred .aligned .cta
-            membar         | .cta .gl .sys .proxy
+            membar         | .cta .gl .sys .proxy .alias
             """;
 
     private static final Map<String, java.util.Set<String>> MODIFIERS = new HashMap<>();
@@ -310,7 +310,11 @@ public final class InstructionTable {
         sb.append("Regenerate with `mvn -pl ptx test -Dzluda.regen=true` (`InstructionTableDocTest` fails when this file is stale).\n\n");
         sb.append("Columns: *parser* — the PTX front end parses the family and checks its operands' symbols and count;\n");
         sb.append("*emulator* — the CPU emulator executes it. Limits of the emulator on a family it executes are listed after\n");
-        sb.append("the table. What the PTX → LLVM IR compiler (the AMD back end) lowers is decided per instruction form and listed in\n");
+        sb.append("the table. Within a family it executes only the instruction forms (opcode with all modifiers) that the conformance\n");
+        sb.append("suites checked against an NVIDIA H200 (`dev.zluda.ptx.EmulatorForms`, the list in\n");
+        sb.append("`ptx/src/main/resources/dev/zluda/ptx/emulator-forms.txt`; [docs/support.md](../../docs/support.md), \"The exhaustive\n");
+        sb.append("instruction sweep\"); a module with any other form is refused at load with `CUDA_ERROR_NOT_SUPPORTED`, and\n");
+        sb.append("`zluda ptx check` warns for it. What the PTX → LLVM IR compiler (the AMD back end) lowers is decided per instruction form and listed in\n");
         sb.append("[docs/amd.md](../../docs/amd.md); `zluda ptx check` shows its verdict on given files (the `gfx1100` column).\n\n");
         sb.append("*modifiers checked*: the semantic layer rejects modifiers this family does not have (otherwise any\n");
         sb.append("dotted word is accepted after the opcode and left to later stages).\n\n");

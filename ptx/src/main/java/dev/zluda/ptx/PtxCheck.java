@@ -16,7 +16,7 @@ import java.util.TreeMap;
  * {@code file:line:col: error: message}, then a table of the instruction forms used (opcode with all
  * its modifiers, how often, the family in {@link InstructionTable}, and whether this project runs them):
  * the {@code emulator} column says whether the CPU emulator behind zluda's driver executes the form
- * ({@link InstructionTable#emulatorExecutes}); the {@link #COMPILE_TARGET} column whether the AMD back end
+ * ({@link EmulatorForms#executes}: the forms checked against an NVIDIA GPU); the {@link #COMPILE_TARGET} column whether the AMD back end
  * ({@code zluda ptx compile --target gfx1100}, {@link LlvmEmitter}) lowered the form's uses in these files:
  * {@code yes} all of them, {@code no} none, {@code k/n} some, {@code -} not tried (the file has errors).
  * An instruction of a kernel or called device function the lowering refused as a whole (e.g. a {@code .func}
@@ -150,19 +150,20 @@ public final class PtxCheck {
             List<FormUse> missing = uses.stream().filter(u -> !u.emulator()).toList();
             long missingCount = missing.stream().mapToLong(FormUse::count).sum();
             out.printf("%d form(s) the emulator does not support, used %d time(s)%s%n", missing.size(), missingCount, missing.isEmpty() ? "" : ":");
-            for (FormUse u : missing) out.printf("  %-40s %8d  %s%n", u.form(), u.count(), u.family());
+            for (FormUse u : missing) out.print(String.format("  %-40s %8d  %s%n", u.form(), u.count(), u.family()));
             return unreadable ? UNREADABLE : errors ? ERRORS : unsupported ? UNSUPPORTED : OK;
         }
         if (!uses.isEmpty()) {
             int w = Math.max(4, uses.stream().mapToInt(u -> u.form().length()).max().orElse(4));
             int fw = Math.max(6, uses.stream().mapToInt(u -> u.family().length()).max().orElse(6));
             String fmt = "%-" + w + "s  %7s  %-" + fw + "s  %-9s  %-8s  %-8s%n";
-            out.printf(fmt, "form", "count", "family", "ISA", "emulator", COMPILE_TARGET.cpu());
+            // each row formatted into a string first: padding a row to a 400 KB form is then one write, not 400,000
+            out.print(String.format(fmt, "form", "count", "family", "ISA", "emulator", COMPILE_TARGET.cpu()));
             for (FormUse u : uses) {
                 long[] l = lowered.get(u.form());
                 // of all uses in the files: lowered / count (uses in what was not tried count as not lowered)
                 String amd = l == null || l[1] == 0 ? "-" : l[0] == u.count() ? "yes" : l[0] == 0 ? "no" : l[0] + "/" + u.count();
-                out.printf(fmt, u.form(), u.count(), u.family(), u.isaSection(), u.emulator() ? "yes" : "no", amd);
+                out.print(String.format(fmt, u.form(), u.count(), u.family(), u.isaSection(), u.emulator() ? "yes" : "no", amd));
             }
             out.println();
             out.println("emulator: the CPU emulator behind zluda's driver (dist/lib/libcuda.so.1) executes this form (ptx/docs/support.md).");
@@ -266,32 +267,17 @@ public final class PtxCheck {
     }
 
     /**
-     * A warning per instruction whose form the emulator does not execute ({@link InstructionTable#emulatorExecutes}):
+     * A warning per instruction whose form the emulator does not execute, exactly the instructions for which the emulator
+     * refuses the module at load ({@link EmulatorForms#refusedInstructions}):
      * {@code file:line:col: warning: vabsdiff4.u32.u32.u32.add is not supported by the emulator (CUDA_ERROR_NOT_SUPPORTED at load)}.
-     * Opcodes the table does not know are left to the parser's errors.
      */
     public static List<Diagnostic> unsupported(Ast.Module module, String source) {
         List<Diagnostic> out = new ArrayList<>();
-        Map<String, Boolean> known = new java.util.HashMap<>();
-        for (Ast.Function fn : module.functions()) if (fn.body() != null) unsupported(fn.body(), source, known, out);
-        return out;
-    }
-
-    private static void unsupported(Ast.Block b, String source, Map<String, Boolean> known, List<Diagnostic> out) {
-        for (Ast.Statement s : b.statements()) {
-            if (s instanceof Ast.Instruction i) {
-                boolean runs = known.computeIfAbsent(i.form(), f -> {
-                    InstructionTable.Family fam = InstructionTable.lookup(i.opcode(), i.modifiers());
-                    return fam == null || InstructionTable.emulatorExecutes(fam, i.modifiers());
-                });
-                if (!runs) {
-                    out.add(new Diagnostic(source, i.loc().line(), i.loc().column(), Diagnostic.Severity.WARNING,
-                            i.form() + " is not supported by the emulator (CUDA_ERROR_NOT_SUPPORTED at load)"));
-                }
-            } else if (s instanceof Ast.Block inner) {
-                unsupported(inner, source, known, out);
-            }
+        for (Ast.Instruction i : EmulatorForms.refusedInstructions(module)) {
+            out.add(new Diagnostic(source, i.loc().line(), i.loc().column(), Diagnostic.Severity.WARNING,
+                    i.form() + " is not supported by the emulator (CUDA_ERROR_NOT_SUPPORTED at load)"));
         }
+        return out;
     }
 
     /** Instruction forms of a module with their counts, sorted by form; unknown opcodes have family "?". */
@@ -320,8 +306,7 @@ public final class PtxCheck {
             InstructionTable.Family fam = InstructionTable.lookup(opcode, mods);
             out.add(fam == null
                     ? new FormUse(form, "?", "-", false, e.getValue()[0])
-                    : new FormUse(form, fam.key(), InstructionTable.isaSection(fam, mods), InstructionTable.emulatorExecutes(fam, mods),
-                            e.getValue()[0]));
+                    : new FormUse(form, fam.key(), InstructionTable.isaSection(fam, mods), EmulatorForms.executes(opcode, mods), e.getValue()[0]));
         }
         return out;
     }

@@ -51,6 +51,20 @@ public enum PtxType {
     /** The name as written in PTX, with its dot: {@code ".u32"}. */
     public String ptxName() { return "." + name().toLowerCase(Locale.ROOT); }
 
+    /**
+     * The type of twice the width for {@code .wide} multiplication (PTX ISA 9.0, 9.7.1.3): {@code .u16 → .u32},
+     * {@code .u32 → .u64}, {@code .s16 → .s32}, {@code .s32 → .s64}, {@code .b16 → .b32}, {@code .b32 → .b64}; any
+     * other type is its own.
+     */
+    public PtxType widened() {
+        return switch (this) {
+            case U16 -> U32; case U32 -> U64;
+            case S16 -> S32; case S32 -> S64;
+            case B16 -> B32; case B32 -> B64;
+            default -> this;
+        };
+    }
+
     /** The type a word such as {@code ".u32"} names, or {@code null}. */
     public static PtxType fromName(String dotted) {
         return BY_NAME.get(dotted);

@@ -24,6 +24,24 @@ class PtxCheckTest {
         return new Run(exit, bytes.toString(StandardCharsets.UTF_8));
     }
 
+    /**
+     * A 400 KB instruction name (an unknown instruction on a 400 KB line): the table pads every row to
+     * it, as before; each row is written whole (docs/benchmarks.md has the time and the write(2) count
+     * of zluda ptx check on such a file).
+     */
+    @Test
+    void aFourHundredKilobyteFormPadsTheTableAsBefore() throws Exception {
+        String longName = "a".repeat(400_000);
+        Path f = tmp.resolve("long.ptx");
+        Files.writeString(f, ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n " + longName + ";\n ret;\n}\n");
+        Run r = check(List.of(f));
+        assertEquals(PtxCheck.ERRORS, r.exit());
+        List<String> rows = r.out().lines().filter(l -> l.startsWith("form ") || l.startsWith("ret ") || l.startsWith(longName)).toList();
+        assertEquals(3, rows.size(), r.out().substring(0, 300));
+        for (String row : rows) assertTrue(row.length() > 400_000, "padded to the longest form: " + row.length());
+        assertTrue(r.out().contains(f + ":6:2: error: unknown instruction '" + longName + "'"));
+    }
+
     @Test
     void validFileListsFormsWithSupportColumns() {
         Path f = Corpus.dir().resolve("vector_add.sm_90.ptx");

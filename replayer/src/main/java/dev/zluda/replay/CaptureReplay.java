@@ -150,6 +150,7 @@ public final class CaptureReplay {
     private final Map<Long, CaptureRecord.Kernel> snapshotByLaunch = new HashMap<>();
     private final Map<Long, Long> moduleImage = new HashMap<>();
     private final Map<Long, FunctionInfo> kernelInfo = new HashMap<>();
+    private final Map<Long, Map<Integer, ElementType>> kernelTypes = new HashMap<>();
     private final List<Runnable> pendingCopies = new ArrayList<>();
     private final List<Divergence> divergences = new ArrayList<>();
     private final Map<String, Integer> skipped = new TreeMap<>();
@@ -703,7 +704,7 @@ public final class CaptureReplay {
         byte[] params = k.params().clone();
         MemorySegment ps = MemorySegment.ofArray(params);
         for (int off = 0; off + 8 <= params.length; off += 8) ps.set(ValueLayout.JAVA_LONG_UNALIGNED, off, relocate(ps.get(ValueLayout.JAVA_LONG_UNALIGNED, off)));
-        Map<Integer, ElementType> types = fi == null ? Map.of() : PtxTypes.infer(fi.ast(), fi.params());
+        Map<Integer, ElementType> types = fi == null ? Map.of() : kernelTypes.getOrDefault(kernelKey(k), Map.of());
         List<KernelReplay.BufferTyping> typing = fi == null ? List.of() : KernelReplay.bufferTypes(k, fi, types);
         // the element type of every allocation a parameter word points into (also a pointer inside a struct
         // parameter, e.g. CuPy's CArray), from the PTX's accesses: a later copy back from it is compared as that
@@ -771,20 +772,31 @@ public final class CaptureReplay {
         if (sync == 0) compareBuffers(k, typing, false, arena);
     }
 
+    private static long kernelKey(CaptureRecord.Kernel k) {
+        return k.launch().moduleHash() * 31 + k.name().hashCode();
+    }
+
+    /** The kernel's parameters from its module's PTX (and, in {@link #kernelTypes}, its pointer parameters' element types). */
     private FunctionInfo info(CaptureRecord.Kernel k) {
-        long h = k.launch().moduleHash() * 31 + k.name().hashCode();
+        long h = kernelKey(k);
         if (kernelInfo.containsKey(h)) return kernelInfo.get(h);
         FunctionInfo fi = null;
+        Map<Integer, ElementType> types = Map.of();
         try {
             String text = ptx != null ? ptx : KernelReplay.ptxOf(ks.blob(k.launch().moduleHash(), "module"), new ArrayList<>());
             if (text != null) {
                 ParseResult pr = Ptx.parse(text, "module");
-                if (pr.module() != null) fi = Semantics.analyze(pr.module(), "module").function(k.name());
+                if (pr.module() != null) {
+                    dev.zluda.ptx.ModuleModel mm = Semantics.analyze(pr.module(), "module");
+                    fi = mm.function(k.name());
+                    if (fi != null) types = ElementType.ofKernel(pr.module(), mm, k.name());
+                }
             }
         } catch (CaptureException | RuntimeException e) {
             fi = null;
         }
         kernelInfo.put(h, fi);
+        kernelTypes.put(h, types);
         return fi;
     }
 

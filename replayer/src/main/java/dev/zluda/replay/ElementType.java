@@ -1,8 +1,20 @@
 package dev.zluda.replay;
 
+import dev.zluda.ptx.Ast;
+import dev.zluda.ptx.ModuleModel;
+import dev.zluda.ptx.PtxType;
+import dev.zluda.ptx.ir.IrFunction;
+import dev.zluda.ptx.ir.IrPipeline;
+import dev.zluda.ptx.ir.pass.PointerTypes;
+
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The type of a buffer's elements, named as PTX names load/store types (PTX ISA 9.0, §5.2): how a
@@ -42,6 +54,31 @@ public enum ElementType {
             case "u8", "b8" -> U8; case "u16", "b16" -> U16; case "u32", "b32" -> U32; case "u64", "b64" -> U64;
             default -> null;
         };
+    }
+
+    /** The element type of a PTX memory type ({@code .f32}, {@code .u8}; bit types are already unsigned ones), or null. */
+    public static ElementType of(PtxType t) {
+        return t == null ? null : ofPtx(t.ptxName());
+    }
+
+    /**
+     * The element types of a kernel's pointer parameters by parameter index, as the PTX front end's pointer-type
+     * analysis ({@link PointerTypes}) infers them from the kernel's loads, stores and atomics; empty when the
+     * module has no kernel of that name.
+     */
+    public static Map<Integer, ElementType> ofKernel(Ast.Module module, ModuleModel model, String kernel) {
+        IrFunction f = model.function(kernel) == null ? null : IrPipeline.build(module, model, "module").function(kernel);
+        Map<Integer, ElementType> out = new HashMap<>();
+        if (f == null) return out;
+        for (var e : PointerTypes.infer(f).entrySet()) out.put(e.getKey(), of(e.getValue()));
+        return out;
+    }
+
+    /** One type for several ({@link PointerTypes#resolve}: a float over an integer, signed over unsigned), null when sizes differ. */
+    static ElementType resolve(Collection<ElementType> types) {
+        List<PtxType> ts = new ArrayList<>();
+        for (ElementType t : types) ts.add(PtxType.valueOf(t.name()));
+        return of(PointerTypes.resolve(ts));
     }
 
     /** The raw bits of element {@code i} (little-endian), zero-extended. */

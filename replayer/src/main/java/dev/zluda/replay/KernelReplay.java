@@ -43,7 +43,7 @@ import java.util.TreeSet;
  * to the same offset in the fresh one, launches with the recorded shape and dynamic shared memory
  * on the device's primary context, synchronises, reads every buffer back and compares it with the
  * recorded after-image, typed by the PTX's loads and stores on the parameter pointing there
- * ({@link PtxTypes}). Parameters go as {@code kernelParams} laid out by the PTX (the ptx module's
+ * ({@link dev.zluda.ptx.ir.pass.PointerTypes}). Parameters go as {@code kernelParams} laid out by the PTX (the ptx module's
  * parameter layout), or as the {@code CU_LAUNCH_PARAM_BUFFER_POINTER} buffer when the module holds
  * no PTX (a cubin).
  *
@@ -188,7 +188,7 @@ public final class KernelReplay {
                 ModuleModel mm = Semantics.analyze(pr.module(), "module");
                 fi = mm.function(k.name());
                 if (fi == null) notes.add("the module's PTX has no kernel " + k.name() + ": parameters passed as one buffer, types unknown");
-                else types = PtxTypes.infer(fi.ast(), fi.params());
+                else types = ElementType.ofKernel(pr.module(), mm, k.name());
             } else {
                 notes.add("the module's PTX does not parse: parameters passed as one buffer, types unknown");
             }
@@ -362,7 +362,7 @@ public final class KernelReplay {
      * @param params parameter names (from the PTX), or {@code parameter bytes 8..15} where the PTX is
      *     not known; empty when no parameter word points into it
      * @param type the element type the PTX's global loads, stores and atomics on those parameters give
-     *     ({@link PtxTypes}); {@link ElementType#BYTES} when not known or when they disagree in size
+     *     ({@link dev.zluda.ptx.ir.pass.PointerTypes}); {@link ElementType#BYTES} when not known or when they disagree in size
      */
     public record BufferTyping(List<String> params, ElementType type) {}
 
@@ -382,8 +382,9 @@ public final class KernelReplay {
         if (ptx != null) {
             ParseResult pr = Ptx.parse(ptx, "module");
             if (pr.module() != null) {
-                fi = Semantics.analyze(pr.module(), "module").function(k.name());
-                if (fi != null) types = PtxTypes.infer(fi.ast(), fi.params());
+                ModuleModel mm = Semantics.analyze(pr.module(), "module");
+                fi = mm.function(k.name());
+                if (fi != null) types = ElementType.ofKernel(pr.module(), mm, k.name());
             }
         }
         return bufferTypes(k, fi, types);
@@ -406,7 +407,7 @@ public final class KernelReplay {
         }
         List<BufferTyping> out = new ArrayList<>();
         for (int i = 0; i < bufs.size(); i++) {
-            ElementType t = seen.get(i).isEmpty() ? null : PtxTypes.resolve(seen.get(i));
+            ElementType t = seen.get(i).isEmpty() ? null : ElementType.resolve(seen.get(i));
             out.add(new BufferTyping(List.copyOf(names.get(i)), t == null ? ElementType.BYTES : t));
         }
         return out;

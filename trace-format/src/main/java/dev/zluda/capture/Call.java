@@ -52,6 +52,45 @@ public final class Call {
         return enter.threadId();
     }
 
+    /** What {@link #walk} hands each call of a tree. */
+    @FunctionalInterface
+    public interface Visitor<X extends Exception> {
+        /**
+         * @param call the call
+         * @param level its depth below the root (0 for the root)
+         * @param parent the call it was made in, or null for the root
+         */
+        void visit(Call call, int level, Call parent) throws X;
+    }
+
+    /**
+     * Visits {@code root} and every call nested in it, each before the calls made inside it, those in
+     * order of entry (pre-order) — without recursion, so a tree of any depth (a capture of calls nested
+     * thousands deep) is walked in constant stack; memory: one cursor per level of the deepest path.
+     */
+    public static <X extends Exception> void walk(Call root, Visitor<X> visitor) throws X {
+        java.util.ArrayDeque<Call> calls = new java.util.ArrayDeque<>();
+        java.util.ArrayDeque<int[]> next = new java.util.ArrayDeque<>(); // per open level: index of the next child
+        visitor.visit(root, 0, null);
+        calls.push(root);
+        next.push(new int[1]);
+        while (!calls.isEmpty()) {
+            Call c = calls.peek();
+            int[] i = next.peek();
+            if (i[0] == c.children.size()) {
+                calls.pop();
+                next.pop();
+                continue;
+            }
+            Call k = c.children.get(i[0]++);
+            visitor.visit(k, calls.size(), c);
+            if (!k.children.isEmpty()) {
+                calls.push(k);
+                next.push(new int[1]);
+            }
+        }
+    }
+
     /** Duration in ns, or -1 when in flight. */
     public long durationNs() {
         return leave == null ? -1 : leave.ts() - enter.ts();

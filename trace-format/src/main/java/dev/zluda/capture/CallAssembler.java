@@ -24,6 +24,8 @@ public final class CallAssembler {
 
     private final Listener listener;
     private final Map<Long, ArrayDeque<Call>> open = new HashMap<>();
+    /** The calls in flight by ENTER sequence number, so that a LEAVE finds its call at once at any depth. */
+    private final Map<Long, Call> openBySeq = new HashMap<>();
     private final Map<Integer, String> strings = new HashMap<>();
     private long ordinal;
     private long orphanLeaves;
@@ -41,6 +43,7 @@ public final class CallAssembler {
                 ArrayDeque<Call> stack = open.computeIfAbsent(e.threadId(), k -> new ArrayDeque<>());
                 if (!stack.isEmpty()) stack.peek().children().add(c);
                 stack.push(c);
+                openBySeq.put(e.seq(), c);
             }
             case CaptureRecord.Leave l -> {
                 ArrayDeque<Call> stack = open.get(l.threadId());
@@ -48,15 +51,15 @@ public final class CallAssembler {
                     orphanLeaves++;
                     return;
                 }
-                // normally the innermost open call; after damage, search outwards
-                Call match = null;
-                for (Call c : stack) if (c.enter().seq() == l.enterSeq()) { match = c; break; }
-                if (match == null) {
+                // normally the innermost open call; after damage, one further out
+                Call match = openBySeq.get(l.enterSeq());
+                if (match == null || match.threadId() != l.threadId()) {
                     orphanLeaves++;
                     return;
                 }
-                while (stack.peek() != match) stack.pop(); // inner calls that never returned stay in flight
+                while (stack.peek() != match) openBySeq.remove(stack.pop().enter().seq()); // inner calls that never returned stay in flight
                 stack.pop();
+                openBySeq.remove(l.enterSeq());
                 match.leave(l);
                 if (stack.isEmpty()) listener.call(match);
             }
@@ -74,6 +77,7 @@ public final class CallAssembler {
         flying.sort((a, b) -> Long.compare(a.ordinal(), b.ordinal()));
         for (Call c : flying) listener.call(c);
         open.clear();
+        openBySeq.clear();
         return flying;
     }
 

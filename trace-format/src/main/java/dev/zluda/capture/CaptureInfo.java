@@ -59,7 +59,7 @@ public final class CaptureInfo {
         asm[0] = new CallAssembler(new CallAssembler.Listener() {
             @Override
             public void call(Call c) {
-                count(c);
+                Call.walk(c, (x, level, parent) -> count(x));
             }
 
             void count(Call c) {
@@ -75,7 +75,6 @@ public final class CaptureInfo {
                 }
                 CudaFunction f = cap.specFunction(e.functionId());
                 if (f != null) kernelFacts(c, f, name);
-                for (Call x : c.children()) count(x);
             }
 
             void kernelFacts(Call c, CudaFunction f, String name) {
@@ -186,10 +185,20 @@ public final class CaptureInfo {
         out.println("blobs:     " + blobs + " (" + blobBytes + " bytes, " + blobStoredBytes + " stored)");
         String end;
         if (status.endedCleanly()) end = "yes";
-        else if (status.stoppedEarly()) end = "no: stops at byte " + status.stopOffset() + ": " + status.stopReason();
-        else end = "no: no process end recorded (killed or crashed)";
+        else if (status.stoppedEarly()) {
+            end = "no: " + (status.damaged() ? "damaged" : "cut") + (status.damageCount() == 1 ? " in 1 place" : " in " + status.damageCount() + " places")
+                    + (status.recordsLost() > 0 ? ", " + status.recordsLost() + " record(s) not read" : "") + " (listed below); everything else was read";
+        } else end = "no: no process end recorded (killed or crashed)";
         if (inFlight > 0 && !status.endedCleanly()) end += "; " + inFlight + " call(s) in flight";
         out.println("ended cleanly: " + end);
+        int shown = 0;
+        for (DamageNote d : status.damage()) {
+            if (shown++ == dev.zluda.capture.text.Dump.NOTES_SHOWN) break;
+            out.println("  " + (d.cut() ? "cut at " : "damaged at ") + d.text());
+        }
+        if (status.damageCount() > dev.zluda.capture.text.Dump.NOTES_SHOWN) {
+            out.println("  (" + (status.damageCount() - dev.zluda.capture.text.Dump.NOTES_SHOWN) + " more not shown)");
+        }
         JsonNode exit = cap.manifest().path("exit");
         if (exit.has("code")) {
             int code = exit.path("code").asInt();

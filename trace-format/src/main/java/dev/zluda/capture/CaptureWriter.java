@@ -87,6 +87,8 @@ public final class CaptureWriter implements AutoCloseable {
     private static volatile Long specHash;
 
     final Path file;
+    /** Where the bytes are written: a temporary name beside {@link #file} until the function table is in, then {@link #file}. */
+    private volatile Path writing;
     final Options options;
     final int chunkSize;
     final long windowSize;
@@ -136,27 +138,75 @@ public final class CaptureWriter implements AutoCloseable {
         }) : null;
         this.paramCounts = new int[functions.size()];
         for (int i = 0; i < paramCounts.length; i++) paramCounts[i] = functions.get(i).paramCount();
-        this.channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.READ, StandardOpenOption.WRITE);
-        // header first; the file grows before any unit is handed out
-        byte[] h = header(o);
-        channel.write(java.nio.ByteBuffer.wrap(h), 0);
-        fileLength = CaptureFormat.FILE_HEADER_SIZE;
-        ensureLength(CaptureFormat.FILE_HEADER_SIZE + w);
+        // a temporary name beside the file (created as the file would be: the umask decides its mode)
+        Path tmp = file.resolveSibling("." + file.getFileName() + "." + ProcessHandle.current().pid() + "."
+                + Long.toHexString(System.nanoTime()) + ".tmp");
+        this.writing = tmp;
+        FileChannel ch = null;
+        try {
+            ch = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+            // header first; the file grows before any unit is handed out
+            byte[] h = header(o);
+            ch.write(java.nio.ByteBuffer.wrap(h), 0);
+            fileLength = CaptureFormat.FILE_HEADER_SIZE;
+        } catch (IOException | RuntimeException e) {
+            if (ch != null) ch.close();
+            deleteQuietly(tmp);
+            if (prefaulter != null) prefaulter.shutdownNow();
+            throw e;
+        }
+        this.channel = ch;
+        try {
+            ensureLength(CaptureFormat.FILE_HEADER_SIZE + w);
+        } catch (IOException | RuntimeException e) {
+            discard();
+            throw e;
+        }
     }
 
     /**
-     * Creates (or truncates) {@code file} and writes its header and function table.
+     * Creates (or replaces) {@code file} and writes its header and function table; the file has its
+     * name only once the table is in it (see {@link #publishName}).
      *
      * @param functions the function table; ENTER records use indexes into it (normally {@link FunctionDef#fromSpec})
      * @throws IOException when the file cannot be created or mapped
      */
     public static CaptureWriter create(Path file, Options options, List<FunctionDef> functions) throws IOException {
         CaptureWriter w = new CaptureWriter(file, options, functions);
-        ThreadLog t = w.currentThread();
-        if (options.explicitSeq) t.nextSeq(0);
-        t.functionTable(functions, options.startMonotonicNs);
+        try {
+            ThreadLog t = w.currentThread();
+            if (options.explicitSeq) t.nextSeq(0);
+            t.functionTable(functions, options.startMonotonicNs);
+            w.publishName();
+        } catch (IOException | RuntimeException e) {
+            w.discard();
+            throw e;
+        }
         return w;
+    }
+
+    /**
+     * Gives the file its name once the function table is published: until then it is written under a
+     * temporary name beside it, so that a process killed at any instant leaves either no capture file
+     * or one whose first record is the table (FORMAT.md §6.10). Replaces a file of that name.
+     */
+    private void publishName() throws IOException {
+        if (Boolean.getBoolean("zluda.capture.testHaltBeforeName")) Runtime.getRuntime().halt(137); // the kill test's moment
+        Files.move(writing, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        writing = file;
+    }
+
+    /** A create that failed: unmaps and removes the temporary file. */
+    private void discard() {
+        try {
+            closed = true;
+            if (prefaulter != null) prefaulter.shutdownNow();
+            arena.close();
+            channel.close();
+        } catch (IOException | RuntimeException ignored) {
+            // best effort
+        }
+        if (writing != file) deleteQuietly(writing);
     }
 
     /**
@@ -167,10 +217,16 @@ public final class CaptureWriter implements AutoCloseable {
      */
     public static CaptureWriter create(Path file, Options options, List<FunctionDef> functions, long threadId) throws IOException {
         CaptureWriter w = new CaptureWriter(file, options, functions);
-        ThreadLog t = w.thread(threadId);
-        w.functionTableLog = t;
-        if (options.explicitSeq) t.nextSeq(0);
-        t.functionTable(functions, options.startMonotonicNs);
+        try {
+            ThreadLog t = w.thread(threadId);
+            w.functionTableLog = t;
+            if (options.explicitSeq) t.nextSeq(0);
+            t.functionTable(functions, options.startMonotonicNs);
+            w.publishName();
+        } catch (IOException | RuntimeException e) {
+            w.discard();
+            throw e;
+        }
         return w;
     }
 
@@ -371,7 +427,7 @@ public final class CaptureWriter implements AutoCloseable {
             if (end <= fileLength) return;
             long target = CaptureFormat.FILE_HEADER_SIZE
                     + ((end - CaptureFormat.FILE_HEADER_SIZE + windowSize - 1) / windowSize) * windowSize;
-            try (var raf = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+            try (var raf = new java.io.RandomAccessFile(writing.toFile(), "rw")) {
                 if (raf.length() < target) raf.setLength(target);
             }
             fileLength = target;

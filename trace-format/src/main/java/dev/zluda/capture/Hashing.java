@@ -29,6 +29,8 @@ public final class Hashing {
             ByteBuffer bb = s.asByteBuffer();
             return H.hash(bb, 0, bb.remaining(), 0);
         }
+        // a slice of a byte array (MemorySegment.ofArray): hash it in place, without a copy
+        if (s.heapBase().orElse(null) instanceof byte[] a) return H.hash(a, (int) s.address(), (int) s.byteSize(), 0);
         return xxh64(s.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
     }
 }

@@ -59,8 +59,6 @@ public final class Pack {
         }
     }
 
-    /** Largest total size an unpack writes, in bytes (64 GiB). */
-    public static final long MAX_UNPACKED = 64L << 30;
     private static final Pattern ENTRY_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,200}");
 
     /** Whether the file starts with a ZIP local header ({@code PK\3\4}). */
@@ -153,7 +151,11 @@ public final class Pack {
         return s.replaceAll("/home/[^/\\s\"':=]+", "~").replaceAll("(?<![\\w/])/root(?=/|$|\\s)", "~");
     }
 
-    /** Rewrites the capture with buffer contents replaced by hashes and sizes (FORMAT.md §8). */
+    /**
+     * Rewrites the capture with buffer contents replaced by hashes and sizes (FORMAT.md §8). The copy
+     * keeps the records' order and renumbers them densely (the blobs it drops take no sequence number),
+     * so that a reader can tell a number no record has from a lost record (FORMAT.md §4).
+     */
     static void redactData(Capture capture, Path out) throws IOException, CaptureException {
         CaptureReader r = capture.reader();
         // pass 1: blobs that hold module images are code, not data: keep them
@@ -167,31 +169,45 @@ public final class Pack {
         CaptureWriter.Options o = CaptureWriter.Options.defaults().rewriting(r.header());
         Map<Long, ThreadLog> logs = new HashMap<>();
         DataItems items = new DataItems();
-        Map<Long, Integer> openCalls = new HashMap<>(); // ENTER seq -> function id of calls not yet returned
+        Map<Long, long[]> openCalls = new HashMap<>(); // ENTER seq -> {function id, its number in the copy} of calls not yet returned
+        // recent ENTERs' numbers in the copy, for the KERNEL records that refer to their launch (between its ENTER and LEAVE, or just after)
+        Map<Long, Long> recent = new java.util.LinkedHashMap<>(256, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, Long> e) {
+                return size() > 4096;
+            }
+        };
+        long next = 1; // the function table is number 0
         // the function table in the log of the thread that held it: no chunk more than the original
         try (CaptureWriter w = tableThread < 0 ? CaptureWriter.create(out, o, r.functions()) : CaptureWriter.create(out, o, r.functions(), tableThread)) {
             if (tableThread >= 0) logs.put(tableThread, w.functionTableLog());
             for (CaptureRecord rec : r) {
                 if (rec instanceof CaptureRecord.FunctionTable) continue;
+                if (rec instanceof CaptureRecord.Blob b && !moduleBlobs.contains(b.hash())) continue; // data: dropped
+                if (rec instanceof CaptureRecord.Unknown) continue;
                 ThreadLog t = logs.computeIfAbsent(rec.threadId(), w::thread);
-                t.nextSeq(rec.seq());
+                long seq = next++;
+                t.nextSeq(seq);
                 switch (rec) {
                     case CaptureRecord.Enter e -> {
-                        openCalls.put(e.seq(), e.functionId());
+                        openCalls.put(e.seq(), new long[] {e.functionId(), seq});
+                        recent.put(e.seq(), seq);
                         t.enter(e.functionId(), e.depth(), e.ts(), e.args(), redacted(items, capture.specFunction(e.functionId()), e.data()));
                     }
                     case CaptureRecord.Leave l -> {
-                        Integer fid = openCalls.remove(l.enterSeq());
-                        t.leave(l.enterSeq(), l.ts(), l.result(), redacted(items, fid == null ? null : capture.specFunction(fid), l.data()));
+                        long[] call = openCalls.remove(l.enterSeq());
+                        long enter = call != null ? call[1] : Math.max(0, seq - (l.seq() - l.enterSeq())); // an ENTER lost to damage: the same distance
+                        t.leave(enter, l.ts(), l.result(), redacted(items, call == null ? null : capture.specFunction((int) call[0]), l.data()));
                     }
                     case CaptureRecord.Blob b -> {
-                        if (moduleBlobs.contains(b.hash())) {
-                            byte[] stored = b.stored().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-                            t.rawBlob(b.hash(), b.size(), b.compression(), stored, 0, stored.length, b.ts());
-                        }
+                        byte[] stored = b.stored().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+                        t.rawBlob(b.hash(), b.size(), b.compression(), stored, 0, stored.length, b.ts());
                     }
                     case CaptureRecord.Module m -> t.module(m.library(), m.index(), m.kind(), m.imageHash(), m.size(), m.handle(), m.fileName(), m.ts());
-                    case CaptureRecord.Kernel k -> t.kernel(k.launchSeq(), k.function(), k.name(), k.params(), k.buffers(), k.launch(), k.ts());
+                    case CaptureRecord.Kernel k -> {
+                        Long launch = recent.get(k.launchSeq());
+                        t.kernel(launch != null ? launch : Math.max(0, seq - (k.seq() - k.launchSeq())), k.function(), k.name(), k.params(), k.buffers(), k.launch(), k.ts());
+                    }
                     case CaptureRecord.ThreadName n -> t.threadName(n.namedThread(), n.name(), n.ts());
                     case CaptureRecord.Marker m -> t.marker(m.text(), m.ts());
                     case CaptureRecord.ProcessEnd p -> t.processEnd(p.reason(), p.status(), p.ts());
@@ -236,21 +252,41 @@ public final class Pack {
     /**
      * Unpacks a pack into {@code dest} (an empty directory). Refuses, naming the entry: names that
      * are absolute, contain {@code ..}, a slash, a backslash or NUL, duplicates, symbolic links,
-     * more than 10,000 entries, and more than {@link #MAX_UNPACKED} bytes in all; never writes
-     * outside {@code dest} nor through a link.
+     * more than 10,000 entries, an entry that declares no size or unpacks to more than it declares;
+     * and, before writing anything, a pack whose entries declare more bytes in all than the file
+     * system of {@code dest} has free, less a reserve ({@link #reserve}). Never writes outside
+     * {@code dest} nor through a link. What it wrote stays when it refuses: the caller removes
+     * {@code dest} (as {@link Capture#open} does).
      *
-     * @throws CaptureException naming the pack and the bad entry
+     * @throws CaptureException naming the pack and the bad entry, or the sizes
      */
     public static void unpack(Path zip, Path dest) throws CaptureException {
+        long usable;
+        try {
+            usable = Files.getFileStore(dest).getUsableSpace();
+        } catch (IOException e) {
+            throw new CaptureException(zip, -1, "cannot unpack into " + dest + ": " + e.getMessage(), e);
+        }
+        unpack(zip, dest, usable);
+    }
+
+    /** Bytes an unpack leaves free of the {@code usable} bytes of its file system: a tenth, at least 64 MiB. */
+    static long reserve(long usable) {
+        return Math.max(64L << 20, usable / 10);
+    }
+
+    /** {@link #unpack(Path, Path)} into a file system with {@code usable} bytes free. */
+    static void unpack(Path zip, Path dest, long usable) throws CaptureException {
         Map<String, Integer> modes = centralDirectoryModes(zip);
         Set<String> seen = new HashSet<>();
-        long total = 0;
         try (ZipFile zf = new ZipFile(zip.toFile())) {
+            // first the names, links and declared sizes of every entry: nothing is written for a pack that is refused
+            List<ZipEntry> entries = new ArrayList<>();
+            long declared = 0;
             var en = zf.entries();
-            int count = 0;
             while (en.hasMoreElements()) {
                 ZipEntry e = en.nextElement();
-                if (++count > 10_000) throw new CaptureException(zip, -1, "more than 10000 entries: not a zluda pack");
+                if (entries.size() == 10_000) throw new CaptureException(zip, -1, "more than 10000 entries: not a zluda pack");
                 String name = e.getName();
                 if (!ENTRY_NAME.matcher(name).matches() || name.contains("..")) {
                     throw new CaptureException(zip, -1, "refusing entry '" + printable(name) + "': packs hold plain file names only (no absolute paths, '..', directories)");
@@ -260,22 +296,30 @@ public final class Pack {
                     throw new CaptureException(zip, -1, "refusing entry '" + name + "': it is a symbolic link");
                 }
                 if (!seen.add(name)) throw new CaptureException(zip, -1, "refusing entry '" + name + "': it appears twice");
-                Path target = dest.resolve(name);
-                if (!target.normalize().getParent().equals(dest.normalize())) {
+                if (!dest.resolve(name).normalize().getParent().equals(dest.normalize())) {
                     throw new CaptureException(zip, -1, "refusing entry '" + name + "': outside the destination");
                 }
+                if (e.getSize() < 0) throw new CaptureException(zip, -1, "refusing entry '" + name + "': it declares no size");
+                declared = declared > Long.MAX_VALUE - e.getSize() ? Long.MAX_VALUE : declared + e.getSize();
+                entries.add(e);
+            }
+            long room = usable - reserve(usable);
+            if (declared > room) {
+                throw new CaptureException(zip, -1, String.format("refusing to unpack %,d bytes (what its entries declare): %s has %,d bytes free,"
+                        + " of which an unpack leaves %,d; point TMPDIR (java.io.tmpdir: ZLUDA_JVM_OPTS=-Djava.io.tmpdir=DIR) at a roomier place",
+                        declared, dest.getParent() != null ? dest.getParent() : dest, usable, reserve(usable)));
+            }
+            byte[] buf = new byte[1 << 16];
+            for (ZipEntry e : entries) {
+                String name = e.getName();
+                long size = e.getSize();
                 try (InputStream in = zf.getInputStream(e);
-                     OutputStream os = Files.newOutputStream(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
-                    byte[] buf = new byte[1 << 16];
+                     OutputStream os = Files.newOutputStream(dest.resolve(name), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
                     long n = 0;
-                    long declared = e.getSize();
                     int k;
                     while ((k = in.read(buf)) > 0) {
                         n += k;
-                        total += k;
-                        if ((declared >= 0 && n > declared) || total > MAX_UNPACKED) {
-                            throw new CaptureException(zip, -1, "refusing entry '" + name + "': it unpacks to more than it declares or than " + MAX_UNPACKED + " bytes in all");
-                        }
+                        if (n > size) throw new CaptureException(zip, -1, "refusing entry '" + name + "': it unpacks to more than the " + size + " bytes it declares");
                         os.write(buf, 0, k);
                     }
                 }

@@ -64,10 +64,22 @@ class CaptureDamageTest {
             int checked = 0;
             for (int cut = 0; cut <= img.length; cut++) {
                 Path name = Path.of("cut" + cut);
-                if (cut < tableEnd) {
+                if (cut < CaptureFormat.FILE_HEADER_SIZE) {
                     final int c = cut;
                     CaptureException e2 = assertThrows(CaptureException.class, () -> CaptureReader.open(name, all.asSlice(0, c)));
                     assertTrue(e2.getMessage().startsWith("cut" + cut + ": byte "), e2.getMessage());
+                    continue;
+                }
+                if (cut < tableEnd) {
+                    // cut before the function table was whole: a capture without records, which says why
+                    try (CaptureReader r = CaptureReader.open(name, all.asSlice(0, cut))) {
+                        List<CaptureRecord> got = new ArrayList<>();
+                        for (CaptureRecord c : r) got.add(c);
+                        assertEquals(List.of(), got, "cut at " + cut);
+                        assertFalse(r.status().endedCleanly());
+                        assertTrue(r.status().stopReason().contains("no function table"), r.status().toString());
+                        assertFalse(r.status().damaged(), "a cut, not damage: " + r.status());
+                    }
                     continue;
                 }
                 try (CaptureReader r = CaptureReader.open(name, all.asSlice(0, cut))) {
@@ -112,14 +124,20 @@ class CaptureDamageTest {
         Full full = readFull(good);
         CaptureRecord victim = full.records.get(5);
         int off = (int) victim.offset();
-        // a length word of 2 GiB
+        // a length word of 2 GiB: the next frame says how long the record is; every record is read
         byte[] a = good.clone();
         a[off] = (byte) 0xF0; a[off + 1] = (byte) 0xFF; a[off + 2] = (byte) 0xFF; a[off + 3] = (byte) 0x7F;
-        expectStopAt(a, full, off, "claims");
+        expectStopAt(a, full, off, "length word 2147483632 runs past the end of the chunk");
+        try (CaptureReader r = CaptureReader.open(Path.of("a"), MemorySegment.ofArray(a))) {
+            List<String> got = new ArrayList<>();
+            for (CaptureRecord c : r) got.add(Canon.of(c));
+            assertEquals(full.records.size(), got.size(), r.status().toString());
+            assertEquals(0, r.status().recordsLost());
+        }
         // a payload varint of 10 × 0xFF right after the tag
         byte[] b = good.clone();
         for (int i = 0; i < 6; i++) b[off + 5 + i] = (byte) 0xFF;
-        expectStopAt(b, full, off, "damaged");
+        expectStopAt(b, full, off, "does not decode");
         // a chunk span of 2^31 units in the second chunk header (its check fails)
         int second = 64 + 4096;
         if (good.length > second + 8 && good[second] != 0) {

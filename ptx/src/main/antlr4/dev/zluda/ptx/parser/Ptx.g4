@@ -132,7 +132,7 @@ locAttr : ID expr+ ;
 
 guard : AT NOT? ID ;
 
-modifier : DOTID | REG | SREG | CONST | GLOBAL | LOCAL | PARAM | SHARED | TEX | WEAK ;
+modifier : DOTID | REG | SREG | CONST | GLOBAL | LOCAL | PARAM | SHARED | TEX | WEAK | ALIAS ;   // .alias: membar.proxy.alias, fence.proxy.alias
 
 operandList : operand (COMMA operand)* ;
 

@@ -215,7 +215,7 @@ final class ApproxMath {
         String nan = v("fcmp uno double " + y + ", 0.0");
         String r = ex2 ? exp2(clamp(y, -200, 200)) : tanh(sel(nan, "double", "0.0", y));
         CvtRounding.Format fmt = bf ? CvtRounding.Format.BF16 : CvtRounding.Format.F16;
-        String bits = rounding.fromFloat(v("bitcast double " + r + " to i64"), CvtRounding.Format.F64, fmt, ".rn", false, true);
+        String bits = rounding.fromFloat(v("bitcast double " + r + " to i64"), CvtRounding.Format.F64, fmt, dev.zluda.ptx.ir.Mod.Rounding.RN, false, true);
         String o = v("trunc i64 " + bits + " to i16");
         if (ftz) {
             String sub = v("icmp eq i16 " + v("and i16 " + o + ", " + expMask) + ", 0");

@@ -1,5 +1,7 @@
 package dev.zluda.ptx.llvm;
 
+import dev.zluda.ptx.ir.Mod.Rounding;
+
 /**
  * Rounding conversions of {@code cvt} (PTX ISA 9.0, §9.7.9.21) in plain integer LLVM IR, the same for every target:
  * one rounding, in any of the modes {@code .rn .rz .rm .rp}, of a value given as sign, integer magnitude and
@@ -65,8 +67,8 @@ final class CvtRounding {
     }
 
     /** Whether this class lowers the rounding mode ({@code .rn .rz .rm .rp}). */
-    static boolean mode(String rnd) {
-        return rnd != null && (rnd.equals(".rn") || rnd.equals(".rz") || rnd.equals(".rm") || rnd.equals(".rp"));
+    static boolean mode(Rounding rnd) {
+        return rnd == Rounding.RN || rnd == Rounding.RZ || rnd == Rounding.RM || rnd == Rounding.RP;
     }
 
     /**
@@ -79,7 +81,7 @@ final class CvtRounding {
      *                  value in every mode
      * @return i64 holding the encoding of the result in its low {@code f.width()} bits
      */
-    String round(String neg, String mag, String scale, Format f, String rnd, boolean satfinite) {
+    String round(String neg, String mag, String scale, Format f, Rounding rnd, boolean satfinite) {
         int emin = 1 - f.bias();
         String lz = ir.call("i64", "llvm.ctlz.i64", "i64, i1", "i64 " + mag + ", i1 false");
         String lzc = ir.call("i64", "llvm.umin.i64", "i64, i64", "i64 " + lz + ", i64 63");
@@ -98,12 +100,12 @@ final class CvtRounding {
         String half = v("shl i64 1, " + v("sub i64 " + d + ", 1"));
         String inexact = v("icmp ne i64 " + rem + ", 0");
         String up = switch (rnd) {
-            case ".rn" -> v("or i1 " + v("icmp ugt i64 " + rem + ", " + half) + ", "
+            case RN -> v("or i1 " + v("icmp ugt i64 " + rem + ", " + half) + ", "
                     + v("and i1 " + v("icmp eq i64 " + rem + ", " + half) + ", " + v("trunc i64 " + kept + " to i1")));
-            case ".rz" -> "false";
-            case ".rm" -> v("and i1 " + inexact + ", " + neg);
-            case ".rp" -> v("and i1 " + inexact + ", " + v("xor i1 " + neg + ", true"));
-            default -> throw new IllegalArgumentException("rounding mode " + rnd);
+            case RZ -> "false";
+            case RM -> v("and i1 " + inexact + ", " + neg);
+            case RP -> v("and i1 " + inexact + ", " + v("xor i1 " + neg + ", true"));
+            default -> throw new IllegalArgumentException("rounding mode " + rnd.text());
         };
         // (max(e, emin) + bias - 1) << mantBits + kept: the leading bit of a normal kept completes the exponent;
         // a subnormal kept has no leading bit there and the exponent field 0; a carry of up raises the exponent
@@ -112,9 +114,9 @@ final class CvtRounding {
         String bits = v("add i64 " + v("add i64 " + base + ", " + kept) + ", " + v("zext i1 " + up + " to i64"));
         // overflow: infinity where IEEE 754 rounds there (.rn, .rp of a positive, .rm of a negative value)
         String toInf = satfinite ? "false" : switch (rnd) {
-            case ".rn" -> "true";
-            case ".rm" -> neg;
-            case ".rp" -> v("xor i1 " + neg + ", true");
+            case RN -> "true";
+            case RM -> neg;
+            case RP -> v("xor i1 " + neg + ", true");
             default -> "false";
         };
         String big = v("select i1 " + toInf + ", i64 " + f.inf() + ", i64 " + (f.inf() - 1));
@@ -130,7 +132,7 @@ final class CvtRounding {
      * @param signed whether the source type is signed
      * @return i64 holding the encoding in its low {@code f.width()} bits
      */
-    String fromInt(String a, boolean signed, Format f, String rnd) {
+    String fromInt(String a, boolean signed, Format f, Rounding rnd) {
         String neg = signed ? v("icmp slt i64 " + a + ", 0") : "false";
         String mag = signed ? v("select i1 " + neg + ", i64 " + v("sub i64 0, " + a) + ", i64 " + a) : a;
         return round(neg, mag, "0", f, rnd, false);
@@ -145,7 +147,7 @@ final class CvtRounding {
      *
      * @return i64 holding the encoding in its low {@code dst.width()} bits
      */
-    String fromFloat(String a, Format src, Format dst, String rnd, boolean satfinite, boolean canonicalNan) {
+    String fromFloat(String a, Format src, Format dst, Rounding rnd, boolean satfinite, boolean canonicalNan) {
         String ty = "i" + src.width();
         String x = src.width() == 64 ? a : v("zext " + ty + " " + a + " to i64");
         long magMask = src.signBit() - 1, fracMask = (1L << src.mantBits()) - 1;
@@ -181,11 +183,11 @@ final class CvtRounding {
      *
      * @return i32
      */
-    String tf32(String a, String rnd, boolean relu) {
+    String tf32(String a, Rounding rnd, boolean relu) {
         String r = switch (rnd) {
-            case ".rn" -> v("add i32 " + v("add i32 " + a + ", 4095") + ", " + v("and i32 " + v("lshr i32 " + a + ", 13") + ", 1"));
-            case ".rz" -> a;
-            default -> throw new IllegalArgumentException("rounding mode " + rnd);
+            case RN -> v("add i32 " + v("add i32 " + a + ", 4095") + ", " + v("and i32 " + v("lshr i32 " + a + ", 13") + ", 1"));
+            case RZ -> a;
+            default -> throw new IllegalArgumentException("rounding mode " + rnd.text());
         };
         r = v("and i32 " + r + ", -8192");
         if (relu) r = v("select i1 " + v("icmp slt i32 " + a + ", 0") + ", i32 0, i32 " + r);

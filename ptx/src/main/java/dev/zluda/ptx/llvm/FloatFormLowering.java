@@ -1,8 +1,12 @@
 package dev.zluda.ptx.llvm;
 
-import dev.zluda.ptx.Ast.PredPair;
-import dev.zluda.ptx.Ast.Sym;
 import dev.zluda.ptx.PtxType;
+import dev.zluda.ptx.ir.Mod;
+import dev.zluda.ptx.ir.Mod.BoolOp;
+import dev.zluda.ptx.ir.Mod.Flag;
+import dev.zluda.ptx.ir.Mod.Rounding;
+import dev.zluda.ptx.ir.Opcode;
+import dev.zluda.ptx.ir.Operand.PredPair;
 import dev.zluda.ptx.llvm.LlvmEmitter.Fn;
 import dev.zluda.ptx.llvm.LlvmEmitter.Ins;
 import dev.zluda.ptx.llvm.LlvmEmitter.Unsupported;
@@ -24,16 +28,7 @@ final class FloatFormLowering {
     /** A subnormal f32 (exponent field 0) in its {@code fcmp} bound: 2^-126 as LLVM writes a double constant. */
     private static final String MIN_NORMAL_F32 = "0x3810000000000000";
 
-    /** The {@code fcmp} predicate of a PTX float comparison (PTX ISA 9.0, setp: the {@code u} forms are unordered). */
-    private static String fcmp(Ins x, String cmp) {
-        return switch (cmp) {
-            case ".eq" -> "oeq"; case ".ne" -> "one"; case ".lt" -> "olt"; case ".le" -> "ole";
-            case ".gt" -> "ogt"; case ".ge" -> "oge"; case ".equ" -> "ueq"; case ".neu" -> "une";
-            case ".ltu" -> "ult"; case ".leu" -> "ule"; case ".gtu" -> "ugt"; case ".geu" -> "uge";
-            case ".num" -> "ord"; case ".nan" -> "uno";
-            default -> throw new Unsupported(x.i.form() + ": comparison " + cmp + " is not supported");
-        };
-    }
+    private static final Mod F32 = Mod.Type.of(PtxType.F32);
 
     /**
      * {@code setp.CmpOp{.ftz}{.BoolOp}.f16x2 p|q, a, b{, {!}c}} and {@code .bf16x2} (PTX ISA 9.0, setp): p is the
@@ -44,13 +39,13 @@ final class FloatFormLowering {
      */
     static void setpX2(Fn f, Ins x, PtxType t) {
         boolean f16 = t == PtxType.F16X2;
-        String bool = x.has(".and") ? "and" : x.has(".or") ? "or" : x.has(".xor") ? "xor" : null;
-        boolean ftz = x.has(".ftz");
-        if ((ftz && !f16) || x.mods.size() != 2 + (ftz ? 1 : 0) + (bool != null ? 1 : 0)) {
+        String bool = x.has(BoolOp.AND) ? "and" : x.has(BoolOp.OR) ? "or" : x.has(BoolOp.XOR) ? "xor" : null;
+        boolean ftz = x.has(Flag.FTZ);
+        if ((ftz && !f16) || x.mods.distinctCount() != 2 + (ftz ? 1 : 0) + (bool != null ? 1 : 0)) {
             throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
         }
         if (!(x.op(0) instanceof PredPair pp)) throw new Unsupported(x.i.form() + " needs two destination predicates p|q");
-        String pred = fcmp(x, x.i.modifiers().get(0));
+        String pred = FloatLowering.fcmpPredicate(x, x.mods.get(0));
         String ty = f16 ? "half" : "bfloat";
         String expMask = f16 ? "31744" : "32640";                  // 0x7c00, 0x7f80
         String a = f.read(x.op(1), 32, false), b = f.read(x.op(2), 32, false);
@@ -71,8 +66,8 @@ final class FloatFormLowering {
             r[l] = f.v("fcmp " + pred + " " + ty + " " + h[0] + ", " + h[1]);
             if (c != null) r[l] = f.v(bool + " i1 " + r[l] + ", " + c);
         }
-        f.writePred(new Sym(pp.first(), null), r[0]);
-        f.writePred(new Sym(pp.second(), null), r[1]);
+        f.writePred(pp.first(), r[0]);
+        f.writePred(pp.second(), r[1]);
     }
 
     /**
@@ -81,29 +76,29 @@ final class FloatFormLowering {
      */
     static boolean f32Form(Fn f, Ins x, PtxType t) {
         if (t != PtxType.F32) return false;
-        String op = x.i.opcode();
-        if ((op.equals("min") || op.equals("max")) && x.has(".xorsign")) {
+        Opcode op = x.opcode();
+        if ((op == Opcode.MIN || op == Opcode.MAX) && x.has(Flag.XORSIGN)) {
             xorsignAbs(f, x, op);
             return true;
         }
-        if (op.equals("div") && x.has(".full")) {
+        if (op == Opcode.DIV && x.has(Flag.FULL)) {
             divFull(f, x);
             return true;
         }
-        if (op.equals("div") && x.has(".approx") && !f.target().nvvmMath()) {
+        if (op == Opcode.DIV && x.has(Flag.APPROX) && !f.target().nvvmMath()) {
             divApprox(f, x);
             return true;
         }
-        String rnd = f.rounding(x);
-        if (op.equals("mul") && x.has(".ftz") && (rnd == null || rnd.equals(".rn"))) {
+        Rounding rnd = FloatLowering.rounding(f, x);
+        if (op == Opcode.MUL && x.has(Flag.FTZ) && (rnd == null || rnd == Rounding.RN)) {
             mulFtz(f, x);
             return true;
         }
         return false;
     }
 
-    private static void only(Ins x, Set<String> allowed) {
-        for (String m : x.mods) {
+    private static void only(Ins x, Set<Mod> allowed) {
+        for (Mod m : x.mods) {
             if (!allowed.contains(m)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
         }
     }
@@ -114,17 +109,17 @@ final class FloatFormLowering {
      * sign(a) XOR sign(b); {@code .ftz} takes subnormal operands as zero of their sign. A NaN result is the
      * canonical NaN 0x7fffffff, as an NVIDIA H200 gives (conformance/h200).
      */
-    private static void xorsignAbs(Fn f, Ins x, String op) {
-        if (!x.has(".abs")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-        only(x, Set.of(".xorsign", ".abs", ".NaN", ".ftz", ".f32"));
+    private static void xorsignAbs(Fn f, Ins x, Opcode op) {
+        if (!x.has(Flag.ABS)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
+        only(x, Set.of(Flag.XORSIGN, Flag.ABS, Flag.NAN, Flag.FTZ, F32));
         String ai = f.read(x.op(1), 32, false), bi = f.read(x.op(2), 32, false);
         String a = f.v("bitcast i32 " + ai + " to float"), b = f.v("bitcast i32 " + bi + " to float");
-        if (x.has(".ftz")) {
-            a = f.flush(a, PtxType.F32);
-            b = f.flush(b, PtxType.F32);
+        if (x.has(Flag.FTZ)) {
+            a = FloatLowering.flush(f, a, PtxType.F32);
+            b = FloatLowering.flush(f, b, PtxType.F32);
         }
         String p = f.call("float", "llvm.fabs.f32", "float", "float " + a), q = f.call("float", "llvm.fabs.f32", "float", "float " + b);
-        String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
+        String fn = x.has(Flag.NAN) ? (op == Opcode.MIN ? "minimum" : "maximum") : (op == Opcode.MIN ? "minnum" : "maxnum");
         String r = f.call("float", "llvm." + fn + ".f32", "float, float", "float " + p + ", float " + q);
         String bits = f.v("bitcast float " + r + " to i32");
         String sign = f.v("and i32 " + f.v("xor i32 " + ai + ", " + bi) + ", -2147483648");
@@ -140,19 +135,19 @@ final class FloatFormLowering {
      * sign.
      */
     private static void divFull(Fn f, Ins x) {
-        boolean ftz = x.has(".ftz");
-        only(x, Set.of(".full", ".ftz", ".f32"));
+        boolean ftz = x.has(Flag.FTZ);
+        only(x, Set.of(Flag.FULL, Flag.FTZ, F32));
         String a = f.readF(x.op(1), PtxType.F32), b = f.readF(x.op(2), PtxType.F32);
         String r;
         if (f.target().nvvmMath()) {
             r = f.call("float", "llvm.nvvm.div.full" + (ftz ? ".ftz" : ""), "float, float", "float " + a + ", float " + b);
         } else {
             if (ftz) {
-                a = f.flush(a, PtxType.F32);
-                b = f.flush(b, PtxType.F32);
+                a = FloatLowering.flush(f, a, PtxType.F32);
+                b = FloatLowering.flush(f, b, PtxType.F32);
             }
             r = f.v("fdiv float " + a + ", " + b);
-            if (ftz) r = f.flush(r, PtxType.F32);
+            if (ftz) r = FloatLowering.flush(f, r, PtxType.F32);
         }
         f.writeF(x.op(0), r, PtxType.F32);
     }
@@ -164,14 +159,14 @@ final class FloatFormLowering {
      * 24-bit significands: exact); {@code .sat} then clamps to [0, 1], a NaN to +0.
      */
     private static void mulFtz(Fn f, Ins x) {
-        only(x, Set.of(".rn", ".ftz", ".sat", ".f32"));
-        String a = f.flush(f.readF(x.op(1), PtxType.F32), PtxType.F32), b = f.flush(f.readF(x.op(2), PtxType.F32), PtxType.F32);
+        only(x, Set.of(Rounding.RN, Flag.FTZ, Flag.SAT, F32));
+        String a = FloatLowering.flush(f, f.readF(x.op(1), PtxType.F32), PtxType.F32), b = FloatLowering.flush(f, f.readF(x.op(2), PtxType.F32), PtxType.F32);
         String r = f.v("fmul float " + a + ", " + b);
         String exact = f.v("fmul double " + f.v("fpext float " + a + " to double") + ", " + f.v("fpext float " + b + " to double"));
         String tiny = f.v("fcmp olt double " + f.call("double", "llvm.fabs.f64", "double", "double " + exact) + ", " + MIN_NORMAL_F32);
         String zero = f.call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + r);
         r = f.sel(tiny, "float", zero, r);
-        if (x.has(".sat")) r = f.sat(r, PtxType.F32);
+        if (x.has(Flag.SAT)) r = FloatLowering.sat(f, r, PtxType.F32);
         f.writeF(x.op(0), r, PtxType.F32);
     }
 
@@ -189,19 +184,19 @@ final class FloatFormLowering {
      * and result. Within the PTX ISA's 2 ulp of the quotient elsewhere.
      */
     private static void divApprox(Fn f, Ins x) {
-        only(x, Set.of(".approx", ".ftz", ".f32"));
-        boolean ftz = x.has(".ftz");
+        only(x, Set.of(Flag.APPROX, Flag.FTZ, F32));
+        boolean ftz = x.has(Flag.FTZ);
         String a = f.readF(x.op(1), PtxType.F32), b = f.readF(x.op(2), PtxType.F32);
         if (ftz) {
-            a = f.flush(a, PtxType.F32);
-            b = f.flush(b, PtxType.F32);
+            a = FloatLowering.flush(f, a, PtxType.F32);
+            b = FloatLowering.flush(f, b, PtxType.F32);
         }
         String ab = f.call("float", "llvm.fabs.f32", "float", "float " + b);
         String big = f.v("and i1 " + f.v("fcmp ogt float " + ab + ", 0x47D0000000000000") + ", "
                 + f.v("fcmp olt float " + ab + ", 0x7FF0000000000000"));
         String zero = f.v("fmul float " + a + ", " + f.call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + b));
         String r = f.sel(big, "float", zero, f.v("fdiv float " + a + ", " + b));
-        if (ftz) r = f.flush(r, PtxType.F32);
+        if (ftz) r = FloatLowering.flush(f, r, PtxType.F32);
         f.writeF(x.op(0), canonicalF32(f, r), PtxType.F32);
     }
 
@@ -215,12 +210,12 @@ final class FloatFormLowering {
      * word cleared, subnormal operand and result flushed, the result rounded to its upper word (low word zero), a
      * NaN result 0xfff8000000000000. {@code false} for other forms.
      */
-    private static boolean reciprocalApprox(Fn f, Ins x, PtxType t, String op, boolean ftz) {
-        boolean rcp = op.equals("rcp"), sqrt = op.equals("sqrt"), rsqrt = op.equals("rsqrt");
-        if (!(rcp || sqrt || rsqrt) || x.mods.size() != 2 + (ftz ? 1 : 0)) return false;
+    private static boolean reciprocalApprox(Fn f, Ins x, PtxType t, Opcode op, boolean ftz) {
+        boolean rcp = op == Opcode.RCP, sqrt = op == Opcode.SQRT, rsqrt = op == Opcode.RSQRT;
+        if (!(rcp || sqrt || rsqrt) || x.mods.distinctCount() != 2 + (ftz ? 1 : 0)) return false;
         if (t == PtxType.F32) {
             String a = f.readF(x.op(1), t);
-            if (ftz) a = f.flush(a, t);
+            if (ftz) a = FloatLowering.flush(f, a, t);
             String r;
             if (rcp) r = f.v("fdiv float 1.0, " + a);
             else if (sqrt) r = f.call("float", "llvm.sqrt.f32", "float", "float " + a);
@@ -228,7 +223,7 @@ final class FloatFormLowering {
                 String d = f.call("double", "llvm.sqrt.f64", "double", "double " + f.v("fpext float " + a + " to double"));
                 r = f.v("fptrunc double " + f.v("fdiv double 1.0, " + d) + " to float");
             }
-            if (ftz) r = f.flush(r, t);
+            if (ftz) r = FloatLowering.flush(f, r, t);
             f.writeF(x.op(0), canonicalF32(f, r), t);
             return true;
         }
@@ -258,21 +253,21 @@ final class FloatFormLowering {
      * lane of a pair on its own. {@code false} for other forms.
      */
     private static boolean transcendental(Fn f, Ins x, PtxType t) {
-        String op = x.i.opcode();
-        boolean ftz = x.has(".ftz");
-        if (t == null || x.mods.size() != 2 + (ftz ? 1 : 0)) return false;
+        Opcode op = x.opcode();
+        boolean ftz = x.has(Flag.FTZ);
+        if (t == null || x.mods.distinctCount() != 2 + (ftz ? 1 : 0)) return false;
         ApproxMath m = new ApproxMath(new CvtRounding.Ir() {
             @Override public String v(String rhs) { return f.v(rhs); }
             @Override public String call(String retTy, String fn, String argDecl, String args) { return f.call(retTy, fn, argDecl, args); }
         });
         if (t == PtxType.F32) {
-            if (!Set.of("sin", "cos", "lg2", "ex2", "tanh").contains(op) || op.equals("tanh") && ftz) return false;
+            if (!Set.of(Opcode.SIN, Opcode.COS, Opcode.LG2, Opcode.EX2, Opcode.TANH).contains(op) || op == Opcode.TANH && ftz) return false;
             String a = f.v("bitcast i32 " + f.read(x.op(1), 32, false) + " to float");
             String r = switch (op) {
-                case "sin", "cos" -> m.sinCosF32(a, op.equals("cos"), ftz);
-                case "lg2" -> m.lg2F32(a, ftz);
-                case "ex2" -> m.ex2F32(a, ftz);
-                case "tanh" -> m.tanhF32(a);
+                case SIN, COS -> m.sinCosF32(a, op == Opcode.COS, ftz);
+                case LG2 -> m.lg2F32(a, ftz);
+                case EX2 -> m.ex2F32(a, ftz);
+                case TANH -> m.tanhF32(a);
                 default -> null;
             };
             if (r == null) return false;
@@ -281,8 +276,8 @@ final class FloatFormLowering {
         }
         boolean half = t == PtxType.F16 || t == PtxType.BF16, pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
         boolean bf = t == PtxType.BF16 || t == PtxType.BF16X2;
-        if (!(half || pair) || !(op.equals("tanh") && !ftz || op.equals("ex2") && ftz == bf)) return false;
-        boolean ex2 = op.equals("ex2");
+        if (!(half || pair) || !(op == Opcode.TANH && !ftz || op == Opcode.EX2 && ftz == bf)) return false;
+        boolean ex2 = op == Opcode.EX2;
         if (half) {
             f.write(x.op(0), m.half(f.read(x.op(1), 16, false), bf, ex2, ftz), 16, false);
             return true;
@@ -313,26 +308,26 @@ final class FloatFormLowering {
      * @throws Unsupported for another half-precision {@code .approx} form on a target without NVPTX's math
      */
     static boolean approx(Fn f, Ins x) {
-        if (!x.has(".approx")) return false;
+        if (!x.has(Flag.APPROX)) return false;
         PtxType t = x.type(0);
         if (!f.target().nvvmMath()) {
             if (transcendental(f, x, t)) return true;
             if (t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2) {
                 throw new Unsupported(x.i.form() + " (.approx) is not supported on AMD GPUs yet");
             }
-            return t != null && reciprocalApprox(f, x, t, x.i.opcode(), x.has(".ftz"));
+            return t != null && reciprocalApprox(f, x, t, x.opcode(), x.has(Flag.FTZ));
         }
-        String op = x.i.opcode();
-        boolean ftz = x.has(".ftz");
-        if (t == null || x.mods.size() != 2 + (ftz ? 1 : 0)) return false;
+        Opcode op = x.opcode();
+        boolean ftz = x.has(Flag.FTZ);
+        if (t == null || x.mods.distinctCount() != 2 + (ftz ? 1 : 0)) return false;
         boolean half = t == PtxType.F16 || t == PtxType.BF16, pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
         boolean bf = t == PtxType.BF16 || t == PtxType.BF16X2;
-        if ((half || pair) && (op.equals("tanh") && !ftz || op.equals("ex2") && ftz == bf)) {
+        if ((half || pair) && (op == Opcode.TANH && !ftz || op == Opcode.EX2 && ftz == bf)) {
             // PTX itself: tanh.approx on halves has no intrinsic; ex2 does (llvm.nvvm.ex2.approx.*)
             int bits = pair ? 32 : 16;
             String in = f.read(x.op(1), bits, false);
             String r;
-            if (op.equals("tanh")) {
+            if (op == Opcode.TANH) {
                 String c = pair ? "r" : "h";
                 r = f.v("call i" + bits + " asm \"tanh.approx" + t.ptxName() + " $0, $1;\", \"=" + c + "," + c + "\"(i" + bits + " " + in + ")");
             } else {
@@ -345,12 +340,12 @@ final class FloatFormLowering {
             return true;
         }
         String r;
-        if (t == PtxType.F32 && op.equals("tanh") && !ftz) {
+        if (t == PtxType.F32 && op == Opcode.TANH && !ftz) {
             r = f.call("float", "llvm.nvvm.tanh.approx.f32", "float", "float " + f.readF(x.op(1), t));
-        } else if (t == PtxType.F32 && op.equals("rcp") && !ftz) {
+        } else if (t == PtxType.F32 && op == Opcode.RCP && !ftz) {
             r = f.v("call float asm \"rcp.approx.f32 $0, $1;\", \"=f,f\"(float " + f.readF(x.op(1), t) + ")");
-        } else if (t == PtxType.F64 && ftz && (op.equals("rcp") || op.equals("rsqrt"))) {
-            r = f.call("double", "llvm.nvvm." + op + ".approx.ftz.d", "double", "double " + f.readF(x.op(1), t));
+        } else if (t == PtxType.F64 && ftz && (op == Opcode.RCP || op == Opcode.RSQRT)) {
+            r = f.call("double", "llvm.nvvm." + (op == Opcode.RCP ? "rcp" : "rsqrt") + ".approx.ftz.d", "double", "double " + f.readF(x.op(1), t));
         } else {
             return false;
         }

@@ -1,28 +1,26 @@
 package dev.zluda.ptx.llvm;
 
 import dev.zluda.ptx.Ast;
-import dev.zluda.ptx.Ast.AddressOperand;
-import dev.zluda.ptx.Ast.Binary;
-import dev.zluda.ptx.Ast.Expr;
-import dev.zluda.ptx.Ast.FloatLit;
-import dev.zluda.ptx.Ast.HexFloat;
-import dev.zluda.ptx.Ast.Instruction;
 import dev.zluda.ptx.Ast.Loc;
-import dev.zluda.ptx.Ast.NegPred;
-import dev.zluda.ptx.Ast.Operand;
-import dev.zluda.ptx.Ast.Paren;
-import dev.zluda.ptx.Ast.PredPair;
-import dev.zluda.ptx.Ast.Sym;
-import dev.zluda.ptx.Ast.TupleOperand;
-import dev.zluda.ptx.Ast.VectorOperand;
 import dev.zluda.ptx.Diagnostic;
 import dev.zluda.ptx.FunctionInfo;
 import dev.zluda.ptx.ModuleModel;
-import dev.zluda.ptx.ParamInfo;
 import dev.zluda.ptx.PtxType;
 import dev.zluda.ptx.Semantics;
 import dev.zluda.ptx.VariableInfo;
-
+import dev.zluda.ptx.ir.Instr;
+import dev.zluda.ptx.ir.IrPipeline;
+import dev.zluda.ptx.ir.IrFunction;
+import dev.zluda.ptx.ir.IrModule;
+import dev.zluda.ptx.ir.Mod;
+import dev.zluda.ptx.ir.Mod.StateSpace;
+import dev.zluda.ptx.ir.Modifiers;
+import dev.zluda.ptx.ir.Opcode;
+import dev.zluda.ptx.ir.Operand;
+import dev.zluda.ptx.ir.Operand.*;
+import dev.zluda.ptx.ir.SpecialReg;
+import dev.zluda.ptx.ir.Stmt;
+import dev.zluda.ptx.ir.pass.ParamAbi;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -37,8 +35,14 @@ import java.util.Set;
  * {@code mem2reg} promotes, each instruction becomes the LLVM operations that compute exactly what the PTX ISA
  * (9.0, chapter 9.7) defines, including the edge cases LLVM leaves undefined (shift counts at or past the width,
  * division by zero, float-to-integer overflow and NaN, which PTX defines and LLVM makes poison) — apart from a
- * few target hooks in {@link LlvmTarget} and {@link #special}, {@link #readLane}, {@link #ballot} and
- * {@link #barrier}.
+ * few target hooks in {@link LlvmTarget} and {@link TargetHooks}.
+ *
+ * <p>It reads the module as the typed IR ({@link dev.zluda.ptx.ir.IrPipeline}): opcodes, typed modifiers and resolved
+ * operands, never modifier strings. This class lowers the module (variables, kernels, the device functions they
+ * call) and holds a function's context ({@link Fn}: registers, operands, the IR text being built); the instruction
+ * families are lowered in {@link IntLowering}, {@link FloatLowering} (with {@link FloatFormLowering}),
+ * {@link ConvertLowering}, {@link MemoryLowering}, {@link SyncLowering}, {@link WarpAtomicLowering} and
+ * {@link CallLowering}.
  *
  * <p>What is not lowered is reported, never guessed: every instruction form the lowering does not know, and every
  * form the target cannot do (directed rounding and {@code .approx} functions on AMD GPUs, warp-level operations on
@@ -48,7 +52,8 @@ import java.util.Set;
  * <p>Device functions ({@code .func}) are lowered when a kernel calls them (direct {@code call}, PTX ISA 9.0 §9.7.12.3),
  * with the {@code .param} ABI as PTX states it: the caller declares {@code .param} variables in its body, stores
  * the arguments there ({@code st.param}), calls, and loads the results ({@code ld.param}); the callee reads its
- * parameters and writes its return parameters with {@code ld.param}/{@code st.param}. Each {@code .param}
+ * parameters and writes its return parameters with {@code ld.param}/{@code st.param}; the layout is
+ * {@link dev.zluda.ptx.ir.pass.ParamAbi}'s. Each {@code .param}
  * variable of a caller is a stack slot ({@code alloca}); an LLVM function {@code internal void @f(ptr, ...)} takes
  * the slots of its return parameters, then of its parameters, by pointer. Indirect calls, {@code .reg}
  * parameters of a {@code .func} and calls to functions the module does not define are refused.
@@ -80,10 +85,13 @@ public final class LlvmEmitter {
     private int metaId;
 
     /** A variable in memory: the LLVM pointer value that addresses it and its address space. */
-    private record Global(String ptr, int space) {}
+    record Global(String ptr, int space) {}
 
-    private LlvmEmitter(ModuleModel model, LlvmTarget target, String source) {
-        this.model = model;
+    private final IrModule ir;
+
+    private LlvmEmitter(IrModule ir, LlvmTarget target, String source) {
+        this.ir = ir;
+        this.model = ir.model();
         this.target = target;
         this.source = source;
     }
@@ -97,11 +105,12 @@ public final class LlvmEmitter {
      * @return the IR, or the errors
      */
     public static Result emit(ModuleModel model, LlvmTarget target, String source) {
-        LlvmEmitter e = new LlvmEmitter(model, target, source);
+        LlvmEmitter e = new LlvmEmitter(IrPipeline.build(model, source), target, source);
         return e.run();
     }
 
     private Result run() {
+        if (!ir.ok()) return new Result(null, ir.diagnostics());
         if (model.addressSize() != 64) {
             error(Loc.NONE, ".address_size " + model.addressSize() + " is not supported (only 64)");
         }
@@ -109,12 +118,12 @@ public final class LlvmEmitter {
         for (FunctionInfo f : model.functions().values()) {
             if (!f.defined()) continue;
             if (!f.entry()) continue;       // a device function is lowered when a call reaches it
-            new Fn(f).emitKernel();
+            new Fn(ir.function(f.name())).emitKernel();
         }
         // device functions called from the kernels (and from each other), each once
         while (!pendingFuncs.isEmpty()) {
             String name = pendingFuncs.removeFirst();
-            if (emittedFuncs.add(name)) new Fn(model.function(name)).emitFunc();
+            if (emittedFuncs.add(name)) new Fn(ir.function(name)).emitFunc();
         }
         if (!errors.isEmpty()) {
             errors.sort((a, b) -> a.line() != b.line() ? Integer.compare(a.line(), b.line()) : Integer.compare(a.column(), b.column()));
@@ -150,19 +159,21 @@ public final class LlvmEmitter {
         return sb.toString();
     }
 
-    private static int spaceOf(String space) {
+    /** The LLVM address space of a PTX state space: 1 global, 3 shared, 4 const, 5 local, 101 param, 0 otherwise. */
+    static int spaceOf(StateSpace space) {
+        if (space == null) return 0;
         return switch (space) {
-            case ".global" -> 1;
-            case ".shared", ".shared::cta" -> 3;
-            case ".const" -> 4;
-            case ".local" -> 5;
-            case ".param" -> 101;
+            case GLOBAL -> 1;
+            case SHARED, SHARED_CTA -> 3;
+            case CONST -> 4;
+            case LOCAL -> 5;
+            case PARAM -> 101;
             default -> 0;
         };
     }
 
     private void moduleVariable(VariableInfo v) {
-        int as = spaceOf(v.space());
+        int as = spaceOf(StateSpace.of(v.space()));
         if (as != 1 && as != 3 && as != 4) {
             error(v.loc(), "module variable in " + v.space() + " is not supported");
             return;
@@ -189,7 +200,7 @@ public final class LlvmEmitter {
     private String initializer(VariableInfo v, long size) {
         Ast.Declarator decl = findDeclarator(v);
         if (decl == null || decl.init() == null) return "zeroinitializer";
-        List<Expr> flat = new ArrayList<>();
+        List<Ast.Expr> flat = new ArrayList<>();
         if (!flatten(decl.init(), flat)) {
             error(v.loc(), "initializer of " + v.name() + " is not supported (only integer and float constants)");
             return "zeroinitializer";
@@ -197,18 +208,18 @@ public final class LlvmEmitter {
         int es = v.type() == null ? 1 : v.type().size();
         byte[] bytes = new byte[(int) size];
         for (int i = 0; i < flat.size() && (long) (i + 1) * es <= size; i++) {
-            Expr e = flat.get(i);
+            Ast.Expr e = flat.get(i);
             long bits;
             Long c = Semantics.constant(e);
             if (c != null) {
                 bits = c;
                 if (v.type() == PtxType.F32) bits = Float.floatToRawIntBits((float) (long) c);
                 if (v.type() == PtxType.F64) bits = Double.doubleToRawLongBits((double) (long) c);
-            } else if (e instanceof HexFloat || e instanceof FloatLit) {
-                double d = e instanceof HexFloat h ? h.value() : ((FloatLit) e).value();
+            } else if (e instanceof Ast.HexFloat || e instanceof Ast.FloatLit) {
+                double d = e instanceof Ast.HexFloat h ? h.value() : ((Ast.FloatLit) e).value();
                 bits = es == 4 ? Float.floatToRawIntBits((float) d) : Double.doubleToRawLongBits(d);
-                if (e instanceof HexFloat h && es == 4 && !h.dbl()) bits = h.bits();
-                if (e instanceof HexFloat h && es == 8 && h.dbl()) bits = h.bits();
+                if (e instanceof Ast.HexFloat h && es == 4 && !h.dbl()) bits = h.bits();
+                if (e instanceof Ast.HexFloat h && es == 8 && h.dbl()) bits = h.bits();
             } else {
                 error(v.loc(), "initializer of " + v.name() + " is not supported (only integer and float constants)");
                 return "zeroinitializer";
@@ -223,7 +234,7 @@ public final class LlvmEmitter {
         return sb.append(']').toString();
     }
 
-    private static boolean flatten(Ast.Initializer init, List<Expr> out) {
+    private static boolean flatten(Ast.Initializer init, List<Ast.Expr> out) {
         switch (init) {
             case Ast.ExprInit e -> { out.add(e.expr()); return true; }
             case Ast.ListInit l -> {
@@ -252,7 +263,7 @@ public final class LlvmEmitter {
      * variable initializers taken from the AST).
      */
     public static Result emit(Ast.Module module, ModuleModel model, LlvmTarget target, String source) {
-        LlvmEmitter e = new LlvmEmitter(model, target, source);
+        LlvmEmitter e = new LlvmEmitter(IrPipeline.build(module, model, source), target, source);
         e.indexDeclarators(module);
         return e.run();
     }
@@ -271,6 +282,7 @@ public final class LlvmEmitter {
     /** One kernel being lowered (package-private: {@link WarpAtomicLowering} and {@link FloatFormLowering} lower through it). */
     final class Fn {
         final FunctionInfo info;
+        final IrFunction fn;
         final StringBuilder entry = new StringBuilder();
         final StringBuilder body = new StringBuilder();
         final Map<String, Reg> regs = new HashMap<>();
@@ -283,8 +295,9 @@ public final class LlvmEmitter {
         boolean failed;
         String carry;
 
-        Fn(FunctionInfo info) {
-            this.info = info;
+        Fn(IrFunction fn) {
+            this.fn = fn;
+            this.info = fn.info();
         }
 
         /** The target being emitted for. */
@@ -306,16 +319,14 @@ public final class LlvmEmitter {
         void emitKernel() {
             Ast.Function f = info.ast();
             StringBuilder params = new StringBuilder();
-            for (ParamInfo p : info.params()) {
+            // the .param ABI (ParamAbi): scalars by value into a stack slot, the others in the kernel argument segment
+            for (ParamAbi.Slot p : ParamAbi.kernel(info).params()) {
                 if (params.length() > 0) params.append(", ");
-                VariableInfo v = p.variable();
-                boolean scalar = v.dims().isEmpty() && v.vectorWidth() == 1 && v.type() != null
-                        && v.type() != PtxType.PRED && p.alignment() <= p.size() && p.size() <= 8;
                 String arg = "%" + quote(p.name());
-                if (scalar) {
+                if (p.scalar()) {
                     String ty = ity((int) p.size() * 8);
                     params.append(ty).append(' ').append(arg);
-                    String slot = "%param" + p.index();
+                    String slot = "%param" + p.info().index();
                     entry.append("  ").append(slot).append(" = alloca ").append(ty).append(", align ").append(p.size())
                             .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
                     entry.append("  store ").append(ty).append(' ').append(arg).append(", ").append(allocaAs()).append(' ')
@@ -324,10 +335,10 @@ public final class LlvmEmitter {
                 } else {
                     String agg = "[" + p.size() + " x i8]";
                     if (target.amd()) {
-                        params.append("ptr addrspace(4) byref(").append(agg).append(") align ").append(p.alignment()).append(' ').append(arg);
+                        params.append("ptr addrspace(4) byref(").append(agg).append(") align ").append(p.align()).append(' ').append(arg);
                         syms.put(p.name(), new Global(arg, 4));
                     } else {
-                        params.append("ptr byval(").append(agg).append(") align ").append(p.alignment()).append(' ').append(arg);
+                        params.append("ptr byval(").append(agg).append(") align ").append(p.align()).append(' ').append(arg);
                         syms.put(p.name(), new Global(arg, 0));
                     }
                 }
@@ -338,8 +349,8 @@ public final class LlvmEmitter {
             StringBuilder fn = functions;
             if (target.amd()) {
                 long maxThreads = 1024;
-                List<Long> maxntid = info.directives().get(".maxntid");
-                List<Long> reqntid = info.directives().get(".reqntid");
+                List<Long> maxntid = info.maxntid();
+                List<Long> reqntid = info.reqntid();
                 List<Long> lim = reqntid != null ? reqntid : maxntid;
                 if (lim != null) {
                     maxThreads = 1;
@@ -360,6 +371,7 @@ public final class LlvmEmitter {
          * {@code body}; false when an instruction was refused ({@link #fail}).
          */
         private boolean lowerBody(Ast.Function f) {
+            Stmt.Block body = fn.body();
             // in source order (the map's order is unspecified), so that the same PTX always gives the same IR
             List<VariableInfo> regList = new ArrayList<>(info.registers().values());
             regList.sort(java.util.Comparator.comparingInt((VariableInfo r) -> r.loc().line())
@@ -368,8 +380,8 @@ public final class LlvmEmitter {
             carry = "%cf";
             entry.append("  %cf = alloca i1").append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
             entry.append("  store i1 false, ").append(allocaAs()).append(" %cf\n");
-            collectLocals(f.body());
-            blockBody(f.body());
+            collectLocals(body);
+            blockBody(body);
             if (!terminated) line("ret void");
             return !failed;
         }
@@ -381,12 +393,11 @@ public final class LlvmEmitter {
         void emitFunc() {
             Ast.Function f = info.ast();
             StringBuilder params = new StringBuilder();
-            List<ParamInfo> all = new ArrayList<>(info.returnParams());
-            all.addAll(info.params());
-            for (ParamInfo p : all) {
-                if (!".param".equals(p.variable().space())) {
-                    loc = p.variable().loc();
-                    fail(".func " + info.name() + ": " + p.variable().space() + " parameter " + p.name() + " is not supported (only .param)");
+            // the .param ABI (ParamAbi): results, then parameters, each the pointer to the caller's .param slot
+            for (ParamAbi.Slot p : ParamAbi.function(info).all()) {
+                if (p.space() != StateSpace.PARAM) {
+                    loc = p.info().variable().loc();
+                    fail(".func " + info.name() + ": " + p.info().variable().space() + " parameter " + p.name() + " is not supported (only .param)");
                     return;
                 }
                 if (params.length() > 0) params.append(", ");
@@ -407,75 +418,19 @@ public final class LlvmEmitter {
             fn.append("entry:\n").append(entry).append("  br label %body\nbody:\n").append(this.body).append("}\n\n");
         }
 
+        /** The module's function of this name, or null. */
+        FunctionInfo function(String name) {
+            return model.function(name);
+        }
+
+        /** Queues a device function a call needs, to be lowered once after the kernels. */
+        void needFunction(String name) {
+            if (!emittedFuncs.contains(name) && !pendingFuncs.contains(name)) pendingFuncs.add(name);
+        }
+
         /** The LLVM name of a device function (kept apart from kernels and variables of the same PTX name). */
         String funcName(String ptxName) {
             return "@" + quote(ptxName);
-        }
-
-        /**
-         * {@code call [(ret)], f[, (args)]}: the arguments are the caller's {@code .param} variables (their slots
-         * are passed), or registers and constants (copied into a fresh slot); a register as return target is loaded
-         * from a fresh slot after the call.
-         */
-        void callInstr(Ins x) {
-            List<Operand> ops = x.i.operands();
-            List<Operand> rets = List.of(), args = List.of();
-            String callee = null;
-            for (Operand o : ops) {
-                if (o instanceof TupleOperand t) {
-                    if (callee == null) rets = t.elements();
-                    else args = t.elements();
-                } else if (o instanceof Sym s && callee == null) {
-                    callee = s.name();
-                } else {
-                    throw new Unsupported("indirect call (through a prototype or a register) is not supported by the LLVM back end");
-                }
-            }
-            FunctionInfo f = callee == null ? null : model.function(callee);
-            if (f == null || reg(callee) != null) throw new Unsupported("indirect call (through a prototype or a register) is not supported by the LLVM back end");
-            if (f.entry()) throw new Unsupported("call of the kernel " + callee + " is not supported");
-            if (!f.defined()) throw new Unsupported("call to " + callee + ", which this module does not define, is not supported by the LLVM back end");
-            if (rets.size() != f.returnParams().size() || args.size() != f.params().size()) {
-                throw new Unsupported("call to " + callee + " with " + rets.size() + " result(s) and " + args.size() + " argument(s); it has "
-                        + f.returnParams().size() + " and " + f.params().size());
-            }
-            List<String> ptrs = new ArrayList<>();
-            List<Runnable> after = new ArrayList<>();
-            for (int k = 0; k < rets.size(); k++) ptrs.add(slot(rets.get(k), f.returnParams().get(k), true, after));
-            for (int k = 0; k < args.size(); k++) ptrs.add(slot(args.get(k), f.params().get(k), false, after));
-            StringBuilder a = new StringBuilder();
-            for (String p : ptrs) {
-                if (a.length() > 0) a.append(", ");
-                a.append(allocaAs()).append(' ').append(p);
-            }
-            line("call void " + funcName(callee) + "(" + a + ")");
-            for (Runnable r : after) r.run();
-            if (!emittedFuncs.contains(callee) && !pendingFuncs.contains(callee)) pendingFuncs.add(callee);
-        }
-
-        /** The stack slot passed for one call operand (see {@link #callInstr}). */
-        String slot(Operand op, ParamInfo p, boolean result, List<Runnable> after) {
-            if (!".param".equals(p.variable().space())) throw new Unsupported(p.variable().space() + " parameter " + p.name() + " is not supported (only .param)");
-            if (op instanceof Sym s && reg(s.name()) == null && !s.name().startsWith("%")) {
-                Global g = symbol(s.name());
-                if (g == null || g.space != target.allocaSpace() || g.ptr.startsWith("@")) {
-                    throw new Unsupported("call operand " + s.name() + " must be a .param variable of this function");
-                }
-                return g.ptr;
-            }
-            // a register or a constant: a slot of its own, as wide as the parameter
-            PtxType t = p.variable().type();
-            if (t == null || p.size() > 8 || !p.variable().dims().isEmpty()) throw new Unsupported("call operand for parameter " + p.name() + " must be a .param variable");
-            int bits = (int) p.size() * 8;
-            String slot = "%cp" + (tmp++);
-            entry.append("  ").append(slot).append(" = alloca ").append(ity(bits))
-                    .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
-            if (result) {
-                after.add(() -> write(op, v("load " + ity(bits) + ", " + allocaAs() + " " + slot), bits, false));
-            } else {
-                line("store " + ity(bits) + " " + read(op, bits, false) + ", " + allocaAs() + " " + slot);
-            }
-            return slot;
         }
 
         void globalsAttr(StringBuilder fn, long maxThreads) {
@@ -486,7 +441,7 @@ public final class LlvmEmitter {
         }
 
         void declareRegister(VariableInfo r) {
-            if (!".reg".equals(r.space())) return;
+            if (StateSpace.of(r.space()) != StateSpace.REG) return;
             PtxType t = r.type();
             if (t == null) return;
             if (r.vectorWidth() != 1 || !r.dims().isEmpty()) {
@@ -527,17 +482,17 @@ public final class LlvmEmitter {
         }
 
         /** The variables each block declares (PTX scoping: a name declared in a block is that block's inside it). */
-        final Map<Ast.Block, Map<String, Global>> blockSyms = new java.util.IdentityHashMap<>();
+        final Map<Stmt.Block, Map<String, Global>> blockSyms = new java.util.IdentityHashMap<>();
 
         /** A block's statements with its own variables in scope, the outer ones again after it. */
-        void blockBody(Ast.Block b) {
+        void blockBody(Stmt.Block b) {
             Map<String, Global> own = blockSyms.getOrDefault(b, Map.of());
             Map<String, Global> saved = new HashMap<>();
             for (var e : own.entrySet()) {
                 saved.put(e.getKey(), syms.get(e.getKey()));
                 syms.put(e.getKey(), e.getValue());
             }
-            for (Ast.Statement x : b.statements()) statement(x);
+            for (Stmt x : b.statements()) statement(x);
             for (var e : saved.entrySet()) {
                 if (e.getValue() == null) syms.remove(e.getKey());
                 else syms.put(e.getKey(), e.getValue());
@@ -545,13 +500,13 @@ public final class LlvmEmitter {
         }
 
         /** Function-scope {@code .shared} / {@code .local} / {@code .const} variables and labels. */
-        void collectLocals(Ast.Block b) {
-            for (Ast.Statement s : b.statements()) {
+        void collectLocals(Stmt.Block b) {
+            for (Stmt s : b.statements()) {
                 switch (s) {
-                    case Ast.Block inner -> collectLocals(inner);
-                    case Ast.Label l -> labels.put(l.name(), "L" + labels.size());
-                    case Ast.Decl d when !d.space().equals(".reg") -> {
-                        for (Ast.Declarator x : d.declarators()) {
+                    case Stmt.Block inner -> collectLocals(inner);
+                    case Stmt.Label l -> labels.put(l.name(), "L" + labels.size());
+                    case Stmt.Decl d when d.space() != StateSpace.REG -> {
+                        for (VariableInfo x : d.variables()) {
                             localVariable(d, x);
                             Global g = syms.get(x.name());
                             if (g != null) blockSyms.computeIfAbsent(b, k -> new LinkedHashMap<>()).put(x.name(), g);
@@ -562,43 +517,33 @@ public final class LlvmEmitter {
             }
         }
 
-        void localVariable(Ast.Decl d, Ast.Declarator x) {
-            long elem = 1, count = 1, align = 0;
-            PtxType type = null;
-            int vec = 1;
-            for (Ast.DeclAttr a : d.attrs()) {
-                if (a instanceof Ast.Align al) align = al.bytes();
-                if (a instanceof Ast.Word w) {
-                    PtxType t = PtxType.fromName(w.text());
-                    if (t != null) type = t;
-                    if (w.text().startsWith(".v")) vec = Integer.parseInt(w.text().substring(2));
-                }
-            }
-            if (type != null) elem = (long) type.size() * vec;
+        /** A function-scope variable: {@code .shared} becomes an internal global, {@code .local} and {@code .param} a stack slot. */
+        void localVariable(Stmt.Decl d, VariableInfo var) {
+            PtxType type = var.type();
+            int vec = var.vectorWidth();
+            long elem = type == null ? 1 : (long) type.size() * vec, count = 1, align = var.alignment();
             boolean unsized = false;
-            for (Ast.Dim dim : x.dims()) {
-                Long n = dim.size() == null ? null : Semantics.constant(dim.size());
-                if (n == null) unsized = true;
+            for (long n : var.dims()) {
+                if (n < 0) unsized = true;
                 else count *= n;
             }
-            if (align == 0) align = Math.max(1, elem);
             int as = spaceOf(d.space());
-            String gname = "@" + quote(info.name() + "." + x.name());
+            String gname = "@" + quote(info.name() + "." + var.name());
             switch (as) {
                 case 3 -> {
                     long size = unsized ? 0 : elem * count;
-                    VariableInfo v = new VariableInfo(x.name(), d.space(), type, vec, unsized ? List.of(-1L) : List.of(), size, align, 0, false, null, 0, x.loc());
+                    VariableInfo v = new VariableInfo(var.name(), var.space(), type, vec, unsized ? List.of(-1L) : List.of(), size, align, 0, false, null, 0, var.loc());
                     globals.append(variableDefinition(gname, v, 3, false)).append('\n');
-                    syms.put(x.name(), new Global(gname, 3));
+                    syms.put(var.name(), new Global(gname, 3));
                 }
                 case 5, 101 -> {            // .local, and a caller's .param variables of a call: stack slots
                     String p = "%loc" + (tmp++);
                     entry.append("  ").append(p).append(" = alloca [").append(elem * count).append(" x i8], align ").append(align)
                             .append(target.allocaSpace() == 0 ? "" : ", addrspace(" + target.allocaSpace() + ")").append('\n');
-                    syms.put(x.name(), new Global(p, target.allocaSpace()));
+                    syms.put(var.name(), new Global(p, target.allocaSpace()));
                 }
                 default -> {
-                    error(x.loc(), "function-scope " + d.space() + " variable " + x.name() + " is not supported");
+                    error(var.loc(), "function-scope " + var.space() + " variable " + var.name() + " is not supported");
                     failed = true;
                 }
             }
@@ -653,11 +598,11 @@ public final class LlvmEmitter {
 
         // -------------------------------------------------------------- statements
 
-        void statement(Ast.Statement s) {
+        void statement(Stmt s) {
             switch (s) {
-                case Ast.Block b -> blockBody(b);
-                case Ast.Label l -> block(labels.get(l.name()));
-                case Instruction i -> {
+                case Stmt.Block b -> blockBody(b);
+                case Stmt.Label l -> block(labels.get(l.name()));
+                case Instr i -> {
                     loc = i.loc();
                     try {
                         guarded(i);
@@ -669,14 +614,14 @@ public final class LlvmEmitter {
             }
         }
 
-        void guarded(Instruction i) {
+        void guarded(Instr i) {
             if (i.guard() == null) {
                 instruction(i);
                 return;
             }
-            String p = readPredName(i.guard().predicate(), i.guard().negated());
-            if (i.opcode().equals("bra")) {
-                String target = label(i.operands().get(0));
+            String p = readPredName(i.guard().name(), i.guardNegated());
+            if (i.opcode() == Opcode.BRA) {
+                String target = label(i.op(0));
                 String next = "b" + (blocks++);
                 terminate("br i1 " + p + ", label %" + target + ", label %" + next);
                 body.append(next).append(":\n");
@@ -694,53 +639,54 @@ public final class LlvmEmitter {
         }
 
         String label(Operand op) {
-            if (op instanceof Sym s && labels.containsKey(s.name())) return labels.get(s.name());
+            String n = op == null ? null : op.name();
+            if (n != null && labels.containsKey(n)) return labels.get(n);
             throw new Unsupported("branch target must be a label of this function");
         }
 
-        void instruction(Instruction i) {
+        void instruction(Instr i) {
             Ins x = new Ins(i);
             switch (i.opcode()) {
-                case "bra" -> terminate("br label %" + label(i.operands().get(0)));
-                case "ret", "exit" -> terminate("ret void");
-                case "trap" -> { call("void", "llvm.trap", "", ""); terminate("unreachable"); }
-                case "mov" -> mov(x);
-                case "add", "sub", "mul", "mad", "div", "rem", "min", "max", "abs", "neg", "fma", "sad" -> arith(x);
-                case "addc", "subc", "madc" -> carryOp(x);
-                case "and", "or", "xor", "not", "cnot" -> logic(x);
-                case "shl", "shr" -> shift(x);
-                case "popc", "clz", "brev" -> bits(x);
-                case "set" -> set(x);
-                case "mul24", "mad24" -> mul24(x);
-                case "selp" -> selp(x);
-                case "lop3" -> lop3(x);
-                case "bfe" -> bfe(x);
-                case "bfi" -> bfi(x);
-                case "bfind" -> bfind(x);
-                case "bmsk" -> bmsk(x);
-                case "szext" -> szext(x);
-                case "shf" -> shf(x);
-                case "prmt" -> prmt(x);
-                case "fns" -> fns(x);
-                case "slct" -> slct(x);
-                case "dp4a", "dp2a" -> dot(x);
-                case "setp" -> setp(x);
-                case "cvt" -> cvt(x);
-                case "cvta" -> cvta(x);
-                case "ld" -> ld(x);
-                case "st" -> st(x);
-                case "atom", "red" -> atom(x);
-                case "match" -> WarpAtomicLowering.match(this, x);
-                case "redux" -> WarpAtomicLowering.redux(this, x);
-                case "bar", "barrier" -> bar(x);
-                case "membar", "fence" -> fence(x);
-                case "shfl" -> shfl(x);
-                case "vote" -> vote(x);
-                case "activemask" -> write(x.op(0), ballot(Boolean.TRUE.toString()), 32, false);
-                case "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh" -> unaryFloat(x);
-                case "copysign" -> copysign(x);
-                case "testp" -> testp(x);
-                case "call" -> callInstr(x);
+                case BRA -> terminate("br label %" + label(i.op(0)));
+                case RET, EXIT -> terminate("ret void");
+                case TRAP -> { call("void", "llvm.trap", "", ""); terminate("unreachable"); }
+                case MOV -> IntLowering.mov(this, x);
+                case ADD, ADD_CC, SUB, SUB_CC, MUL, MAD, MAD_CC, DIV, REM, MIN, MAX, ABS, NEG, FMA, SAD -> IntLowering.arith(this, x);
+                case ADDC, SUBC, MADC -> IntLowering.carryOp(this, x);
+                case AND, OR, XOR, NOT, CNOT -> IntLowering.logic(this, x);
+                case SHL, SHR -> IntLowering.shift(this, x);
+                case POPC, CLZ, BREV -> IntLowering.bits(this, x);
+                case SET -> FloatLowering.set(this, x);
+                case MUL24, MAD24 -> IntLowering.mul24(this, x);
+                case SELP -> IntLowering.selp(this, x);
+                case LOP3 -> IntLowering.lop3(this, x);
+                case BFE -> IntLowering.bfe(this, x);
+                case BFI -> IntLowering.bfi(this, x);
+                case BFIND -> IntLowering.bfind(this, x);
+                case BMSK -> IntLowering.bmsk(this, x);
+                case SZEXT -> IntLowering.szext(this, x);
+                case SHF -> IntLowering.shf(this, x);
+                case PRMT -> IntLowering.prmt(this, x);
+                case FNS -> IntLowering.fns(this, x);
+                case SLCT -> IntLowering.slct(this, x);
+                case DP4A, DP2A -> IntLowering.dot(this, x);
+                case SETP -> FloatLowering.setp(this, x);
+                case CVT, CVT_PACK -> ConvertLowering.cvt(this, x);
+                case CVTA -> ConvertLowering.cvta(this, x);
+                case LD -> MemoryLowering.ld(this, x);
+                case ST, ST_ASYNC, ST_BULK -> MemoryLowering.st(this, x);
+                case ATOM, RED, RED_ASYNC -> MemoryLowering.atom(this, x);
+                case MATCH -> WarpAtomicLowering.match(this, x);
+                case REDUX -> WarpAtomicLowering.redux(this, x);
+                case BAR, BARRIER, BAR_WARP_SYNC, BARRIER_CLUSTER -> SyncLowering.bar(this, x);
+                case MEMBAR, FENCE -> SyncLowering.fence(this, x);
+                case SHFL -> SyncLowering.shfl(this, x);
+                case VOTE -> SyncLowering.vote(this, x);
+                case ACTIVEMASK -> write(x.op(0), TargetHooks.ballot(this, Boolean.TRUE.toString()), 32, false);
+                case RCP, SQRT, RSQRT, SIN, COS, LG2, EX2, TANH -> FloatLowering.unaryFloat(this, x);
+                case COPYSIGN -> FloatLowering.copysign(this, x);
+                case TESTP -> FloatLowering.testp(this, x);
+                case CALL -> CallLowering.callInstr(this, x);
                 default -> throw new Unsupported(i.form() + " is not supported by the LLVM back end");
             }
         }
@@ -749,44 +695,43 @@ public final class LlvmEmitter {
 
         /** Reads an operand as an {@code bits}-bit integer (registers narrowed or widened, zero- or sign-extended). */
         String read(Operand op, int bits, boolean signed) {
-            switch (op) {
-                case Sym s -> {
-                    Reg r = reg(s.name());
-                    if (r != null) {
-                        if (r.bits == 1) throw new Unsupported("predicate " + s.name() + " used as a value");
-                        String x = v("load " + r.ty + ", " + allocaAs() + " " + r.ptr);
-                        return resize(x, r.bits, bits, signed);
-                    }
-                    if (s.name().startsWith("%")) {
-                        String x = special(s.name(), s.component());
-                        int w = s.name().startsWith("%clock64") || s.name().equals("%globaltimer") ? 64 : 32;
-                        return resize(x, w, bits, false);
-                    }
-                    Global g = symbol(s.name());
-                    if (g == null) throw new Unsupported("unknown name " + s.name());
-                    return v("ptrtoint " + as(g.space) + " " + g.ptr + " to " + ity(bits));
+            String n = op.name();
+            if (n != null) {
+                Reg r = reg(n);
+                if (r != null) {
+                    if (r.bits == 1) throw new Unsupported("predicate " + n + " used as a value");
+                    String x = v("load " + r.ty + ", " + allocaAs() + " " + r.ptr);
+                    return resize(x, r.bits, bits, signed);
                 }
-                case Paren p -> { return read(p.inner(), bits, signed); }
-                case HexFloat h -> {
-                    long b = h.bits();
-                    if (bits == 32 && h.dbl()) b = Float.floatToRawIntBits((float) h.value());
-                    if (bits == 64 && !h.dbl()) b = Double.doubleToRawLongBits(h.value());
+                if (n.startsWith("%")) {
+                    String x = TargetHooks.special(this, op);
+                    int w = op instanceof Special sp && (sp.reg() == SpecialReg.CLOCK64 || sp.reg() == SpecialReg.GLOBALTIMER) ? 64 : 32;
+                    return resize(x, w, bits, false);
+                }
+                Global g = symbol(n);
+                if (g == null) throw new Unsupported("unknown name " + n);
+                return v("ptrtoint " + as(g.space) + " " + g.ptr + " to " + ity(bits));
+            }
+            switch (op) {
+                case FloatImm f when !f.negated() -> {
+                    if (f.kind() == FloatImm.Kind.DECIMAL) {
+                        double d = f.value();
+                        return constant(bits == 32 ? Float.floatToRawIntBits((float) d) : Double.doubleToRawLongBits(d), bits);
+                    }
+                    long b = f.bits();
+                    boolean dbl = f.kind() == FloatImm.Kind.HEX_F64;
+                    if (bits == 32 && dbl) b = Float.floatToRawIntBits((float) f.value());
+                    if (bits == 64 && !dbl) b = Double.doubleToRawLongBits(f.value());
                     return constant(b, bits);
                 }
-                case FloatLit f -> {
-                    double d = f.value();
-                    return constant(bits == 32 ? Float.floatToRawIntBits((float) d) : Double.doubleToRawLongBits(d), bits);
+                case FloatImm f -> throw new Unsupported("operand is not supported: " + f.source());
+                case IntImm c -> { return constant(c.value(), bits); }
+                case Sum sum when !sum.generic() -> {
+                    String base = read(sum.base(), bits, signed);
+                    return v("add " + ity(bits) + " " + base + ", " + sum.offset());
                 }
-                case Expr e -> {
-                    Long c = Semantics.constant(e);
-                    if (c != null) return constant(c, bits);
-                    if (e instanceof Binary b && (b.op().equals("+") || b.op().equals("-")) && Semantics.constant(b.right()) != null) {
-                        String base = read(b.left(), bits, signed);
-                        long k = Semantics.constant(b.right());
-                        return v("add " + ity(bits) + " " + base + ", " + (b.op().equals("+") ? k : -k));
-                    }
-                    throw new Unsupported("operand is not supported: " + e);
-                }
+                case Sum sum -> throw new Unsupported("operand is not supported: " + sum.source());
+                case Malformed m when !m.address() -> throw new Unsupported("operand is not supported: " + m.source());
                 default -> throw new Unsupported("operand is not supported here");
             }
         }
@@ -814,10 +759,11 @@ public final class LlvmEmitter {
         }
 
         void write(Operand dst, String val, int bits, boolean signed) {
-            if (dst instanceof Sym s && s.name().equals("_")) return;
-            if (!(dst instanceof Sym s)) throw new Unsupported("destination must be a register");
-            Reg r = reg(s.name());
-            if (r == null || r.bits == 1) throw new Unsupported("destination " + s.name() + " is not a value register");
+            if (dst instanceof Sink) return;
+            String n = dst.name();
+            if (n == null) throw new Unsupported("destination must be a register");
+            Reg r = reg(n);
+            if (r == null || r.bits == 1) throw new Unsupported("destination " + n + " is not a value register");
             String x = resize(val, bits, r.bits, signed);
             line("store " + r.ty + " " + x + ", " + allocaAs() + " " + r.ptr);
         }
@@ -828,12 +774,11 @@ public final class LlvmEmitter {
         }
 
         String readPred(Operand op) {
-            return switch (op) {
-                case NegPred n -> readPredName(n.name(), true);
-                case Sym s -> readPredName(s.name(), false);
-                case Expr e when Semantics.constant(e) != null -> Semantics.constant(e) != 0 ? "true" : "false";
-                default -> throw new Unsupported("predicate operand expected");
-            };
+            if (op instanceof Not n && n.inner().name() != null) return readPredName(n.inner().name(), true);
+            String n = op.name();
+            if (n != null) return readPredName(n, false);
+            if (op instanceof IntImm c) return c.value() != 0 ? "true" : "false";
+            throw new Unsupported("predicate operand expected");
         }
 
         String readPredName(String name, boolean negated) {
@@ -844,10 +789,11 @@ public final class LlvmEmitter {
         }
 
         void writePred(Operand dst, String val) {
-            if (dst instanceof Sym s && s.name().equals("_")) return;
-            if (!(dst instanceof Sym s)) throw new Unsupported("predicate destination expected");
-            Reg r = reg(s.name());
-            if (r == null || r.bits != 1) throw new Unsupported(s.name() + " is not a predicate register");
+            if (dst instanceof Sink) return;
+            String n = dst.name();
+            if (n == null) throw new Unsupported("predicate destination expected");
+            Reg r = reg(n);
+            if (r == null || r.bits != 1) throw new Unsupported(n + " is not a predicate register");
             line("store i1 " + val + ", " + allocaAs() + " " + r.ptr);
         }
 
@@ -858,344 +804,7 @@ public final class LlvmEmitter {
 
         // -------------------------------------------------------------- special registers (target hooks)
 
-        String special(String name, String comp) {
-            int dim = comp == null ? 0 : switch (comp) {
-                case ".x" -> 0;
-                case ".y" -> 1;
-                case ".z" -> 2;
-                default -> throw new Unsupported(name + comp + " is not supported");
-            };
-            String xyz = "xyz".substring(dim, dim + 1);
-            if (!target.amd()) {
-                String sreg = switch (name) {
-                    case "%tid", "%ntid", "%ctaid", "%nctaid" -> name.substring(1) + "." + xyz;
-                    case "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%clock", "%clock64", "%globaltimer",
-                         "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge" -> name.substring(1);
-                    case "%warpsize" -> null;
-                    default -> throw new Unsupported("special register " + name + " is not supported");
-                };
-                if (sreg == null) return "32";
-                String ty = name.equals("%clock64") || name.equals("%globaltimer") ? "i64" : "i32";
-                return call(ty, "llvm.nvvm.read.ptx.sreg." + sreg, "", "");
-            }
-            switch (name) {
-                case "%tid" -> { return call("i32", "llvm.amdgcn.workitem.id." + xyz, "", ""); }
-                case "%ctaid" -> { return call("i32", "llvm.amdgcn.workgroup.id." + xyz, "", ""); }
-                case "%ntid", "%nctaid" -> {
-                    // code object v5 hidden kernel arguments: block counts (u32) at 0/4/8, group sizes (u16) at 12/14/16
-                    String p = call("ptr addrspace(4)", "llvm.amdgcn.implicitarg.ptr", "", "");
-                    boolean n = name.equals("%ntid");
-                    String q = v("getelementptr i8, ptr addrspace(4) " + p + ", i64 " + (n ? 12 + 2 * dim : 4 * dim));
-                    if (!n) return v("load i32, ptr addrspace(4) " + q + ", align 4, !invariant.load !{}");
-                    String h = v("load i16, ptr addrspace(4) " + q + ", align 2, !invariant.load !{}");
-                    return v("zext i16 " + h + " to i32");
-                }
-                case "%laneid" -> { return laneId(); }
-                case "%warpsize" -> { requireWave32(name); return "32"; }
-                case "%lanemask_eq", "%lanemask_lt", "%lanemask_le", "%lanemask_gt", "%lanemask_ge" -> {
-                    String l = laneId();
-                    String eq = v("shl i32 1, " + l);
-                    String lt = v("sub i32 " + eq + ", 1");
-                    String le = v("or i32 " + lt + ", " + eq);
-                    return switch (name) {
-                        case "%lanemask_eq" -> eq;
-                        case "%lanemask_lt" -> lt;
-                        case "%lanemask_le" -> le;
-                        case "%lanemask_gt" -> v("xor i32 " + le + ", -1");
-                        default -> v("xor i32 " + lt + ", -1");
-                    };
-                }
-                case "%clock", "%clock64" -> {
-                    String c = call("i64", "llvm.readcyclecounter", "", "");
-                    return name.equals("%clock") ? v("trunc i64 " + c + " to i32") : c;
-                }
-                default -> throw new Unsupported("special register " + name + " has no AMD GPU equivalent");
-            }
-        }
-
-        void requireWave32(String what) {
-            if (target.waveSize() != 32) {
-                throw new Unsupported(what + " assumes 32-lane warps; " + target.cpu() + " runs 64-lane waves only");
-            }
-        }
-
-        String laneId() {
-            if (!target.amd()) return call("i32", "llvm.nvvm.read.ptx.sreg.laneid", "", "");
-            requireWave32("%laneid");
-            return call("i32", "llvm.amdgcn.mbcnt.lo", "i32, i32", "i32 -1, i32 0");
-        }
-
-        /** Lane {@code lane}'s value of {@code val} (i32), every lane of {@code mask} taking part (target hook). */
-        String readLane(String val, String lane, String mask) {
-            if (!target.amd()) {
-                return call("i32", "llvm.nvvm.shfl.sync.idx.i32", "i32, i32, i32, i32", "i32 " + mask + ", i32 " + val + ", i32 " + lane + ", i32 31");
-            }
-            String addr = v("shl i32 " + lane + ", 2");
-            return call("i32", "llvm.amdgcn.ds.bpermute", "i32, i32", "i32 " + addr + ", i32 " + val);
-        }
-
-        /** The 32-bit mask of lanes whose predicate is true (target hook). */
-        String ballot(String pred) {
-            return ballot(pred, "-1");
-        }
-
-        String ballot(String pred, String mask) {
-            if (!target.amd()) {
-                return call("i32", "llvm.nvvm.vote.ballot.sync", "i32, i1", "i32 " + mask + ", i1 " + pred);
-            }
-            requireWave32("warp vote");
-            return call("i32", "llvm.amdgcn.ballot.i32", "i1", "i1 " + pred);
-        }
-
-        /** {@code bar.sync 0} / {@code barrier.sync 0}: all threads of the block, shared memory made visible (target hook). */
-        void barrier() {
-            if (!target.amd()) {
-                call("void", "llvm.nvvm.barrier0", "", "");
-                return;
-            }
-            line("fence syncscope(\"workgroup\") release");
-            call("void", "llvm.amdgcn.s.barrier", "", "");
-            line("fence syncscope(\"workgroup\") acquire");
-        }
-
         // -------------------------------------------------------------- instructions
-
-        void mov(Ins x) {
-            PtxType t = x.type(0);
-            if (t == PtxType.PRED) {
-                writePred(x.op(0), readPred(x.op(1)));
-                return;
-            }
-            int bits = t.size() * 8;
-            Operand d = x.op(0), a = x.op(1);
-            if (d instanceof VectorOperand vd) {
-                String val = read(a, bits, false);
-                int n = vd.elements().size(), w = bits / n;
-                for (int k = 0; k < n; k++) {
-                    String s = k == 0 ? val : v("lshr " + ity(bits) + " " + val + ", " + (k * w));
-                    write(vd.elements().get(k), resize(s, bits, w, false), w, false);
-                }
-                return;
-            }
-            if (a instanceof VectorOperand va) {
-                int n = va.elements().size(), w = bits / n;
-                String acc = constant(0, bits);
-                for (int k = 0; k < n; k++) {
-                    String e = resize(read(va.elements().get(k), w, false), w, bits, false);
-                    if (k > 0) e = v("shl " + ity(bits) + " " + e + ", " + (k * w));
-                    acc = v("or " + ity(bits) + " " + acc + ", " + e);
-                }
-                write(d, acc, bits, false);
-                return;
-            }
-            write(d, read(a, bits, t.kind() == PtxType.Kind.SIGNED), bits, t.kind() == PtxType.Kind.SIGNED);
-        }
-
-        void arith(Ins x) {
-            PtxType t = x.type(0);
-            if (t == null) throw new Unsupported(x.i.form() + ": no type");
-            if (t.kind() == PtxType.Kind.FLOAT) {
-                floatArith(x, t);
-                return;
-            }
-            if ((t == PtxType.U16X2 || t == PtxType.S16X2) && (x.i.opcode().equals("min") || x.i.opcode().equals("max"))) {
-                minMax16x2(x, t);
-                return;
-            }
-            if (t.size() > 8 || t.name().contains("X")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            int bits = t.size() * 8;
-            boolean s = t.kind() == PtxType.Kind.SIGNED;
-            String ty = ity(bits);
-            String op = x.i.opcode();
-            if (x.has(".cc")) {
-                carryOp(x);
-                return;
-            }
-            if (t == PtxType.S32 && x.has(".relu") && (op.equals("min") || op.equals("max")) && x.mods.size() == 2) {
-                // min/max.relu.s32 (PTX ISA 9.0, min and max): the signed min/max, a negative result clamped to 0
-                String a = read(x.op(1), 32, true), b = read(x.op(2), 32, true);
-                String m = call("i32", "llvm.s" + op + ".i32", "i32, i32", "i32 " + a + ", i32 " + b);
-                write(x.op(0), call("i32", "llvm.smax.i32", "i32, i32", "i32 " + m + ", i32 0"), 32, true);
-                return;
-            }
-            if (t == PtxType.S32 && op.equals("mad") && x.has(".hi") && x.has(".sat") && x.mods.size() == 3) {
-                // mad.hi.sat.s32 (PTX ISA 9.0, mad): the high 32 bits of the 64-bit product plus c, saturated to .s32
-                String a = resize(read(x.op(1), 32, true), 32, 64, true), b = resize(read(x.op(2), 32, true), 32, 64, true);
-                String hi = resize(v("ashr i64 " + v("mul i64 " + a + ", " + b) + ", 32"), 64, 32, false);
-                write(x.op(0), call("i32", "llvm.sadd.sat.i32", "i32, i32", "i32 " + hi + ", i32 " + read(x.op(3), 32, true)), 32, true);
-                return;
-            }
-            if (x.has(".relu") || (x.has(".sat") && !(op.equals("add") || op.equals("sub")))) {
-                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            }
-            boolean wide = x.has(".wide"), hi = x.has(".hi");
-            switch (op) {
-                case "add", "sub" -> {
-                    String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s);
-                    String r = x.has(".sat")
-                            ? call(ty, "llvm." + (s ? "s" : "u") + op + ".sat." + ty, ty + ", " + ty, ty + " " + a + ", " + ty + " " + b)
-                            : v(op + " " + ty + " " + a + ", " + b);
-                    write(x.op(0), r, bits, s);
-                }
-                case "mul", "mad" -> {
-                    int w = wide || hi ? 2 * bits : bits;
-                    String a = resize(read(x.op(1), bits, s), bits, w, s), b = resize(read(x.op(2), bits, s), bits, w, s);
-                    String p = v("mul " + ity(w) + " " + a + ", " + b);
-                    if (hi) p = resize(v((s ? "ashr " : "lshr ") + ity(w) + " " + p + ", " + bits), w, bits, s);
-                    int rw = wide ? w : bits;
-                    if (op.equals("mad")) p = v("add " + ity(rw) + " " + p + ", " + read(x.op(3), rw, s));
-                    write(x.op(0), p, rw, s);
-                }
-                case "sad" -> {
-                    String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s), c = read(x.op(3), bits, s);
-                    String lt = v("icmp " + (s ? "slt " : "ult ") + ty + " " + a + ", " + b);
-                    String d1 = v("sub " + ty + " " + b + ", " + a), d2 = v("sub " + ty + " " + a + ", " + b);
-                    String d = v("select i1 " + lt + ", " + ty + " " + d1 + ", " + ty + " " + d2);
-                    write(x.op(0), v("add " + ty + " " + d + ", " + c), bits, s);
-                }
-                case "div", "rem" -> {
-                    // PTX defines division by zero (all ones, as an H200 gives) and MIN/-1 (wraps); LLVM makes both UB
-                    String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s);
-                    String z = v("icmp eq " + ty + " " + b + ", 0");
-                    String safeB = v("select i1 " + z + ", " + ty + " 1, " + ty + " " + b);
-                    if (s) {
-                        String m1 = v("icmp eq " + ty + " " + safeB + ", -1");
-                        safeB = v("select i1 " + m1 + ", " + ty + " 1, " + ty + " " + safeB);
-                        String q = v((op.equals("div") ? "sdiv " : "srem ") + ty + " " + a + ", " + safeB);
-                        String neg = v("sub " + ty + " 0, " + a);
-                        q = v("select i1 " + m1 + ", " + ty + " " + (op.equals("div") ? neg : "0") + ", " + ty + " " + q);
-                        write(x.op(0), v("select i1 " + z + ", " + ty + " -1, " + ty + " " + q), bits, s);
-                    } else {
-                        String q = v((op.equals("div") ? "udiv " : "urem ") + ty + " " + a + ", " + safeB);
-                        write(x.op(0), v("select i1 " + z + ", " + ty + " -1, " + ty + " " + q), bits, s);
-                    }
-                }
-                case "min", "max" -> {
-                    String a = read(x.op(1), bits, s), b = read(x.op(2), bits, s);
-                    String fn = "llvm." + (s ? "s" : "u") + op + "." + ty;
-                    write(x.op(0), call(ty, fn, ty + ", " + ty, ty + " " + a + ", " + ty + " " + b), bits, s);
-                }
-                case "abs" -> write(x.op(0), call(ty, "llvm.abs." + ty, ty + ", i1", ty + " " + read(x.op(1), bits, s) + ", i1 false"), bits, s);
-                case "neg" -> write(x.op(0), v("sub " + ty + " 0, " + read(x.op(1), bits, s)), bits, s);
-                default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            }
-        }
-
-        String carryIn() {
-            return v("load i1, " + allocaAs() + " " + carry);
-        }
-
-        /** add.cc, addc, sub.cc, subc, mad.cc, madc (PTX ISA 9.7.2): CC.CF is a carry for add, a borrow for sub. */
-        void carryOp(Ins x) {
-            PtxType t = x.type(0);
-            if (t == null || t.size() < 4 || t.kind() == PtxType.Kind.FLOAT) throw new Unsupported(x.i.form() + " is not supported");
-            int bits = t.size() * 8;
-            String ty = ity(bits);
-            String op = x.i.opcode();
-            boolean cin = op.endsWith("c"), cout = x.has(".cc"), sub = op.startsWith("sub");
-            boolean mad = op.startsWith("mad");
-            String p, q;
-            if (mad) {
-                boolean s = t.kind() == PtxType.Kind.SIGNED;
-                if (x.has(".hi")) {
-                    String a = resize(read(x.op(1), bits, s), bits, 2 * bits, s), b = resize(read(x.op(2), bits, s), bits, 2 * bits, s);
-                    String m = v("mul " + ity(2 * bits) + " " + a + ", " + b);
-                    p = resize(v("lshr " + ity(2 * bits) + " " + m + ", " + bits), 2 * bits, bits, false);
-                } else {
-                    p = v("mul " + ty + " " + read(x.op(1), bits, false) + ", " + read(x.op(2), bits, false));
-                }
-                q = read(x.op(3), bits, false);
-            } else {
-                p = read(x.op(1), bits, false);
-                q = read(x.op(2), bits, false);
-            }
-            String kind = sub ? "usub" : "uadd";
-            String r1 = call("{" + ty + ", i1}", "llvm." + kind + ".with.overflow." + ty, ty + ", " + ty, ty + " " + p + ", " + ty + " " + q);
-            String s1 = v("extractvalue {" + ty + ", i1} " + r1 + ", 0"), o1 = v("extractvalue {" + ty + ", i1} " + r1 + ", 1");
-            String res = s1, out = o1;
-            if (cin) {
-                String c = resize(carryIn(), 1, bits, false);
-                String r2 = call("{" + ty + ", i1}", "llvm." + kind + ".with.overflow." + ty, ty + ", " + ty, ty + " " + s1 + ", " + ty + " " + c);
-                res = v("extractvalue {" + ty + ", i1} " + r2 + ", 0");
-                out = v("or i1 " + o1 + ", " + v("extractvalue {" + ty + ", i1} " + r2 + ", 1"));
-            }
-            write(x.op(0), res, bits, false);
-            if (cout) line("store i1 " + out + ", " + allocaAs() + " " + carry);
-        }
-
-        void logic(Ins x) {
-            PtxType t = x.type(0);
-            String op = x.i.opcode();
-            if (t == PtxType.PRED) {
-                String a = readPred(x.op(1));
-                String r = switch (op) {
-                    case "not" -> v("xor i1 " + a + ", true");
-                    case "and", "or", "xor" -> v(op + " i1 " + a + ", " + readPred(x.op(2)));
-                    default -> throw new Unsupported(x.i.form() + " is not supported");
-                };
-                writePred(x.op(0), r);
-                return;
-            }
-            int bits = t.size() * 8;
-            String ty = ity(bits);
-            String a = read(x.op(1), bits, false);
-            String r = switch (op) {
-                case "not" -> v("xor " + ty + " " + a + ", -1");
-                case "cnot" -> v("zext i1 " + v("icmp eq " + ty + " " + a + ", 0") + " to " + ty);
-                default -> v(op + " " + ty + " " + a + ", " + read(x.op(2), bits, false));
-            };
-            write(x.op(0), r, bits, false);
-        }
-
-        void shift(Ins x) {
-            PtxType t = x.type(0);
-            int bits = t.size() * 8;
-            String ty = ity(bits);
-            boolean s = x.i.opcode().equals("shr") && t.kind() == PtxType.Kind.SIGNED;
-            String a = read(x.op(1), bits, false);
-            String k = read(x.op(2), 32, false);              // the shift amount is always .u32
-            // PTX clamps shift amounts at the width; LLVM makes larger shifts poison
-            String big = v("icmp ugt i32 " + k + ", " + (bits - 1));
-            String kc = v("select i1 " + big + ", i32 " + (bits - 1) + ", i32 " + k);
-            String kk = resize(kc, 32, bits, false);
-            String r;
-            if (s) {
-                r = v("ashr " + ty + " " + a + ", " + kk);
-            } else {
-                String sh = v((x.i.opcode().equals("shl") ? "shl " : "lshr ") + ty + " " + a + ", " + kk);
-                r = v("select i1 " + big + ", " + ty + " 0, " + ty + " " + sh);
-            }
-            write(x.op(0), r, bits, false);
-        }
-
-        void bits(Ins x) {
-            PtxType t = x.type(0);
-            int bits = t.size() * 8;
-            String ty = ity(bits);
-            String a = read(x.op(1), bits, false);
-            switch (x.i.opcode()) {
-                case "popc" -> write(x.op(0), resize(call(ty, "llvm.ctpop." + ty, ty, ty + " " + a), bits, 32, false), 32, false);
-                case "clz" -> write(x.op(0), resize(call(ty, "llvm.ctlz." + ty, ty + ", i1", ty + " " + a + ", i1 false"), bits, 32, false), 32, false);
-                default -> write(x.op(0), call(ty, "llvm.bitreverse." + ty, ty, ty + " " + a), bits, false);
-            }
-        }
-
-        /** lop3.b32 d, a, b, c, lut (PTX ISA 9.7.8.6): bit i of lut is the result for minterm i = (a<<2)|(b<<1)|c. */
-        void lop3(Ins x) {
-            if (!x.has(".b32") || x.i.operands().size() != 5) throw new Unsupported(x.i.form() + " is not supported");
-            Long lut = x.op(4) instanceof Expr e ? Semantics.constant(e) : null;
-            if (lut == null) throw new Unsupported(x.i.form() + ": the lookup table must be a constant");
-            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
-            String na = v("xor i32 " + a + ", -1"), nb = v("xor i32 " + b + ", -1"), nc = v("xor i32 " + c + ", -1");
-            String acc = "0";
-            for (int m = 0; m < 8; m++) {
-                if ((lut >> m & 1) == 0) continue;
-                String t1 = v("and i32 " + ((m & 4) != 0 ? a : na) + ", " + ((m & 2) != 0 ? b : nb));
-                String t2 = v("and i32 " + t1 + ", " + ((m & 1) != 0 ? c : nc));
-                acc = v("or i32 " + acc + ", " + t2);
-            }
-            write(x.op(0), acc, 32, false);
-        }
 
         // ------------------------------------------------ bit-field, byte, dot-product and select instructions (PTX ISA 9.0)
 
@@ -1207,737 +816,15 @@ public final class LlvmEmitter {
             return call(ty, "llvm.umin." + ty, ty + ", " + ty, ty + " " + a + ", " + ty + " " + b);
         }
 
-        /**
-         * Position and length of a bit field (bfe, bfi) at the instruction's width: for 32 bits bits 7..0 of the .u32
-         * operands (PTX ISA 9.0, bfe and bfi), for 64 bits the whole .u32 values (an H200 does not mask them).
-         */
-        String[] field(Operand posOp, Operand lenOp, int w) {
-            String b = read(posOp, 32, false), c = read(lenOp, 32, false);
-            if (w == 32) return new String[] {v("and i32 " + b + ", 255"), v("and i32 " + c + ", 255")};
-            return new String[] {resize(b, 32, 64, false), resize(c, 32, 64, false)};
-        }
-
-        /**
-         * The mask of the bits [pos, pos + len) that lie inside a {@code w}-bit value, not yet shifted to pos:
-         * {@code [inRange, clamped pos, mask]}; no LLVM shift sees an amount at or past the width.
-         */
-        String[] fieldMask(String pos, String len, int w) {
-            String ty = ity(w);
-            String inRange = v("icmp ult " + ty + " " + pos + ", " + w);
-            String posC = umin(ty, pos, Integer.toString(w - 1));
-            String n = sel(inRange, ty, umin(ty, len, v("sub " + ty + " " + w + ", " + posC)), "0");
-            String full = v("icmp uge " + ty + " " + n + ", " + w);
-            String low = v("sub " + ty + " " + v("shl " + ty + " 1, " + umin(ty, n, Integer.toString(w - 1))) + ", 1");
-            return new String[] {inRange, posC, sel(full, ty, "-1", low)};
-        }
-
-        /**
-         * bfe.{u32,s32,u64,s64} d, a, pos, len (PTX ISA 9.0, bfe): bits [pos, pos + len) of a; signed types fill the
-         * bits above with bit min(pos + len − 1, msb) of a (0 when len is 0), unsigned with zeros.
-         */
-        void bfe(Ins x) {
-            PtxType t = x.type(0);
-            if (t == null || !isInt(t) || t.size() < 4 || t.kind() == PtxType.Kind.BIT) throw new Unsupported(x.i.form() + " is not supported");
-            int w = t.size() * 8;
-            String ty = ity(w);
-            String a = read(x.op(1), w, false);
-            String[] pl = field(x.op(2), x.op(3), w);
-            String[] fm = fieldMask(pl[0], pl[1], w);
-            String shifted = sel(fm[0], ty, v("lshr " + ty + " " + a + ", " + fm[1]), "0");
-            String f = v("and " + ty + " " + shifted + ", " + fm[2]);
-            if (t.kind() == PtxType.Kind.SIGNED) {
-                String top = umin(ty, v("add " + ty + " " + pl[0] + ", " + v("sub " + ty + " " + pl[1] + ", 1")), Integer.toString(w - 1));
-                String bit = v("and " + ty + " " + v("lshr " + ty + " " + a + ", " + top) + ", 1");
-                String neg = v("and i1 " + v("icmp ne " + ty + " " + bit + ", 0") + ", " + v("icmp ne " + ty + " " + pl[1] + ", 0"));
-                f = v("or " + ty + " " + f + ", " + sel(neg, ty, v("xor " + ty + " " + fm[2] + ", -1"), "0"));
-            }
-            write(x.op(0), f, w, false);
-        }
-
-        /** bfi.{b32,b64} f, a, b, pos, len (PTX ISA 9.0, bfi): b with bits [pos, pos + len) (inside the width) from a's low bits. */
-        void bfi(Ins x) {
-            PtxType t = x.type(0);
-            if (t == null || (t != PtxType.B32 && t != PtxType.B64)) throw new Unsupported(x.i.form() + " is not supported");
-            int w = t.size() * 8;
-            String ty = ity(w);
-            String a = read(x.op(1), w, false), b = read(x.op(2), w, false);
-            String[] pl = field(x.op(3), x.op(4), w);
-            String[] fm = fieldMask(pl[0], pl[1], w);
-            String m = sel(fm[0], ty, v("shl " + ty + " " + fm[2] + ", " + fm[1]), "0");
-            String ins = v("and " + ty + " " + v("shl " + ty + " " + a + ", " + fm[1]) + ", " + m);
-            String keep = v("and " + ty + " " + b + ", " + v("xor " + ty + " " + m + ", -1"));
-            write(x.op(0), v("or " + ty + " " + keep + ", " + ins), w, false);
-        }
-
-        /**
-         * bfind[.shiftamt].{u32,s32,u64,s64} d, a (PTX ISA 9.0, bfind): the bit position of the most significant
-         * non-sign bit (the highest 1 of a, or of ~a for negative signed a), as a .u32; with .shiftamt the left
-         * shift that moves it to the msb; 0xffffffff when there is none.
-         */
-        void bfind(Ins x) {
-            PtxType t = x.type(0);
-            if (t == null || !isInt(t) || t.size() < 4 || t.kind() == PtxType.Kind.BIT) throw new Unsupported(x.i.form() + " is not supported");
-            int w = t.size() * 8;
-            String ty = ity(w);
-            String a = read(x.op(1), w, false);
-            if (t.kind() == PtxType.Kind.SIGNED) a = sel(v("icmp slt " + ty + " " + a + ", 0"), ty, v("xor " + ty + " " + a + ", -1"), a);
-            String lz = resize(call(ty, "llvm.ctlz." + ty, ty + ", i1", ty + " " + a + ", i1 false"), w, 32, false);
-            String r = x.has(".shiftamt") ? lz : v("sub i32 " + (w - 1) + ", " + lz);
-            String none = v("icmp eq " + ty + " " + a + ", 0");
-            write(x.op(0), sel(none, "i32", "-1", r), 32, false);
-        }
-
-        /**
-         * bmsk.{wrap,clamp}.b32 d, a, b (PTX ISA 9.0, bmsk): a mask of b bits starting at bit a. .wrap takes a and b
-         * modulo 32; .clamp gives 0 for a ≥ 32 and all bits from a up for b ≥ 32 (as an H200 does).
-         */
-        void bmsk(Ins x) {
-            boolean clamp = x.has(".clamp");
-            if (!clamp && !x.has(".wrap")) throw new Unsupported(x.i.form() + " is not supported");
-            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
-            String a1 = v("and i32 " + a + ", 31"), b1 = v("and i32 " + b + ", 31");
-            String mask0 = v("shl i32 -1, " + a1);
-            String sum = v("add i32 " + a1 + ", " + b1);
-            String zero1 = v("icmp uge i32 " + sum + ", 32");
-            if (clamp) {
-                String aOver = v("icmp uge i32 " + a + ", 32"), bOver = v("icmp uge i32 " + b + ", 32");
-                mask0 = sel(aOver, "i32", "0", mask0);
-                zero1 = v("or i1 " + zero1 + ", " + v("or i1 " + aOver + ", " + bOver));
-            }
-            String mask1 = v("shl i32 -1, " + v("and i32 " + sum + ", 31"));
-            mask1 = sel(zero1, "i32", "0", sel(v("icmp eq i32 " + b1 + ", 0"), "i32", "-1", mask1));
-            write(x.op(0), v("and i32 " + mask0 + ", " + v("xor i32 " + mask1 + ", -1")), 32, false);
-        }
-
-        /**
-         * szext.{wrap,clamp}.{u32,s32} d, a, b (PTX ISA 9.0, szext): the low b bits of a, zero- or sign-extended
-         * (b modulo 32 with .wrap; with .clamp b ≥ 32 keeps a whole); b = 0 gives 0.
-         */
-        void szext(Ins x) {
-            PtxType t = x.type(0);
-            boolean clamp = x.has(".clamp");
-            if ((t != PtxType.U32 && t != PtxType.S32) || (!clamp && !x.has(".wrap"))) throw new Unsupported(x.i.form() + " is not supported");
-            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
-            String b1 = v("and i32 " + b + ", 31");
-            String msk = v("shl i32 -1, " + b1);
-            if (clamp) msk = sel(v("icmp uge i32 " + b + ", 32"), "i32", "0", msk);
-            String r = v("and i32 " + a + ", " + v("xor i32 " + msk + ", -1"));
-            if (t == PtxType.S32) {
-                String pos = v("and i32 " + v("sub i32 " + b1 + ", 1") + ", 31");
-                String bit = v("and i32 " + v("lshr i32 " + a + ", " + pos) + ", 1");
-                String neg = v("and i1 " + v("icmp ne i32 " + bit + ", 0") + ", " + v("icmp ne i32 " + b1 + ", 0"));
-                r = v("or i32 " + r + ", " + sel(neg, "i32", msk, "0"));   // msk is 0 when .clamp and b ≥ 32
-            }
-            write(x.op(0), r, 32, false);
-        }
-
-        /**
-         * shf.{l,r}.{wrap,clamp}.b32 d, a, b, c (PTX ISA 9.0, shf): the 64-bit value b:a shifted left (high word kept)
-         * or right (low word kept) by c modulo 32 (.wrap) or min(c, 32) (.clamp).
-         */
-        void shf(Ins x) {
-            boolean clamp = x.has(".clamp"), left = x.has(".l");
-            if (!x.has(".b32") || (!clamp && !x.has(".wrap")) || (!left && !x.has(".r"))) throw new Unsupported(x.i.form() + " is not supported");
-            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
-            String n = clamp ? umin("i32", c, "32") : v("and i32 " + c + ", 31");
-            String cat = v("or i64 " + v("shl i64 " + resize(b, 32, 64, false) + ", 32") + ", " + resize(a, 32, 64, false));
-            String n64 = resize(n, 32, 64, false);
-            String r = left ? v("lshr i64 " + v("shl i64 " + cat + ", " + n64) + ", 32") : v("lshr i64 " + cat + ", " + n64);
-            write(x.op(0), resize(r, 64, 32, false), 32, false);
-        }
-
-        /**
-         * prmt.b32[.mode] d, a, b, c (PTX ISA 9.0, prmt): bytes of b:a (a = bytes 0..3, b = 4..7) picked by the
-         * nibbles of c (bit 3 of a nibble replicates the picked byte's sign), or with .f4e .b4e .rc8 .ecl .ecr .rc16
-         * by the pattern the mode makes of c's two low bits.
-         */
-        void prmt(Ins x) {
-            String mode = null;
-            for (String m : new String[] {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"}) if (x.has(m)) mode = m;
-            if (!x.has(".b32") || x.mods.size() != (mode == null ? 1 : 2)) throw new Unsupported(x.i.form() + " is not supported");
-            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
-            String tmp = v("or i64 " + v("shl i64 " + resize(b, 32, 64, false) + ", 32") + ", " + resize(a, 32, 64, false));
-            String s = v("and i32 " + c + ", 3");
-            String acc = "0";
-            for (int i = 0; i < 4; i++) {
-                String nib = mode == null ? v("and i32 " + v("lshr i32 " + c + ", " + (4 * i)) + ", 15") : null;
-                String idx = switch (mode == null ? "" : mode) {
-                    case "" -> v("and i32 " + nib + ", 7");
-                    case ".f4e" -> v("add i32 " + s + ", " + i);
-                    case ".b4e" -> v("and i32 " + v("sub i32 " + s + ", " + i) + ", 7");
-                    case ".rc8" -> s;
-                    case ".ecl" -> call("i32", "llvm.umax.i32", "i32, i32", "i32 " + s + ", i32 " + i);
-                    case ".ecr" -> umin("i32", s, Integer.toString(i));
-                    default -> v("add i32 " + v("shl i32 " + v("and i32 " + s + ", 1") + ", 1") + ", " + (i & 1));
-                };
-                String sh = resize(v("shl i32 " + idx + ", 3"), 32, 64, false);
-                String byt = v("trunc i64 " + v("lshr i64 " + tmp + ", " + sh) + " to i8");
-                if (mode == null) {
-                    String rep = v("ashr i8 " + byt + ", 7");
-                    byt = sel(v("icmp ne i32 " + v("and i32 " + nib + ", 8") + ", 0"), "i8", rep, byt);
-                }
-                String wide = resize(byt, 8, 32, false);
-                if (i > 0) wide = v("shl i32 " + wide + ", " + (8 * i));
-                acc = v("or i32 " + acc + ", " + wide);
-            }
-            write(x.op(0), acc, 32, false);
-        }
-
-        /** The position of the k-th (from 0) set bit of m counted from bit 0, for k < popc(m): a 5-step binary search. */
-        String kthSetBit(String m, String k) {
-            String r = "0", kk = k;
-            for (int wdt = 16; wdt >= 1; wdt /= 2) {
-                String part = v("and i32 " + v("lshr i32 " + m + ", " + r) + ", " + ((1 << wdt) - 1));
-                String cnt = call("i32", "llvm.ctpop.i32", "i32", "i32 " + part);
-                String up = v("icmp uge i32 " + kk + ", " + cnt);
-                kk = sel(up, "i32", v("sub i32 " + kk + ", " + cnt), kk);
-                r = sel(up, "i32", v("add i32 " + r + ", " + wdt), r);
-            }
-            return r;
-        }
-
-        /**
-         * fns.b32 d, mask, base, offset (PTX ISA 9.0, fns): the position of the |offset|-th set bit of mask counting
-         * up (offset &gt; 0) or down (offset &lt; 0) from bit base, base itself when offset is 0 and its bit is set,
-         * 0xffffffff when there is no such bit or base ≥ 32; offset = INT_MIN gives 0, as an H200 does.
-         */
-        void fns(Ins x) {
-            if (!x.has(".b32") || x.mods.size() != 1) throw new Unsupported(x.i.form() + " is not supported");
-            String msk = read(x.op(1), 32, false), base = read(x.op(2), 32, false), off = read(x.op(3), 32, false);
-            String baseOk = v("icmp ult i32 " + base + ", 32");
-            String bc = v("and i32 " + base + ", 31");
-            String at = v("icmp ne i32 " + v("and i32 " + v("lshr i32 " + msk + ", " + bc) + ", 1") + ", 0");
-            String r0 = sel(v("and i1 " + baseOk + ", " + at), "i32", bc, "-1");
-            String upBits = v("and i32 " + msk + ", " + v("shl i32 -1, " + bc));
-            String cu = call("i32", "llvm.ctpop.i32", "i32", "i32 " + upBits);
-            String okU = v("and i1 " + baseOk + ", " + v("icmp ule i32 " + off + ", " + cu));
-            String ru = sel(okU, "i32", kthSetBit(upBits, v("sub i32 " + off + ", 1")), "-1");
-            String dnBits = v("and i32 " + msk + ", " + v("lshr i32 -1, " + v("sub i32 31, " + bc)));
-            String cd = call("i32", "llvm.ctpop.i32", "i32", "i32 " + dnBits);
-            String n = v("sub i32 0, " + off);
-            String okD = v("and i1 " + baseOk + ", " + v("icmp ule i32 " + n + ", " + cd));
-            String rd = sel(okD, "i32", kthSetBit(dnBits, v("sub i32 " + cd + ", " + n)), "-1");
-            rd = sel(v("icmp eq i32 " + off + ", -2147483648"), "i32", "0", rd);
-            String r = sel(v("icmp eq i32 " + off + ", 0"), "i32", r0, sel(v("icmp sgt i32 " + off + ", 0"), "i32", ru, rd));
-            write(x.op(0), r, 32, false);
-        }
-
-        /**
-         * slct[.ftz].dtype.{s32,f32} d, a, b, c (PTX ISA 9.0, slct): a when c ≥ 0, else b; a NaN c selects b; with
-         * .ftz a subnormal c counts as (signed) zero and selects a.
-         */
-        void slct(Ins x) {
-            PtxType t = x.type(0), ct = x.type(1);
-            if (t == null || (t.size() != 2 && t.size() != 4 && t.size() != 8) || t.name().contains("X")
-                    || (ct != PtxType.S32 && ct != PtxType.F32) || (x.has(".ftz") && ct != PtxType.F32)) {
-                throw new Unsupported(x.i.form() + " is not supported");
-            }
-            int w = t.size() * 8;
-            String ty = ity(w);
-            String a = read(x.op(1), w, false), b = read(x.op(2), w, false), c = read(x.op(3), 32, false);
-            String ge;
-            if (ct == PtxType.S32) {
-                ge = v("icmp sge i32 " + c + ", 0");
-            } else {
-                ge = v("fcmp oge float " + v("bitcast i32 " + c + " to float") + ", 0.0");
-                if (x.has(".ftz")) ge = v("or i1 " + ge + ", " + v("icmp eq i32 " + v("and i32 " + c + ", 2139095040") + ", 0"));
-            }
-            write(x.op(0), sel(ge, ty, a, b), w, false);
-        }
-
-        /**
-         * dp4a.atype.btype d, a, b, c and dp2a.{lo,hi}.atype.btype (PTX ISA 9.0, dp4a and dp2a): c plus the dot product of
-         * a's four bytes (dp2a: two half-words) with b's four bytes (dp2a: bytes 0-1 for .lo, 2-3 for .hi), each
-         * element signed or unsigned by its type, modulo 2^32.
-         */
-        void dot(Ins x) {
-            PtxType ta = x.type(0), tb = x.type(1);
-            boolean four = x.i.opcode().equals("dp4a");
-            if ((ta != PtxType.U32 && ta != PtxType.S32) || (tb != PtxType.U32 && tb != PtxType.S32) || x.types.size() != 2
-                    || (!four && !x.has(".lo") && !x.has(".hi"))) {
-                throw new Unsupported(x.i.form() + " is not supported");
-            }
-            boolean sa = ta == PtxType.S32, sb = tb == PtxType.S32;
-            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
-            String acc = read(x.op(3), 32, false);
-            int first = !four && x.has(".hi") ? 2 : 0;
-            for (int i = 0; i < (four ? 4 : 2); i++) {
-                int aw = four ? 8 : 16;
-                String ai = resize(v("trunc i32 " + (i == 0 ? a : v("lshr i32 " + a + ", " + (aw * i))) + " to " + ity(aw)), aw, 32, sa);
-                int bs = 8 * (first + i);
-                String bi = resize(v("trunc i32 " + (bs == 0 ? b : v("lshr i32 " + b + ", " + bs)) + " to i8"), 8, 32, sb);
-                acc = v("add i32 " + acc + ", " + v("mul i32 " + ai + ", " + bi));
-            }
-            write(x.op(0), acc, 32, false);
-        }
-
-        /**
-         * min/max[.relu].{u16x2,s16x2} d, a, b (PTX ISA 9.0, min and max): per 16-bit half, signed or unsigned; .relu
-         * (s16x2 only) clamps negative halves to 0.
-         */
-        void minMax16x2(Ins x, PtxType t) {
-            boolean s = t == PtxType.S16X2, relu = x.has(".relu");
-            if ((relu && !s) || x.mods.size() != (relu ? 2 : 1)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            String vt = "<2 x i16>";
-            String a = v("bitcast i32 " + read(x.op(1), 32, false) + " to " + vt), b = v("bitcast i32 " + read(x.op(2), 32, false) + " to " + vt);
-            String fn = "llvm." + (s ? "s" : "u") + x.i.opcode() + ".v2i16";
-            String r = call(vt, fn, vt + ", " + vt, vt + " " + a + ", " + vt + " " + b);
-            if (relu) r = call(vt, "llvm.smax.v2i16", vt + ", " + vt, vt + " " + r + ", " + vt + " zeroinitializer");
-            write(x.op(0), v("bitcast " + vt + " " + r + " to i32"), 32, false);
-        }
-
-        void selp(Ins x) {
-            PtxType t = x.type(0);
-            int bits = t.size() * 8;
-            String ty = ity(bits);
-            String a = read(x.op(1), bits, false), b = read(x.op(2), bits, false);
-            String c = readPred(x.op(3));
-            write(x.op(0), v("select i1 " + c + ", " + ty + " " + a + ", " + ty + " " + b), bits, false);
-        }
-
-        void setp(Ins x) {
-            String cmp = x.i.modifiers().get(0);
-            PtxType t = x.type(0);
-            String bool = x.has(".and") ? "and" : x.has(".or") ? "or" : x.has(".xor") ? "xor" : null;
-            if (t == PtxType.F16X2 || t == PtxType.BF16X2) {
-                FloatFormLowering.setpX2(this, x, t);
-                return;
-            }
-            String r;
-            if (t.kind() == PtxType.Kind.FLOAT) {
-                if (t != PtxType.F32 && t != PtxType.F64 && t != PtxType.F16 && t != PtxType.BF16) {
-                    throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-                }
-                String a = readF(x.op(1), t), b = readF(x.op(2), t);
-                if (x.has(".ftz")) { a = flush(a, t); b = flush(b, t); }
-                String pred = switch (cmp) {
-                    case ".eq" -> "oeq"; case ".ne" -> "one"; case ".lt" -> "olt"; case ".le" -> "ole";
-                    case ".gt" -> "ogt"; case ".ge" -> "oge"; case ".equ" -> "ueq"; case ".neu" -> "une";
-                    case ".ltu" -> "ult"; case ".leu" -> "ule"; case ".gtu" -> "ugt"; case ".geu" -> "uge";
-                    case ".num" -> "ord"; case ".nan" -> "uno";
-                    default -> throw new Unsupported(x.i.form() + ": comparison " + cmp + " is not supported");
-                };
-                r = v("fcmp " + pred + " " + fty(t) + " " + a + ", " + b);
-            } else if (t != PtxType.PRED && t.size() <= 8) {
-                int bits = t.size() * 8;
-                boolean s = t.kind() == PtxType.Kind.SIGNED;
-                String pred = switch (cmp) {
-                    case ".eq" -> "eq"; case ".ne" -> "ne";
-                    case ".lt" -> s ? "slt" : "ult"; case ".le" -> s ? "sle" : "ule";
-                    case ".gt" -> s ? "sgt" : "ugt"; case ".ge" -> s ? "sge" : "uge";
-                    case ".lo" -> "ult"; case ".ls" -> "ule"; case ".hi" -> "ugt"; case ".hs" -> "uge";
-                    default -> throw new Unsupported(x.i.form() + ": comparison " + cmp + " is not supported");
-                };
-                r = v("icmp " + pred + " " + ity(bits) + " " + read(x.op(1), bits, s) + ", " + read(x.op(2), bits, s));
-            } else {
-                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            }
-            String nr = v("xor i1 " + r + ", true");
-            if (bool != null) {
-                String c = readPred(x.op(3));
-                r = v(bool + " i1 " + r + ", " + c);
-                nr = v(bool + " i1 " + nr + ", " + c);
-            }
-            Operand d = x.op(0);
-            if (d instanceof PredPair pp) {
-                writePred(new Sym(pp.first(), null), r);
-                writePred(new Sym(pp.second(), null), nr);
-            } else {
-                writePred(d, r);
-            }
-        }
-
         // -------------------------------------------------------------- floating point
 
-        /** Subnormal to zero of the same sign (the {@code .ftz} modifier, PTX ISA 9.7.3). */
-        String flush(String a, PtxType t) {
-            if (t != PtxType.F32) return a;
-            String abs = call("float", "llvm.fabs.f32", "float", "float " + a);
-            String sub = v("fcmp olt float " + abs + ", 0x3810000000000000");
-            String zero = call("float", "llvm.copysign.f32", "float, float", "float 0.0, float " + a);
-            return v("select i1 " + sub + ", float " + zero + ", float " + a);
-        }
-
-        /** {@code .sat}: clamp to [0, 1], NaN to +0 (PTX ISA 9.7.3). */
-        String sat(String a, PtxType t) {
-            String ty = fty(t);
-            String le0 = v("fcmp ule " + ty + " " + a + ", 0.0");       // also NaN
-            String gt1 = v("fcmp ogt " + ty + " " + a + ", 1.0");
-            String r = v("select i1 " + gt1 + ", " + ty + " 1.0, " + ty + " " + a);
-            return v("select i1 " + le0 + ", " + ty + " 0.0, " + ty + " " + r);
-        }
-
-        String rounding(Ins x) {
-            for (String r : new String[] {".rn", ".rz", ".rm", ".rp"}) if (x.has(r)) return r;
-            return null;
-        }
-
-        void floatArith(Ins x, PtxType t) {
-            if (t == PtxType.F16 || t == PtxType.BF16 || t == PtxType.F16X2 || t == PtxType.BF16X2) {
-                halfArith(x, t);
-                return;
-            }
-            if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            if (FloatFormLowering.f32Form(this, x, t)) return;
-            String op = x.i.opcode();
-            String ty = fty(t);
-            boolean ftz = x.has(".ftz") && t == PtxType.F32;
-            String rnd = rounding(x);
-            if (x.has(".approx") || x.has(".full") || x.has(".xorsign") || x.has(".relu") || x.has(".oob")) {
-                if (op.equals("div") && x.has(".approx")) { divApprox(x, t, ftz); return; }
-                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            }
-            int n = switch (op) { case "abs", "neg" -> 1; case "fma", "mad" -> 3; default -> 2; };
-            String[] a = new String[n];
-            for (int k = 0; k < n; k++) {
-                a[k] = readF(x.op(k + 1), t);
-                if (ftz && !directed(rnd)) a[k] = flush(a[k], t);
-            }
-            String r;
-            if (directed(rnd) && (op.equals("add") || op.equals("sub") || op.equals("mul") || op.equals("fma") || op.equals("mad") || op.equals("div"))) {
-                r = directedRounding(x, t, op, rnd, ftz, a);
-            } else {
-                r = switch (op) {
-                    case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
-                    case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
-                    case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
-                    case "div" -> {
-                        if (rnd == null && t == PtxType.F32) throw new Unsupported(x.i.form() + " needs a rounding modifier (.rn .rz .rm .rp .approx .full)");
-                        yield v("fdiv " + ty + " " + a[0] + ", " + a[1]);
-                    }
-                    case "fma", "mad" -> {
-                        if (rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
-                        yield call(ty, "llvm.fma." + sfx(t), ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
-                    }
-                    case "min", "max" -> {
-                        String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
-                        yield call(ty, "llvm." + fn + "." + sfx(t), ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
-                    }
-                    case "abs" -> call(ty, "llvm.fabs." + sfx(t), ty, ty + " " + a[0]);
-                    case "neg" -> v("fneg " + ty + " " + a[0]);
-                    default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-                };
-            }
-            if (ftz && !directed(rnd)) r = flush(r, t);
-            if (ftz && (op.equals("abs") || op.equals("neg"))) {
-                // abs.ftz/neg.ftz give the canonical NaN 0x7fffffff (recorded data, conformance/h200)
-                String nan = v("fcmp uno float " + r + ", 0.0");
-                r = v("select i1 " + nan + ", float 0x7FFFFFFFE0000000, float " + r);
-            }
-            if (x.has(".sat")) r = sat(r, t);
-            writeF(x.op(0), r, t);
-        }
-
-        /**
-         * The half-precision arithmetic both the plain and the modified lowering share ({@code add sub mul fma neg abs},
-         * one LLVM operation or intrinsic on {@code ty} = {@code half}/{@code bfloat}, suffix {@code sf}); null for
-         * {@code min}/{@code max}, which each caller lowers with its own modifiers.
-         */
-        private String halfArith(String op, String ty, String sf, String[] a) {
-            return switch (op) {
-                case "add" -> v("fadd " + ty + " " + a[0] + ", " + a[1]);
-                case "sub" -> v("fsub " + ty + " " + a[0] + ", " + a[1]);
-                case "mul" -> v("fmul " + ty + " " + a[0] + ", " + a[1]);
-                case "fma" -> call(ty, "llvm.fma." + sf, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
-                case "neg" -> v("fneg " + ty + " " + a[0]);
-                case "abs" -> call(ty, "llvm.fabs." + sf, ty, ty + " " + a[0]);
-                default -> null;
-            };
-        }
-
-        /**
-         * f16/bf16 add, sub, mul, fma (round to nearest), neg, abs, min, max (and .NaN), scalar or packed x2
-         * (each 16-bit lane on its own, PTX ISA 9.0, 9.7.4): LLVM's half and bfloat arithmetic. With
-         * {@code .ftz} (add sub mul fma min max neg abs), {@code .sat} (add sub mul fma), {@code .relu} (fma) or
-         * {@code .xorsign.abs} (min max) see {@link #halfModified}.
-         */
-        void halfArith(Ins x, PtxType t) {
-            String op = x.i.opcode();
-            boolean arith = op.equals("add") || op.equals("sub") || op.equals("mul") || op.equals("fma");
-            boolean minmax = op.equals("min") || op.equals("max");
-            boolean f16 = t == PtxType.F16 || t == PtxType.F16X2;
-            if (x.has(".approx") || x.has(".oob") || (x.has(".NaN") && !minmax)
-                    || (x.has(".xorsign") != x.has(".abs")) || (x.has(".xorsign") && !minmax)
-                    || (x.has(".relu") && !op.equals("fma")) || (x.has(".sat") && !(arith && f16))
-                    || (x.has(".ftz") && !f16)) {
-                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            }
-            if (x.has(".ftz") || x.has(".sat") || x.has(".relu") || x.has(".xorsign")) {
-                halfModified(x, t);
-                return;
-            }
-            String rnd = rounding(x);
-            if (rnd != null && !rnd.equals(".rn")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            boolean pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
-            PtxType lane = t == PtxType.F16 || t == PtxType.F16X2 ? PtxType.F16 : PtxType.BF16;
-            String ty = fty(lane), sf = sfx(lane);
-            int n = switch (op) { case "abs", "neg" -> 1; case "fma" -> 3; case "add", "sub", "mul", "min", "max" -> 2;
-                default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end"); };
-            if (op.equals("fma") && rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
-            int bits = pair ? 32 : 16;
-            String[] in = new String[n];
-            for (int k = 0; k < n; k++) in[k] = read(x.op(k + 1), bits, false);
-            String result = null;
-            for (int l = 0; l < (pair ? 2 : 1); l++) {
-                String[] a = new String[n];
-                for (int k = 0; k < n; k++) {
-                    String h = pair ? resize(l == 0 ? in[k] : v("lshr i32 " + in[k] + ", 16"), 32, 16, false) : in[k];
-                    a[k] = v("bitcast i16 " + h + " to " + ty);
-                }
-                String r = halfArith(op, ty, sf, a);
-                if (r == null) {
-                    String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
-                    r = call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
-                }
-                String b = v("bitcast " + ty + " " + r + " to i16");
-                if ((op.equals("neg") || op.equals("abs")) && (pair || target.amd())) {
-                    // a NaN becomes 0x7fff (recorded data, conformance/h200)
-                    String nan = v("fcmp uno " + ty + " " + r + ", " + r);
-                    b = v("select i1 " + nan + ", i16 32767, i16 " + b);
-                }
-                result = withLane(result, b, pair, l);
-            }
-            write(x.op(0), result, bits, false);
-        }
-
-        /**
-         * f16/bf16 (scalar or x2) add, sub, mul, fma.rn, min, max, neg, abs with the modifiers of PTX ISA 9.0, 9.7.4:
-         * {@code .ftz} flushes subnormal inputs and results to zero of the same sign, a result by its exact value
-         * (before rounding: an exact sum or product below 2^-14 in magnitude that would round to the smallest
-         * normal is flushed too, as an NVIDIA GPU does; checked in double precision, where the sums and products
-         * of two or three halves below 2^-14 are exact); {@code .relu} makes a negative or zero result +0;
-         * {@code .sat} clamps to [0, 1] and a NaN to +0; min/max {@code .xorsign.abs} take the minimum or maximum
-         * of |a| and |b| and give it the sign sign(a) ^ sign(b). NaN results are the canonical NaN 0x7fff.
-         */
-        void halfModified(Ins x, PtxType t) {
-            String op = x.i.opcode();
-            String rnd = rounding(x);
-            if (rnd != null && !rnd.equals(".rn")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            if (op.equals("fma") && rnd == null) throw new Unsupported(x.i.form() + " without rounding modifier is not supported");
-            boolean pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
-            PtxType lane = t == PtxType.F16 || t == PtxType.F16X2 ? PtxType.F16 : PtxType.BF16;
-            boolean bf = lane == PtxType.BF16;
-            String ty = fty(lane), sf = sfx(lane);
-            boolean ftz = x.has(".ftz"), xorsign = x.has(".xorsign");
-            int n = switch (op) { case "abs", "neg" -> 1; case "fma" -> 3; case "add", "sub", "mul", "min", "max" -> 2;
-                default -> throw new Unsupported(x.i.form() + " is not supported by the LLVM back end"); };
-            String expMask = bf ? "32640" : "31744";                  // 0x7f80, 0x7c00
-            String minNormal = bf ? "0x3810000000000000" : "0x3F10000000000000";   // 2^-126, 2^-14 as double
-            int bits = pair ? 32 : 16;
-            String[] in = new String[n];
-            for (int k = 0; k < n; k++) in[k] = read(x.op(k + 1), bits, false);
-            String result = null;
-            for (int l = 0; l < (pair ? 2 : 1); l++) {
-                String[] h = new String[n], a = new String[n];
-                for (int k = 0; k < n; k++) {
-                    h[k] = pair ? resize(l == 0 ? in[k] : v("lshr i32 " + in[k] + ", 16"), 32, 16, false) : in[k];
-                    if (ftz) {
-                        // a subnormal input (exponent field 0) becomes zero of its sign
-                        String z = v("icmp eq i16 " + v("and i16 " + h[k] + ", " + expMask) + ", 0");
-                        h[k] = v("select i1 " + z + ", i16 " + v("and i16 " + h[k] + ", -32768") + ", i16 " + h[k]);
-                    }
-                    a[k] = v("bitcast i16 " + h[k] + " to " + ty);
-                }
-                String r = halfArith(op, ty, sf, a);
-                if (r == null) {
-                    String fn = x.has(".NaN") ? (op.equals("min") ? "minimum" : "maximum") : (op.equals("min") ? "minnum" : "maxnum");
-                    String p = a[0], q = a[1];
-                    if (xorsign) {
-                        p = call(ty, "llvm.fabs." + sf, ty, ty + " " + p);
-                        q = call(ty, "llvm.fabs." + sf, ty, ty + " " + q);
-                    }
-                    r = call(ty, "llvm." + fn + "." + sf, ty + ", " + ty, ty + " " + p + ", " + ty + " " + q);
-                }
-                if (ftz && n >= 2 && !op.equals("min") && !op.equals("max")) {
-                    // the exact result in double (exact for two or three halves near the normal range)
-                    String[] d = new String[n];
-                    for (int k = 0; k < n; k++) d[k] = v("fpext " + ty + " " + a[k] + " to double");
-                    String e = switch (op) {
-                        case "add" -> v("fadd double " + d[0] + ", " + d[1]);
-                        case "sub" -> v("fsub double " + d[0] + ", " + d[1]);
-                        case "mul" -> v("fmul double " + d[0] + ", " + d[1]);
-                        default -> v("fadd double " + v("fmul double " + d[0] + ", " + d[1]) + ", " + d[2]);
-                    };
-                    String tiny = v("fcmp olt double " + call("double", "llvm.fabs.f64", "double", "double " + e) + ", " + minNormal);
-                    String zero = call(ty, "llvm.copysign." + sf, ty + ", " + ty, ty + " 0.0, " + ty + " " + r);
-                    r = v("select i1 " + tiny + ", " + ty + " " + zero + ", " + ty + " " + r);
-                }
-                if (x.has(".relu")) r = v("select i1 " + v("fcmp ole " + ty + " " + r + ", 0.0") + ", " + ty + " 0.0, " + ty + " " + r);
-                if (x.has(".sat")) r = sat(r, lane);
-                String b = v("bitcast " + ty + " " + r + " to i16");
-                if (xorsign) {
-                    String sign = v("and i16 " + v("xor i16 " + h[0] + ", " + h[1]) + ", -32768");
-                    b = v("or i16 " + b + ", " + sign);
-                }
-                String nan = v("fcmp uno " + ty + " " + r + ", " + r);
-                b = v("select i1 " + nan + ", i16 32767, i16 " + b);
-                result = withLane(result, b, pair, l);
-            }
-            write(x.op(0), result, bits, false);
-        }
-
-        /**
-         * The result so far with lane {@code l}'s 16 bits {@code b} added: {@code b} itself for a scalar; for an x2
-         * pair, lane 0 in bits 15..0 and lane 1 in bits 31..16 (PTX ISA 9.0, 5.2.5 packed data).
-         */
-        String withLane(String result, String b, boolean pair, int l) {
-            if (!pair) return b;
-            String w = resize(b, 16, 32, false);
-            return l == 0 ? w : v("or i32 " + result + ", " + v("shl i32 " + w + ", 16"));
-        }
-
-        /** set.cmp.dtype.stype (PTX ISA 9.7.7.1): 0xffffffff or 1.0f when the comparison holds, else 0. */
-        void set(Ins x) {
-            PtxType d = x.type(0), s = x.type(1);
-            if (d == null || s == null || x.has(".and") || x.has(".or") || x.has(".xor")) throw new Unsupported(x.i.form() + " is not supported");
-            List<String> mods = new ArrayList<>(x.i.modifiers());
-            mods.remove(d.ptxName());
-            Instruction setp = new Instruction(null, "setp", mods, List.of(new Sym("%set.p", null), x.op(1), x.op(2)), x.i.loc());
-            Reg tmpPred = regs.computeIfAbsent("%set.p", k -> newReg("i1", 1, PtxType.PRED));
-            setp(new Ins(setp));
-            String p = v("load i1, " + allocaAs() + " " + tmpPred.ptr);
-            String one = d == PtxType.F32 ? "1065353216" : "-1";
-            write(x.op(0), v("select i1 " + p + ", i32 " + one + ", i32 0"), 32, false);
-        }
-
-        /** mul24 / mad24 (PTX ISA 9.7.1.5-6): the 48-bit product of the low 24 bits; .lo its low 32 bits, .hi bits 16..47. */
-        void mul24(Ins x) {
-            PtxType t = x.type(0);
-            if (t == PtxType.S32 && x.i.opcode().equals("mad24") && x.has(".hi") && x.has(".sat") && x.mods.size() == 3) {
-                // mad24.hi.sat.s32 (PTX ISA 9.0, mad24): bits 47..16 of the 48-bit product of a's and b's low 24 bits
-                // (signed), plus c, saturated to .s32
-                String a = resize(v("trunc i32 " + read(x.op(1), 32, false) + " to i24"), 24, 64, true);
-                String b = resize(v("trunc i32 " + read(x.op(2), 32, false) + " to i24"), 24, 64, true);
-                String hi = resize(v("ashr i64 " + v("mul i64 " + a + ", " + b) + ", 16"), 64, 32, false);
-                write(x.op(0), call("i32", "llvm.sadd.sat.i32", "i32, i32", "i32 " + hi + ", i32 " + read(x.op(3), 32, false)), 32, false);
-                return;
-            }
-            if (t == null || t.size() != 4 || x.has(".sat")) throw new Unsupported(x.i.form() + " is not supported");
-            boolean s = t.kind() == PtxType.Kind.SIGNED;
-            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false);
-            String a24 = v("trunc i32 " + a + " to i24"), b24 = v("trunc i32 " + b + " to i24");
-            String a64 = resize(a24, 24, 64, s), b64 = resize(b24, 24, 64, s);
-            String p = v("mul i64 " + a64 + ", " + b64);
-            String r = x.has(".hi") ? resize(v("lshr i64 " + p + ", 16"), 64, 32, false) : resize(p, 64, 32, false);
-            if (x.i.opcode().equals("mad24")) r = v("add i32 " + r + ", " + read(x.op(3), 32, false));
-            write(x.op(0), r, 32, false);
-        }
-
-        boolean directed(String rnd) {
-            return rnd != null && !rnd.equals(".rn");
-        }
-
-        /**
-         * add/sub/mul/fma/div with .rz/.rm/.rp: NVPTX has them as intrinsics; elsewhere ({@code !nvvmMath()}) they
-         * are lowered in target-neutral IR by {@link SoftRounding}.
-         */
-        String directedRounding(Ins x, PtxType t, String op, String rnd, boolean ftz, String[] a) {
-            if (!target.nvvmMath()) return new SoftRounding(new SoftRounding.Ir() {
-                public String v(String rhs) { return Fn.this.v(rhs); }
-                public String call(String r, String fn, String decl, String args) { return Fn.this.call(r, fn, decl, args); }
-            }).lower(op, t, rnd, ftz, a);
-            String ty = fty(t);
-            String suffix = rnd.substring(1) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
-            return switch (op) {
-                case "add" -> call(ty, "llvm.nvvm.add." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
-                case "sub" -> {
-                    String nb = v("fneg " + ty + " " + a[1]);
-                    yield call(ty, "llvm.nvvm.add." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + nb);
-                }
-                case "mul" -> call(ty, "llvm.nvvm.mul." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
-                case "div" -> call(ty, "llvm.nvvm.div." + suffix, ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1]);
-                default -> call(ty, "llvm.nvvm.fma." + suffix, ty + ", " + ty + ", " + ty, ty + " " + a[0] + ", " + ty + " " + a[1] + ", " + ty + " " + a[2]);
-            };
-        }
-
-        void divApprox(Ins x, PtxType t, boolean ftz) {
-            if (t != PtxType.F32) throw new Unsupported(x.i.form() + " is not supported");
-            String a = readF(x.op(1), t), b = readF(x.op(2), t);
-            String r;
-            if (!target.amd()) {
-                r = call("float", "llvm.nvvm.div.approx" + (ftz ? ".ftz" : "") + ".f", "float, float", "float " + a + ", float " + b);
-            } else {
-                throw new Unsupported(x.i.form() + " is not supported on AMD GPUs yet");
-            }
-            writeF(x.op(0), r, t);
-        }
-
-        void unaryFloat(Ins x) {
-            if (FloatFormLowering.approx(this, x)) return;
-            PtxType t = x.type(0);
-            if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            String op = x.i.opcode();
-            String ty = fty(t);
-            boolean ftz = x.has(".ftz") && t == PtxType.F32;
-            String rnd = rounding(x);
-            String a = readF(x.op(1), t);
-            String r;
-            if (x.has(".approx")) {
-                if (target.amd()) throw new Unsupported(x.i.form() + " (.approx) is not supported on AMD GPUs yet");
-                String base = switch (op) {
-                    case "rcp" -> t == PtxType.F32 ? (ftz ? "rcp.approx.ftz.f" : null) : null;
-                    case "sqrt" -> t == PtxType.F32 ? (ftz ? "sqrt.approx.ftz.f" : "sqrt.approx.f") : null;
-                    case "rsqrt" -> t == PtxType.F32 ? (ftz ? "rsqrt.approx.ftz.f" : "rsqrt.approx.f") : (x.has(".ftz") ? null : "rsqrt.approx.d");
-                    case "sin" -> t == PtxType.F32 ? (ftz ? "sin.approx.ftz.f" : "sin.approx.f") : null;
-                    case "cos" -> t == PtxType.F32 ? (ftz ? "cos.approx.ftz.f" : "cos.approx.f") : null;
-                    case "lg2" -> t == PtxType.F32 ? (ftz ? "lg2.approx.ftz.f" : "lg2.approx.f") : null;
-                    case "ex2" -> t == PtxType.F32 ? (ftz ? "ex2.approx.ftz.f" : "ex2.approx.f") : null;
-                    default -> null;
-                };
-                if (base == null) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-                r = call(ty, "llvm.nvvm." + base, ty, ty + " " + a);
-            } else {
-                if (rnd == null || !(op.equals("rcp") || op.equals("sqrt"))) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-                if (directed(rnd)) {
-                    if (!target.nvvmMath()) {
-                        r = directedRounding(x, t, op, rnd, ftz, new String[] {a});
-                    } else {
-                        String suffix = rnd.substring(1) + (ftz ? ".ftz" : "") + (t == PtxType.F32 ? ".f" : ".d");
-                        r = call(ty, "llvm.nvvm." + op + "." + suffix, ty, ty + " " + a);
-                    }
-                } else {
-                    if (ftz) a = flush(a, t);
-                    r = op.equals("rcp") ? v("fdiv " + ty + " 1.0, " + a) : call(ty, "llvm.sqrt." + sfx(t), ty, ty + " " + a);
-                    if (ftz) r = flush(r, t);
-                }
-            }
-            writeF(x.op(0), r, t);
-        }
-
-        void copysign(Ins x) {
-            PtxType t = x.type(0);
-            if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported");
-            String ty = fty(t);
-            // copysign d, a, b: b's magnitude with a's sign (PTX ISA 9.7.3.3)
-            String a = readF(x.op(1), t), b = readF(x.op(2), t);
-            writeF(x.op(0), call(ty, "llvm.copysign." + sfx(t), ty + ", " + ty, ty + " " + b + ", " + ty + " " + a), t);
-        }
-
-        void testp(Ins x) {
-            PtxType t = x.type(0);
-            if (t != PtxType.F32 && t != PtxType.F64) throw new Unsupported(x.i.form() + " is not supported");
-            int bits = t.size() * 8;
-            String ty = ity(bits);
-            String b = read(x.op(1), bits, false);
-            long absMask = bits == 32 ? 0x7fffffffL : Long.MAX_VALUE;
-            long inf = bits == 32 ? 0x7f800000L : 0x7ff0000000000000L;
-            long minNormal = bits == 32 ? 0x00800000L : 0x0010000000000000L;
-            String abs = v("and " + ty + " " + b + ", " + absMask);
-            String r = switch (x.i.modifiers().get(0)) {
-                case ".finite" -> v("icmp ult " + ty + " " + abs + ", " + inf);
-                case ".infinite" -> v("icmp eq " + ty + " " + abs + ", " + inf);
-                case ".number" -> v("icmp ule " + ty + " " + abs + ", " + inf);
-                case ".notanumber" -> v("icmp ugt " + ty + " " + abs + ", " + inf);
-                // ±0 count as normal on an H200 (recorded data, conformance/h200)
-                case ".normal" -> v("and i1 " + v("icmp ult " + ty + " " + abs + ", " + inf) + ", "
-                        + v("or i1 " + v("icmp uge " + ty + " " + abs + ", " + minNormal) + ", " + v("icmp eq " + ty + " " + abs + ", 0")));
-                case ".subnormal" -> v("and i1 " + v("icmp ne " + ty + " " + abs + ", 0") + ", " + v("icmp ult " + ty + " " + abs + ", " + minNormal));
-                default -> throw new Unsupported(x.i.form() + " is not supported");
-            };
-            writePred(x.op(0), r);
-        }
-
         // -------------------------------------------------------------- conversions
+
+        /** Directed rounding in target-neutral IR ({@link SoftRounding}), emitted into this function. */
+        final SoftRounding softRounding = new SoftRounding(new SoftRounding.Ir() {
+            @Override public String v(String rhs) { return Fn.this.v(rhs); }
+            @Override public String call(String r, String fn, String decl, String args) { return Fn.this.call(r, fn, decl, args); }
+        });
 
         /** Rounding conversions in plain integer IR ({@link CvtRounding}), emitted into this function. */
         final CvtRounding cvtRounding = new CvtRounding(new CvtRounding.Ir() {
@@ -1945,634 +832,38 @@ public final class LlvmEmitter {
             @Override public String call(String retTy, String fn, String argDecl, String args) { return Fn.this.call(retTy, fn, argDecl, args); }
         });
 
-        void cvt(Ins x) {
-            PtxType d = x.type(0), s = x.type(1);
-            if (d == null || s == null) throw new Unsupported(x.i.form() + " is not supported");
-            boolean di = isInt(d), si = isInt(s);
-            boolean ftz = x.has(".ftz");
-            if (x.has(".pack")) {
-                cvtPack(x);
-                return;
-            }
-            if (isFp8(d) || isFp8(s)) {
-                cvtFp8(x, d, s);
-                return;
-            }
-            if (x.has(".rna") || x.has(".relu") || x.has(".satfinite") || d == PtxType.F16X2 || d == PtxType.BF16X2 || d == PtxType.TF32) {
-                cvtRounded16(x, d, s);
-                return;
-            }
-            String rnd = null;
-            for (String r : new String[] {".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi"}) if (x.has(r)) rnd = r;
-            for (String m : x.i.modifiers()) {
-                if (PtxType.fromName(m) == null && !Set.of(".rn", ".rz", ".rm", ".rp", ".rni", ".rzi", ".rmi", ".rpi", ".ftz", ".sat").contains(m)) {
-                    throw new Unsupported(x.i.form() + " is not supported by the LLVM back end (" + m + ")");
-                }
-            }
-            if (x.types.size() != 2) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            int dbits = d.size() * 8, sbits = s.size() * 8;
-            boolean ds = d.kind() == PtxType.Kind.SIGNED, ss = s.kind() == PtxType.Kind.SIGNED;
-            if (di && si) {
-                String a = read(x.op(1), sbits, ss);
-                String r;
-                if (x.has(".sat")) {
-                    // clamp the source value to the destination's range
-                    int w = 72;
-                    String wide = resize(a, sbits, w, ss);
-                    long lo = ds ? -(1L << (dbits - 1)) : 0;
-                    String hiC = ds ? Long.toString((1L << (dbits - 1)) - 1) : dbits == 64 ? "18446744073709551615" : Long.toString((1L << dbits) - 1);
-                    String c1 = call("i72", "llvm.smax.i72", "i72, i72", "i72 " + wide + ", i72 " + lo);
-                    String c2 = call("i72", "llvm.smin.i72", "i72, i72", "i72 " + c1 + ", i72 " + hiC);
-                    r = resize(c2, w, dbits, false);
-                } else {
-                    r = resize(a, sbits, dbits, ss);
-                }
-                writeCvtInt(x.op(0), r, dbits, ds);
-                return;
-            }
-            if (!si && !di) {
-                if (!isFloatType(d) || !isFloatType(s)) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-                String a = readF(x.op(1), s);
-                if (ftz && s == PtxType.F32) a = flush(a, s);
-                String r;
-                if (d == s && rnd == null && x.has(".sat")) {
-                    r = a;                                   // cvt.sat.f32.f32: only the clamp (and .ftz)
-                } else if (d == s) {
-                    if (rnd == null) throw new Unsupported(x.i.form() + " needs an integer rounding modifier");
-                    String fn = switch (rnd) { case ".rni" -> "roundeven"; case ".rzi" -> "trunc"; case ".rmi" -> "floor"; case ".rpi" -> "ceil";
-                        default -> throw new Unsupported(x.i.form() + " is not supported"); };
-                    r = call(fty(d), "llvm." + fn + "." + sfx(d), fty(d), fty(d) + " " + a);
-                } else if (d.size() > s.size()) {
-                    if (rnd != null) throw new Unsupported(x.i.form() + ": a widening conversion takes no rounding modifier");
-                    r = v("fpext " + fty(s) + " " + a + " to " + fty(d));
-                    if (ftz && s == PtxType.F32 && d == PtxType.F64) {
-                        // with .ftz an H200 gives the canonical f32 NaN widened (recorded data, conformance/h200)
-                        String nan = v("fcmp uno double " + r + ", 0.0");
-                        r = v("select i1 " + nan + ", double 0x7FFFFFFFE0000000, double " + r);
-                    }
-                } else {
-                    if (rnd == null) throw new Unsupported(x.i.form() + " needs a rounding modifier");
-                    if (rnd.equals(".rn")) {
-                        if (s.size() == d.size()) {
-                            // f16 <-> bf16: exact to f32, then one rounding
-                            a = v("fpext " + fty(s) + " " + a + " to float");
-                            r = v("fptrunc float " + a + " to " + fty(d));
-                        } else {
-                            r = v("fptrunc " + fty(s) + " " + a + " to " + fty(d));
-                        }
-                    } else if (target.nvvmMath() && s == PtxType.F64 && d == PtxType.F32 && !rnd.endsWith("i")) {
-                        r = call("float", "llvm.nvvm.d2f." + rnd.substring(1) + (ftz ? ".ftz" : ""), "double", "double " + a);
-                    } else if (CvtRounding.mode(rnd) && s.size() > d.size() && (s == PtxType.F32 || s == PtxType.F64)) {
-                        // directed f32/f64 -> f16/bf16 (every target), f64 -> f32 (where NVPTX's intrinsics are not used)
-                        String bits = cvtRounding.fromFloat(read(x.op(1), sbits, false), CvtRounding.Format.of(s), CvtRounding.Format.of(d),
-                                rnd, false, s == PtxType.F32);
-                        r = v("bitcast " + ity(dbits) + " " + resize(bits, 64, dbits, false) + " to " + fty(d));
-                    } else {
-                        throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported" + (target.amd() ? " on AMD GPUs (only .rn)" : ""));
-                    }
-                }
-                if (ftz && d == PtxType.F32) r = flush(r, d);
-                if (x.has(".sat")) r = sat(r, d);
-                writeF(x.op(0), r, d);
-                return;
-            }
-            if (!si) {
-                // float to integer: round as asked, then saturate; NaN gives 0 (PTX ISA 9.7.9.21)
-                boolean bf64 = s == PtxType.BF16 && dbits == 64 && !ftz && !x.has(".sat");
-                if (!isFloatType(s) || (s == PtxType.BF16 && !bf64)) throw new Unsupported(x.i.form() + " is not supported");
-                String a = readF(x.op(1), s);
-                if (bf64) {
-                    // bf16 to a 64-bit integer: exact in f32, rounded there as asked
-                    a = v("fpext bfloat " + a + " to float");
-                    s = PtxType.F32;
-                }
-                if (ftz && s == PtxType.F32) a = flush(a, s);
-                if (rnd == null) throw new Unsupported(x.i.form() + " needs an integer rounding modifier");
-                String fn = switch (rnd) { case ".rni" -> "roundeven"; case ".rzi" -> "trunc"; case ".rmi" -> "floor"; case ".rpi" -> "ceil";
-                    default -> throw new Unsupported(x.i.form() + ": float to integer takes .rni .rzi .rmi .rpi"); };
-                String rounded = call(fty(s), "llvm." + fn + "." + sfx(s), fty(s), fty(s) + " " + a);
-                String it = ity(dbits);
-                boolean f64 = s == PtxType.F64;
-                if (s == PtxType.F16) {
-                    rounded = v("fpext half " + rounded + " to float");
-                    s = PtxType.F32;
-                }
-                String r = call(it, "llvm.fpto" + (ds ? "s" : "u") + "i.sat." + it + "." + sfx(s), fty(s), fty(s) + " " + rounded);
-                if (f64 || dbits == 64) {
-                    // NaN (measured on an H200): from .f64 the most negative signed value of the destination's width,
-                    // also for unsigned destinations; into 64 bits 1 << 63 (fptoi.sat gives 0, as from narrower formats)
-                    String nan = v("fcmp uno " + fty(s) + " " + rounded + ", 0.0");
-                    r = v("select i1 " + nan + ", " + it + " " + constant(1L << (dbits - 1), dbits) + ", " + it + " " + r);
-                }
-                writeCvtInt(x.op(0), r, dbits, ds);
-                return;
-            }
-            // integer to float
-            if (d == PtxType.BF16 && sbits == 64 && rnd != null && !rnd.endsWith("i") && x.i.modifiers().size() == 3) {
-                writeF(x.op(0), i64ToBf16(read(x.op(1), 64, false), ss, rnd), d);
-                return;
-            }
-            if (CvtRounding.mode(rnd) && directed(rnd) && (d == PtxType.F16 || (!target.nvvmMath() && (d == PtxType.F32 || d == PtxType.F64)))) {
-                // directed integer -> f16 (every target), -> f32/f64 (where NVPTX's intrinsics are not used)
-                String bits = cvtRounding.fromInt(resize(read(x.op(1), sbits, ss), sbits, 64, ss), ss, CvtRounding.Format.of(d), rnd);
-                String r = v("bitcast " + ity(dbits) + " " + resize(bits, 64, dbits, false) + " to " + fty(d));
-                if (x.has(".sat")) r = sat(r, d);
-                writeF(x.op(0), r, d);
-                return;
-            }
-            if (!isFloatType(d) || d == PtxType.BF16) throw new Unsupported(x.i.form() + " is not supported");
-            String a = read(x.op(1), sbits, ss);
-            String r;
-            if (rnd == null || rnd.equals(".rn")) {
-                if (rnd == null) throw new Unsupported(x.i.form() + " needs a rounding modifier");
-                r = v((ss ? "sitofp " : "uitofp ") + ity(sbits) + " " + a + " to " + fty(d));
-            } else if (!target.amd() && (d == PtxType.F32 || d == PtxType.F64) && sbits <= 64 && !rnd.endsWith("i")) {
-                if (sbits < 32) {                            // 8- and 16-bit values convert exactly through 32 bits
-                    a = resize(a, sbits, 32, ss);
-                    sbits = 32;
-                }
-                String src = sbits == 32 ? (ss ? "i" : "ui") : (ss ? "ll" : "ull");
-                String dst = d == PtxType.F32 ? "f" : "d";
-                r = call(fty(d), "llvm.nvvm." + src + "2" + dst + "." + rnd.substring(1), ity(sbits), ity(sbits) + " " + a);
-            } else {
-                throw new Unsupported(x.i.form() + ": rounding mode " + rnd + " is not supported" + (target.amd() ? " on AMD GPUs (only .rn)" : ""));
-            }
-            if (x.has(".sat")) r = sat(r, d);
-            writeF(x.op(0), r, d);
-        }
-
-        /**
-         * {@code cvt.{rn,rz,rm,rp}.bf16.{s64,u64}} (PTX ISA 9.0, 9.7.9.21): the 64-bit integer {@code a} rounded once to
-         * bf16 in the given mode ({@link CvtRounding#fromInt}); 0 gives +0. Returns the result as {@code bfloat}.
-         */
-        String i64ToBf16(String a, boolean signed, String rnd) {
-            String bits = cvtRounding.fromInt(a, signed, CvtRounding.Format.BF16, rnd);
-            return v("bitcast i16 " + resize(bits, 64, 16, false) + " to bfloat");
-        }
-
-        /**
-         * {@code cvt.pack.sat.T.s32.b32 d, a, b, c} for T = u8, s8 and {@code cvt.pack.sat.T.s32 d, a, b} for T = u16,
-         * s16 (PTX ISA 9.0, 9.7.9.22): a and b (s32) are clamped to T's range; 8-bit T gives
-         * d = c[15:0] << 16 | a << 8 | b, 16-bit T gives d = a << 16 | b. Plain integer IR, the same for every target.
-         */
-        void cvtPack(Ins x) {
-            PtxType t = x.type(0);
-            boolean byte8 = t == PtxType.U8 || t == PtxType.S8;
-            boolean half16 = t == PtxType.U16 || t == PtxType.S16;
-            if (!x.has(".sat") || !(byte8 || half16) || x.type(1) != PtxType.S32 || x.types.size() != (byte8 ? 3 : 2)
-                    || (byte8 && x.type(2) != PtxType.B32) || x.i.modifiers().size() != x.types.size() + 2
-                    || x.i.operands().size() != (byte8 ? 4 : 3)) {
-                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            }
-            int bits = t.size() * 8;
-            boolean signed = t.kind() == PtxType.Kind.SIGNED;
-            long lo = signed ? -(1L << (bits - 1)) : 0, hi = signed ? (1L << (bits - 1)) - 1 : (1L << bits) - 1;
-            String[] v = new String[2];
-            for (int k = 0; k < 2; k++) {
-                String a = read(x.op(k + 1), 32, true);
-                String c1 = call("i32", "llvm.smax.i32", "i32, i32", "i32 " + a + ", i32 " + lo);
-                String c2 = call("i32", "llvm.smin.i32", "i32, i32", "i32 " + c1 + ", i32 " + hi);
-                v[k] = v("and i32 " + c2 + ", " + ((1L << bits) - 1));
-            }
-            String r = v("or i32 " + v("shl i32 " + v[0] + ", " + bits) + ", " + v[1]);
-            if (byte8) {
-                String c = read(x.op(3), 32, false);
-                r = v("or i32 " + r + ", " + v("shl i32 " + c + ", 16"));
-            }
-            write(x.op(0), r, 32, false);
-        }
-
-        /**
-         * The cvt forms with {@code .relu}, {@code .satfinite} or {@code .rna} lowered in plain IR, the same for every
-         * target (PTX ISA 9.0, 9.7.9.21): {@code cvt.rn{.relu}{.satfinite}.{f16,bf16}.f32 d, a} and
-         * {@code cvt.rn{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b} (a to the upper half) round to nearest even;
-         * {@code .relu} makes a negative or zero result +0, {@code .satfinite} makes a result of magnitude beyond the
-         * largest finite value (infinity included) that value with its sign; a NaN result is the canonical NaN
-         * 0x7fff. {@code cvt.rna{.satfinite}.tf32.f32 d, a} rounds the f32 bits half away from zero to 10 mantissa
-         * bits (the low 13 bits of d are zero); as an NVIDIA H200 computes it, a NaN's payload is truncated, and
-         * with {@code .satfinite} a result at or beyond infinity (a NaN included) is lowered by one tf32 ulp (2^13
-         * in the bits). {@code cvt.{rn,rz}{.relu}.tf32.f32} and {@code cvt.rz{.relu}{.satfinite}.{f16x2,bf16x2}.f32} are
-         * {@link CvtRounding}'s. Others are refused; fp8 is {@code cvtFp8}.
-         */
-        void cvtRounded16(Ins x, PtxType d, PtxType s) {
-            boolean relu = x.has(".relu"), satfinite = x.has(".satfinite");
-            if (d == PtxType.TF32 && s == PtxType.F32 && (x.has(".rn") || x.has(".rz")) && !satfinite && x.types.size() == 2
-                    && x.i.modifiers().size() == (relu ? 4 : 3) && x.i.operands().size() == 2) {
-                write(x.op(0), cvtRounding.tf32(read(x.op(1), 32, false), x.has(".rn") ? ".rn" : ".rz", relu), 32, false);
-                return;
-            }
-            if (d == PtxType.TF32 && s == PtxType.F32 && x.has(".rna") && !relu && x.types.size() == 2
-                    && x.i.modifiers().size() == (satfinite ? 4 : 3) && x.i.operands().size() == 2) {
-                String a = read(x.op(1), 32, false);
-                String nan = v("fcmp uno float " + v("bitcast i32 " + a + " to float") + ", 0.0");
-                String rounded = v("add i32 " + a + ", 4096");
-                String t = v("and i32 " + v("select i1 " + nan + ", i32 " + a + ", i32 " + rounded) + ", -8192");
-                if (satfinite) {
-                    String big = v("icmp uge i32 " + v("and i32 " + t + ", 2147483647") + ", 2139095040");
-                    t = v("select i1 " + big + ", i32 " + v("sub i32 " + t + ", 8192") + ", i32 " + t);
-                }
-                write(x.op(0), t, 32, false);
-                return;
-            }
-            boolean pair = d == PtxType.F16X2 || d == PtxType.BF16X2;
-            PtxType lane = d == PtxType.F16 || d == PtxType.F16X2 ? PtxType.F16 : d == PtxType.BF16 || d == PtxType.BF16X2 ? PtxType.BF16 : null;
-            boolean rz = pair && x.has(".rz");
-            if (lane == null || s != PtxType.F32 || !(x.has(".rn") || rz) || x.types.size() != 2
-                    || x.i.modifiers().size() != 3 + (relu ? 1 : 0) + (satfinite ? 1 : 0) || x.i.operands().size() != (pair ? 3 : 2)) {
-                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            }
-            String ty = fty(lane);
-            String inf = lane == PtxType.F16 ? "31744" : "32640";            // 0x7c00, 0x7f80
-            String result = null;
-            for (int k = 1; k <= (pair ? 2 : 1); k++) {
-                if (rz) {
-                    // toward zero in integer IR; .relu first makes a negative value (not a NaN) +0
-                    String a = read(x.op(k), 32, false);
-                    if (relu) a = v("select i1 " + v("icmp ugt i32 " + a + ", 2147483647") + ", i32 "
-                            + v("select i1 " + v("icmp ule i32 " + a + ", 4286578688") + ", i32 0, i32 " + a) + ", i32 " + a);
-                    String b = resize(cvtRounding.fromFloat(a, CvtRounding.Format.F32, CvtRounding.Format.of(lane), ".rz", satfinite, true), 64, 16, false);
-                    String w = resize(b, 16, 32, false);
-                    result = k == 1 ? v("shl i32 " + w + ", 16") : v("or i32 " + result + ", " + w);
-                    continue;
-                }
-                String r = v("fptrunc float " + readF(x.op(k), PtxType.F32) + " to " + ty);
-                if (relu) r = v("select i1 " + v("fcmp ole " + ty + " " + r + ", 0.0") + ", " + ty + " 0.0, " + ty + " " + r);
-                String b = v("bitcast " + ty + " " + r + " to i16");
-                if (satfinite) {
-                    // infinity minus one in the bits is the largest finite value of the same sign
-                    String isInf = v("icmp eq i16 " + v("and i16 " + b + ", 32767") + ", " + inf);
-                    b = v("select i1 " + isInf + ", i16 " + v("sub i16 " + b + ", 1") + ", i16 " + b);
-                }
-                b = v("select i1 " + v("fcmp uno " + ty + " " + r + ", 0.0") + ", i16 32767, i16 " + b);
-                if (!pair) result = b;
-                else {
-                    String w = resize(b, 16, 32, false);
-                    result = k == 1 ? v("shl i32 " + w + ", 16") : v("or i32 " + result + ", " + w);
-                }
-            }
-            write(x.op(0), result, pair ? 32 : 16, false);
-        }
-
-        static boolean isFp8(PtxType t) {
-            return t == PtxType.E4M3X2 || t == PtxType.E5M2X2;
-        }
-
-        /**
-         * The fp8 conversions (PTX ISA 9.0, 9.7.9.21) in plain integer and f32 IR, the same for every target:
-         * {@code cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b} (a to the upper byte of the 16-bit d) and
-         * {@code cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.f16x2 d, a} (a's upper half to the upper byte) round to
-         * nearest even; {@code .satfinite} makes a magnitude beyond the largest finite value (infinity included)
-         * that value with its sign (448 = 0x7e for e4m3, 57344 = 0x7b for e5m2); a NaN gives 0x7f; {@code .relu}
-         * makes a negative value +0. {@code cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a} is exact (the upper byte to the
-         * upper half); a NaN gives 0x7fff and {@code .relu} makes a negative result +0. NaN encodings and signs as an
-         * NVIDIA H200 computes them (recorded data, conformance/h200).
-         */
-        void cvtFp8(Ins x, PtxType d, PtxType s) {
-            boolean relu = x.has(".relu"), satfinite = x.has(".satfinite");
-            boolean toFp8 = isFp8(d) && (s == PtxType.F32 || s == PtxType.F16X2), fromFp8 = d == PtxType.F16X2 && isFp8(s);
-            if (!x.has(".rn") || x.types.size() != 2 || (!toFp8 && !fromFp8) || satfinite != toFp8
-                    || x.i.modifiers().size() != 3 + (relu ? 1 : 0) + (satfinite ? 1 : 0)
-                    || x.i.operands().size() != (toFp8 && s == PtxType.F32 ? 3 : 2)) {
-                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            }
-            boolean e4 = (toFp8 ? d : s) == PtxType.E4M3X2;
-            if (fromFp8) {
-                String a = read(x.op(1), 16, false);
-                String result = null;
-                for (int k = 1; k >= 0; k--) {
-                    String b = k == 1 ? v("lshr i16 " + a + ", 8") : a;
-                    b = v("and i16 " + b + ", 255");
-                    String mag = v("and i16 " + b + ", 127");
-                    String neg = v("icmp uge i16 " + b + ", 128");
-                    String nan, h;
-                    if (e4) {
-                        nan = v("icmp eq i16 " + mag + ", 127");
-                        // normal: the exponent rebiased from 7 to 15; subnormal m * 2^-9 through f32's bits
-                        String normal = v("add i16 " + v("shl i16 " + mag + ", 7") + ", 8192");
-                        String f = v("bitcast float " + v("uitofp i16 " + mag + " to float") + " to i32");
-                        String sub = v("trunc i32 " + v("sub i32 " + v("lshr i32 " + f + ", 13") + ", 123904") + " to i16");
-                        sub = v("select i1 " + v("icmp eq i16 " + mag + ", 0") + ", i16 0, i16 " + sub);
-                        h = v("select i1 " + v("icmp ult i16 " + mag + ", 8") + ", i16 " + sub + ", i16 " + normal);
-                        h = v("or i16 " + h + ", " + v("select i1 " + neg + ", i16 -32768, i16 0"));
-                    } else {
-                        nan = v("icmp ugt i16 " + mag + ", 124");
-                        h = v("shl i16 " + b + ", 8");
-                    }
-                    if (relu) h = v("select i1 " + neg + ", i16 0, i16 " + h);
-                    h = v("select i1 " + nan + ", i16 32767, i16 " + h);
-                    String w = resize(h, 16, 32, false);
-                    result = k == 1 ? v("shl i32 " + w + ", 16") : v("or i32 " + result + ", " + w);
-                }
-                write(x.op(0), result, 32, false);
-                return;
-            }
-            String[] in = new String[2];
-            if (s == PtxType.F32) {
-                in[0] = read(x.op(1), 32, false);
-                in[1] = read(x.op(2), 32, false);
-            } else {
-                String a = read(x.op(1), 32, false);
-                for (int k = 0; k < 2; k++) {
-                    String half = v("trunc i32 " + (k == 0 ? v("lshr i32 " + a + ", 16") : a) + " to i16");
-                    in[k] = v("bitcast float " + v("fpext half " + v("bitcast i16 " + half + " to half") + " to float") + " to i32");
-                }
-            }
-            long minNormal = e4 ? 0x3c800000L : 0x38800000L;         // 2^-6, 2^-14
-            String scale = e4 ? "0x4080000000000000" : "0x40F0000000000000"; // 2^9, 2^16: the subnormal quantum's inverse
-            int shift = e4 ? 20 : 21, rebias = e4 ? (127 - 7) << 3 : (127 - 15) << 2, max = e4 ? 0x7e : 0x7b;
-            String result = null;
-            for (int k = 0; k < 2; k++) {
-                String a = in[k];
-                String mag = v("and i32 " + a + ", 2147483647");
-                String neg = v("icmp slt i32 " + a + ", 0");
-                String nan = v("icmp ugt i32 " + mag + ", 2139095040");
-                // subnormal results: |a| scaled so that the quantum is 1, rounded to an integer (an f32 subnormal gives 0)
-                String scaled = v("fmul float " + v("bitcast i32 " + mag + " to float") + ", " + scale);
-                String sub = v("fptoui float " + call("float", "llvm.roundeven.f32", "float", "float " + scaled) + " to i32");
-                // normal results: the f32 bits rounded to nearest even at the fp8 mantissa, rebiased; past max saturated
-                String odd = v("and i32 " + v("lshr i32 " + mag + ", " + shift) + ", 1");
-                String r = v("lshr i32 " + v("add i32 " + v("add i32 " + mag + ", " + ((1 << (shift - 1)) - 1)) + ", " + odd) + ", " + shift);
-                String normal = call("i32", "llvm.umin.i32", "i32, i32", "i32 " + v("sub i32 " + r + ", " + rebias) + ", i32 " + max);
-                String bits = v("select i1 " + v("icmp ult i32 " + mag + ", " + minNormal) + ", i32 " + sub + ", i32 " + normal);
-                bits = v("or i32 " + bits + ", " + v("select i1 " + neg + ", i32 128, i32 0"));
-                if (relu) bits = v("select i1 " + neg + ", i32 0, i32 " + bits);
-                bits = v("select i1 " + nan + ", i32 127, i32 " + bits);
-                result = k == 0 ? v("shl i32 " + bits + ", 8") : v("or i32 " + result + ", " + bits);
-            }
-            write(x.op(0), resize(result, 32, 16, false), 16, false);
-        }
-
-        /** An integer result of cvt: 8-bit destinations are extended to the register by their own signedness. */
-        void writeCvtInt(Operand dst, String r, int dbits, boolean ds) {
-            write(dst, r, dbits, ds);
-        }
-
-        void cvta(Ins x) {
-            // cvta.space.size d, a (generic from space) / cvta.to.space.size d, a (space from generic)
-            boolean to = x.has(".to");
-            String space = null;
-            for (String m : x.i.modifiers()) if (spaceOf(m) != 0 && spaceOf(m) != 101) space = m;
-            PtxType t = x.type(0);
-            if (space == null || t == null) throw new Unsupported(x.i.form() + " is not supported");
-            int bits = t.size() * 8;
-            int as = spaceOf(space);
-            String a = read(x.op(1), bits, false);
-            if (as == 1) {                       // global and generic addresses are equal
-                write(x.op(0), a, bits, false);
-                return;
-            }
-            String r;
-            if (to) {
-                String p = v("inttoptr " + ity(bits) + " " + a + " to ptr");
-                String q = v("addrspacecast ptr " + p + " to " + as(as));
-                r = v("ptrtoint " + as(as) + " " + q + " to " + ity(bits));
-            } else {
-                String p = v("inttoptr " + ity(bits) + " " + a + " to " + as(as));
-                String q = v("addrspacecast " + as(as) + " " + p + " to ptr");
-                r = v("ptrtoint ptr " + q + " to " + ity(bits));
-            }
-            write(x.op(0), r, bits, false);
-        }
-
         // -------------------------------------------------------------- memory
 
-        int space(Ins x) {
-            for (String m : x.i.modifiers()) {
-                int s = spaceOf(m);
-                if (s != 0 || m.equals(".generic")) return s;
-            }
-            return 0;
-        }
-
-        /** The address of {@code [a]} as a pointer into address space {@code as}. */
-        String address(Operand op, int as) {
-            if (!(op instanceof AddressOperand ao) || ao.elements().size() != 1) throw new Unsupported("address operand expected");
-            Operand e = ao.elements().get(0);
-            long off = 0;
-            while (e instanceof Paren p) e = p.inner();
-            if (e instanceof Binary b && (b.op().equals("+") || b.op().equals("-")) && Semantics.constant(b.right()) != null) {
-                off = Semantics.constant(b.right());
-                if (b.op().equals("-")) off = -off;
-                e = b.left();
-            }
-            String p;
-            if (e instanceof Sym s && reg(s.name()) == null && !s.name().startsWith("%")) {
-                Global g = symbol(s.name());
-                if (g == null) throw new Unsupported("unknown name " + s.name());
-                p = g.ptr;
-                int gs = g.space;
-                if (as == 101) as = gs;          // ld.param: wherever the parameter lives
-                if (gs != as) {
-                    if (as != 0) throw new Unsupported(s.name() + " is not in this state space");
-                    p = v("addrspacecast " + as(gs) + " " + p + " to ptr");
-                }
-            } else {
-                if (as == 101) throw new Unsupported("ld.param/st.param through a register is not supported");
-                Reg r = e instanceof Sym s ? reg(s.name()) : null;
-                int bits = r != null ? r.bits : 64;
-                String a = read(e, bits, false);
-                p = v("inttoptr " + ity(bits) + " " + a + " to " + as(as));
-            }
-            if (off != 0) p = v("getelementptr i8, " + as(as) + " " + p + ", i64 " + off);
-            return as + ":" + p;
-        }
-
-        void ld(Ins x) {
-            int as = space(x);
-            PtxType t = x.type(0);
-            if (t == null || x.has(".acquire") || x.has(".relaxed") || x.has(".mmio")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            String ap = address(x.op(1), as);
-            int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
-            String p = ap.substring(ap.indexOf(':') + 1);
-            boolean vol = x.has(".volatile");
-            int bits = t.size() * 8;
-            boolean s = t.kind() == PtxType.Kind.SIGNED;
-            List<Operand> dsts = x.op(0) instanceof VectorOperand vo ? vo.elements() : List.of(x.op(0));
-            for (int k = 0; k < dsts.size(); k++) {
-                String q = k == 0 ? p : v("getelementptr i8, " + as(pas) + " " + p + ", i64 " + (k * t.size()));
-                String val = v("load " + (vol ? "volatile " : "") + ity(bits) + ", " + as(pas) + " " + q + ", align " + (k == 0 ? t.size() * dsts.size() : t.size()));
-                Operand d = dsts.get(k);
-                if (t == PtxType.PRED) throw new Unsupported("ld of .pred");
-                write(d, val, bits, s);
-            }
-        }
-
-        void st(Ins x) {
-            int as = space(x);
-            PtxType t = x.type(0);
-            if (t == null || x.has(".release") || x.has(".relaxed") || x.has(".mmio")) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            String ap = address(x.op(0), as);
-            int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
-            String p = ap.substring(ap.indexOf(':') + 1);
-            boolean vol = x.has(".volatile");
-            int bits = t.size() * 8;
-            List<Operand> srcs = x.op(1) instanceof VectorOperand vo ? vo.elements() : List.of(x.op(1));
-            for (int k = 0; k < srcs.size(); k++) {
-                String q = k == 0 ? p : v("getelementptr i8, " + as(pas) + " " + p + ", i64 " + (k * t.size()));
-                String val = read(srcs.get(k), bits, false);
-                line("store " + (vol ? "volatile " : "") + ity(bits) + " " + val + ", " + as(pas) + " " + q + ", align " + (k == 0 ? t.size() * srcs.size() : t.size()));
-            }
-        }
-
-        void atom(Ins x) {
-            boolean red = x.i.opcode().equals("red");
-            int as = space(x);
-            if (as != 0 && as != 1 && as != 3) throw new Unsupported(x.i.form() + ": atomics in this state space are not supported");
-            PtxType t = x.type(0);
-            String scope = x.has(".cta") ? ".cta" : x.has(".sys") ? ".sys" : ".gpu";
-            String order = x.has(".acquire") ? "acquire" : x.has(".release") ? "release" : x.has(".acq_rel") ? "acq_rel" : "monotonic";
-            String op = null;
-            for (String m : new String[] {".add", ".min", ".max", ".exch", ".cas", ".and", ".or", ".xor", ".inc", ".dec"}) if (x.has(m)) op = m;
-            if (".add".equals(op) && WarpAtomicLowering.halfType(t)) {
-                WarpAtomicLowering.halfAdd(this, x, as, scope, order);
-                return;
-            }
-            if (op == null || t == null || x.has(".noftz") && t != PtxType.F32 || t.size() > 8 || x.has(".v2") || x.has(".v4")) {
-                throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            }
-            int bits = t.size() * 8;
-            if (bits < 32) throw new Unsupported(x.i.form() + ": 16-bit atomics are not supported");
-            boolean fl = t.kind() == PtxType.Kind.FLOAT, s = t.kind() == PtxType.Kind.SIGNED;
-            int base = red ? 0 : 1;
-            String ap = address(x.op(base), as);
-            int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
-            String p = ap.substring(ap.indexOf(':') + 1);
-            String ss = target.syncScope(scope);
-            String ty = fl ? fty(t) : ity(bits);
-            String res;
-            if (op.equals(".cas")) {
-                String cmp = read(x.op(base + 1), bits, false), nv = read(x.op(base + 2), bits, false);
-                String pair = v("cmpxchg " + as(pas) + " " + p + ", " + ity(bits) + " " + cmp + ", " + ity(bits) + " " + nv + ss + " "
-                        + order + " " + (order.equals("release") || order.equals("monotonic") ? "monotonic" : "acquire"));
-                res = v("extractvalue {" + ity(bits) + ", i1} " + pair + ", 0");
-                if (!red) write(x.op(0), res, bits, false);
-                return;
-            }
-            String rmw = switch (op) {
-                case ".add" -> fl ? "fadd" : "add";
-                case ".min" -> fl ? null : s ? "min" : "umin";
-                case ".max" -> fl ? null : s ? "max" : "umax";
-                case ".exch" -> "xchg";
-                case ".and", ".or", ".xor" -> fl ? null : op.substring(1);
-                case ".inc" -> bits == 32 && !fl ? "uinc_wrap" : null;
-                case ".dec" -> bits == 32 && !fl ? "udec_wrap" : null;
-                default -> null;
-            };
-            if (rmw == null || (fl && !rmw.equals("fadd") && !rmw.equals("xchg"))) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-            String val = fl ? readF(x.op(base + 1), t) : read(x.op(base + 1), bits, s);
-            if (fl && rmw.equals("xchg")) { ty = ity(bits); val = v("bitcast " + fty(t) + " " + val + " to " + ty); }
-            res = v("atomicrmw " + rmw + " " + as(pas) + " " + p + ", " + ty + " " + val + ss + " " + order);
-            if (!red) {
-                if (fl && rmw.equals("fadd")) writeF(x.op(0), res, t);
-                else write(x.op(0), res, bits, s);
-            }
-        }
-
-        void bar(Ins x) {
-            boolean sync = x.has(".sync") || (x.i.opcode().equals("bar") && x.i.modifiers().isEmpty());
-            if (x.i.opcode().equals("bar") && x.has(".warp") && x.has(".sync")) {
-                if (!target.amd()) call("void", "llvm.nvvm.bar.warp.sync", "i32", "i32 " + read(x.op(0), 32, false));
-                else {
-                    requireWave32(x.i.form());
-                    call("void", "llvm.amdgcn.wave.barrier", "", "");
-                }
-                return;
-            }
-            if (!sync || x.i.operands().size() != 1 || !"0".equals(constStr(x.op(0))) || x.has(".aligned") && false) {
-                throw new Unsupported(x.i.form() + " is supported only as bar.sync 0 / barrier.sync 0 (all threads of the block)");
-            }
-            barrier();
-        }
-
-        String constStr(Operand op) {
-            Long c = op instanceof Expr e ? Semantics.constant(e) : null;
-            return c == null ? null : c.toString();
-        }
-
-        void fence(Ins x) {
-            String scope = x.has(".cta") ? ".cta" : x.has(".sys") ? ".sys" : ".gpu";
-            if (x.i.opcode().equals("fence") && (x.has(".proxy") || x.has(".mbarrier_init"))) throw new Unsupported(x.i.form() + " is not supported");
-            line("fence" + target.syncScope(scope) + " seq_cst");
-        }
-
-        /** shfl.sync (PTX ISA 9.7.8.6): source lane and validity computed here; the target reads the lane. */
-        void shfl(Ins x) {
-            if (!x.has(".sync") || !x.has(".b32")) throw new Unsupported(x.i.form() + " is not supported (only shfl.sync.*.b32)");
-            requireWave32(x.i.form());
-            String mode = x.has(".up") ? "up" : x.has(".down") ? "down" : x.has(".bfly") ? "bfly" : x.has(".idx") ? "idx" : null;
-            if (mode == null) throw new Unsupported(x.i.form() + " is not supported");
-            String a = read(x.op(1), 32, false), b = read(x.op(2), 32, false), c = read(x.op(3), 32, false);
-            String mask = read(x.op(4), 32, false);
-            String lane = laneId();
-            String bval = v("and i32 " + b + ", 31");
-            String cval = v("and i32 " + c + ", 31");
-            String seg = v("and i32 " + v("lshr i32 " + c + ", 8") + ", 31");
-            String nseg = v("xor i32 " + seg + ", -1");
-            String maxLane = v("or i32 " + v("and i32 " + lane + ", " + seg) + ", " + v("and i32 " + cval + ", " + nseg));
-            String minLane = v("and i32 " + lane + ", " + seg);
-            String j, ok;
-            switch (mode) {
-                case "up" -> { j = v("sub i32 " + lane + ", " + bval); ok = v("icmp sge i32 " + j + ", " + maxLane); }
-                case "down" -> { j = v("add i32 " + lane + ", " + bval); ok = v("icmp sle i32 " + j + ", " + maxLane); }
-                case "bfly" -> { j = v("xor i32 " + lane + ", " + bval); ok = v("icmp sle i32 " + j + ", " + maxLane); }
-                default -> { j = v("or i32 " + minLane + ", " + v("and i32 " + bval + ", " + nseg)); ok = v("icmp sle i32 " + j + ", " + maxLane); }
-            }
-            String src = v("select i1 " + ok + ", i32 " + j + ", i32 " + lane);
-            String r = readLane(a, src, mask);
-            Operand d = x.op(0);
-            if (d instanceof PredPair pp) {
-                write(new Sym(pp.first(), null), r, 32, false);
-                writePred(new Sym(pp.second(), null), ok);
-            } else {
-                write(d, r, 32, false);
-            }
-        }
-
-        /** vote.sync (PTX ISA 9.7.13.5) in terms of the target's ballot. */
-        void vote(Ins x) {
-            if (!x.has(".sync")) throw new Unsupported(x.i.form() + " is not supported (only vote.sync)");
-            requireWave32(x.i.form());
-            String p = readPred(x.op(1));
-            String mask = read(x.op(2), 32, false);
-            String bal = v("and i32 " + ballot(p, mask) + ", " + mask);
-            if (x.has(".ballot")) {
-                write(x.op(0), bal, 32, false);
-                return;
-            }
-            String active = v("and i32 " + ballot("true", mask) + ", " + mask);
-            String r;
-            if (x.has(".all")) r = v("icmp eq i32 " + bal + ", " + active);
-            else if (x.has(".any")) r = v("icmp ne i32 " + bal + ", 0");
-            else if (x.has(".uni")) r = v("or i1 " + v("icmp eq i32 " + bal + ", " + active) + ", " + v("icmp eq i32 " + bal + ", 0"));
-            else throw new Unsupported(x.i.form() + " is not supported");
-            writePred(x.op(0), r);
-        }
     }
 
     // ------------------------------------------------------------------ helpers
 
-    /** An instruction with its modifiers indexed. */
-    static final class Ins {
-        final Instruction i;
-        final Set<String> mods;
-        final List<PtxType> types = new ArrayList<>();
+    /** The vector widths as modifiers. */
+    static final Mod V2 = new Mod.Vector(2), V4 = new Mod.Vector(4), V8 = new Mod.Vector(8);
 
-        Ins(Instruction i) {
+    /** An instruction of the IR with the accessors the lowering uses. */
+    static final class Ins {
+        final Instr i;
+        final Modifiers mods;
+        final List<PtxType> types;
+
+        Ins(Instr i) {
             this.i = i;
-            this.mods = new LinkedHashSet<>(i.modifiers());
-            for (String m : i.modifiers()) {
-                PtxType t = PtxType.fromName(m);
-                if (t != null) types.add(t);
-            }
+            this.mods = i.mods();
+            this.types = i.types();
         }
 
-        boolean has(String m) { return mods.contains(m); }
+        boolean has(Mod m) { return mods.has(m); }
+
+        boolean has(PtxType t) { return mods.has(Mod.Type.of(t)); }
 
         PtxType type(int k) { return k < types.size() ? types.get(k) : null; }
 
+        Opcode opcode() { return i.opcode(); }
+
         Operand op(int k) {
-            if (k >= i.operands().size()) throw new Unsupported(i.form() + ": missing operand " + (k + 1));
-            return i.operands().get(k);
+            if (k >= i.arity()) throw new Unsupported(i.form() + ": missing operand " + (k + 1));
+            return i.op(k);
         }
     }
 

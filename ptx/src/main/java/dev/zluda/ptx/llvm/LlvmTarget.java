@@ -1,5 +1,7 @@
 package dev.zluda.ptx.llvm;
 
+import dev.zluda.ptx.ir.Mod;
+
 import java.util.Locale;
 
 /**
@@ -78,11 +80,11 @@ public enum LlvmTarget {
     int allocaSpace() { return amd() ? 5 : 0; }
 
     /** The {@code syncscope(...)} clause for a PTX scope ({@code .cta}, {@code .gpu}, {@code .sys}); "" for system. */
-    String syncScope(String ptxScope) {
+    String syncScope(Mod.Scope ptxScope) {
         if (!amd()) return "";                         // NVPTX: system scope, at least as strong as asked
         return switch (ptxScope) {
-            case ".cta" -> " syncscope(\"workgroup\")";
-            case ".sys" -> "";
+            case CTA -> " syncscope(\"workgroup\")";
+            case SYS -> "";
             default -> " syncscope(\"agent\")";          // .gpu, and PTX's default scope
         };
     }

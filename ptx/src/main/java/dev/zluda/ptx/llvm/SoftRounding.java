@@ -1,6 +1,8 @@
 package dev.zluda.ptx.llvm;
 
 import dev.zluda.ptx.PtxType;
+import dev.zluda.ptx.ir.Mod.Rounding;
+import dev.zluda.ptx.ir.Opcode;
 
 import java.util.Locale;
 
@@ -47,10 +49,10 @@ final class SoftRounding {
     }
 
     /** Whether this class lowers {@code op} (PTX opcode) of type {@code t} with a directed rounding mode. */
-    static boolean handles(String op, PtxType t) {
+    static boolean handles(Opcode op, PtxType t) {
         if (t != PtxType.F32 && t != PtxType.F64) return false;
         return switch (op) {
-            case "add", "sub", "mul", "fma", "mad", "div", "rcp", "sqrt" -> true;
+            case ADD, SUB, MUL, FMA, MAD, DIV, RCP, SQRT -> true;
             default -> false;
         };
     }
@@ -61,49 +63,49 @@ final class SoftRounding {
      * ({@code .rz .rm .rp}); with {@code ftz} (f32 only) subnormal operands and results are flushed. {@code .sat} is
      * the caller's (a clamp after rounding).
      */
-    String lower(String op, PtxType t, String rnd, boolean ftz, String[] a) {
+    String lower(Opcode op, PtxType t, Rounding rnd, boolean ftz, String[] a) {
         char mode = switch (rnd) {
-            case ".rz" -> 'z';
-            case ".rm" -> 'm';
-            case ".rp" -> 'p';
-            default -> throw new IllegalArgumentException(rnd);
+            case RZ -> 'z';
+            case RM -> 'm';
+            case RP -> 'p';
+            default -> throw new IllegalArgumentException(rnd.text());
         };
-        if (op.equals("mad")) op = "fma";
+        if (op == Opcode.MAD) op = Opcode.FMA;
         return t == PtxType.F32 ? f32(op, mode, ftz, a) : f64(op, mode, a);
     }
 
     // ------------------------------------------------------------------ f32, through f64
 
-    private String f32(String op, char mode, boolean ftz, String[] in) {
+    private String f32(Opcode op, char mode, boolean ftz, String[] in) {
         String[] a = in.clone();
         if (ftz) for (int k = 0; k < a.length; k++) a[k] = flush32(a[k]);
         String[] x = new String[a.length];
         for (int k = 0; k < a.length; k++) x[k] = v("fpext float " + a[k] + " to double");
         // d: the exact value, or its f64 rounding to odd
         String d = switch (op) {
-            case "add" -> sumToOdd(x[0], x[1]);
-            case "sub" -> sumToOdd(x[0], v("fneg double " + x[1]));
-            case "mul" -> v("fmul double " + x[0] + ", " + x[1]);                  // exact: 48 bits
-            case "fma" -> sumToOdd(v("fmul double " + x[0] + ", " + x[1]), x[2]);  // the product is exact
-            case "div", "rcp" -> {
-                String num = op.equals("div") ? x[0] : "1.0", den = op.equals("div") ? x[1] : x[0];
+            case ADD -> sumToOdd(x[0], x[1]);
+            case SUB -> sumToOdd(x[0], v("fneg double " + x[1]));
+            case MUL -> v("fmul double " + x[0] + ", " + x[1]);                  // exact: 48 bits
+            case FMA -> sumToOdd(v("fmul double " + x[0] + ", " + x[1]), x[2]);  // the product is exact
+            case DIV, RCP -> {
+                String num = op == Opcode.DIV ? x[0] : "1.0", den = op == Opcode.DIV ? x[1] : x[0];
                 String q = v("fdiv double " + num + ", " + den);
                 // remainder num - q*den, exact for f32 operands; sign(num/den - q) = sign(rem) * sign(den)
                 String rem = fma64(v("fneg double " + q), den, num);
                 String[] ba = quotientError(rem, den);
                 yield toOdd(q, ba[0], ba[1]);
             }
-            case "sqrt" -> {
+            case SQRT -> {
                 String s = ir.call("double", "llvm.sqrt.f64", "double", "double " + x[0]);
                 String rem = fma64(v("fneg double " + s), s, x[0]);                // exact; sign(sqrt(a) - s)
                 yield toOdd(s, v("fcmp olt double " + rem + ", 0.0"), v("fcmp ogt double " + rem + ", 0.0"));
             }
-            default -> throw new IllegalArgumentException(op);
+            default -> throw new IllegalArgumentException(op.key());
         };
         String f = v("fptrunc double " + d + " to float");
         String back = v("fpext float " + f + " to double");
         String r = step(f, "float", 32, mode, v("fcmp olt double " + d + ", " + back), v("fcmp ogt double " + d + ", " + back));
-        if (mode == 'm' && (op.equals("add") || op.equals("sub") || op.equals("fma"))) r = zeroUnderRm(r, "float", op, a, v("fcmp oeq double " + d + ", 0.0"));
+        if (mode == 'm' && (op == Opcode.ADD || op == Opcode.SUB || op == Opcode.FMA)) r = zeroUnderRm(r, "float", op, a, v("fcmp oeq double " + d + ", 0.0"));
         if (ftz) {
             // tininess before rounding: the exact value (d compares with 2^-126 as it does) below the smallest normal
             String dAbs = ir.call("double", "llvm.fabs.f64", "double", "double " + d);
@@ -162,18 +164,18 @@ final class SoftRounding {
         return "0x" + String.format(Locale.ROOT, "%016X", bits);
     }
 
-    private String f64(String op, char mode, String[] a) {
+    private String f64(Opcode op, char mode, String[] a) {
         String r, below, above;
         switch (op) {
-            case "add", "sub" -> {
-                String b = op.equals("sub") ? v("fneg double " + a[1]) : a[1];
+            case ADD, SUB -> {
+                String b = op == Opcode.SUB ? v("fneg double " + a[1]) : a[1];
                 String[] se = twoSum(a[0], b);
-                r = op.equals("sub") ? v("fsub double " + a[0] + ", " + a[1]) : se[0];
+                r = op == Opcode.SUB ? v("fsub double " + a[0] + ", " + a[1]) : se[0];
                 String[] ov = overflow(r, finite(a[0], a[1]));
                 below = v("or i1 " + v("fcmp olt double " + se[1] + ", 0.0") + ", " + ov[0]);
                 above = v("or i1 " + v("fcmp ogt double " + se[1] + ", 0.0") + ", " + ov[1]);
             }
-            case "mul" -> {
+            case MUL -> {
                 r = v("fmul double " + a[0] + ", " + a[1]);
                 // a*b - r: exact with fma unless the product is tiny; then the smaller operand and r are scaled
                 // by 2^1200 (exact), which keeps the error's sign and makes it representable
@@ -187,8 +189,8 @@ final class SoftRounding {
                 below = v("or i1 " + v("fcmp olt double " + err + ", 0.0") + ", " + ov[0]);
                 above = v("or i1 " + v("fcmp ogt double " + err + ", 0.0") + ", " + ov[1]);
             }
-            case "div", "rcp" -> {
-                String num = op.equals("div") ? a[0] : "1.0", den = op.equals("div") ? a[1] : a[0];
+            case DIV, RCP -> {
+                String num = op == Opcode.DIV ? a[0] : "1.0", den = op == Opcode.DIV ? a[1] : a[0];
                 r = v("fdiv double " + num + ", " + den);
                 // remainder num - r*den, exact with fma unless num is tiny; then num and r are scaled by 2^128
                 String tiny = v("fcmp olt double " + abs(num) + ", " + TWO_M960);
@@ -200,7 +202,7 @@ final class SoftRounding {
                 below = v("or i1 " + ba[0] + ", " + ov[0]);
                 above = v("or i1 " + ba[1] + ", " + ov[1]);
             }
-            case "sqrt" -> {
+            case SQRT -> {
                 r = ir.call("double", "llvm.sqrt.f64", "double", "double " + a[0]);
                 // a - r*r, exact with fma unless a is tiny; then a is scaled by 2^1100 and r by 2^550
                 String tiny = v("fcmp olt double " + abs(a[0]) + ", " + TWO_M900);
@@ -211,16 +213,16 @@ final class SoftRounding {
                 below = v("fcmp olt double " + rem + ", 0.0");
                 above = v("fcmp ogt double " + rem + ", 0.0");
             }
-            case "fma" -> {
+            case FMA -> {
                 String[] ba = fmaError(a[0], a[1], a[2]);
                 r = ba[0];
                 below = ba[1];
                 above = ba[2];
             }
-            default -> throw new IllegalArgumentException(op);
+            default -> throw new IllegalArgumentException(op.key());
         }
         String out = step(r, "double", 64, mode, below, above);
-        if (mode == 'm' && (op.equals("add") || op.equals("sub") || op.equals("fma"))) {
+        if (mode == 'm' && (op == Opcode.ADD || op == Opcode.SUB || op == Opcode.FMA)) {
             String exact = v("xor i1 " + v("or i1 " + below + ", " + above) + ", true");
             out = zeroUnderRm(out, "double", op, a, v("and i1 " + exact + ", " + v("fcmp oeq double " + r + ", 0.0")));
         }
@@ -357,11 +359,11 @@ final class SoftRounding {
      * is zero ({@code exactZero}) the result is -((-x) + (-y)) rounded to nearest (for fma -((-a)*b + (-c))), which
      * is that zero.
      */
-    private String zeroUnderRm(String r, String ty, String op, String[] a, String exactZero) {
+    private String zeroUnderRm(String r, String ty, Opcode op, String[] a, String exactZero) {
         String na = v("fneg " + ty + " " + a[0]);
         String z = switch (op) {
-            case "add" -> v("fadd " + ty + " " + na + ", " + v("fneg " + ty + " " + a[1]));
-            case "sub" -> v("fsub " + ty + " " + na + ", " + v("fneg " + ty + " " + a[1]));
+            case ADD -> v("fadd " + ty + " " + na + ", " + v("fneg " + ty + " " + a[1]));
+            case SUB -> v("fsub " + ty + " " + na + ", " + v("fneg " + ty + " " + a[1]));
             default -> ir.call(ty, "llvm.fma." + (ty.equals("float") ? "f32" : "f64"), ty + ", " + ty + ", " + ty,
                     ty + " " + na + ", " + ty + " " + a[1] + ", " + ty + " " + v("fneg " + ty + " " + a[2]));
         };

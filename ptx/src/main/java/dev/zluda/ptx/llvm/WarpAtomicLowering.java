@@ -1,9 +1,13 @@
 package dev.zluda.ptx.llvm;
 
-import dev.zluda.ptx.Ast.Operand;
-import dev.zluda.ptx.Ast.PredPair;
-import dev.zluda.ptx.Ast.Sym;
 import dev.zluda.ptx.PtxType;
+import dev.zluda.ptx.ir.Mod;
+import dev.zluda.ptx.ir.Mod.Flag;
+import dev.zluda.ptx.ir.Mod.ReduceOp;
+import dev.zluda.ptx.ir.Mod.VoteMode;
+import dev.zluda.ptx.ir.Opcode;
+import dev.zluda.ptx.ir.Operand;
+import dev.zluda.ptx.ir.Operand.PredPair;
 import dev.zluda.ptx.llvm.LlvmEmitter.Fn;
 import dev.zluda.ptx.llvm.LlvmEmitter.Ins;
 import dev.zluda.ptx.llvm.LlvmEmitter.Unsupported;
@@ -34,22 +38,22 @@ final class WarpAtomicLowering {
      * @throws Unsupported for other types, a missing {@code .sync}, or 64-lane waves
      */
     static void match(Fn f, Ins x) {
-        boolean any = x.has(".any"), all = x.has(".all");
-        if (!x.has(".sync") || !x.has(".b32") || any == all || x.mods.size() != 3) {
+        boolean any = x.has(VoteMode.ANY), all = x.has(VoteMode.ALL);
+        if (!x.has(Flag.SYNC) || !x.has(PtxType.B32) || any == all || x.mods.distinctCount() != 3) {
             throw new Unsupported(x.i.form() + " is not supported by the LLVM back end (only match.{any,all}.sync.b32)");
         }
-        f.requireWave32(x.i.form());
+        TargetHooks.requireWave32(f, x.i.form());
         String a = f.read(x.op(1), 32, false), mask = members(f, f.read(x.op(2), 32, false));
         if (all) {
             // every member equals the lowest member's value exactly when the ballot of "equal to it" is the mask
             String lead = f.call("i32", "llvm.cttz.i32", "i32, i1", "i32 " + mask + ", i1 false");
-            String first = f.readLane(a, f.v("and i32 " + lead + ", 31"), mask);
+            String first = TargetHooks.readLane(f, a, f.v("and i32 " + lead + ", 31"), mask);
             String eq = f.v("icmp eq i32 " + a + ", " + first);
-            String same = f.v("icmp eq i32 " + f.v("and i32 " + f.ballot(eq, mask) + ", " + mask) + ", " + mask);
+            String same = f.v("icmp eq i32 " + f.v("and i32 " + TargetHooks.ballot(f, eq, mask) + ", " + mask) + ", " + mask);
             Operand d = x.op(0);
             if (d instanceof PredPair pp) {
-                f.write(new Sym(pp.first(), null), f.sel(same, "i32", mask, "0"), 32, false);
-                f.writePred(new Sym(pp.second(), null), same);
+                f.write(pp.first(), f.sel(same, "i32", mask, "0"), 32, false);
+                f.writePred(pp.second(), same);
             } else {
                 f.write(d, f.sel(same, "i32", mask, "0"), 32, false);
             }
@@ -57,7 +61,7 @@ final class WarpAtomicLowering {
         }
         String acc = "0";
         for (int lane = 0; lane < 32; lane++) {
-            String other = f.readLane(a, Integer.toString(lane), mask);
+            String other = TargetHooks.readLane(f, a, Integer.toString(lane), mask);
             String eq = f.v("icmp eq i32 " + a + ", " + other);
             acc = f.v("or i32 " + acc + ", " + f.sel(eq, "i32", Integer.toString(1 << lane), "0"));
         }
@@ -72,30 +76,34 @@ final class WarpAtomicLowering {
      * @throws Unsupported for other operations or types, or 64-lane waves
      */
     static void redux(Fn f, Ins x) {
-        String op = null;
-        for (String m : new String[] {".add", ".min", ".max", ".and", ".or", ".xor"}) if (x.has(m)) op = m.substring(1);
+        ReduceOp op = null;
+        for (ReduceOp m : new ReduceOp[] {ReduceOp.ADD, ReduceOp.MIN, ReduceOp.MAX, ReduceOp.AND, ReduceOp.OR, ReduceOp.XOR}) if (x.has(m)) op = m;
         PtxType t = x.type(0);
-        boolean arith = "add".equals(op) || "min".equals(op) || "max".equals(op);
-        boolean ok = op != null && x.has(".sync") && x.mods.size() == 3
+        boolean arith = op == ReduceOp.ADD || op == ReduceOp.MIN || op == ReduceOp.MAX;
+        boolean ok = op != null && x.has(Flag.SYNC) && x.mods.distinctCount() == 3
                 && (arith ? t == PtxType.U32 || t == PtxType.S32 : t == PtxType.B32);
         if (!ok) throw new Unsupported(x.i.form() + " is not supported by the LLVM back end");
-        f.requireWave32(x.i.form());
+        TargetHooks.requireWave32(f, x.i.form());
         boolean s = t == PtxType.S32;
         String identity = switch (op) {
-            case "and" -> "-1";
-            case "min" -> s ? Integer.toString(Integer.MAX_VALUE) : "-1";
-            case "max" -> s ? Integer.toString(Integer.MIN_VALUE) : "0";
+            case AND -> "-1";
+            case MIN -> s ? Integer.toString(Integer.MAX_VALUE) : "-1";
+            case MAX -> s ? Integer.toString(Integer.MIN_VALUE) : "0";
             default -> "0";
         };
         String a = f.read(x.op(1), 32, false), mask = members(f, f.read(x.op(2), 32, false));
         String acc = identity;
         for (int lane = 0; lane < 32; lane++) {
-            String other = f.readLane(a, Integer.toString(lane), mask);
+            String other = TargetHooks.readLane(f, a, Integer.toString(lane), mask);
             String member = f.v("icmp ne i32 " + f.v("and i32 " + mask + ", " + (1 << lane)) + ", 0");
             String val = f.sel(member, "i32", other, identity);
             acc = switch (op) {
-                case "min", "max" -> f.call("i32", "llvm." + (s ? "s" : "u") + op + ".i32", "i32, i32", "i32 " + acc + ", i32 " + val);
-                default -> f.v(op + " i32 " + acc + ", " + val);
+                case MIN, MAX -> f.call("i32", "llvm." + (s ? "s" : "u") + (op == ReduceOp.MIN ? "min" : "max") + ".i32", "i32, i32",
+                        "i32 " + acc + ", i32 " + val);
+                case AND -> f.v("and i32 " + acc + ", " + val);
+                case OR -> f.v("or i32 " + acc + ", " + val);
+                case XOR -> f.v("xor i32 " + acc + ", " + val);
+                default -> f.v("add i32 " + acc + ", " + val);
             };
         }
         f.write(x.op(0), acc, 32, false);
@@ -103,7 +111,7 @@ final class WarpAtomicLowering {
 
     /** The lanes of {@code mask} that execute the instruction (exited lanes take no part). */
     private static String members(Fn f, String mask) {
-        return f.v("and i32 " + mask + ", " + f.ballot("true", mask));
+        return f.v("and i32 " + mask + ", " + TargetHooks.ballot(f, "true", mask));
     }
 
     /** {@code true} for the types of {@code atom/red .add.noftz} lowered here: f16, bf16, f16x2, bf16x2. */
@@ -121,20 +129,20 @@ final class WarpAtomicLowering {
      * @param order the LLVM ordering of the instruction's semantics
      * @throws Unsupported without {@code .noftz}, or with a vector ({@code .v2 .v4 .v8}) form
      */
-    static void halfAdd(Fn f, Ins x, int as, String scope, String order) {
+    static void halfAdd(Fn f, Ins x, int as, Mod.Scope scope, String order) {
         PtxType t = x.type(0);
-        if (!x.has(".noftz") || x.has(".v2") || x.has(".v4") || x.has(".v8")) {
+        if (!x.has(Flag.NOFTZ) || x.has(LlvmEmitter.V2) || x.has(LlvmEmitter.V4) || x.has(LlvmEmitter.V8)) {
             throw new Unsupported(x.i.form() + " is not supported by the LLVM back end (16-bit atomics: only .add.noftz)");
         }
-        boolean red = x.i.opcode().equals("red");
+        boolean red = x.opcode() == Opcode.RED || x.opcode() == Opcode.RED_ASYNC;
         boolean pair = t == PtxType.F16X2 || t == PtxType.BF16X2;
         String lane = t == PtxType.F16 || t == PtxType.F16X2 ? "half" : "bfloat";
         String ty = pair ? "<2 x " + lane + ">" : lane;
         int bits = pair ? 32 : 16;
         int base = red ? 0 : 1;
-        String ap = f.address(x.op(base), as);
-        int pas = Integer.parseInt(ap.substring(0, ap.indexOf(':')));
-        String p = ap.substring(ap.indexOf(':') + 1);
+        MemoryLowering.Ptr ap = MemoryLowering.address(f, x.op(base), as);
+        int pas = ap.space();
+        String p = ap.value();
         String val = f.v("bitcast " + LlvmEmitter.ity(bits) + " " + f.read(x.op(base + 1), bits, false) + " to " + ty);
         String old = f.v("atomicrmw fadd " + f.as(pas) + " " + p + ", " + ty + " " + val + f.target().syncScope(scope) + " " + order
                 + ", align " + bits / 8);

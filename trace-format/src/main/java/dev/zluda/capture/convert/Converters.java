@@ -43,7 +43,7 @@ public final class Converters {
                 @Override
                 public void call(Call c) {
                     try {
-                        write(c, 0);
+                        Call.walk(c, (k, level, parent) -> write(k, level));
                     } catch (IOException e) {
                         throw new UncheckedIOException(e);
                     }
@@ -73,7 +73,6 @@ public final class Converters {
                     g.writeEndArray();
                     g.writeStringField("text", fmt[0].format(c));
                     g.writeEndObject();
-                    for (Call k : c.children()) write(k, level + 1);
                 }
 
                 @Override
@@ -243,7 +242,11 @@ public final class Converters {
         return cap.reader().status();
     }
 
-    private static void writeCall(JsonGenerator g, Capture cap, CallFormatter fmt, Call c, long start, int pid, long end) throws IOException {
+    private static void writeCall(JsonGenerator g, Capture cap, CallFormatter fmt, Call root, long start, int pid, long end) throws IOException {
+        Call.walk(root, (c, level, parent) -> writeOne(g, cap, fmt, c, start, pid, end));
+    }
+
+    private static void writeOne(JsonGenerator g, Capture cap, CallFormatter fmt, Call c, long start, int pid, long end) throws IOException {
         CaptureRecord.Enter e = c.enter();
         long stop = c.inFlight() ? end : c.leave().ts();
         g.writeStartObject();
@@ -260,6 +263,5 @@ public final class Converters {
         g.writeStringField("text", fmt.format(c));
         g.writeEndObject();
         g.writeEndObject();
-        for (Call k : c.children()) writeCall(g, cap, fmt, k, start, pid, end);
     }
 }

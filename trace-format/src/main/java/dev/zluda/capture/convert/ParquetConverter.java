@@ -256,7 +256,7 @@ public final class ParquetConverter {
             m.put("zluda.capture.start_monotonic_ns", Long.toString(h.startMonotonicNs()));
             m.put("zluda.capture.pid", Integer.toString(h.pid()));
             m.put("zluda.capture.ended_cleanly", Boolean.toString(st.endedCleanly()));
-            if (st.stoppedEarly()) m.put("zluda.capture.stopped", "byte " + st.stopOffset() + ": " + st.stopReason());
+            if (st.stoppedEarly()) m.put("zluda.capture.stopped", st.summary());
             m.put("zluda.records", Long.toString(st.records()));
             return m;
         }
@@ -290,8 +290,13 @@ public final class ParquetConverter {
             return b;
         }
 
-        /** Writes {@code c} and the calls nested in it; {@code parentSeq} is -1 for a root. */
-        private void tree(Call c, long parentSeq) throws IOException {
+        /** Writes {@code root} and the calls nested in it (iteratively: any depth). */
+        private void tree(Call root, long unused) throws IOException {
+            Call.walk(root, (c, level, parent) -> one(c, parent == null ? -1 : parent.enter().seq()));
+        }
+
+        /** Writes {@code c}; {@code parentSeq} is -1 for a root. */
+        private void one(Call c, long parentSeq) throws IOException {
             CaptureRecord.Enter e = c.enter();
             CaptureRecord.Leave l = c.leave();
             Fn f = fn(e.functionId());
@@ -338,7 +343,6 @@ public final class ParquetConverter {
             if (f.launch != Fn.NOT_LAUNCH) launch(c, f);
             else if (f.namer != Fn.NOT_NAMER && l != null && l.result() == 0) name(c, f);
 
-            for (Call child : c.children()) tree(child, e.seq());
         }
 
         private void launch(Call c, Fn f) throws IOException {

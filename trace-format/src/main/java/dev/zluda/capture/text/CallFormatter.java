@@ -62,12 +62,55 @@ public final class CallFormatter {
                 sb.append(NOT_WRITTEN);
                 continue;
             }
-            sb.append(value(p, args[i], out != null ? out : in));
+            sb.append(value(f, p, args[i], e.data(), out != null ? out : in));
         }
         sb.append(") -> ");
         if (c.leave() == null) sb.append("(in flight: the capture ends before this call returned)");
         else if (f != null && returnsValue(f)) sb.append(returnValue(f, item(c.leave().data(), f.params().size())));
         else sb.append(f != null && !f.library().equals(CudaApi.DRIVER) ? result(f, c.leave().result()) : result(c.leave().result()));
+        return sb.toString();
+    }
+
+    /**
+     * One argument of a call of {@code f}, as {@link #value(CudaParam, long, DataItem)} renders it, except
+     * the JIT option values, which are read by their keys in {@code enterData} (the call's ENTER data).
+     */
+    public String value(CudaFunction f, CudaParam p, long v, List<DataItem> enterData, DataItem d) {
+        String keyed = p == null ? null : jitValues(f, p, enterData, d);
+        return keyed != null ? keyed : value(p, v, d);
+    }
+
+    /**
+     * JIT option values ({@code optionValues}, {@code jitOptionsValues}: {@code void *[]}) read by their
+     * {@code CUjit_option} keys: the log buffers and name/symbol arrays as addresses, CU_JIT_WALL_TIME as
+     * a float (ms), every other option (the *_LOG_BUFFER_SIZE_BYTES the driver writes back, counts,
+     * levels) as an unsigned number; null when {@code p} is no such array or its keys were not recorded.
+     */
+    private String jitValues(CudaFunction f, CudaParam p, List<DataItem> enterData, DataItem values) {
+        String keysName = switch (p.name()) {
+            case "optionValues" -> "options";
+            case "jitOptionsValues" -> "jitOptions";
+            default -> null;
+        };
+        if (keysName == null || f == null || values == null || values.kind() != CaptureFormat.ITEM_INLINE) return null;
+        CudaParam kp = f.param(keysName).orElse(null);
+        DataItem keys = kp == null ? null : item(enterData, kp.index());
+        if (keys == null || keys.kind() != CaptureFormat.ITEM_INLINE) return null;
+        byte[] k = keys.bytes(), v = values.bytes();
+        int n = Math.min(k.length / 4, v.length / 8);
+        StringBuilder sb = new StringBuilder(n > 1 ? "[" : "");
+        for (int i = 0; i < Math.min(n, 8); i++) {
+            if (i > 0) sb.append(", ");
+            int opt = (int) le(k, 4 * i, 4);
+            long x = le(v, 8 * i, 8);
+            switch (opt) {
+                case 3, 5, 17, 18, 25, 27 -> sb.append(x == 0 ? "NULL" : hex(x)); // log buffers, symbol and name arrays
+                case 2 -> sb.append(Float.intBitsToFloat((int) x)).append(" ms"); // CU_JIT_WALL_TIME
+                default -> sb.append(Long.toUnsignedString(x & 0xFFFF_FFFFL));
+            }
+        }
+        if (n > 8) sb.append(", …");
+        if (n > 1) sb.append(']');
         return sb.toString();
     }
 

@@ -4,6 +4,7 @@ import dev.zluda.capture.Call;
 import dev.zluda.capture.CallAssembler;
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureRecord;
+import dev.zluda.capture.DamageNote;
 import dev.zluda.capture.ReadStatus;
 import dev.zluda.spec.Role;
 
@@ -23,7 +24,9 @@ import java.util.regex.Pattern;
  * calls in the order they returned (calls still in flight come last). A kernel snapshot (KERNEL
  * record) is one {@code # kernel snapshot #N: ...} line under the launch it belongs to; a MARKER (the
  * driver's own events: module compiles, kernel executions) is one {@code # TEXT} line under the call
- * that was running on its thread. Streaming:
+ * that was running on its thread. With {@link Options#fold}, a run of {@link #FOLD_MIN} or more
+ * consecutive top-level {@code cuGetProcAddress} calls (cudart's start-up looks up 400 and more entry
+ * points) is one line ({@link #foldedLine}). Streaming:
  * memory holds only the calls not yet returned.
  */
 public final class Dump {
@@ -39,11 +42,39 @@ public final class Dump {
      * @param from first call number to print (1-based, order of entry)
      * @param to last call number to print (inclusive)
      */
-    public record Options(boolean threads, boolean time, Pattern function, boolean errorsOnly, long from, long to) {
-        /** Every call, no prefixes. */
-        public static Options all() {
-            return new Options(false, false, null, false, 1, Long.MAX_VALUE);
+    public record Options(boolean threads, boolean time, Pattern function, boolean errorsOnly, long from, long to, boolean fold) {
+        /** Without folding ({@code fold} false). */
+        public Options(boolean threads, boolean time, Pattern function, boolean errorsOnly, long from, long to) {
+            this(threads, time, function, errorsOnly, from, to, false);
         }
+
+        /** Every call, one line each, no prefixes. */
+        public static Options all() {
+            return new Options(false, false, null, false, 1, Long.MAX_VALUE, false);
+        }
+    }
+
+    /** A run of at least this many consecutive top-level {@code cuGetProcAddress} calls is folded into one line. */
+    public static final int FOLD_MIN = 8;
+
+    /** Whether a function is one whose runs are folded: the entry-point look-ups ({@code cuGetProcAddress}, {@code _v2}). */
+    static boolean folds(String name) {
+        return name.startsWith("cuGetProcAddress");
+    }
+
+    /**
+     * The one line a folded run of {@code n} look-ups stands for: {@code cuGetProcAddress_v2 ×440 (calls 1..440:
+     * 438 CUDA_SUCCESS, 2 CUDA_ERROR_NOT_FOUND) looking up the driver's entry points, as cudart does at start-up;
+     * --unfold shows each}.
+     */
+    public static String foldedLine(String name, long n, long first, long last, Map<String, Long> results) {
+        StringBuilder r = new StringBuilder();
+        for (Map.Entry<String, Long> e : results.entrySet()) {
+            if (!r.isEmpty()) r.append(", ");
+            r.append(e.getValue()).append(' ').append(e.getKey());
+        }
+        return name + " \u00d7" + n + " (calls " + first + ".." + last + ": " + r + ") looking up the driver's entry points,"
+                + " as cudart does at start-up; --unfold shows each";
     }
 
     /** One kernel snapshot in a line: name, shape, result, buffers with the hashes of their images. */
@@ -63,6 +94,19 @@ public final class Dump {
         return sb.toString();
     }
 
+    /** Levels of nesting shown by indentation; deeper calls carry their depth instead, so a line's length does not grow with it. */
+    public static final int MAX_INDENT = 32;
+
+    /**
+     * Two spaces per level of nesting up to {@link #MAX_INDENT} levels; below that the indentation stays
+     * and the line starts with {@code [depth N] }: the output grows linearly with the calls however deep
+     * they nest.
+     */
+    static void indent(StringBuilder sb, int level) {
+        sb.repeat("  ", Math.min(level, MAX_INDENT));
+        if (level > MAX_INDENT) sb.append("[depth ").append(level).append("] ");
+    }
+
     /** The filters of {@code o} in the words of the options: {@code --calls 30..40, --errors: no call failed}. */
     private static String filters(Options o) {
         List<String> f = new ArrayList<>();
@@ -70,6 +114,28 @@ public final class Dump {
         if (o.function != null) f.add("--function " + o.function.pattern());
         if (o.errorsOnly) f.add("--errors: no call failed");
         return String.join(", ", f);
+    }
+
+    /** Damage notes printed in full; more are counted. */
+    public static final int NOTES_SHOWN = 20;
+
+    /**
+     * The damage notes of a read as {@code #} lines: a first line with how many places were damaged or
+     * cut and how many records were not read, then one line per note (the first {@link #NOTES_SHOWN}).
+     * Nothing when there is no note.
+     */
+    public static void damageLines(ReadStatus st, PrintWriter out) {
+        if (!st.stoppedEarly()) return;
+        long n = st.damageCount();
+        out.println("# capture " + (st.damaged() ? "damaged" : "cut") + (n == 1 ? " in 1 place" : " in " + n + " places")
+                + (st.recordsLost() > 0 ? ", " + st.recordsLost() + (st.recordsLost() == 1 ? " record" : " records") + " not read" : "")
+                + "; everything else was read:");
+        int shown = 0;
+        for (DamageNote d : st.damage()) {
+            if (shown++ == NOTES_SHOWN) break;
+            out.println("#   " + (d.cut() ? "cut at " : "damaged at ") + d.text());
+        }
+        if (n > NOTES_SHOWN) out.println("#   (" + (n - NOTES_SHOWN) + " more not shown)");
     }
 
     /**
@@ -83,10 +149,19 @@ public final class Dump {
         Set<Long> launchesOpen = new HashSet<>();
         int[] snapshotNumber = {0};
         long[] seen = {0, 0};   // calls in the capture, calls printed
+        Fold fold = new Fold(out);
         asm[0] = new CallAssembler(new CallAssembler.Listener() {
             @Override
             public void call(Call c) {
-                print(c, 0);
+                if (o.fold && c.children().isEmpty() && !c.inFlight() && folds(cap.functionName(c.enter().functionId()))
+                        && !snapshots.containsKey(c.enter().seq()) && fold.take(c, prefix(c, 0) + f[0].format(c), cap.functionName(c.enter().functionId()),
+                        f[0].result(c.leave().result()))) {
+                    seen[0]++;
+                    seen[1]++;
+                    return;
+                }
+                fold.flush();
+                Call.walk(c, (k, level, parent) -> print(k, level));
             }
 
             @Override
@@ -94,24 +169,35 @@ public final class Dump {
                 if (!(r instanceof CaptureRecord.Kernel k)) return;
                 String line = "# kernel snapshot #" + (++snapshotNumber[0]) + ": " + snapshotText(k);
                 if (launchesOpen.contains(k.launchSeq())) snapshots.computeIfAbsent(k.launchSeq(), x -> new ArrayList<>()).add(line);
-                else if (o.function == null && !o.errorsOnly) out.println(line);
+                else if (o.function == null && !o.errorsOnly) {
+                    fold.flush();
+                    out.println(line);
+                }
+            }
+
+            String prefix(Call c, int level) {
+                StringBuilder sb = new StringBuilder();
+                if (o.threads) sb.append('[').append(c.threadId()).append("] ");
+                if (o.time) sb.append(String.format(Locale.ROOT, "+%.6f ", (c.enter().ts() - start) / 1e9));
+                indent(sb, level);
+                return sb.toString();
             }
 
             void print(Call c, int level) {
                 seen[0]++;
                 if (selected(c)) {
                     seen[1]++;
-                    StringBuilder sb = new StringBuilder();
-                    if (o.threads) sb.append('[').append(c.threadId()).append("] ");
-                    if (o.time) sb.append(String.format(Locale.ROOT, "+%.6f ", (c.enter().ts() - start) / 1e9));
-                    sb.repeat("  ", level);
-                    sb.append(f[0].format(c));
-                    out.println(sb);
+                    out.println(prefix(c, level) + f[0].format(c));
                 }
                 launchesOpen.remove(c.enter().seq());
                 List<String> snaps = snapshots.remove(c.enter().seq());
-                if (snaps != null && selected(c)) for (String s : snaps) out.println("  ".repeat(level + 1) + s);
-                for (Call k : c.children()) print(k, level + 1);
+                if (snaps != null && selected(c)) {
+                    for (String s : snaps) {
+                        StringBuilder sb = new StringBuilder();
+                        indent(sb, level + 1);
+                        out.println(sb.append(s));
+                    }
+                }
             }
 
             boolean selected(Call c) {
@@ -138,17 +224,22 @@ public final class Dump {
                     java.util.ArrayDeque<Long> st = openCalls.get(m.threadId());
                     String line = "# " + m.text();
                     if (st != null && !st.isEmpty()) snapshots.computeIfAbsent(st.peek(), x -> new ArrayList<>()).add(line);
-                    else if (o.function == null && !o.errorsOnly) out.println(line);
+                    else if (o.function == null && !o.errorsOnly) {
+                        fold.flush();
+                        out.println(line);
+                    }
                 }
                 default -> { }
             }
             asm[0].accept(r);
         }
+        fold.flush();
         List<Call> flying = asm[0].finish();
+        fold.flush();
         ReadStatus st = cap.reader().status();
         boolean filtered = o.from > 1 || o.to < Long.MAX_VALUE || o.errorsOnly || o.function != null;
         if (filtered && seen[1] == 0) out.println("# no calls match (" + filters(o) + "; the capture holds " + seen[0] + (seen[0] == 1 ? " call)" : " calls)"));
-        if (st.stoppedEarly()) out.println("# capture stops at byte " + st.stopOffset() + ": " + st.stopReason());
+        damageLines(st, out);
         if (!flying.isEmpty()) {
             StringBuilder sb = new StringBuilder("# capture ends while " + flying.size() + (flying.size() == 1 ? " call was" : " calls were")
                     + " in flight (entered, never returned): ");
@@ -163,5 +254,43 @@ public final class Dump {
         }
         out.flush();
         return st;
+    }
+
+    /** A run of consecutive look-ups not printed yet: its first lines, its count and results. */
+    private static final class Fold {
+        private final PrintWriter out;
+        private final List<String> lines = new ArrayList<>();
+        private final Map<String, Long> results = new java.util.LinkedHashMap<>();
+        private String name, firstPrefix;
+        private long n, first, last;
+
+        Fold(PrintWriter out) {
+            this.out = out;
+        }
+
+        /** Takes a look-up into the run (false: it belongs to no run, e.g. another function than the run's). */
+        boolean take(Call c, String line, String fn, String result) {
+            if (n > 0 && !fn.equals(name)) flush();
+            if (n == 0) {
+                name = fn;
+                first = c.ordinal();
+                firstPrefix = line.substring(0, line.indexOf(fn));
+            }
+            n++;
+            last = c.ordinal();
+            results.merge(result, 1L, Long::sum);
+            if (lines.size() < FOLD_MIN) lines.add(line);
+            return true;
+        }
+
+        /** Prints the run: one folded line, or its calls one by one when it is short. */
+        void flush() {
+            if (n == 0) return;
+            if (n >= FOLD_MIN) out.println(firstPrefix + foldedLine(name, n, first, last, results));
+            else for (String l : lines) out.println(l);
+            lines.clear();
+            results.clear();
+            n = 0;
+        }
     }
 }

@@ -197,11 +197,16 @@ public final class LibraryTracerGenerator {
     /** Libraries whose exports carry no symbol version (nm -D of NVIDIA's libnvidia-ml.so.1 shows none). */
     public static final java.util.Set<String> UNVERSIONED = java.util.Set.of("nvml");
 
-    /** A version script exporting exactly NVIDIA's names (and the tracer's marker) under its version node (none for NVML). */
+    /**
+     * A version script exporting exactly NVIDIA's names under its version node (none for NVML), and the
+     * tracer's own two: {@code zluda_library_tracer_marker} (another tracer skips a copy of a tracer when it
+     * searches for the real library) and {@code zluda_library_tracer_real} (the path of the real library it
+     * forwards to, for a real library that needs a symbol this tracer lacks; libtracer.c).
+     */
     public String versionScript() {
         StringBuilder sb = new StringBuilder(UNVERSIONED.contains(api.name()) ? "" : api.soname() + " ").append("{\n  global:\n");
         for (String n : api.exports()) sb.append("    ").append(n).append(";\n");
-        sb.append("    zluda_library_tracer_marker;\n  local: *;\n};\n");
+        sb.append("    zluda_library_tracer_marker;\n    zluda_library_tracer_real;\n  local: *;\n};\n");
         return sb.toString();
     }
 

@@ -330,7 +330,7 @@ final class ExportTableArea {
         try {
             ModuleImage img = ModuleImage.fromAddress(image);
             text = ptxFor(image, img);
-            entry = img.entries().indexOf(img.bestPtx(state.attributes.major(), state.attributes.minor())) + 1;
+            entry = img.entries().indexOf(img.ptxToRun(state.attributes.major(), state.attributes.minor())) + 1;
         } catch (ModuleImageException e) {
             System.err.println("[ZLUDA] " + via + ": cannot load the module image @0x" + Long.toHexString(image) + ": " + e.getMessage());
             return switch (e.reason()) {
@@ -364,7 +364,7 @@ final class ExportTableArea {
             throw new ModuleImageException("the image holds " + img.fatbinCount()
                     + " fatbins (relocatable device code, nvcc -rdc), which need linking: not supported yet", ModuleImageException.Reason.UNSUPPORTED);
         }
-        byte[] ptx = img.bestPtx(state.attributes.major(), state.attributes.minor()).content();
+        byte[] ptx = img.ptxToRun(state.attributes.major(), state.attributes.minor()).content();
         return ptxTexts.compute(image, (k, old) -> old != null && sameText(old, ptx) ? old : nulTerminated(ptx));
     }
 

@@ -123,7 +123,7 @@ final class ModuleArea {
     private String ptxOf(byte[] image) throws LoadFailure {
         try {
             ModuleImage img = ModuleImage.of(image);
-            return img.bestPtx(state.attributes.major(), state.attributes.minor()).ptx();
+            return img.ptxToRun(state.attributes.major(), state.attributes.minor()).ptx();
         } catch (ModuleImageException e) {
             throw imageFailure(e);
         }
@@ -270,7 +270,7 @@ final class ModuleArea {
             public String get() throws LoadFailure {
                 try {
                     ModuleImage img = ModuleImage.fromAddress(image);
-                    ModuleImage.Entry best = img.bestPtx(state.attributes.major(), state.attributes.minor());
+                    ModuleImage.Entry best = img.ptxToRun(state.attributes.major(), state.attributes.minor());
                     if (given == null) name = moduleFileName(number, img.entries().indexOf(best) + 1);
                     return best.ptx();
                 } catch (ModuleImageException e) {

@@ -3,12 +3,15 @@ package dev.zluda.runtime.emulator;
 import dev.zluda.ptx.Ast;
 import dev.zluda.ptx.Ast.*;
 import dev.zluda.ptx.Diagnostic;
+import dev.zluda.ptx.EmulatorForms;
 import dev.zluda.ptx.FunctionInfo;
 import dev.zluda.ptx.ModuleModel;
 import dev.zluda.ptx.ParseResult;
 import dev.zluda.ptx.Ptx;
 import dev.zluda.ptx.PtxType;
 import dev.zluda.ptx.Semantics;
+import dev.zluda.ptx.ir.IrPipeline;
+import dev.zluda.ptx.ir.IrModule;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -21,7 +24,8 @@ import java.util.Map;
  * and {@code .const} variables allocated in device memory and initialised (PTX ISA 9.0, 5.4.4
  * "Initializers"), every kernel translated ({@link Kernel}). Loading fails as a whole — nothing stays
  * allocated — when the text is not valid PTX ({@link Errors#INVALID_PTX}) or uses what the emulator
- * does not execute ({@link Errors#NOT_SUPPORTED}); the exception's log names file, line and column.
+ * does not execute ({@link Errors#NOT_SUPPORTED}: an instruction form not among those checked against an NVIDIA
+ * GPU, {@link EmulatorForms}, or what the translator cannot run); the exception's log names file, line and column.
  */
 public final class EmulatorModule {
     /** Device memory for module variables; the driver registers it as an allocation. */
@@ -74,11 +78,27 @@ public final class EmulatorModule {
      * @throws PtxLoadException INVALID_PTX or NOT_SUPPORTED, with a log of {@code file:line:col} lines
      */
     public static EmulatorModule load(String text, String source, Allocator alloc) throws PtxLoadException {
+        return load(text, source, alloc, true);
+    }
+
+    /**
+     * {@link #load(String, String, Allocator)}; with {@code onlyCheckedForms} false, instruction forms outside
+     * {@link EmulatorForms} are translated too (what the translator refuses still fails): only for the conformance
+     * sweep, which establishes that list.
+     */
+    static EmulatorModule load(String text, String source, Allocator alloc, boolean onlyCheckedForms) throws PtxLoadException {
         ParseResult parsed = Ptx.parse(text, source);
         if (!parsed.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(parsed.diagnostics()));
         ModuleModel model = Semantics.analyze(parsed.module(), source);
         if (!model.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(model.diagnostics()));
-        ModuleContext mc = new ModuleContext(source, model, parsed.module());
+        IrModule ir = IrPipeline.build(parsed.module(), model, source);
+        if (!ir.ok()) throw new PtxLoadException(Errors.INVALID_PTX, errors(ir.diagnostics()));
+        ModuleContext mc = new ModuleContext(source, ir);
+        // only the instruction forms checked bit for bit against an NVIDIA GPU run (EmulatorForms, docs/support.md)
+        if (onlyCheckedForms) {
+            for (Diagnostic d : EmulatorForms.refused(parsed.module(), source, Diagnostic.Severity.ERROR)) mc.error(new Loc(d.line(), d.column()), d.message());
+            if (mc.errorCount() > 0) throw new PtxLoadException(Errors.NOT_SUPPORTED, mc.errors());
+        }
         if (model.addressSize() != 64) {
             mc.error(new Loc(1, 1), ".address_size " + model.addressSize() + " (32-bit addressing) is not supported by the emulator: use .address_size 64");
             throw new PtxLoadException(Errors.NOT_SUPPORTED, mc.errors());
@@ -119,8 +139,25 @@ public final class EmulatorModule {
     private static long variables(Ast.Module module, ModuleContext mc, Allocator alloc, List<Long> allocated) throws PtxLoadException {
         long constBytes = 0;
         List<Object[]> inits = new ArrayList<>();
-        for (ModuleItem item : module.items()) {
-            if (!(item instanceof Decl d)) continue;
+        List<Decl> decls = new ArrayList<>();
+        for (ModuleItem item : module.items()) if (item instanceof Decl d) decls.add(d);
+        // function-scope .global/.const variables have static storage like module-scope ones (PTX ISA 9.0, 5.1.4,
+        // 5.1.3): allocated here once; the translator finds them by name (a name also declared elsewhere is refused)
+        java.util.Set<String> moduleNames = new java.util.HashSet<>();
+        for (Decl d : decls) for (Declarator dc : d.declarators()) moduleNames.add(dc.name());
+        List<Decl> scoped = new ArrayList<>();
+        for (Ast.Function fn : module.functions()) if (fn.body() != null) functionScope(fn.body(), scoped);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (Decl d : scoped) {
+            for (Declarator dc : d.declarators()) {
+                if (moduleNames.contains(dc.name()) || !seen.add(dc.name())) {
+                    mc.error(dc.loc(), "function-scope " + d.space() + " variable '" + dc.name()
+                            + "' has the name of another .global/.const variable of the module: not supported by the emulator");
+                }
+            }
+        }
+        if (mc.errorCount() == 0) decls.addAll(scoped);
+        for (Decl d : decls) {
             switch (d.space()) {
                 case ".shared" -> mc.moduleShared().add(d);
                 case ".global", ".const" -> {
@@ -149,6 +186,14 @@ public final class EmulatorModule {
         for (Object[] in : inits) initialize(mc, (Decl) in[0], (Declarator) in[1], (Long) in[2], (Long) in[3]);
         if (mc.errorCount() > 0) throw new PtxLoadException(Errors.NOT_SUPPORTED, mc.errors());
         return constBytes;
+    }
+
+    /** The .global and .const declarations inside a function body (nested blocks included). */
+    private static void functionScope(Block b, List<Decl> out) {
+        for (Statement s : b.statements()) {
+            if (s instanceof Decl d && (d.space().equals(".global") || d.space().equals(".const"))) out.add(d);
+            else if (s instanceof Block inner) functionScope(inner, out);
+        }
     }
 
     private static void initialize(ModuleContext mc, Decl d, Declarator dc, long addr, long size) {

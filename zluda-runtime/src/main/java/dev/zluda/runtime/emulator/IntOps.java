@@ -438,6 +438,12 @@ final class IntOps {
     /**
      * add.cc / addc / sub.cc / subc / mad.cc / madc (PTX ISA 9.7.2): integer addition with the carry
      * flag CC.CF, kept per lane in slot {@code cc}.
+     *
+     * <p>The flag is a carry, also for subtraction, as on NVIDIA hardware (recorded on an H200 with every producer
+     * of the flag followed by every consumer, conformance sweep): {@code sub.cc} computes {@code a + ~b + 1} and sets
+     * CF to its carry out (1 when there is no borrow), {@code subc} computes {@code a + ~b + CF}; the ISA's "borrow"
+     * is {@code !CF}. A chain of subtractions alone gives what the ISA says; a subtraction's flag read by
+     * {@code addc} (or an addition's by {@code subc}) gives the hardware's values, not those of a separate borrow.
      */
     static final class Carry extends Op {
         final int d, a, b, c, cc, bits;
@@ -466,7 +472,6 @@ final class IntOps {
             final long mk = mask(bits);
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long cin = carryIn ? r[cc + l] & 1 : 0;
                 long p, q;
                 if (mad) {
                     long A = r[a + l], B = r[b + l];
@@ -483,31 +488,21 @@ final class IntOps {
                 }
                 p &= mk;
                 q &= mk;
+                // a - b is a + ~b + 1; with a carry in, a + b + CF and a + ~b + CF
+                long cin = carryIn ? r[cc + l] & 1 : sub ? 1 : 0;
+                if (sub) q = ~q & mk;
                 long res, out;
-                if (!sub) {
-                    if (bits == 32) {
-                        long s = p + q + cin;
-                        res = s;
-                        out = (s >>> 32) & 1;
-                    } else {
-                        long t = p + q;
-                        long s = t + cin;
-                        res = s;
-                        out = (Long.compareUnsigned(t, p) < 0 || Long.compareUnsigned(s, t) < 0) ? 1 : 0;
-                    }
+                if (bits == 32) {
+                    long s = p + q + cin;
+                    res = s;
+                    out = (s >>> 32) & 1;
                 } else {
-                    if (bits == 32) {
-                        long s = p - q - cin;
-                        res = s;
-                        out = s < 0 ? 1 : 0;
-                    } else {
-                        long t = p - q;
-                        long s = t - cin;
-                        res = s;
-                        out = (Long.compareUnsigned(p, q) < 0 || Long.compareUnsigned(t, cin) < 0) ? 1 : 0;
-                    }
+                    long t = p + q;
+                    long s = t + cin;
+                    res = s;
+                    out = (Long.compareUnsigned(t, p) < 0 || Long.compareUnsigned(s, t) < 0) ? 1 : 0;
                 }
-                r[d + l] = res;
+                r[d + l] = res & mk;
                 if (carryOut) r[cc + l] = out;
             }
         }

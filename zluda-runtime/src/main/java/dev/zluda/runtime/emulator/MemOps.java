@@ -379,11 +379,15 @@ final class MemOps {
                             return FloatMath.bits(global ? FloatMath.ftz(FloatMath.ftz(A) + FloatMath.ftz(B)) : A + B);
                         }
                         // NaN operands (measured on an H200): in global memory kept as they are, the operand's
-                        // first; in shared memory quieted, the operand's first (as add.f64)
+                        // first; in shared memory quieted, the location's first (two NaNs: the location's, quieted)
                         double A = Double.longBitsToDouble(old), B = Double.longBitsToDouble(v);
-                        long quiet = global ? 0 : 0x0008_0000_0000_0000L;
-                        if (B != B) return v | quiet;
-                        if (A != A) return old | quiet;
+                        if (global) {
+                            if (B != B) return v;
+                            if (A != A) return old;
+                        } else {
+                            if (A != A) return old | 0x0008_0000_0000_0000L;
+                            if (B != B) return v | 0x0008_0000_0000_0000L;
+                        }
                         return Double.doubleToRawLongBits(A + B);
                     }
                     return old + v;
@@ -441,6 +445,13 @@ final class MemOps {
     /** isspacep (PTX ISA 9.7.9.15): whether a generic address is in a state space. */
     static final class IsSpace extends Op {
         final int dp, a, space;
+        /**
+         * {@code isspacep.const} rather than {@code .global}, and the module's .const variables ({@code [lo, hi)}
+         * pairs): their generic addresses lie among global ones in the emulator, but the H200 tells them apart
+         * (isspacep.global of a .const variable's generic address is false, isspacep.const true; conformance sweep).
+         */
+        boolean constSpace;
+        long[] consts = new long[0];
 
         IsSpace(int dp, int a, int space) {
             super(NORMAL);
@@ -460,7 +471,14 @@ final class MemOps {
             int t = 0;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                if (Mem.window(w.r[a + l]) == want) t |= 1 << l;
+                long g = w.r[a + l];
+                boolean in = Mem.window(g) == want;
+                if (want == 'G') {
+                    boolean isConst = false;
+                    for (int i = 0; i < consts.length; i += 2) if (g >= consts[i] && g < consts[i + 1]) isConst = true;
+                    in = in && isConst == constSpace;
+                }
+                if (in) t |= 1 << l;
             }
             w.p[dp] = (w.p[dp] & ~m) | (t & m);
         }

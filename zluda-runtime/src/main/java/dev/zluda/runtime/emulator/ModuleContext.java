@@ -5,6 +5,8 @@ import dev.zluda.ptx.Ast.*;
 import dev.zluda.ptx.FunctionInfo;
 import dev.zluda.ptx.ModuleModel;
 import dev.zluda.ptx.PtxType;
+import dev.zluda.ptx.ir.IrFunction;
+import dev.zluda.ptx.ir.IrModule;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,6 +20,8 @@ final class ModuleContext {
 
     final String source;
     final ModuleModel model;
+    /** The module's instructions in the typed IR, built once ({@link dev.zluda.ptx.ir.IrBuilder}). */
+    final IrModule ir;
     private final Map<String, Function> functions = new LinkedHashMap<>();
     private final Map<String, GlobalVar> globals = new LinkedHashMap<>();
     private final List<Decl> moduleShared = new ArrayList<>();
@@ -25,10 +29,11 @@ final class ModuleContext {
     private final Ast.Module module;
     private java.util.Set<String> addressTaken, outOfLine;
 
-    ModuleContext(String source, ModuleModel model, Ast.Module module) {
+    ModuleContext(String source, IrModule ir) {
         this.source = source;
-        this.model = model;
-        this.module = module;
+        this.ir = ir;
+        this.model = ir.model();
+        this.module = ir.ast();
         for (Function f : module.functions()) {
             if (f.body() != null || !functions.containsKey(f.name())) functions.put(f.name(), f);
         }
@@ -55,6 +60,11 @@ final class ModuleContext {
         return model.function(name);
     }
 
+    /** The IR of the function of this name (its definition when there is one), or null. */
+    IrFunction ir(String name) {
+        return ir.function(name);
+    }
+
     Map<String, GlobalVar> globals() {
         return globals;
     }
@@ -66,6 +76,18 @@ final class ModuleContext {
 
     void addGlobal(GlobalVar g) {
         globals.put(g.name(), g);
+    }
+
+    /** The address ranges of the module's .const variables: {@code [lo0, hi0), [lo1, hi1), ...} as pairs. */
+    long[] constRanges() {
+        long[] out = new long[2 * globals.size()];
+        int n = 0;
+        for (GlobalVar g : globals.values()) {
+            if (!g.space().equals(".const")) continue;
+            out[n++] = g.address();
+            out[n++] = g.address() + g.size();
+        }
+        return java.util.Arrays.copyOf(out, n);
     }
 
     List<Decl> moduleShared() {

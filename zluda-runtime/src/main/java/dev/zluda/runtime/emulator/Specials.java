@@ -1,5 +1,7 @@
 package dev.zluda.runtime.emulator;
 
+import dev.zluda.ptx.ir.SpecialReg;
+
 /**
  * The special registers (PTX ISA 9.0, chapter 10) the emulator provides, as kinds of preloaded
  * register slots. Timers ({@code %clock}, {@code %globaltimer}) are not slots: the translator turns
@@ -24,41 +26,38 @@ final class Specials {
             LANEMASK_EQ = 18, LANEMASK_LE = 19, LANEMASK_LT = 20, LANEMASK_GE = 21, LANEMASK_GT = 22,
             DYNAMIC_SMEM = 23, TOTAL_SMEM = 24, ZERO = 25, ONE = 26;
 
-    /** The kind of a special register operand ({@code %tid} with component {@code .x}), or -1. */
-    static int kind(String name, String component) {
-        int c = component == null ? 0 : switch (component) {
-            case ".x" -> 0;
-            case ".y" -> 1;
-            case ".z" -> 2;
-            default -> -1;
-        };
+    /**
+     * The kind of a special register operand ({@code %tid} with component 0 for {@code .x}; -1 for none, which
+     * reads as {@code .x}), or -1 when the emulator has no slot for it (timers are {@link Ops.Timer}s).
+     */
+    static int kind(SpecialReg r, int component) {
+        int c = component < 0 ? 0 : component > 2 ? -1 : component;
         if (c < 0) return -1;
-        return switch (name) {
-            case "%tid" -> TID_X + c;
-            case "%ntid" -> NTID_X + c;
-            case "%ctaid" -> CTAID_X + c;
-            case "%nctaid" -> NCTAID_X + c;
-            case "%laneid" -> LANEID;
-            case "%warpid" -> WARPID;
-            case "%nwarpid" -> NWARPID;
-            case "%smid" -> SMID;
-            case "%nsmid" -> NSMID;
-            case "%gridid" -> GRIDID;
-            case "%lanemask_eq" -> LANEMASK_EQ;
-            case "%lanemask_le" -> LANEMASK_LE;
-            case "%lanemask_lt" -> LANEMASK_LT;
-            case "%lanemask_ge" -> LANEMASK_GE;
-            case "%lanemask_gt" -> LANEMASK_GT;
-            case "%dynamic_smem_size" -> DYNAMIC_SMEM;
-            case "%total_smem_size", "%aggr_smem_size" -> TOTAL_SMEM;
+        return switch (r) {
+            case TID -> TID_X + c;
+            case NTID -> NTID_X + c;
+            case CTAID -> CTAID_X + c;
+            case NCTAID -> NCTAID_X + c;
+            case LANEID -> LANEID;
+            case WARPID -> WARPID;
+            case NWARPID -> NWARPID;
+            case SMID -> SMID;
+            case NSMID -> NSMID;
+            case GRIDID -> GRIDID;
+            case LANEMASK_EQ -> LANEMASK_EQ;
+            case LANEMASK_LE -> LANEMASK_LE;
+            case LANEMASK_LT -> LANEMASK_LT;
+            case LANEMASK_GE -> LANEMASK_GE;
+            case LANEMASK_GT -> LANEMASK_GT;
+            case DYNAMIC_SMEM_SIZE -> DYNAMIC_SMEM;
+            case TOTAL_SMEM_SIZE, AGGR_SMEM_SIZE -> TOTAL_SMEM;
             // no clusters: every CTA is its own cluster of one (PTX ISA 10.13-10.21)
-            case "%clusterid" -> CTAID_X + c;
-            case "%nclusterid" -> NCTAID_X + c;
-            case "%cluster_ctaid", "%cluster_ctarank", "%is_explicit_cluster", "%reserved_smem_offset_begin",
-                 "%reserved_smem_offset_end", "%reserved_smem_offset_cap", "%reserved_smem_offset_0",
-                 "%reserved_smem_offset_1", "%current_graph_exec" -> ZERO;
-            case "%cluster_nctaid", "%cluster_nctarank" -> ONE;
-            default -> name.startsWith("%envreg") || name.startsWith("%pm") ? ZERO : -1;
+            case CLUSTERID -> CTAID_X + c;
+            case NCLUSTERID -> NCTAID_X + c;
+            case CLUSTER_CTAID, CLUSTER_CTARANK, IS_EXPLICIT_CLUSTER, RESERVED_SMEM_OFFSET_BEGIN, RESERVED_SMEM_OFFSET_END,
+                 RESERVED_SMEM_OFFSET_CAP, RESERVED_SMEM_OFFSET_N, CURRENT_GRAPH_EXEC, ENVREG, PM, PM64 -> ZERO;
+            case CLUSTER_NCTAID, CLUSTER_NCTARANK -> ONE;
+            default -> -1;
         };
     }
 

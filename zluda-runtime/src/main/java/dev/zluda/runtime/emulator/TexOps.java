@@ -491,8 +491,18 @@ final class TexOps {
         }
     }
 
-    /** Fetch with integer coordinates (texel indices, tex1Dfetch): a texel outside the texture reads 0 in every channel (H200), whatever the address mode. */
-    static void fetchIndexed(TextureObject t, int[] idx, int resultType, long[] out) {
+    /**
+     * Fetch with integer coordinates (texel indices, tex1Dfetch): a texel outside the texture reads 0 in every channel
+     * (H200), whatever the address mode; so does every fetch of a geometry with fewer dimensions than the texture
+     * ({@code tex.1d} with {@code .s32} coordinates on the 2D array of one row that cuArrayCreate makes for Height 1
+     * reads 0 at every coordinate on the H200: TextureCases {@code cover.tex.1d.v4.u32.s32}; with {@code .f32}
+     * coordinates it reads row 0).
+     */
+    static void fetchIndexed(TextureObject t, int[] idx, int dims, int resultType, long[] out) {
+        if (dims < t.dims()) {
+            java.util.Arrays.fill(out, 0);
+            return;
+        }
         for (int k = 0; k < t.dims(); k++) {
             if (idx[k] < 0 || idx[k] >= size(t, k)) {
                 java.util.Arrays.fill(out, 0);
@@ -560,7 +570,7 @@ final class TexOps {
                 }
                 if (gather >= 0) gather(t, fc, gather, resultType, out);
                 else if (floatCoords) sample(t, fc, resultType, out);
-                else fetchIndexed(t, ic, resultType, out);
+                else fetchIndexed(t, ic, dims, resultType, out);
                 for (int k = 0; k < 4; k++) if (dst[k] >= 0) r[dst[k] + l] = out[k];
             }
         }

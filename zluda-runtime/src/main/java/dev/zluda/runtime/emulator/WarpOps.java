@@ -49,7 +49,9 @@ final class WarpOps {
                     default -> { j = minLane | (bval & ~seg); pval = j <= maxLane; }
                 }
                 if (!pval) j = lane;
-                tmp[lane] = r[a + j];
+                // a source lane that does not execute the shfl (outside the member mask, diverged or exited) gives 0
+                // on an H200 (the ISA leaves it undefined; conformance sweep, partial member masks)
+                tmp[lane] = (m >>> j & 1) != 0 ? r[a + j] : 0;
                 if (pval) pbits |= 1 << lane;
             }
             for (int x = m; x != 0; x &= x - 1) {

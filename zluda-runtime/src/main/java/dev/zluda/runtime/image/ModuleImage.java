@@ -297,6 +297,25 @@ public final class ModuleImage {
         throw new ModuleImageException(noPtxMessage(major, minor), ModuleImageException.Reason.NO_BINARY_FOR_DEVICE);
     }
 
+    /**
+     * The PTX zluda runs on a device of compute capability {@code major.minor}: {@link #bestPtx} when the image has
+     * PTX the device can run; otherwise — the image only has PTX for newer architectures (compute_90 on the default
+     * 8.6, or arch-specific compute_90a) — the PTX of the oldest of them (the first of equals). NVIDIA's driver refuses
+     * such an image on an older GPU (CUDA_ERROR_NO_BINARY_FOR_GPU); zluda's devices are not bound to an architecture:
+     * the emulator executes an instruction form or refuses the module naming it, whatever the {@code .target}
+     * (docs/support.md, "PTX targets").
+     *
+     * @throws ModuleImageException ({@link ModuleImageException#noBinaryForDevice()} true) when the image has no
+     *     PTX at all, naming what it holds instead
+     */
+    public Entry ptxToRun(int major, int minor) throws ModuleImageException {
+        for (Entry e : entries) if (e.kind == Kind.PTX && e.runsOn(major, minor)) return bestPtx(major, minor);
+        Entry oldest = null;
+        for (Entry e : entries) if (e.kind == Kind.PTX && (oldest == null || e.sm < oldest.sm)) oldest = e;
+        if (oldest != null) return oldest;
+        throw new ModuleImageException(noPtxMessage(major, minor), ModuleImageException.Reason.NO_BINARY_FOR_DEVICE);
+    }
+
     private String noPtxMessage(int major, int minor) {
         TreeSet<String> sass = new TreeSet<>(), ptx = new TreeSet<>(), other = new TreeSet<>();
         for (Entry e : entries) {

@@ -173,6 +173,11 @@ class ExportTableLayerTest extends DriverTestBase {
         int r = d.areas.exportTable.cudartModuleFromWrapper(addr(module), addr(w));
         assertTrue(r == CuResult.SUCCESS || r == CuResult.NOT_SUPPORTED, "what cuModuleLoadData answers: " + r);
         assertEquals(ExportTableArea.NO_BINARY_FOR_GPU, d.areas.exportTable.cudartModuleFromWrapper(addr(module), addr(wrapperOf(resource("kernels.sass.fatbin")))));
+        // only PTX newer than the device (compute_90a on the default 8.6): zluda runs it (docs/support.md, "PTX targets")
+        MemorySegment a = wrapperOf(resource("kernels.90a.fatbin"));
+        assertTrue(d.areas.exportTable.ptxFor(addr(a)).reinterpret(1 << 20).getString(0, StandardCharsets.ISO_8859_1).contains(".target sm_90a"));
+        r = d.areas.exportTable.cudartModuleFromWrapper(addr(module), addr(a));
+        assertEquals(CuResult.SUCCESS, r, "not CUDA_ERROR_NO_BINARY_FOR_GPU");
         byte[] broken = resource("kernels.none.fatbin");
         broken[20] = 1; // entry header size 1
         assertEquals(ExportTableArea.INVALID_IMAGE, d.areas.exportTable.cudartModuleFromWrapper(addr(module), addr(wrapperOf(broken))));

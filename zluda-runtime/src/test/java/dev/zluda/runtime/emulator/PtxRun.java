@@ -60,6 +60,11 @@ final class PtxRun implements AutoCloseable {
         return EmulatorModule.load(ptx, "test.ptx", alloc);
     }
 
+    /** {@link #load} without the check of instruction forms ({@link SweepLoad}): for the conformance sweep. */
+    EmulatorModule loadUnchecked(String ptx) throws PtxLoadException {
+        return EmulatorModule.load(ptx, "test.ptx", alloc, false);
+    }
+
     /** Launches with parameters given as Long (8 bytes) and Integer (4 bytes), laid out naturally aligned. */
     LaunchResult launch(Kernel k, int[] grid, int[] block, int shared, Object... params) {
         MemorySegment p = arena.allocate(Math.max(8, 8L * params.length), 8);

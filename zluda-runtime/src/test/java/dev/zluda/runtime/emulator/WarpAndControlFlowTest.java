@@ -330,6 +330,52 @@ class WarpAndControlFlowTest {
         assertEquals("tid 0 x 1.50 oktid 1 x 1.50 ok", printed);
     }
 
+    /**
+     * A .global variable declared inside a kernel has static storage like one at module scope (PTX ISA 9.0, 5.1.4):
+     * one copy for all threads and launches, initialised once at load; the H200's result of the same use is the
+     * sweep's probe "a function-scope .global variable". A second variable of that name in the module is refused.
+     */
+    @Test
+    void functionScopeGlobalVariables() throws Exception {
+        String ptx = PtxRun.HEADER + """
+                .visible .entry k(.param .u64 pout)
+                {
+                .global .align 4 .u32 counter = 5;
+                .global .align 4 .b32 slot[32];
+                .reg .b32 %r<4>; .reg .b64 %rd<6>;
+                ld.param.u64 %rd1, [pout];
+                mov.u32 %r0, %tid.x;
+                mul.wide.u32 %rd2, %r0, 4;
+                mov.u64 %rd3, slot;
+                add.s64 %rd3, %rd3, %rd2;
+                ld.global.u32 %r1, [%rd3];
+                add.u32 %r1, %r1, %r0;
+                st.global.u32 [%rd3], %r1;
+                atom.global.add.u32 %r2, [counter], 1;
+                add.s64 %rd4, %rd1, %rd2;
+                st.global.u32 [%rd4], %r1;
+                bar.sync 0;
+                ld.global.u32 %r3, [counter];
+                st.global.u32 [%rd1+128], %r3;
+                ret;
+                }
+                """;
+        EmulatorModule m = run.load(ptx);
+        Kernel k = m.kernels().get("k");
+        MemorySegment out = run.buffer(132);
+        for (int launch = 1; launch <= 2; launch++) {
+            LaunchResult r = run.launch(k, new int[] {1, 1, 1}, new int[] {32, 1, 1}, 0, out.address());
+            assertTrue(r.ok(), r.message());
+            for (int t = 0; t < 32; t++) assertEquals(launch * t, out.getAtIndex(ValueLayout.JAVA_INT, t), "slot[" + t + "] after launch " + launch);
+            assertEquals(5 + 32 * launch, out.getAtIndex(ValueLayout.JAVA_INT, 32), "counter after launch " + launch);
+        }
+        assertTrue(m.variables().containsKey("counter") && m.variables().containsKey("slot"), m.variables().toString());
+        PtxLoadException e = org.junit.jupiter.api.Assertions.assertThrows(PtxLoadException.class,
+                () -> run.load(ptx.replace(".visible .entry k", ".global .u32 counter;\n.visible .entry k")));
+        assertEquals(Errors.NOT_SUPPORTED, e.error());
+        assertTrue(e.log().contains("function-scope .global variable 'counter' has the name of another"), e.log());
+    }
+
     @Test
     void sameResultsWithOneAndSeveralHostThreads() throws Exception {
         String ptx = PtxRun.HEADER + """

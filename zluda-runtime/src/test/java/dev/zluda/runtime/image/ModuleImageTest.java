@@ -171,6 +171,27 @@ class ModuleImageTest {
         assertThrows(ModuleImageException.class, () -> img.bestPtx(8, 6));
     }
 
+    /**
+     * What zluda runs (docs/support.md, "PTX targets"): the PTX NVIDIA's driver would pick where there is one; an
+     * image with only PTX newer than the device (or arch-specific PTX of another capability) runs its oldest PTX
+     * instead of failing with CUDA_ERROR_NO_BINARY_FOR_GPU; an image without PTX still fails.
+     */
+    @Test
+    void ptxToRunTakesTheOldestNewerPtxWhenNoneFitsTheDevice() throws Exception {
+        ModuleImage img = ModuleImage.of(resource("kernels.zstd.fatbin"));
+        for (int[] c : new int[][] {{7, 5}, {8, 6}, {9, 0}, {12, 0}}) assertEquals(img.bestPtx(c[0], c[1]), img.ptxToRun(c[0], c[1]), c[0] + "." + c[1]);
+        assertEquals(75, img.ptxToRun(7, 0).smVersion(), "only newer PTX: the oldest of it");
+        ModuleImage a = ModuleImage.of(resource("kernels.90a.fatbin"));
+        assertEquals(a.entries().getFirst(), a.ptxToRun(8, 6), "compute_90a on 8.6");
+        assertEquals(a.entries().getFirst(), a.ptxToRun(10, 0), "compute_90a on 10.0");
+        ModuleImage sass = ModuleImage.of(resource("kernels.sass.fatbin"));
+        ModuleImageException e = assertThrows(ModuleImageException.class, () -> sass.ptxToRun(8, 6));
+        assertTrue(e.noBinaryForDevice());
+        byte[] text = resource("kernels.compute_86.ptx");
+        ModuleImage ptx = ModuleImage.of(Arrays.copyOf(text, text.length + 1));
+        assertEquals(new String(text, StandardCharsets.US_ASCII), ptx.ptxToRun(7, 5).ptx(), "PTX for sm_86 on 7.5");
+    }
+
     @Test
     void bareCubinBarePtxAndHostObject() throws Exception {
         ModuleImage cubin = ModuleImage.of(resource("kernels.sm86.cubin"));

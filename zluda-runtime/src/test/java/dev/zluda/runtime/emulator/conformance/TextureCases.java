@@ -208,6 +208,11 @@ public final class TextureCases {
             for (int i = 0; i < vec; i++) pre += "cvt.u16.u32 %h" + i + ", %r" + (4 + i) + ";\n";
             src = vec == 1 ? "%h0" : vec == 2 ? "{%h0, %h1}" : "{%h0, %h1, %h2, %h3}";
         }
+        if (btype.equals(".b64")) {
+            // 64-bit values from word pairs 4-5 and 6-7
+            pre = "mov.b64 %rd8, {%r4, %r5};\nmov.b64 %rd9, {%r6, %r7};\n";
+            src = vec == 1 ? "%rd8" : "{%rd8, %rd9}";
+        }
         String body = pre + "sust.b." + dims + "d" + v + btype + mode + " [%rd0, " + c + "], " + src + ";\n";
         return kernel("", body, 0);
     }
@@ -445,6 +450,103 @@ public final class TextureCases {
         launchState();
         filterProbes();
         secondProbes();
+        formCoverage();
+    }
+
+    /**
+     * One case for each texture and surface instruction form the emulator's translator takes that no case above
+     * uses (so that every such form is checked against the H200: {@code tex} of every geometry, result and
+     * coordinate type, {@code tld4} of every component and result type, {@code suld.b}/{@code sust.b} of every
+     * geometry, vector width, size and out-of-range mode): named {@code cover.<form>}.
+     */
+    private static void formCoverage() {
+        Set<String> used = new HashSet<>();
+        java.util.regex.Pattern ins = java.util.regex.Pattern.compile("\\b((?:tex|tld4|suld|sust)\\.[a-z0-9.]+)\\s");
+        for (Case c : CASES) {
+            java.util.regex.Matcher m = ins.matcher(c.ptx());
+            while (m.find()) used.add(m.group(1));
+        }
+        int n = 64;
+        for (int dims = 1; dims <= 3; dims++) {
+            for (String dtype : new String[] {"f32", "s32", "u32"}) {
+                for (boolean fc : new boolean[] {true, false}) {
+                    String form = "tex." + dims + "d.v4." + dtype + "." + (fc ? "f32" : "s32");
+                    if (!used.add(form)) continue;
+                    int w = 7, h = dims >= 2 ? 5 : 1, d = dims == 3 ? 3 : 1;
+                    int fmt = dtype.equals("f32") ? FLOAT : dtype.equals("s32") ? S32 : U32;
+                    int flags = dtype.equals("f32") ? 0 : READ_AS_INTEGER;
+                    int[] size = {w, h, d};
+                    int nd = dims;
+                    add("cover." + form, RES_ARRAY, dims, w, h, d, fmt, 4, OBJ_TEX, new int[] {CLAMP, CLAMP, CLAMP}, 0, flags, BORDER_COLOR, n, 4, false,
+                            texKernel(dims, dtype, fc), (r, i) -> {
+                                int[] a = new int[8];
+                                for (int k = 0; k < nd; k++) a[k] = fc ? Float.floatToRawIntBits(coord(r, size[k], false, (i + 3 * k) % 61)) : r.nextInt(size[k] + 4) - 2;
+                                return a;
+                            });
+                }
+            }
+        }
+        for (char comp : new char[] {'r', 'g', 'b', 'a'}) {
+            for (String dtype : new String[] {"f32", "s32", "u32"}) {
+                String form = "tld4." + comp + ".2d.v4." + dtype + ".f32";
+                if (!used.add(form)) continue;
+                int fmt = dtype.equals("f32") ? FLOAT : dtype.equals("s32") ? S32 : U32;
+                add("cover." + form, RES_ARRAY, 2, 7, 5, 1, fmt, 4, OBJ_TEX, new int[] {CLAMP, CLAMP, CLAMP}, 0, dtype.equals("f32") ? 0 : READ_AS_INTEGER, BORDER_COLOR,
+                        n, 4, false, tld4Kernel(comp, dtype), (r, i) -> new int[] {Float.floatToRawIntBits(coord(r, 7, false, i % 61)),
+                                Float.floatToRawIntBits(coord(r, 5, false, (i + 2) % 61))});
+            }
+        }
+        for (int dims = 1; dims <= 3; dims++) {
+            for (int vec : new int[] {1, 2, 4}) {
+                for (String bt : new String[] {".b8", ".b16", ".b32", ".b64"}) {
+                    if (bt.equals(".b64") && vec == 4) continue; // 32 bytes: more than a texel holds
+                    int fmt = switch (bt) {
+                        case ".b8" -> U8;
+                        case ".b16" -> U16;
+                        case ".b32" -> FLOAT;
+                        default -> U32;
+                    };
+                    int ch = bt.equals(".b64") ? 2 * vec : vec;
+                    // room for 32 distinct store targets in every geometry
+                    int w = dims == 1 ? 48 : 11, h = dims >= 2 ? 6 : 1, d = dims == 3 ? 3 : 1, es = formatSize(fmt) * ch;
+                    for (String mode : new String[] {".trap", ".clamp", ".zero"}) {
+                        String sfx = dims + "d" + (vec == 1 ? "" : ".v" + vec) + bt + mode;
+                        String lf = "suld.b." + sfx;
+                        int nd = dims;
+                        if (used.add(lf)) {
+                            boolean inRange = mode.equals(".trap");
+                            add("cover." + lf, RES_ARRAY, dims, w, h, d, fmt, ch, OBJ_SURF, new int[] {0, 0, 0}, 0, 0, null, n, 4, false,
+                                    suldKernel(dims, vec, bt, mode), (r, i) -> {
+                                        int x = r.nextInt(w), y = r.nextInt(h), z = r.nextInt(d);
+                                        if (!inRange && i % 3 == 0) x = new int[] {-1, -2, w, w + 3}[r.nextInt(4)];
+                                        if (!inRange && nd >= 2 && i % 4 == 1) y = new int[] {-1, h, h + 2}[r.nextInt(3)];
+                                        if (!inRange && nd == 3 && i % 5 == 2) z = new int[] {-1, d}[r.nextInt(2)];
+                                        return new int[] {x * es, y, z, 0};
+                                    });
+                        }
+                        String sf = "sust.b." + sfx;
+                        if (used.add(sf)) {
+                            SplittableRandom pr = rng("cover." + sf + "/targets");
+                            List<int[]> plan = new ArrayList<>();
+                            Set<Long> taken = new HashSet<>();
+                            int threads = 32;
+                            while (plan.size() < threads) {
+                                int x = pr.nextInt(w), y = pr.nextInt(h), z = pr.nextInt(d);
+                                if (!mode.equals(".trap") && pr.nextInt(3) == 0) x = new int[] {-1, -3, w, w + 2}[pr.nextInt(4)];
+                                int cx = Math.clamp(x, 0, w - 1);
+                                boolean oob = cx != x;
+                                long key = mode.equals(".zero") && oob ? -1L - plan.size() : ((long) z * h + y) * w + cx;
+                                if (!taken.add(key)) continue;
+                                plan.add(new int[] {x * es, y, z});
+                            }
+                            add("cover." + sf, RES_ARRAY, dims, w, h, d, fmt, ch, OBJ_SURF, new int[] {0, 0, 0}, 0, 0, null, threads, 0, true,
+                                    sustKernel(dims, vec, bt, mode), (r, i) -> new int[] {plan.get(i)[0], plan.get(i)[1], plan.get(i)[2], 0, r.nextInt(), r.nextInt(),
+                                            r.nextInt(), r.nextInt()});
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /** Special registers, cp.async and mbarrier cases (no texture). */

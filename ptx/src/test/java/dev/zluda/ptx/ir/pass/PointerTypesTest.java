@@ -1,9 +1,11 @@
-package dev.zluda.replay;
+package dev.zluda.ptx.ir.pass;
 
-import dev.zluda.ptx.FunctionInfo;
+import dev.zluda.ptx.Ast;
 import dev.zluda.ptx.ModuleModel;
 import dev.zluda.ptx.Ptx;
+import dev.zluda.ptx.PtxType;
 import dev.zluda.ptx.Semantics;
+import dev.zluda.ptx.ir.IrPipeline;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -12,12 +14,15 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** Element types of pointer parameters, from the samples' nvcc PTX and hand-written PTX (types as the PTX's loads and stores name them). */
-class PtxTypesTest {
-    private static Map<Integer, ElementType> infer(String ptx, String kernel) {
-        ModuleModel m = Semantics.analyze(Ptx.parseOrThrow(ptx, "t.ptx"), "t.ptx");
-        FunctionInfo f = m.function(kernel);
-        return PtxTypes.infer(f.ast(), f.params());
+/**
+ * The pointer-type pass: element types of pointer parameters, from the samples' nvcc PTX and hand-written PTX (types as
+ * the PTX's loads and stores name them, bit types read as unsigned).
+ */
+class PointerTypesTest {
+    private static Map<Integer, PtxType> infer(String ptx, String kernel) {
+        Ast.Module ast = Ptx.parseOrThrow(ptx, "t.ptx");
+        ModuleModel m = Semantics.analyze(ast, "t.ptx");
+        return PointerTypes.infer(IrPipeline.build(ast, m, "t.ptx").function(kernel));
     }
 
     private static String sample(String name) throws Exception {
@@ -28,13 +33,13 @@ class PtxTypesTest {
     @Test
     void samplesKernels() throws Exception {
         // vectorAdd(const float *a, const float *b, float *c, int n): ld.global.f32 / st.global.f32
-        assertEquals(Map.of(0, ElementType.F32, 1, ElementType.F32, 2, ElementType.F32), infer(sample("vectorAdd"), "vectorAdd"));
+        assertEquals(Map.of(0, PtxType.F32, 1, PtxType.F32, 2, PtxType.F32), infer(sample("vectorAdd"), "vectorAdd"));
         // histogram256(const unsigned char *data, unsigned int *bins, int n): ld.global.u8, atom.global.add.u32 (shared atomics are not the parameters')
-        assertEquals(Map.of(0, ElementType.U8, 1, ElementType.U32), infer(sample("histogram"), "histogram256"));
-        assertEquals(Map.of(0, ElementType.F32, 1, ElementType.F32, 2, ElementType.F32), infer(sample("matrixMul"), "matrixMul"));
+        assertEquals(Map.of(0, PtxType.U8, 1, PtxType.U32), infer(sample("histogram"), "histogram256"));
+        assertEquals(Map.of(0, PtxType.F32, 1, PtxType.F32, 2, PtxType.F32), infer(sample("matrixMul"), "matrixMul"));
         // nvcc loads and stores ints as .u32
-        assertEquals(Map.of(0, ElementType.U32, 1, ElementType.U32, 2, ElementType.U32), infer(sample("scan"), "scanBlocks"));
-        assertEquals(Map.of(0, ElementType.U32, 1, ElementType.U32), infer(sample("reduction"), "reduceSum"));
+        assertEquals(Map.of(0, PtxType.U32, 1, PtxType.U32, 2, PtxType.U32), infer(sample("scan"), "scanBlocks"));
+        assertEquals(Map.of(0, PtxType.U32, 1, PtxType.U32), infer(sample("reduction"), "reduceSum"));
     }
 
     @Test
@@ -73,6 +78,6 @@ class PtxTypesTest {
         // p0: .b32 reached only through %rd5 before it is assigned in the listing order, then .f64 through the advanced pointer:
         // the fixed point sees both; sizes differ, so it is left unknown. p1: .b32 and .f32, same size: f32.
         // p2: .u8 and .u64: unknown. p3: never accessed; %rd6 was loaded from memory, not derived from a parameter.
-        assertEquals(Map.of(1, ElementType.F32), infer(ptx, "k"));
+        assertEquals(Map.of(1, PtxType.F32), infer(ptx, "k"));
     }
 }
