@@ -19,16 +19,22 @@
 # (the directory each sample runs in, with the sample's data/ folder when it has one) and results.md:
 # one row per sample with the build result, the exit status, the sample's own verdict (the last line
 # it prints that says passed/failed/waived/OK/error) and the run time. Each program is compiled
-# directly from its .cu/.cpp files with `nvcc -I Common` for compute_75 (PTX only: the emulator runs
-# PTX; compute_80 where the sample's kernels need it) and cudart linked statically, then run under
+# directly from its .cu/.cpp files with `nvcc -I Common` for compute_75 as PTX (the emulator runs
+# PTX; compute_80 where the sample's kernels need it) and for sm_90 as SASS (an H200 runs that one
+# without a JIT) and cudart linked statically, then run under
 # `zluda run`. The emulator executes about 10^8 thread-instructions per second, so samples whose
 # sizes are fixed in the source are built from a copy (OUT/src/<sample>) in which a sed expression
 # makes the problem smaller or repeats it fewer times (the PATCH column below; the sample's own check
 # is unchanged); samples that take sizes on the command line get small ones. The same binaries run on
-# an NVIDIA GPU under the NVIDIA tracer (run-nvidia.sh), and diff-pairs.sh compares the two captures.
+# an NVIDIA GPU under the NVIDIA tracer (NVIDIA_TRACER below; h200-corpus.sh does the whole GPU side), and
+# diff-pairs.sh compares the two captures.
 #
-# Environment: ZLUDA (default: dist/bin/zluda of this repository), CUDA_HOME (/usr/local/cuda),
-# TIMEOUT per run in seconds (600), JOBS parallel compilations (2), ONLY (space-separated names),
+# Environment: ZLUDA (default: dist/bin/zluda of this repository), CUDA_HOME (/usr/local/cuda, or
+# where the nvcc on PATH lives), TIMEOUT per run in seconds (600), JOBS parallel compilations (2),
+# RUNJOBS parallel runs (1), ONLY (space-separated names), GENCODE (nvcc's -gencode options; default
+# PTX for compute_75 and SASS for sm_90), KERNELS (a regular expression: with TRACE, kernel snapshots
+# of the launches of matching kernels, '.' for all), PRELOAD (a library to preload into each program on
+# zluda's driver: glibc-compat.cc, for binaries built on a machine with a newer glibc, see glibc-compat.py),
 # PHASE (build, run, or all: the default), TRACE (a directory: record each run there, one capture per
 # sample, as <dir>/<sample>/), NVIDIA_TRACER (a directory holding the NVIDIA tracer's libcuda.so.1,
 # dist/lib/trace: run on NVIDIA's driver through it instead of on zluda's, with TRACE as its
@@ -38,12 +44,19 @@ set -uo pipefail
 src=${1:?usage: build-and-run.sh CUDA_SAMPLES_CHECKOUT [OUT]}
 src=$(cd "$src" && pwd)
 out=${2:-/tmp/cuda-samples-run}
+mkdir -p "$out" && out=$(cd "$out" && pwd)
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 zluda=${ZLUDA:-$repo/dist/bin/zluda}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 nvcc=$cuda/bin/nvcc
+[ -x "$nvcc" ] || [ -z "$(command -v nvcc)" ] || nvcc=$(command -v nvcc)
 timeout_s=${TIMEOUT:-600}
 jobs=${JOBS:-2}
+runjobs=${RUNJOBS:-1}
+kernels=${KERNELS:-}
+preload=${PRELOAD:-}
+# PTX for compute_75 (what the emulator runs) and SASS for sm_90 (what an H200 runs without a JIT)
+gencode=${GENCODE:--gencode arch=compute_75,code=compute_75 -gencode arch=compute_90,code=sm_90}
 phase=${PHASE:-all}
 trace=${TRACE:-}
 tracer=${NVIDIA_TRACER:-}
@@ -180,7 +193,7 @@ build() {
   # shellcheck disable=SC2086
   local inc=()
   [ -d "$d/inc" ] && inc=(-I"$d/inc")  # samples with an inc/ folder (FDTD3d, MC_*)
-  "$nvcc" -O2 -Wno-deprecated-gpu-targets -I"$src/Common" -I"$d" "${inc[@]}" -gencode arch=compute_75,code=compute_75 $flags \
+  "$nvcc" -O2 -Wno-deprecated-gpu-targets -I"$src/Common" -I"$d" "${inc[@]}" $gencode $flags \
       -o "$out/bin/$name" "${files[@]}" > "$out/logs/$name.build.txt" 2>&1 && echo "$key" > "$out/logs/$name.build.key"
 }
 
@@ -203,48 +216,71 @@ verdict_of() {
   grep -iE 'pass|fail|returned OK|success|mismatch|not supported|waiv|^ *OK$' "$1" | tail -1 | tr '|' '/' | sed 's/^[[:space:]]*//' | cut -c1-110
 }
 
-{
-  echo "| sample | built | exit | passes its own check | the sample's verdict (last line saying so) | time (s) |"
-  echo "|---|---|---|---|---|---|"
-} > "$out/results.md"
-for entry in "${samples[@]}"; do
-  IFS='|' read -r name dir sources args flags patch <<<"$entry"
-  [[ " ${names[*]} " == *" $name "* ]] || continue
+# Runs one sample and writes its results.md row to logs/<name>.row.
+run_one() {
+  local name=$1 dir=$2 args=$3 status code secs verdict ok start rundir
   status=$(cat "$out/logs/$name.build.status" 2>/dev/null || echo FAILED)
   [ -x "$out/bin/$name" ] && [ "$phase" = run ] && status=ok
   if [ "$status" != ok ]; then
-    echo "| $name | no: $(grep -m1 -iE 'error|patch' "$out/logs/$name.build.txt" | tr '|' '/' | cut -c1-120) | | | | |" >> "$out/results.md"
+    echo "| $name | no: $(grep -m1 -iE 'error|patch|missing' "$out/logs/$name.build.txt" | tr '|' '/' | cut -c1-120) | | | | |" > "$out/logs/$name.row"
     echo "$name: build FAILED"
-    continue
+    return
   fi
   # each sample runs in a directory of its own, with its data/ folder (sdkFindFilePath looks in ./data/)
   rundir="$out/run/$name"
   mkdir -p "$rundir"
   [ -d "$src/Samples/$dir/data" ] && [ ! -e "$rundir/data" ] && ln -s "$src/Samples/$dir/data" "$rundir/data"
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   if [ -n "$tracer" ]; then
     # shellcheck disable=SC2086
     ( cd "$rundir" && env LD_LIBRARY_PATH="$tracer${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ${trace:+ZLUDA_LOG_DIR=$trace} \
-        timeout "$timeout_s" "$out/bin/$name" $args ) > "$out/logs/$name.run.txt" 2>&1 < /dev/null
+        ${kernels:+ZLUDA_CAPTURE_KERNELS=$kernels} timeout "$timeout_s" "$out/bin/$name" $args ) > "$out/logs/$name.run.txt" 2>&1 < /dev/null
   elif [ -n "$trace" ]; then
     # shellcheck disable=SC2086
-    ( cd "$rundir" && timeout "$timeout_s" "$zluda" run --zluda-trace -o "$trace" -- "$out/bin/$name" $args ) > "$out/logs/$name.run.txt" 2>&1 < /dev/null
+    # a folder of its own for each run (moved into TRACE after it), so that runs side by side never see each other's captures
+    rm -rf "$trace/.$name" "$trace/$name" "$trace/${name}_"[0-9]*
+    mkdir -p "$trace/.$name"
+    ( cd "$rundir" && env ${preload:+LD_PRELOAD=$preload} timeout "$timeout_s" "$zluda" run --zluda-trace ${kernels:+--capture-kernels "$kernels"} -o "$trace/.$name" -- "$out/bin/$name" $args ) \
+        > "$out/logs/$name.run.txt" 2>&1 < /dev/null
+    code=$?
+    mv "$trace/.$name"/* "$trace/" 2>/dev/null
+    rmdir "$trace/.$name" 2>/dev/null
+    (exit $code)
   else
     # shellcheck disable=SC2086
-    ( cd "$rundir" && timeout "$timeout_s" "$zluda" run -- "$out/bin/$name" $args ) > "$out/logs/$name.run.txt" 2>&1 < /dev/null
+    ( cd "$rundir" && env ${preload:+LD_PRELOAD=$preload} timeout "$timeout_s" "$zluda" run -- "$out/bin/$name" $args ) > "$out/logs/$name.run.txt" 2>&1 < /dev/null
   fi
   code=$?
-  secs=$(echo "$(date +%s.%N) - $start" | bc)
+  secs=$(( ($(date +%s%N) - start) / 1000000 ))  # ms
   verdict=$(verdict_of "$out/logs/$name.run.txt")
   ok=no
   # exit 0 and no line saying it failed (samples without a verdict line signal failure by their exit status);
   # a sample that waives (a feature the device lacks) passes nothing
-  if [ "$code" = 0 ] && ! grep -qiE 'test failed|fail(ed|ure)?[!:.]|[1-9][0-9]* failures|mismatch|not supported' "$out/logs/$name.run.txt"; then ok=yes; fi
+  # (simpleAssert's device assertion, "Assertion `...` failed.", is what it checks for)
+  if [ "$code" = 0 ] && ! grep -v 'Assertion `.*` failed' "$out/logs/$name.run.txt" \
+      | grep -qiE 'test failed|fail(ed|ure)?[!:.]|[1-9][0-9]* failures|mismatch|not supported'; then ok=yes; fi
   if grep -qiE 'waiv' "$out/logs/$name.run.txt"; then ok=waived; fi
   [ "$code" = 124 ] && verdict="timed out after ${timeout_s} s"
-  printf '| %s | yes | %s | %s | %s | %.1f |\n' "$name" "$code" "$ok" "$verdict" "$secs" >> "$out/results.md"
-  echo "$name: exit $code, passes: $ok, $verdict (${secs%.*} s)"
+  printf '| %s | yes | %s | %s | %s | %d.%d |\n' "$name" "$code" "$ok" "$verdict" $((secs / 1000)) $((secs % 1000 / 100)) > "$out/logs/$name.row"
+  echo "$name: exit $code, passes: $ok, $verdict ($((secs / 1000)) s)"
+}
+
+# run, RUNJOBS at a time; the rows keep the table's order
+running=0
+for entry in "${samples[@]}"; do
+  IFS='|' read -r name dir sources args flags patch <<<"$entry"
+  [[ " ${names[*]} " == *" $name "* ]] || continue
+  rm -f "$out/logs/$name.row"
+  run_one "$name" "$dir" "$args" &
+  running=$((running + 1))
+  if [ "$running" -ge "$runjobs" ]; then wait -n; running=$((running - 1)); fi
 done
+wait
+{
+  echo "| sample | built | exit | passes its own check | the sample's verdict (last line saying so) | time (s) |"
+  echo "|---|---|---|---|---|---|"
+  for name in "${names[@]}"; do cat "$out/logs/$name.row" 2>/dev/null || echo "| $name | | | not run | | |"; done
+} > "$out/results.md"
 for entry in "${EXCLUDED[@]}"; do
   IFS='|' read -r name why <<<"$entry"
   [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]] && continue
