@@ -35,7 +35,7 @@
 # PTX for compute_75 and SASS for sm_90), KERNELS (a regular expression: with TRACE, kernel snapshots
 # of the launches of matching kernels, '.' for all), PRELOAD (a library to preload into each program on
 # zluda's driver: glibc-compat.cc, for binaries built on a machine with a newer glibc, see glibc-compat.py),
-# PHASE (build, run, or all: the default), TRACE (a directory: record each run there, one capture per
+# PHASE (build, run, all: the default, or table: see below), TRACE (a directory: record each run there, one capture per
 # sample, as <dir>/<sample>/), NVIDIA_TRACER (a directory holding the NVIDIA tracer's libcuda.so.1,
 # dist/lib/trace: run on NVIDIA's driver through it instead of on zluda's, with TRACE as its
 # ZLUDA_LOG_DIR; the run phase then needs neither nvcc nor zluda, only OUT/bin and the checkout's
@@ -61,7 +61,7 @@ phase=${PHASE:-all}
 trace=${TRACE:-}
 tracer=${NVIDIA_TRACER:-}
 mkdir -p "$out/bin" "$out/logs" "$out/run"
-[ "$phase" = run ] || [ -x "$nvcc" ] || { echo "nvcc not found at $nvcc (set CUDA_HOME)" >&2; exit 2; }
+[ "$phase" = run ] || [ "$phase" = table ] || [ -x "$nvcc" ] || { echo "nvcc not found at $nvcc (set CUDA_HOME)" >&2; exit 2; }
 [ "$phase" = build ] || [ -n "$tracer" ] || [ -x "$zluda" ] || { echo "zluda not found at $zluda (build the repository: mvn package)" >&2; exit 2; }
 [ -z "$tracer" ] || [ -f "$tracer/libcuda.so.1" ] || { echo "no libcuda.so.1 in NVIDIA_TRACER=$tracer" >&2; exit 2; }
 
@@ -198,7 +198,7 @@ build() {
 }
 
 # compile, JOBS at a time
-if [ "$phase" != run ]; then
+if [ "$phase" != run ] && [ "$phase" != table ]; then
   running=0
   for entry in "${samples[@]}"; do
     IFS='|' read -r name dir sources args flags patch <<<"$entry"
@@ -212,8 +212,10 @@ fi
 [ "$phase" = build ] && { echo "built into $out/bin"; exit 0; }
 
 # The sample's verdict: the last line it prints that says so.
+# (not zluda run's own lines: "zluda run: ..." and its indented capture summary)
+program_output() { grep -vE '^zluda run: |^           ' "$1"; }
 verdict_of() {
-  grep -iE 'pass|fail|returned OK|success|mismatch|not supported|waiv|^ *OK$' "$1" | tail -1 | tr '|' '/' | sed 's/^[[:space:]]*//' | cut -c1-110
+  program_output "$1" | grep -iE 'pass|fail|returned OK|success|mismatch|not supported|waiv|^ *OK$' | tail -1 | tr '|' '/' | sed 's/^[[:space:]]*//' | cut -c1-110
 }
 
 # Runs one sample and writes its results.md row to logs/<name>.row.
@@ -252,22 +254,36 @@ run_one() {
   fi
   code=$?
   secs=$(( ($(date +%s%N) - start) / 1000000 ))  # ms
+  echo "$code $secs" > "$out/logs/$name.run.status"
+  score "$name" "$code" "$secs"
+}
+
+# The results.md row of a run that has ended: exit status CODE after SECS ms, its output in logs/<name>.run.txt.
+score() {
+  local name=$1 code=$2 secs=$3 verdict ok
   verdict=$(verdict_of "$out/logs/$name.run.txt")
   ok=no
   # exit 0 and no line saying it failed (samples without a verdict line signal failure by their exit status);
   # a sample that waives (a feature the device lacks) passes nothing
   # (simpleAssert's device assertion, "Assertion `...` failed.", is what it checks for)
-  if [ "$code" = 0 ] && ! grep -v 'Assertion `.*` failed' "$out/logs/$name.run.txt" \
+  if [ "$code" = 0 ] && ! program_output "$out/logs/$name.run.txt" | grep -v 'Assertion `.*` failed' \
       | grep -qiE 'test failed|fail(ed|ure)?[!:.]|[1-9][0-9]* failures|mismatch|not supported'; then ok=yes; fi
-  if grep -qiE 'waiv' "$out/logs/$name.run.txt"; then ok=waived; fi
-  [ "$code" = 124 ] && verdict="timed out after ${timeout_s} s"
+  if program_output "$out/logs/$name.run.txt" | grep -qiE 'waiv'; then ok=waived; fi
+  [ "$code" = 124 ] && verdict="timed out after $((secs / 1000)) s"
   printf '| %s | yes | %s | %s | %s | %d.%d |\n' "$name" "$code" "$ok" "$verdict" $((secs / 1000)) $((secs % 1000 / 100)) > "$out/logs/$name.row"
   echo "$name: exit $code, passes: $ok, $verdict ($((secs / 1000)) s)"
 }
 
-# run, RUNJOBS at a time; the rows keep the table's order
+# run, RUNJOBS at a time; the rows keep the table's order. PHASE=table runs nothing: it scores the runs
+# that logs/ holds again (after a change of the rules above) and writes results.md.
 running=0
 for entry in "${samples[@]}"; do
+  if [ "$phase" = table ]; then
+    IFS='|' read -r name dir sources args flags patch <<<"$entry"
+    [[ " ${names[*]} " == *" $name "* ]] || continue
+    [ -f "$out/logs/$name.run.status" ] && read -r code secs < "$out/logs/$name.run.status" && score "$name" "$code" "$secs" > /dev/null
+    continue
+  fi
   IFS='|' read -r name dir sources args flags patch <<<"$entry"
   [[ " ${names[*]} " == *" $name "* ]] || continue
   rm -f "$out/logs/$name.row"
