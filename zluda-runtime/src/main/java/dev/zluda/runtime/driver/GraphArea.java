@@ -1455,14 +1455,18 @@ final class GraphArea {
         return capture.begin(hStream, mode, g, deps);
     }
 
-    /** cuStreamEndCapture: the captured graph in *phGraph (NULL when the capture failed; see {@link StreamCapture#end}). */
+    /**
+     * cuStreamEndCapture: the captured graph in *phGraph (NULL when the capture failed; see {@link StreamCapture#end}).
+     * phGraph may be NULL only for a capture into the program's graph (cuStreamBeginCaptureToGraph), else
+     * CUDA_ERROR_INVALID_VALUE.
+     */
     public int cuStreamEndCapture(long hStream, long phGraph) {
         int r = streams.checkStream(hStream);
         if (r != SUCCESS) return r;
-        if (phGraph == 0) return INVALID_VALUE;
+        if (phGraph == 0 && !capture.capturesIntoProgramGraph(hStream)) return INVALID_VALUE;
         Graph[] g = new Graph[1];
         r = capture.end(hStream, g);
-        if (r == SUCCESS || g[0] == null && (r == StreamCapture.STREAM_CAPTURE_INVALIDATED || r == StreamCapture.STREAM_CAPTURE_UNJOINED)) {
+        if (phGraph != 0 && (r == SUCCESS || g[0] == null && (r == StreamCapture.STREAM_CAPTURE_INVALIDATED || r == StreamCapture.STREAM_CAPTURE_UNJOINED))) {
             putLong(phGraph, g[0] == null ? 0 : g[0].handle);
         }
         return r;

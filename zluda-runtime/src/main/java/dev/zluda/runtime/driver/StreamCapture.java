@@ -183,6 +183,19 @@ final class StreamCapture {
      *
      * @param out receives the graph, or null
      */
+    /**
+     * Whether the stream is the origin of a capture into the program's own graph (cuStreamBeginCaptureToGraph), whose
+     * cuStreamEndCapture may pass a NULL phGraph (the program has the graph already; the cuda-samples'
+     * graphConditionalNodes does so, and NVIDIA's driver accepts it).
+     */
+    boolean capturesIntoProgramGraph(long hStream) {
+        synchronized (tables.lock) {
+            long k = key(hStream);
+            Sequence s = byStream.get(k);
+            return s != null && s.originKey == k && !s.ownGraph;
+        }
+    }
+
     int end(long hStream, Graph[] out) {
         synchronized (tables.lock) {
             long k = key(hStream);

@@ -524,6 +524,37 @@ class GraphLayerTest extends DriverTestBase {
     }
 
     @Test
+    void aCaptureIntoTheProgramsGraphMayEndWithoutAGraphPointer() throws IOException {
+        // graphConditionalNodes of the cuda-samples ends a cudaStreamBeginCaptureToGraph capture with
+        // cudaStreamEndCapture(stream, nullptr), which NVIDIA's driver accepts; a capture of its own still needs phGraph
+        setUpKernels();
+        long y = alloc(4L * N), x = alloc(4L * N);
+        write(x, ramp());
+        long g = graph();
+        MemorySegment s = mem(8), count = mem(8);
+        assertEquals(0, d.cuStreamCreate(addr(s), 1));
+        assertEquals(0, d.cuStreamBeginCapture_v2(i64(s), StreamCapture.MODE_GLOBAL));
+        assertEquals(1, d.cuStreamEndCapture(i64(s), 0), "CUDA_ERROR_INVALID_VALUE: the capture's own graph has nowhere to go");
+        assertEquals(StreamCapture.STATUS_ACTIVE, capturing(i64(s)), "a refused end leaves the capture going");
+        MemorySegment own = mem(8);
+        assertEquals(0, d.cuStreamEndCapture(i64(s), addr(own)));
+        assertEquals(0, d.cuStreamBeginCaptureToGraph(i64(s), g, 0, 0, 0, StreamCapture.MODE_GLOBAL));
+        assertEquals(0, d.cuLaunchKernel(axpb, N / 64, 1, 1, 64, 1, 1, 0, i64(s), axpbParams(y, x, 2f, 1f), 0));
+        assertEquals(0, d.cuStreamEndCapture(i64(s), 0));
+        assertEquals(StreamCapture.STATUS_NONE, capturing(i64(s)));
+        assertEquals(0, d.cuGraphGetNodes(g, 0, addr(count)));
+        assertEquals(1, i64(count), "the kernel went into the program's graph");
+        assertEquals(0, d.cuGraphLaunch(instantiate(g), i64(s)));
+        assertValues(y, 2f, 1f);
+    }
+
+    private int capturing(long stream) {
+        MemorySegment st = mem(4);
+        assertEquals(0, d.cuStreamIsCapturing(stream, addr(st)));
+        return i32(st);
+    }
+
+    @Test
     void aGraphIsWrittenAsDot() throws IOException {
         setUpKernels();
         long g = graph();
