@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """The cuda-samples corpus table of docs/support.md, from the results of both sides.
 
-Usage: corpus-table.py NVIDIA_RESULTS.md ZLUDA_RESULTS.md DIFF_DIR [NOTES.tsv]
+Usage: corpus-table.py NVIDIA_RESULTS.md ZLUDA_RESULTS.md DIFF_DIR [NOTES.tsv [ZLUDA_LOGS]]
 
 NVIDIA_RESULTS.md and ZLUDA_RESULTS.md are build-and-run.sh's results.md of the run on the NVIDIA GPU
 (h200-corpus.sh) and on zluda's driver; DIFF_DIR is diff-pairs.sh's output. NOTES.tsv (sample, TAB,
-text) adds a reason in words to a row. Prints one Markdown row per sample: sample, own check on the
+text) adds a reason in words to a row; ZLUDA_LOGS (build-and-run.sh's logs/ of the zluda run) gives,
+for a sample that does not pass there, the first line of its run that names what zluda refused (an
+instruction, a function, a CUDA error and the call). Prints one Markdown row per sample: sample, own check on the
 H200, own check on zluda, zluda diff's verdict of the two captures, and the first divergence or the
 note.
 """
@@ -32,8 +34,10 @@ def check(cells):
     name, _, code, ok, verdict, secs = cells[:6]
     if code == "124":
         return f"timed out ({verdict.split('after ')[-1]})"
-    word = {"yes": "PASS", "no": "**FAIL**", "waived": "waived"}.get(ok, ok)
-    return f"{word} (exit {code}{', `' + verdict.replace('`', '') + '`' if verdict else ''})"
+    if ok == "yes":
+        return "PASS"
+    word = {"no": "**FAIL**", "waived": "waived"}.get(ok, ok)
+    return f"{word} (exit {code}{', `' + verdict.replace('`', '')[:90] + '`' if verdict else ''})"
 
 
 def diff(dirpath, name):
@@ -54,6 +58,27 @@ def diff(dirpath, name):
     return verdict.split(":")[0] + (": " + verdict.split(":", 1)[1].strip() if ":" in verdict else ""), first[:220]
 
 
+REASONS = [
+    re.compile(r"error: (instruction '[^']+' is not supported|call of '[^']+', which the module does not define)"),
+    re.compile(r"\[ZLUDA\] (\w+ is not supported yet)"),
+    re.compile(r"\[ZLUDA\] (kernel \S+: CUDA_ERROR_\w+: .*?`[^`]+`: [^;]*)"),
+    re.compile(r"code=(\d+\(\w+\) \"[^\"]+\")"),
+    re.compile(r"\[ZLUDA\] (internal error .*)"),
+]
+
+
+def reason(logs, name):
+    path = os.path.join(logs, name + ".run.txt")
+    if not os.path.exists(path):
+        return ""
+    text = open(path, errors="replace").read()
+    for pattern in REASONS:
+        m = pattern.search(text)
+        if m:
+            return "zluda: " + m.group(1).replace("`", "'")[:200]
+    return ""
+
+
 def main():
     if len(sys.argv) < 4:
         raise SystemExit(__doc__)
@@ -64,13 +89,16 @@ def main():
             if "\t" in line and not line.startswith("#"):
                 k, v = line.rstrip("\n").split("\t", 1)
                 notes[k] = v
+    logs = sys.argv[5] if len(sys.argv) > 5 else None
     print("| sample | own check on the H200 | own check on zluda | zluda diff (H200 capture, zluda capture) | first divergence, or why not |")
     print("|---|---|---|---|---|")
     for name in list(nv) + [n for n in zl if n not in nv]:
         v, first = diff(dd, name)
         note = notes.get(name, "")
-        why = "; ".join(x.replace("|", "/") for x in (note, first) if x)
-        print(f"| {name} | {check(nv.get(name))} | {check(zl.get(name))} | {v.replace('|', '/')} | {why} |")
+        zcheck = check(zl.get(name))
+        refused = reason(logs, name) if logs and not zcheck.startswith("PASS") else ""
+        why = "; ".join(x.replace("|", "/") for x in (note, refused, first) if x)
+        print(f"| {name} | {check(nv.get(name))} | {zcheck} | {v.replace('|', '/')} | {why} |")
 
 
 if __name__ == "__main__":
