@@ -11,7 +11,8 @@
 # tracer, dist/lib/trace of this repository's build). Writes to OUT: corpus-logs.tar.xz (gpu.txt: the
 # GPU, driver and nvcc; results.md, the table of the runs; logs/), corpus-bin.tar.xz.part-* (bin/, the
 # binaries: cat the parts, then untar) and corpus-captures.tar.xz.part-* (captures/<sample>/). Stops
-# compiling after BUILD_DEADLINE seconds (default 150) and gives each run TIMEOUT seconds (25).
+# compiling after BUILD_DEADLINE seconds (default 150) and gives each run TIMEOUT seconds (25). ONLY
+# (space-separated names) builds and runs just those.
 set -u
 D=$(cd "${1:-.}" && pwd)
 OUT=${OUT:-/tmp/out}
@@ -31,11 +32,12 @@ command -v nvcc >/dev/null || export PATH=$PATH:/usr/local/cuda/bin
 tar -xJf "$D/cuda-samples.tar.xz" -C "$W/src" || exit 1
 
 step "build (nvcc, 16 at a time; the thrust samples first: they take longest)"
-heavy="radixSortThrust segmentationTreeThrust eigenvalues MC_SingleAsianOptionP MC_EstimatePiInlineP cudaGraphsPerfScaling"
-all=$(grep -o '^  "[A-Za-z0-9_]*|' "$D/build-and-run.sh" | tr -d ' "|')
+all=${ONLY:-$(grep -o '^  "[A-Za-z0-9_]*|' "$D/build-and-run.sh" | tr -d ' "|')}
+heavy=$(for n in radixSortThrust segmentationTreeThrust eigenvalues MC_SingleAsianOptionP MC_EstimatePiInlineP cudaGraphsPerfScaling; do
+  [[ " $(echo $all) " == *" $n "* ]] && echo "$n"; done | tr '\n' ' ')
 rest=$(for n in $all; do [[ " $heavy " == *" $n "* ]] || echo "$n"; done | tr '\n' ' ')
-( PHASE=build JOBS=6 ONLY="$heavy" timeout "${BUILD_DEADLINE:-150}" bash "$D/build-and-run.sh" "$W/src" "$W/run" > "$W/build-heavy.txt" 2>&1 ) &
-( PHASE=build JOBS=10 ONLY="$rest" timeout "${BUILD_DEADLINE:-150}" bash "$D/build-and-run.sh" "$W/src" "$W/run" > "$W/build-rest.txt" 2>&1 ) &
+[ -z "$heavy" ] || ( PHASE=build JOBS=6 ONLY="$heavy" timeout "${BUILD_DEADLINE:-150}" bash "$D/build-and-run.sh" "$W/src" "$W/run" > "$W/build-heavy.txt" 2>&1 ) &
+[ -z "$rest" ] || ( PHASE=build JOBS=10 ONLY="$rest" timeout "${BUILD_DEADLINE:-150}" bash "$D/build-and-run.sh" "$W/src" "$W/run" > "$W/build-rest.txt" 2>&1 ) &
 wait
 ls "$W/run/bin" | wc -l
 step "pack the binaries"
@@ -43,7 +45,7 @@ tar -C "$W/run" -cf - bin | xz -T16 -6 | split -b 15M - "$OUT/corpus-bin.tar.xz.
 ls -la "$OUT"
 
 step "run each on NVIDIA's driver under the tracer, 8 at a time"
-PHASE=run RUNJOBS=8 TIMEOUT=${TIMEOUT:-25} NVIDIA_TRACER="$D/trace" TRACE="$W/captures" KERNELS=. \
+ONLY="$(echo $all)" PHASE=run RUNJOBS=8 TIMEOUT=${TIMEOUT:-25} NVIDIA_TRACER="$D/trace" TRACE="$W/captures" KERNELS=. \
   ZLUDA_CAPTURE_KERNELS_MAX_BYTES=$((1 << 20)) bash "$D/build-and-run.sh" "$W/src" "$W/run"
 
 step "pack the logs and the captures"
