@@ -66,8 +66,10 @@ class H200LibraryCaptureTest {
         assertEquals(631, r.matchedCalls(), "every call of the H200 capture is paired, the 22 library calls included");
         List<String> divergences = new ArrayList<>();
         for (DiffResult.Divergence d : r.divergences()) divergences.add(d.function() + " " + d.kind());
-        // cudart asks for an export table zluda does not have; cudart's teardown after the driver's exit
-        // handler: NVIDIA answers CUDA_ERROR_DEINITIALIZED (docs/support.md, "Known differences from an NVIDIA run")
-        assertEquals(List.of("cuGetExportTable " + DiffKind.RESULT, "cuDevicePrimaryCtxRelease " + DiffKind.RESULT), divergences);
+        // cudart's teardown after the driver's exit handler: NVIDIA answers CUDA_ERROR_DEINITIALIZED, and this zluda
+        // capture predates zluda's driver doing the same (docs/support.md, "Known differences from an NVIDIA run"). The
+        // export table cudart asks for first (f8cff951-...), which zluda does not have, is an expected difference
+        // (export table) since the diff counts a different cuGetExportTable result as one.
+        assertEquals(List.of("cuDevicePrimaryCtxRelease " + DiffKind.RESULT), divergences);
     }
 }
