@@ -519,11 +519,12 @@ int64_t zcap_module(zcap_thread *t, uint32_t library, uint32_t index, uint8_t ki
     return (int64_t)seq;
 }
 
-int64_t zcap_kernel(zcap_thread *t, uint64_t launch_seq, uint64_t function, const char *name, const void *params,
-                    size_t params_len, const zcap_kernel_buffer *buffers, size_t nbuffers, uint64_t ts) {
+static int64_t kernel_record(zcap_thread *t, uint64_t launch_seq, uint64_t function, const char *name, const void *params,
+                             size_t params_len, const zcap_kernel_buffer *buffers, size_t nbuffers, const zcap_kernel_shape *shape,
+                             uint64_t ts) {
     size_t n = strlen(name);
     uint64_t seq;
-    uint8_t *b = begin(t, 64 + n + params_len + 36 * (uint64_t)nbuffers, ts, &seq);
+    uint8_t *b = begin(t, 64 + n + params_len + 36 * (uint64_t)nbuffers + (shape ? 8 + 9 * 10 : 0), ts, &seq);
     if (!b) return -1;
     uint8_t *p = b;
     *p++ = T_KERNEL;
@@ -542,8 +543,27 @@ int64_t zcap_kernel(zcap_thread *t, uint64_t launch_seq, uint64_t function, cons
         put64(p + 8, buffers[i].after);
         p += 16;
     }
+    if (shape) {
+        put64(p, shape->module);
+        p += 8;
+        for (int i = 0; i < 3; i++) p = varint(p, shape->grid[i]);
+        for (int i = 0; i < 3; i++) p = varint(p, shape->block[i]);
+        p = varint(p, shape->shared_mem);
+        p = varint(p, shape->result);
+    }
     commit(t, b, p);
     return (int64_t)seq;
+}
+
+int64_t zcap_kernel(zcap_thread *t, uint64_t launch_seq, uint64_t function, const char *name, const void *params,
+                    size_t params_len, const zcap_kernel_buffer *buffers, size_t nbuffers, uint64_t ts) {
+    return kernel_record(t, launch_seq, function, name, params, params_len, buffers, nbuffers, NULL, ts);
+}
+
+int64_t zcap_kernel_launch(zcap_thread *t, uint64_t launch_seq, uint64_t function, const char *name, const void *params,
+                           size_t params_len, const zcap_kernel_buffer *buffers, size_t nbuffers, const zcap_kernel_shape *shape,
+                           uint64_t ts) {
+    return kernel_record(t, launch_seq, function, name, params, params_len, buffers, nbuffers, shape, ts);
 }
 
 /* Adds hash to the blob set; 1 when it was new. Caller holds the lock. */

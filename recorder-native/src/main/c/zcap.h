@@ -101,6 +101,18 @@ typedef struct {
 /* KERNEL (FORMAT.md 6.5): a kernel snapshot for the launch whose ENTER has seq launch_seq. */
 int64_t zcap_kernel(zcap_thread *t, uint64_t launch_seq, uint64_t function, const char *name, const void *params,
                     size_t params_len, const zcap_kernel_buffer *buffers, size_t nbuffers, uint64_t ts);
+/* The launch section of a KERNEL record (FORMAT.md 6.5): module image blob (0: not kept), grid and block
+ * dimensions, dynamic shared memory in bytes, and the CUresult of the synchronisation after the kernel. */
+typedef struct {
+    uint64_t module;
+    uint64_t grid[3], block[3];
+    uint64_t shared_mem;
+    uint64_t result;
+} zcap_kernel_shape;
+/* KERNEL with its launch section (a kernel whose launch call does not carry its shape: a graph's). */
+int64_t zcap_kernel_launch(zcap_thread *t, uint64_t launch_seq, uint64_t function, const char *name, const void *params,
+                           size_t params_len, const zcap_kernel_buffer *buffers, size_t nbuffers, const zcap_kernel_shape *shape,
+                           uint64_t ts);
 int64_t zcap_marker(zcap_thread *t, const char *text, uint64_t ts);
 int64_t zcap_thread_name(zcap_thread *t, uint64_t thread_id, const char *name, uint64_t ts);
 /* The id of a string, writing its STRING record the first time. */

@@ -322,6 +322,7 @@ void zt_begin(zt_call *c, uint32_t fid, const uint64_t *args) {
     c->enter_seq = -1;
     c->nitems = 0;
     c->kernel = NULL;
+    c->graph = NULL;
     zcap_writer *w = writer;
     if (__builtin_expect(fid == fid_range_start, 0)) atomic_store(&recording, 1);
     if (w && tls_writer != w) {

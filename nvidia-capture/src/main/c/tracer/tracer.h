@@ -23,6 +23,7 @@ typedef struct {
     int64_t enter_seq;     /* -1 when not recorded (tracing off, or the capture is full) */
     zcap_thread *thread;
     struct zt_kernel *kernel;  /* a kernel snapshot in progress (kernels.c), or NULL */
+    struct zt_graph_launch *graph;  /* the kernel snapshots of a graph launch in progress (kernels.c), or NULL */
     size_t nitems;
     zcap_item items[ZT_MAX_ITEMS];
 } zt_call;
@@ -67,6 +68,19 @@ void zt_wrap_export_table(void **pp, const void *guid);
  * ZLUDA_CAPTURE_KERNELS names the kernel. */
 void zt_kernel_before(zt_call *c, uint64_t f, uint64_t stream, void **params, void **extra);
 void zt_kernel_after(zt_call *c, int result);
+
+/* Kernel snapshots of graph launches (kernels.c): the tracer learns each executable graph's kernel nodes when it
+ * is made (instantiated from a graph, updated from another, a kernel node's parameters set), from the target
+ * driver's own queries of the graph, and snapshots their buffers around cuGraphLaunch: before-images before the
+ * launch, after-images after it has completed, one KERNEL record (with its launch section) per kernel node in
+ * dependency order. Nothing happens unless ZLUDA_CAPTURE_KERNELS is set. */
+void zt_graph_instantiated(uint64_t exec, uint64_t graph);
+void zt_graph_updated(uint64_t exec, uint64_t graph);
+void zt_graph_kernel_params(uint64_t exec, uint64_t node, const void *params, int v2);
+void zt_graph_node_params(uint64_t exec, uint64_t node, const void *params);
+void zt_graph_destroyed(uint64_t exec);
+void zt_graph_before(zt_call *c, uint64_t exec, uint64_t stream);
+void zt_graph_after(zt_call *c, int result);
 
 /* The functions of a library whose tracer (lt_<library>.c, libtracer.c) records into this capture:
  * generated from the library specs (library_functions.c). */

@@ -42,9 +42,9 @@ public final class CudaApi {
             "CUDA_ERROR", "CUDA_INITIALIZE", "CUDA_VERSION", "CUDA_DEVICE", "CUDA_DEVICE_DEPRECATED",
             "CUDA_PRIMARY_CTX", "CUDA_CTX", "CUDA_CTX_DEPRECATED", "CUDA_MODULE", "CUDA_MODULE_DEPRECATED",
             "CUDA_LIBRARY", "CUDA_MEM", "CUDA_UNIFIED", "CUDA_MALLOC_ASYNC", "CUDA_STREAM", "CUDA_EVENT",
-            "CUDA_EXEC", "CUDA_EXEC_DEPRECATED", "CUDA_OCCUPANCY", "CUDA_DRIVER_ENTRY_POINT", "CUDA_VA");
+            "CUDA_EXEC", "CUDA_EXEC_DEPRECATED", "CUDA_OCCUPANCY", "CUDA_DRIVER_ENTRY_POINT", "CUDA_VA", "CUDA_GRAPH");
     /** Functions outside {@link #ANNOTATED_GROUPS} that are annotated all the same. */
-    public static final Set<String> ANNOTATED_EXTRA = Set.of("cuGetExportTable");
+    public static final Set<String> ANNOTATED_EXTRA = Set.of("cuGetExportTable", "cuGraphInstantiate", "cuGraphInstantiate_v2");
 
     private static final String RES = "/dev/zluda/spec/";
     private static volatile CudaApi shared;

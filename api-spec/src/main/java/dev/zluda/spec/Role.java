@@ -42,7 +42,7 @@ public enum Role {
     MEMORY_HINT,
     /** Memory pools ({@code cuMemPool*}, a device's current and default pool). */
     POOL,
-    /** Streams: creation, destruction, properties, attributes, capture status. */
+    /** Streams: creation, destruction, properties, attributes, stream capture and its status. */
     STREAM,
     /** Waits for a stream's work ({@code cuStreamSynchronize}). */
     STREAM_SYNC,
@@ -76,8 +76,13 @@ public enum Role {
     LAUNCH_SETUP,
     /** Runs host code in stream order ({@code cuLaunchHostFunc}, {@code cuStreamAddCallback}). */
     HOST_CALLBACK,
-    /** Launches a graph ({@code cuGraphLaunch}). */
+    /** Launches a graph ({@code cuGraphLaunch}): its kernel nodes' snapshots hang on this call (FORMAT.md §6.5). */
     GRAPH_LAUNCH,
+    /**
+     * Builds, queries, edits, instantiates, updates or destroys CUDA graphs and executable graphs, their nodes,
+     * conditional handles, user objects and graph memory ({@code cuGraph*} but {@code cuGraphLaunch}).
+     */
+    GRAPH,
     /** Occupancy calculations ({@code cuOccupancy*}). */
     OCCUPANCY,
     /** CUDA arrays ({@code cuArrayCreate}, {@code cuArray3DCreate}, …). */

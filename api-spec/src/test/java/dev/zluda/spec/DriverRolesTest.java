@@ -31,7 +31,8 @@ class DriverRolesTest {
         assertEquals(Role.CONTEXT_SYNC, f("cuCtxSynchronize_v2").role());
         assertEquals(Role.FUNCTION_LOOKUP, f("cuLibraryGetKernel").role());
         assertEquals(Role.MODULE_LOAD, f("cuLibraryLoadFromFile").role());
-        assertEquals(Role.NONE, f("cuGraphCreate").role(), "a function no role names");
+        assertEquals(Role.NONE, f("cuGraphicsUnregisterResource").role(), "a function no role names");
+        assertEquals(Role.GRAPH, f("cuGraphInstantiateWithParams_ptsz").role(), "a variant has its base's role");
         assertEquals(java.util.Set.of(f("cuGraphLaunch"), f("cuGraphLaunch_ptsz")), java.util.Set.copyOf(api.functions(Role.GRAPH_LAUNCH)));
     }
 

@@ -323,6 +323,24 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * Whether a capture directory is being written by a live process other than {@code childPid}: its
+     * manifest names a process id that is still running (after the program this run started has ended,
+     * such a capture belongs to another program recording into the same folder). False when the
+     * manifest is missing or names no process.
+     */
+    static boolean writtenByAnotherProcess(Path captureDir, long childPid) {
+        Path mf = captureDir.resolve(dev.zluda.capture.CaptureFormat.MANIFEST_FILE);
+        if (!Files.isRegularFile(mf)) return false;
+        try {
+            var pid = new com.fasterxml.jackson.databind.ObjectMapper().readTree(mf.toFile()).get("pid");
+            if (pid == null || !pid.canConvertToLong() || pid.asLong() == childPid) return false;
+            return ProcessHandle.of(pid.asLong()).map(ProcessHandle::isAlive).orElse(false);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** The name of a signal ({@code SIGKILL}) from {@link #SIGNALS}; null for one not listed there. */
     static String signalName(int signal) {
         String[] s = SIGNALS.get(signal);
@@ -366,7 +384,9 @@ final class RunCommand implements Callable<Integer> {
     private void summarize(Path logDir, Set<Path> before, int exitCode, long pid, PrintWriter err) throws IOException {
         List<Path> made, started;
         try (Stream<Path> s = Files.list(logDir)) {
-            List<Path> fresh = s.filter(d -> !before.contains(d) && Files.isDirectory(d)).sorted().toList();
+            // a capture another program beside this run is still writing into the same folder is not this run's:
+            // trimming it would cut the file under that program's writer (which then faults on its next write)
+            List<Path> fresh = s.filter(d -> !before.contains(d) && Files.isDirectory(d) && !writtenByAnotherProcess(d, pid)).sorted().toList();
             made = fresh.stream().filter(d -> Files.isRegularFile(d.resolve("capture.zcap"))).toList();
             started = fresh.stream().filter(d -> !Files.isRegularFile(d.resolve("capture.zcap"))).toList();
         }

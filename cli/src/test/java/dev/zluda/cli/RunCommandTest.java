@@ -96,6 +96,24 @@ class RunCommandTest {
     }
 
     @Test
+    void aCaptureAnotherLiveProgramIsWritingIsNotThisRunsToTrim(@TempDir Path tmp) throws Exception {
+        // two runs side by side with one -o folder: when one ends, the other's capture is still being written
+        Path dir = Files.createDirectories(tmp.resolve("other"));
+        Files.writeString(dir.resolve("capture.zcap"), "");
+        Process live = new ProcessBuilder("sleep", "30").start();
+        try {
+            Files.writeString(dir.resolve("manifest.json"), "{\"pid\": " + live.pid() + "}");
+            assertTrue(RunCommand.writtenByAnotherProcess(dir, live.pid() + 1), "a live writer other than the run's program");
+            assertFalse(RunCommand.writtenByAnotherProcess(dir, live.pid()), "the run's own program");
+        } finally {
+            live.destroyForcibly().waitFor();
+        }
+        assertFalse(RunCommand.writtenByAnotherProcess(dir, 1), "its writer has ended: the capture is complete");
+        Files.writeString(dir.resolve("manifest.json"), "{}");
+        assertFalse(RunCommand.writtenByAnotherProcess(dir, 1), "a manifest without a process id");
+    }
+
+    @Test
     void nvidiaTraceWithoutAnNvidiaDriverRunsNothing(@TempDir Path tmp) throws Exception {
         Assumptions.assumeTrue(RunCommand.NVIDIA_DRIVER_PATHS.stream().noneMatch(p -> Files.exists(Path.of(p))), "this machine has NVIDIA's driver");
         Path lib = Files.createDirectories(tmp.resolve("lib/trace"));

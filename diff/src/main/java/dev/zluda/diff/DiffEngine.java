@@ -596,8 +596,13 @@ public final class DiffEngine {
         int mask = 0;
         boolean fx = sa.inFlight(x), fy = sb.inFlight(y);
         if (fx != fy || (!fx && sa.result(x) != sb.result(y))) {
-            mask |= 1 << DiffKind.RESULT.ordinal();
-            if (detail != null) detail.diffs.add(new DiffResult.Difference(DiffKind.RESULT, "result", ra.result(x), rb.result(y), null));
+            Expected e = fx == fy ? Expected.ofResult(dev.zluda.spec.CudaApi.baseName(sa.function(x))) : null;
+            if (e != null && !options.strict()) {
+                if (detail == null) ignoreResult(e, x, y);
+            } else {
+                mask |= 1 << DiffKind.RESULT.ordinal();
+                if (detail != null) detail.diffs.add(new DiffResult.Difference(DiffKind.RESULT, "result", ra.result(x), rb.result(y), null));
+            }
         }
         fa.decode(sa.store, sa.facts[x]);
         fb.decode(sb.store, sb.facts[y]);
@@ -703,6 +708,16 @@ public final class DiffEngine {
     }
 
     /** Counts an expected difference between fact {@code i} of A and {@code j} of B (-1: absent on that side). */
+    /** An expected difference of two paired calls' results (e.g. an export table one driver provides and the other does not). */
+    private void ignoreResult(Expected e, int x, int y) {
+        ignoredCounts.merge(e, 1L, Long::sum);
+        int shown = ignoredExamples.getOrDefault(e, 0);
+        if (shown < Math.min(options.limit(), 20) && ignored.size() < options.limit()) {
+            ignoredExamples.put(e, shown + 1);
+            ignored.add(new DiffResult.Ignored(e, sa.ordinal[x], sb.ordinal[y], sa.function(x), "result", ra.result(x), rb.result(y)));
+        }
+    }
+
     private void ignore(int cat, int x, int y, int i, int j) {
         Expected e = Expected.values()[cat - 1];
         ignoredCounts.merge(e, 1L, Long::sum);
@@ -892,8 +907,11 @@ public final class DiffEngine {
         KernelSnapshots ka = sa.kernelBuffers.isEmpty() ? null : KernelSnapshots.read(ca);
         KernelSnapshots kb = sb.kernelBuffers.isEmpty() ? null : KernelSnapshots.read(cb);
         List<KernelSnapshots.Snapshot> la = ka == null ? List.of() : ka.list(), lb = kb == null ? List.of() : kb.list();
-        Map<Long, KernelSnapshots.Snapshot> bByCall = new HashMap<>();
-        for (KernelSnapshots.Snapshot t : lb) if (t.launchCall() > 0) bByCall.putIfAbsent(t.launchCall(), t);
+        // a call may hold several snapshots (a graph launch: one per kernel node, in the order the nodes ran): the
+        // k-th snapshot of A's call pairs with the k-th of B's
+        Map<Long, List<KernelSnapshots.Snapshot>> bByCall = new HashMap<>();
+        for (KernelSnapshots.Snapshot t : lb) if (t.launchCall() > 0) bByCall.computeIfAbsent(t.launchCall(), c -> new ArrayList<>()).add(t);
+        Map<Long, Integer> taken = new HashMap<>();
         Set<Long> launchCalls = new HashSet<>();
         for (KernelSnapshots.Snapshot t : la) if (t.launchCall() > 0) launchCalls.add(t.launchCall());
         Map<Long, Integer> aIdx = new HashMap<>();
@@ -907,7 +925,12 @@ public final class DiffEngine {
         for (KernelSnapshots.Snapshot s : la) {
             Integer x = aIdx.get(s.launchCall());
             int y = x == null ? -1 : partnerA[x];
-            KernelSnapshots.Snapshot t = y < 0 ? null : bByCall.get(sb.ordinal(y));
+            KernelSnapshots.Snapshot t = null;
+            if (y >= 0) {
+                List<KernelSnapshots.Snapshot> candidates = bByCall.getOrDefault(sb.ordinal(y), List.of());
+                int k = taken.merge(s.launchCall(), 1, Integer::sum) - 1;
+                if (k < candidates.size()) t = candidates.get(k);
+            }
             if (t == null) {
                 unpairedA++;
                 continue;

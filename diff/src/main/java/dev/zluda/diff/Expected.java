@@ -24,8 +24,10 @@ public enum Expected {
     /** Values of the runtime's integrity check (export table INTEGRITY_CHECK). */
     INTEGRITY_CHECK("integrity check"),
     /**
-     * Export-table pointers ({@code cuGetExportTable}), and calls through export-table slots
-     * ({@code {GUID}::slot N}: the NVIDIA tracer records them, zluda's driver does not).
+     * Export-table pointers ({@code cuGetExportTable}), whether a table is provided at all (its result: NVIDIA's
+     * driver answers cudart 13's first question, table {@code f8cff951-…}, which zluda's does not serve and cudart
+     * does without), and calls through export-table slots ({@code {GUID}::slot N}: the NVIDIA tracer records them,
+     * zluda's driver does not).
      */
     EXPORT_TABLE("export table"),
     /** Arguments of functions the API spec does not know, whose meaning is therefore unknown. */
@@ -72,6 +74,16 @@ public enum Expected {
             "Heuristic|AlgoGetIds|AlgoInit|AlgoCheck|AlgoCapGetAttribute|AlgoConfigGetAttribute|WorkspaceSize|GetVersion|GetProperty|GetCudartVersion|Find\\w*Algorithm|Get\\w*Algorithm");
     /** Parameters through which programs pass a library's choices back to it. */
     private static final Set<String> LIBRARY_CHOICE_PARAMS = Set.of("algo", "workspace", "workspaceSizeInBytes", "workSpace", "workSpaceSizeInBytes");
+
+    /**
+     * The expected difference that a different result of this function is, or null when the results must be equal:
+     * {@code cuGetExportTable} ({@link #EXPORT_TABLE}; the undocumented tables are each driver's own).
+     *
+     * @param baseName the function's base name
+     */
+    public static Expected ofResult(String baseName) {
+        return baseName.equals("cuGetExportTable") ? EXPORT_TABLE : null;
+    }
 
     private static final Set<String> PROPERTY_FUNCTIONS = Set.of("cuDeviceGetAttribute", "cuDeviceGetProperties",
             "cuDeviceTotalMem", "cuMemGetInfo", "cuDeviceComputeCapability", "cuDeviceGetTexture1DLinearMaxWidth");

@@ -103,8 +103,6 @@ class H200LibraryCaptureTest {
             assertFalse(d.kind() != DiffKind.MISSING && d.kind() != DiffKind.EXTRA && d.kind() != DiffKind.RESULT, "only whole calls and results differ: " + d);
         }
         assertEquals(List.of(
-                        // cudart asks for an export table zluda does not have (docs/support.md)
-                        "cuGetExportTable " + DiffKind.RESULT,
                         // the program allocates the workspace NVIDIA's cublasLtMatmulAlgoGetHeuristic asked for
                         // (48 bytes); zluda's heuristic asks for none, so the program allocates and frees nothing
                         "cuMemAlloc_v2 " + DiffKind.MISSING,
@@ -128,9 +126,11 @@ class H200LibraryCaptureTest {
     }
 
     private static final List<String> KNOWN_DRIVER_DIFFERENCES =
-            // cudart asks for an export table zluda does not have; cudart's teardown after the driver's exit
-            // handler: NVIDIA answers CUDA_ERROR_DEINITIALIZED (docs/support.md, "Known differences from an NVIDIA run")
-            List.of("cuGetExportTable " + DiffKind.RESULT, "cuDevicePrimaryCtxRelease " + DiffKind.RESULT);
+            // cudart's teardown after the driver's exit handler: NVIDIA answers CUDA_ERROR_DEINITIALIZED, and this zluda
+            // capture predates zluda's driver doing the same (docs/support.md, "Known differences from an NVIDIA run").
+            // The export table cudart asks for first (f8cff951-...), which zluda does not have, is an expected
+            // difference (export table): the diff counts a different cuGetExportTable result as one.
+            List.of("cuDevicePrimaryCtxRelease " + DiffKind.RESULT);
 
     private static List<String> functionsAndKinds(DiffResult r) {
         List<String> out = new ArrayList<>();

@@ -121,7 +121,7 @@ public final class InstructionTable {
                 {"bra ret exit", ""},
                 {"call", "direct calls of non-recursive functions are inlined; recursive and address-taken functions run as real calls "
                         + "(registers and a .param/.local frame per activation on the thread's stack of CU_LIMIT_STACK_SIZE bytes), "
-                        + "also indirect through a .callprototype or .calltargets label with per-lane targets; vprintf and __assertfail are provided"},
+                        + "also indirect through a .callprototype or .calltargets label with per-lane targets; vprintf, __assertfail and cudaGraphSetConditional are provided"},
                 {"alloca stacksave stackrestore", "on the thread's stack of CU_LIMIT_STACK_SIZE bytes; overflow stops the kernel with CUDA_ERROR_HARDWARE_STACK_ERROR"},
                 {"bar barrier", ""},
                 {"barrier.cluster", "the CTAs of a cluster run interleaved on one host thread, so .release/.acquire/.relaxed need nothing more; "

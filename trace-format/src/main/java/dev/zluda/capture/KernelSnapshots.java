@@ -89,7 +89,7 @@ public final class KernelSnapshots {
                 case CaptureRecord.Enter e -> {
                     ordinal++;
                     Role role = Role.of(cap.specFunction(e.functionId()));
-                    if (role == Role.KERNEL_LAUNCH) {
+                    if (role == Role.KERNEL_LAUNCH || role == Role.GRAPH_LAUNCH) {
                         launches.put(e.seq(), new long[] {ordinal, e.functionId()});
                         launchEnters.put(e.seq(), e);
                     }
@@ -130,6 +130,7 @@ public final class KernelSnapshots {
         List<Snapshot> list = new ArrayList<>();
         for (CaptureRecord.Kernel k : kernels) {
             if (k.launch() == null) k = withRebuiltLaunch(cap, k, launchEnters.get(k.launchSeq()), results.get(k.launchSeq()), owner, image);
+            else if (k.launch().moduleHash() == 0) k = withModule(k, owner, image);
             long[] l = launches.get(k.launchSeq());
             list.add(new Snapshot(list.size() + 1, k, l == null ? 0 : l[0], l == null ? "" : cap.functionName((int) l[1])));
         }
@@ -157,6 +158,20 @@ public final class KernelSnapshots {
             d[i] = p.get().index();
         }
         return d;
+    }
+
+    /**
+     * {@code k} with the module image its launch section left out (0: the NVIDIA tracer's records of a graph launch's
+     * kernels carry the shape but not the module), found as for a rebuilt launch; {@code k} when not found.
+     */
+    private static CaptureRecord.Kernel withModule(CaptureRecord.Kernel k, Map<Long, Long> owner, Map<Long, Long> image) {
+        Long mod = owner.get(k.function());
+        Long hash = mod == null ? null : image.get(mod);
+        if (hash == null) return k;
+        CaptureRecord.KernelLaunch l = k.launch();
+        CaptureRecord.KernelLaunch m = new CaptureRecord.KernelLaunch(hash, l.gridX(), l.gridY(), l.gridZ(), l.blockX(), l.blockY(), l.blockZ(),
+                l.sharedMemBytes(), l.result());
+        return new CaptureRecord.Kernel(k.seq(), k.ts(), k.threadId(), k.offset(), k.launchSeq(), k.function(), k.name(), k.params(), k.buffers(), m);
     }
 
     /** {@code k} with a launch section rebuilt from its launch call and modules, or {@code k} unchanged when something is missing. */

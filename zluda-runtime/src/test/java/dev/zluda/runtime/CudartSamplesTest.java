@@ -70,6 +70,7 @@ class CudartSamplesTest {
             "constant_ptx   | cuLibraryGetGlobal:CUDA_SUCCESS",
             "atomics        | cuLaunchKernel:CUDA_SUCCESS",
             "warp           | cuLaunchKernel:CUDA_SUCCESS",
+            "graphs         | cuStreamBeginCapture_v2:CUDA_SUCCESS;cuStreamEndCapture:CUDA_SUCCESS;cuGraphInstantiateWithFlags:CUDA_SUCCESS;cuGraphLaunch:CUDA_SUCCESS;cuGraphExecKernelNodeSetParams_v2:CUDA_SUCCESS;cuGraphExecUpdate_v2:CUDA_SUCCESS;cuMemAllocAsync:CUDA_SUCCESS;cuGraphAddChildGraphNode:CUDA_SUCCESS",
     })
     void runsOnZludaAndPasses(String program, String calls, @TempDir Path logs) throws Exception {
         Path exe = bin.resolve(program);

@@ -40,7 +40,7 @@ class NativeEntryTest {
         String out = run(dir, dir.resolve("tests/entry_smoke").toString(), dir.resolve("libcuda.so.1").toString());
         assertTrue(out.startsWith("exit 0\n"), out);
         assertTrue(out.contains(" 0 failed"), out);
-        assertTrue(out.contains("[ZLUDA] cuGraphCreate is not supported yet"), "unsupported calls are said out loud:\n" + out);
+        assertTrue(out.contains("[ZLUDA] cuCtxAttach is not supported yet"), "unsupported calls are said out loud:\n" + out);
     }
 
     @Test
@@ -68,7 +68,7 @@ class NativeEntryTest {
         assertTrue(dump.contains("cuInit(Flags: 0) -> CUDA_SUCCESS"), dump);
         assertTrue(dump.contains("cuDeviceGetName(name: \"ZLUDA emulator (CPU)\""), dump);
         assertTrue(dump.contains("cuDeviceGet(device: 0x7") || dump.contains("ordinal: 1) -> CUDA_ERROR_INVALID_DEVICE"), dump);
-        assertTrue(dump.contains("cuGraphCreate(") && dump.contains("-> CUDA_ERROR_NOT_SUPPORTED"), dump);
+        assertTrue(dump.contains("cuCtxAttach(") && dump.contains("-> CUDA_ERROR_NOT_SUPPORTED"), dump);
         assertTrue(Files.readString(cap.resolve("manifest.json")).contains("\"name\" : \"zluda\""));
         try (dev.zluda.capture.Capture c = dev.zluda.capture.Capture.open(cap)) {
             assertTrue(c.reader().forEachRecord(r -> { }).endedCleanly(), "PROCESS_END written at exit");

@@ -43,6 +43,7 @@ class SamplesTest {
             "cluster       | 2",
             "vmm           | ''",
             "l2persist     | 20000",
+            "graphs        | 3000",
     })
     void samplePasses(String sample, String args) throws Exception {
         List<String> cmd = new ArrayList<>();

@@ -130,6 +130,8 @@ public final class TracerGenerator {
             dataItems(sb, f, true);
             String launch = kernelLaunch(f);
             if (launch != null) sb.append("    zt_kernel_before(&c, ").append(launch).append(");\n");
+            boolean graphLaunch = f.role() == dev.zluda.spec.Role.GRAPH_LAUNCH;
+            if (graphLaunch) sb.append("    zt_graph_before(&c, (uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1);\n");
             sb.append("    zt_enter(&c);\n");
             sb.append("    fn_t real = (fn_t)zt_real(").append(f.id()).append(");\n");
             sb.append("    int r = real ? real(").append(args).append(") : ZT_NOT_FOUND_IN_TARGET;\n");
@@ -149,9 +151,12 @@ public final class TracerGenerator {
                 sb.append("        zt_module(&c, (const void *)a").append(image).append(", a0 ? *(const uint64_t *)a0 : 0, ")
                         .append(file ? 1 : 0).append(");\n");
             }
+            String graph = graphHook(f);
+            if (graph != null) sb.append("        ").append(graph).append('\n');
             sb.append("    }\n");
             sb.append("    zt_end(&c, r);\n");
             if (launch != null) sb.append("    zt_kernel_after(&c, r);\n");
+            if (graphLaunch) sb.append("    zt_graph_after(&c, r);\n");
             sb.append("    return r;\n}\n\n");
         }
         sb.append("const uint64_t zt_spec_hash = 0x").append(Long.toHexString(dev.zluda.spec.SpecHash.of())).append("ull;\n");
@@ -176,6 +181,25 @@ public final class TracerGenerator {
             case "cuLaunchKernel", "cuLaunchKernel_ptsz" -> "(uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a8, (void **)a9, (void **)a10";
             case "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz" ->
                     "(uint64_t)(uintptr_t)a1, a0 ? *(const uint64_t *)((const char *)a0 + 32) : 0, (void **)a2, (void **)a3";
+            default -> null;
+        };
+    }
+
+    /**
+     * What the tracer must learn of an executable graph after a successful call of this function, for the kernel
+     * snapshots of its launches (kernels.c): the graph it was instantiated or updated from, a kernel node's new
+     * parameters, its destruction; null for any other function.
+     */
+    static String graphHook(CudaFunction f) {
+        String b = CudaApi.baseName(f.name());
+        return switch (b) {
+            case "cuGraphInstantiate", "cuGraphInstantiateWithFlags", "cuGraphInstantiateWithParams" ->
+                    "if (a0) zt_graph_instantiated(*(const uint64_t *)a0, (uint64_t)(uintptr_t)a1);";
+            case "cuGraphExecUpdate" -> "zt_graph_updated((uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1);";
+            case "cuGraphExecKernelNodeSetParams" -> "zt_graph_kernel_params((uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (const void *)a2, "
+                    + (f.name().endsWith("_v2") ? 1 : 0) + ");";
+            case "cuGraphExecNodeSetParams" -> "zt_graph_node_params((uint64_t)(uintptr_t)a0, (uint64_t)(uintptr_t)a1, (const void *)a2);";
+            case "cuGraphExecDestroy" -> "zt_graph_destroyed((uint64_t)(uintptr_t)a0);";
             default -> null;
         };
     }

@@ -21,7 +21,7 @@ class EntryGeneratorTest {
         assertTrue(t.contains("case " + id("cuLaunchKernel_ptsz") + " -> a.launch.cuLaunchKernel(w[0], (int) w[1],"), "a per-thread variant");
         assertTrue(t.contains("case " + id("cuCtxDestroy") + " -> a.context.cuCtxDestroy_v2(w[0]); // cuCtxDestroy"), "served as its _v2");
         assertTrue(t.contains("case " + id("cuMemcpyHtoD_v2") + " -> a.copy.cuMemcpyHtoD_v2(w[0], w[1], w[2]);"));
-        assertFalse(t.contains("case " + id("cuGraphCreate") + " ->"), "what no area serves falls to the default");
+        assertFalse(t.contains("case " + id("cuGraphicsMapResources") + " ->"), "what no area serves falls to the default");
         assertTrue(t.contains("default -> a.unsupported(id);"));
     }
 

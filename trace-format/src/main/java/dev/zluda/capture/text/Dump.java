@@ -211,7 +211,8 @@ public final class Dump {
         for (CaptureRecord r : cap.reader()) {
             switch (r) {
                 case CaptureRecord.Enter e -> {
-                    if (Role.of(cap.specFunction(e.functionId())) == Role.KERNEL_LAUNCH) launchesOpen.add(e.seq());
+                    Role role = Role.of(cap.specFunction(e.functionId()));
+                    if (role == Role.KERNEL_LAUNCH || role == Role.GRAPH_LAUNCH) launchesOpen.add(e.seq());
                     openCalls.computeIfAbsent(e.threadId(), t -> new java.util.ArrayDeque<>()).push(e.seq());
                 }
                 case CaptureRecord.Leave l -> {

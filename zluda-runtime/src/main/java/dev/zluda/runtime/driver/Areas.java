@@ -21,8 +21,11 @@ final class Areas {
     final PoolArea pool;
     final HintArea hint;
     final TextureArea texture;
+    final GraphArea graph;
     final ExportTableArea exportTable;
     final VirtualMemoryArea virtualMemory;
+    /** Stream capture: the areas that enqueue work ask it whether their stream captures. */
+    final StreamCapture capture;
 
     /**
      * @param state the shared driver state
@@ -34,21 +37,26 @@ final class Areas {
         context = new ContextArea(state);
         memory = new MemoryArea(state);
         stream = new StreamArea(state);
-        event = new EventArea(state, stream);
+        Graph.Tables graphs = new Graph.Tables();
+        capture = new StreamCapture(state, stream, memory, graphs);
+        stream.capture = capture;
+        event = new EventArea(state, stream, capture);
         array = new ArrayArea(state, memory);
-        copy = new CopyArea(state, memory, stream, array);
+        copy = new CopyArea(state, memory, stream, array, capture);
         module = new ModuleArea(state, memory);
         library = new LibraryArea(state, module);
         function = new FunctionArea(state, module, library);
-        launch = new LaunchArea(state, memory, stream, event, function);
-        pool = new PoolArea(state, memory, stream);
+        launch = new LaunchArea(state, memory, stream, event, function, capture);
+        pool = new PoolArea(state, memory, stream, capture);
         hint = new HintArea(state, stream);
         texture = new TextureArea(state, memory, array);
+        graph = new GraphArea(state, graphs, capture, memory, stream, event, copy, launch);
         exportTable = new ExportTableArea(state, context, module, moduleLoad);
         virtualMemory = new VirtualMemoryArea(state, memory);
         memory.virtualMemory = virtualMemory;
         // what a destroyed or reset context frees, in this order
         context.onRelease(exportTable::release);
+        context.onRelease(capture::release);
         context.onRelease(memory::release);
         context.onRelease(stream::release);
         context.onRelease(event::release);

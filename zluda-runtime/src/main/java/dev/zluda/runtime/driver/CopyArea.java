@@ -32,8 +32,11 @@ final class CopyArea {
     private final StreamArea streams;
     private final ArrayArea arrays;
 
-    CopyArea(DriverState state, MemoryArea memory, StreamArea streams, ArrayArea arrays) {
+    private final StreamCapture capture;
+
+    CopyArea(DriverState state, MemoryArea memory, StreamArea streams, ArrayArea arrays, StreamCapture capture) {
         this.state = state;
+        this.capture = capture;
         this.memory = memory;
         this.streams = streams;
         this.arrays = arrays;
@@ -90,22 +93,27 @@ final class CopyArea {
     }
 
     public int cuMemcpyHtoDAsync_v2(long dstDevice, long srcHost, long ByteCount, long hStream) {
+        if (capturing(hStream)) return captured(hStream, MemoryArea.MEMTYPE_DEVICE, dstDevice, 0, MemoryArea.MEMTYPE_HOST, srcHost, 0, ByteCount);
         return afterStream(hStream, () -> cuMemcpyHtoD_v2(dstDevice, srcHost, ByteCount));
     }
 
     public int cuMemcpyDtoHAsync_v2(long dstHost, long srcDevice, long ByteCount, long hStream) {
+        if (capturing(hStream)) return captured(hStream, MemoryArea.MEMTYPE_HOST, dstHost, 0, MemoryArea.MEMTYPE_DEVICE, srcDevice, 0, ByteCount);
         return afterStream(hStream, () -> cuMemcpyDtoH_v2(dstHost, srcDevice, ByteCount));
     }
 
     public int cuMemcpyDtoDAsync_v2(long dstDevice, long srcDevice, long ByteCount, long hStream) {
+        if (capturing(hStream)) return captured(hStream, MemoryArea.MEMTYPE_DEVICE, dstDevice, 0, MemoryArea.MEMTYPE_DEVICE, srcDevice, 0, ByteCount);
         return afterStream(hStream, () -> cuMemcpyDtoD_v2(dstDevice, srcDevice, ByteCount));
     }
 
     public int cuMemcpyAsync(long dst, long src, long ByteCount, long hStream) {
+        if (capturing(hStream)) return captured(hStream, MemoryArea.MEMTYPE_UNIFIED, dst, 0, MemoryArea.MEMTYPE_UNIFIED, src, 0, ByteCount);
         return afterStream(hStream, () -> cuMemcpy(dst, src, ByteCount));
     }
 
     public int cuMemcpyPeerAsync(long dstDevice, long dstContext, long srcDevice, long srcContext, long ByteCount, long hStream) {
+        if (capturing(hStream)) return captured(hStream, MemoryArea.MEMTYPE_DEVICE, dstDevice, 0, MemoryArea.MEMTYPE_DEVICE, srcDevice, 0, ByteCount);
         return afterStream(hStream, () -> cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount));
     }
 
@@ -185,10 +193,12 @@ final class CopyArea {
     }
 
     public int cuMemcpy2DAsync_v2(long pCopy, long hStream) {
+        if (capturing(hStream)) return pCopy == 0 ? INVALID_VALUE : capture.add(hStream, new Graph.Memcpy(as3d(pCopy), 0));
         return afterStream(hStream, () -> cuMemcpy2D_v2(pCopy));
     }
 
     public int cuMemcpy3DAsync_v2(long pCopy, long hStream) {
+        if (capturing(hStream)) return pCopy == 0 ? INVALID_VALUE : capture.add(hStream, new Graph.Memcpy(at(pCopy, CUDA_MEMCPY3D.SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), 0));
         return afterStream(hStream, () -> cuMemcpy3D_v2(pCopy));
     }
 
@@ -258,11 +268,13 @@ final class CopyArea {
 
     /** cuMemcpyHtoAAsync_v2: as cuMemcpyHtoA_v2, on a stream. */
     public int cuMemcpyHtoAAsync_v2(long dstArray, long dstOffset, long srcHost, long ByteCount, long hStream) {
+        if (capturing(hStream)) return captured(hStream, MemoryArea.MEMTYPE_ARRAY, dstArray, dstOffset, MemoryArea.MEMTYPE_HOST, srcHost, 0, ByteCount);
         return afterStream(hStream, () -> cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount));
     }
 
     /** cuMemcpyAtoHAsync_v2: as cuMemcpyAtoH_v2, on a stream. */
     public int cuMemcpyAtoHAsync_v2(long dstHost, long srcArray, long srcOffset, long ByteCount, long hStream) {
+        if (capturing(hStream)) return captured(hStream, MemoryArea.MEMTYPE_HOST, dstHost, 0, MemoryArea.MEMTYPE_ARRAY, srcArray, srcOffset, ByteCount);
         return afterStream(hStream, () -> cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount));
     }
 
@@ -351,11 +363,95 @@ final class CopyArea {
         return s != SUCCESS ? s : op.getAsInt();
     }
 
-    public int cuMemsetD8Async(long d, int v, long n, long st) { return afterStream(st, () -> cuMemsetD8_v2(d, v, n)); }
-    public int cuMemsetD16Async(long d, int v, long n, long st) { return afterStream(st, () -> cuMemsetD16_v2(d, v, n)); }
-    public int cuMemsetD32Async(long d, int v, long n, long st) { return afterStream(st, () -> cuMemsetD32_v2(d, v, n)); }
-    public int cuMemsetD2D8Async(long d, long p, int v, long w, long h, long st) { return afterStream(st, () -> cuMemsetD2D8_v2(d, p, v, w, h)); }
-    public int cuMemsetD2D16Async(long d, long p, int v, long w, long h, long st) { return afterStream(st, () -> cuMemsetD2D16_v2(d, p, v, w, h)); }
-    public int cuMemsetD2D32Async(long d, long p, int v, long w, long h, long st) { return afterStream(st, () -> cuMemsetD2D32_v2(d, p, v, w, h)); }
+    public int cuMemsetD8Async(long d, int v, long n, long st) { return memsetAsync(st, d, n, v, n, 1, 1, () -> cuMemsetD8_v2(d, v, n)); }
+    public int cuMemsetD16Async(long d, int v, long n, long st) { return memsetAsync(st, d, 2 * n, v, n, 1, 2, () -> cuMemsetD16_v2(d, v, n)); }
+    public int cuMemsetD32Async(long d, int v, long n, long st) { return memsetAsync(st, d, 4 * n, v, n, 1, 4, () -> cuMemsetD32_v2(d, v, n)); }
+    public int cuMemsetD2D8Async(long d, long p, int v, long w, long h, long st) { return memsetAsync(st, d, p, v, w, h, 1, () -> cuMemsetD2D8_v2(d, p, v, w, h)); }
+    public int cuMemsetD2D16Async(long d, long p, int v, long w, long h, long st) { return memsetAsync(st, d, p, v, w, h, 2, () -> cuMemsetD2D16_v2(d, p, v, w, h)); }
+    public int cuMemsetD2D32Async(long d, long p, int v, long w, long h, long st) { return memsetAsync(st, d, p, v, w, h, 4, () -> cuMemsetD2D32_v2(d, p, v, w, h)); }
+
+    /** An async memset: on a capturing stream a memset node of the capture's graph, else done after the stream's earlier work. */
+    private int memsetAsync(long hStream, long dst, long pitch, int value, long width, long height, int elementSize, java.util.function.IntSupplier op) {
+        if (capturing(hStream)) {
+            int mask = elementSize == 4 ? -1 : (1 << (8 * elementSize)) - 1;
+            return capture.add(hStream, new Graph.Memset(dst, pitch, value & mask, elementSize, width, height, 0));
+        }
+        return afterStream(hStream, op);
+    }
+
+    // ---------------------------------------------------------------- stream capture and graph nodes
+
+    /** Whether the (valid) stream captures; a bad stream is left to the operation's own check. */
+    private boolean capturing(long hStream) {
+        return streams.checkStream(hStream) == SUCCESS && capture.capturing(hStream);
+    }
+
+    /**
+     * A 1D copy enqueued on a capturing stream, as a memcpy node whose CUDA_MEMCPY3D copies {@code bytes} bytes from
+     * one side to the other (a CUDA array side at a byte offset).
+     */
+    private int captured(long hStream, int dstType, long dst, long dstOffset, int srcType, long src, long srcOffset, long bytes) {
+        if (bytes < 0 || (bytes > 0 && (dst == 0 || src == 0))) return INVALID_VALUE;
+        try (Arena a = Arena.ofConfined()) {
+            long c = a.allocate(CUDA_MEMCPY3D.SIZE, 8).address();
+            side(c, true, dstType, dst, dstOffset, bytes);
+            side(c, false, srcType, src, srcOffset, bytes);
+            CUDA_MEMCPY3D.WidthInBytes(c, bytes);
+            CUDA_MEMCPY3D.Height(c, 1);
+            CUDA_MEMCPY3D.Depth(c, 1);
+            return capture.add(hStream, new Graph.Memcpy(at(c, CUDA_MEMCPY3D.SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE), 0));
+        }
+    }
+
+    private static void side(long c, boolean dst, int type, long p, long offset, long bytes) {
+        if (dst) {
+            CUDA_MEMCPY3D.dstMemoryType(c, type);
+            switch (type) {
+                case MemoryArea.MEMTYPE_HOST -> CUDA_MEMCPY3D.dstHost(c, p);
+                case MemoryArea.MEMTYPE_ARRAY -> CUDA_MEMCPY3D.dstArray(c, p);
+                default -> CUDA_MEMCPY3D.dstDevice(c, p);
+            }
+            CUDA_MEMCPY3D.dstXInBytes(c, offset);
+            CUDA_MEMCPY3D.dstPitch(c, bytes);
+            CUDA_MEMCPY3D.dstHeight(c, 1);
+        } else {
+            CUDA_MEMCPY3D.srcMemoryType(c, type);
+            switch (type) {
+                case MemoryArea.MEMTYPE_HOST -> CUDA_MEMCPY3D.srcHost(c, p);
+                case MemoryArea.MEMTYPE_ARRAY -> CUDA_MEMCPY3D.srcArray(c, p);
+                default -> CUDA_MEMCPY3D.srcDevice(c, p);
+            }
+            CUDA_MEMCPY3D.srcXInBytes(c, offset);
+            CUDA_MEMCPY3D.srcPitch(c, bytes);
+            CUDA_MEMCPY3D.srcHeight(c, 1);
+        }
+    }
+
+    /** A CUDA_MEMCPY2D as the CUDA_MEMCPY3D of one slice (its bytes). */
+    static byte[] as3d(long p2d) {
+        try (Arena a = Arena.ofConfined()) {
+            long c = a.allocate(CUDA_MEMCPY3D.SIZE, 8).address();
+            CUDA_MEMCPY3D.srcXInBytes(c, CUDA_MEMCPY2D.srcXInBytes(p2d));
+            CUDA_MEMCPY3D.srcY(c, CUDA_MEMCPY2D.srcY(p2d));
+            CUDA_MEMCPY3D.srcMemoryType(c, CUDA_MEMCPY2D.srcMemoryType(p2d));
+            CUDA_MEMCPY3D.srcHost(c, CUDA_MEMCPY2D.srcHost(p2d));
+            CUDA_MEMCPY3D.srcDevice(c, CUDA_MEMCPY2D.srcDevice(p2d));
+            CUDA_MEMCPY3D.srcArray(c, CUDA_MEMCPY2D.srcArray(p2d));
+            CUDA_MEMCPY3D.srcPitch(c, CUDA_MEMCPY2D.srcPitch(p2d));
+            CUDA_MEMCPY3D.srcHeight(c, CUDA_MEMCPY2D.Height(p2d));
+            CUDA_MEMCPY3D.dstXInBytes(c, CUDA_MEMCPY2D.dstXInBytes(p2d));
+            CUDA_MEMCPY3D.dstY(c, CUDA_MEMCPY2D.dstY(p2d));
+            CUDA_MEMCPY3D.dstMemoryType(c, CUDA_MEMCPY2D.dstMemoryType(p2d));
+            CUDA_MEMCPY3D.dstHost(c, CUDA_MEMCPY2D.dstHost(p2d));
+            CUDA_MEMCPY3D.dstDevice(c, CUDA_MEMCPY2D.dstDevice(p2d));
+            CUDA_MEMCPY3D.dstArray(c, CUDA_MEMCPY2D.dstArray(p2d));
+            CUDA_MEMCPY3D.dstPitch(c, CUDA_MEMCPY2D.dstPitch(p2d));
+            CUDA_MEMCPY3D.dstHeight(c, CUDA_MEMCPY2D.Height(p2d));
+            CUDA_MEMCPY3D.WidthInBytes(c, CUDA_MEMCPY2D.WidthInBytes(p2d));
+            CUDA_MEMCPY3D.Height(c, CUDA_MEMCPY2D.Height(p2d));
+            CUDA_MEMCPY3D.Depth(c, 1);
+            return at(c, CUDA_MEMCPY3D.SIZE).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+        }
+    }
 
 }

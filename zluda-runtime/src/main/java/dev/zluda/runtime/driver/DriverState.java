@@ -28,6 +28,11 @@ final class DriverState {
     volatile long totalMemory;
     /** Whether cuInit succeeded. */
     volatile boolean initialized;
+    /**
+     * Whether the driver was deinitialised at process exit ({@link ZludaDriver#deinitialize}): every later call
+     * answers CUDA_ERROR_DEINITIALIZED, as NVIDIA's driver answers the calls cudart's exit handlers make after its.
+     */
+    volatile boolean deinitialized;
     private volatile Backend backend;
     private final ThreadLocal<Call> calls = new ThreadLocal<>();
     /** The contexts by handle (CUcontext). */

@@ -37,9 +37,12 @@ final class EventArea {
     private final StreamArea streams;
     final Handles<Event> events = new Handles<>(3);
 
-    EventArea(DriverState state, StreamArea streams) {
+    private final StreamCapture capture;
+
+    EventArea(DriverState state, StreamArea streams, StreamCapture capture) {
         this.state = state;
         this.streams = streams;
+        this.capture = capture;
     }
 
     /** Destroys the events of a context being destroyed or reset. */
@@ -75,6 +78,11 @@ final class EventArea {
         return state.backend().destroyEvent(e.backendHandle);
     }
 
+    /**
+     * cuEventRecord: the event's time is taken now (every earlier operation has completed). On a capturing stream the
+     * event stands for the capture's work so far instead ({@link StreamCapture#recordEvent}): no node is added, and a
+     * stream that waits for it joins the capture.
+     */
     public int cuEventRecord(long hEvent, long hStream) {
         int r = streams.checkStream(hStream);
         if (r != SUCCESS) return r;
@@ -83,26 +91,43 @@ final class EventArea {
         // an event of another context than the stream's: CUDA_ERROR_INVALID_HANDLE, as recorded on the H200
         // (samples/traces/h200/misuse, wrong_ctx_event_record)
         if (e.context != streams.contextOf(hStream)) return INVALID_HANDLE;
+        if (capture.capturing(hStream)) return capture.recordEvent(hEvent, hStream);
+        capture.recordedOutside(hEvent);
         e.recordedNanos = System.nanoTime();
         return state.backend().recordEvent(e.backendHandle, streams.nativeStream(hStream));
     }
 
+    /**
+     * cuEventRecordWithFlags: as cuEventRecord; with CU_EVENT_RECORD_EXTERNAL on a capturing stream, an event record
+     * node of the capture's graph (outside a capture the flag is CUDA_ERROR_INVALID_VALUE).
+     */
     public int cuEventRecordWithFlags(long hEvent, long hStream, int flags) {
         if ((flags & ~1) != 0) return INVALID_VALUE; // CU_EVENT_RECORD_DEFAULT | CU_EVENT_RECORD_EXTERNAL
+        if ((flags & 1) != 0) {
+            int r = streams.checkStream(hStream);
+            if (r != SUCCESS) return r;
+            if (events.get(hEvent) == null) return INVALID_HANDLE;
+            if (!capture.capturing(hStream)) return INVALID_VALUE;
+            return capture.add(hStream, new Graph.EventRecord(hEvent));
+        }
         return cuEventRecord(hEvent, hStream);
     }
 
+    /** cuEventQuery: CUDA_SUCCESS (all work is done); CUDA_ERROR_CAPTURED_EVENT for an event last recorded in a capture. */
     public int cuEventQuery(long hEvent) {
         if (!state.initialized) return NOT_INITIALIZED;
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
+        if (capture.captured(hEvent)) return StreamCapture.CAPTURED_EVENT;
         return state.backend().queryEvent(e.backendHandle);
     }
 
+    /** cuEventSynchronize: returns at once (all work is done) or with the sticky error; CUDA_ERROR_CAPTURED_EVENT for a captured event. */
     public int cuEventSynchronize(long hEvent) {
         if (!state.initialized) return NOT_INITIALIZED;
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
+        if (capture.captured(hEvent)) return StreamCapture.CAPTURED_EVENT;
         int r = state.backend().synchronizeEvent(e.backendHandle);
         return r != SUCCESS ? r : e.context.stickyError(); // after a kernel fault, as NVIDIA's driver answers
     }
@@ -120,12 +145,23 @@ final class EventArea {
         return e;
     }
 
+    /**
+     * cuStreamWaitEvent: later work on the stream waits for the event. Where a capture is involved
+     * ({@link StreamCapture#waitEvent}) the stream gains the event's capture dependencies or joins its capture; with
+     * CU_EVENT_WAIT_EXTERNAL on a capturing stream, an event wait node (outside a capture: CUDA_ERROR_INVALID_VALUE).
+     */
     public int cuStreamWaitEvent(long hStream, long hEvent, int Flags) {
         int r = streams.checkStream(hStream);
         if (r != SUCCESS) return r;
         Event e = events.get(hEvent);
         if (e == null) return INVALID_HANDLE;
         if ((Flags & ~1) != 0) return INVALID_VALUE; // CU_EVENT_WAIT_DEFAULT | CU_EVENT_WAIT_EXTERNAL
+        if ((Flags & 1) != 0) {
+            if (!capture.capturing(hStream)) return INVALID_VALUE;
+            return capture.add(hStream, new Graph.EventWait(hEvent));
+        }
+        int c = capture.waitEvent(hStream, hEvent);
+        if (c != StreamCapture.NOT_CAPTURED) return c;
         return state.backend().streamWaitEvent(streams.nativeStream(hStream), e.backendHandle);
     }
 

@@ -51,7 +51,10 @@ final class LaunchArea {
     private final FunctionArea functions;
     private final MemoryMap memoryMap = this::findForKernel;
 
-    LaunchArea(DriverState state, MemoryArea memory, StreamArea streams, EventArea events, FunctionArea functions) {
+    private final StreamCapture capture;
+
+    LaunchArea(DriverState state, MemoryArea memory, StreamArea streams, EventArea events, FunctionArea functions, StreamCapture capture) {
+        this.capture = capture;
         this.state = state;
         this.memory = memory;
         this.streams = streams;
@@ -96,31 +99,47 @@ final class LaunchArea {
     }
 
     /**
-     * Validates a launch and runs it. Grid and block dimensions are unsigned; CUDA's rules
-     * (cuLaunchKernel): every dimension ≥ 1; block ≤ MAX_BLOCK_DIM_{X,Y,Z} and ≤ the function's
-     * MAX_THREADS_PER_BLOCK in total; grid ≤ MAX_GRID_DIM_{X,Y,Z}; static + dynamic shared memory
-     * within the function's limit — otherwise CUDA_ERROR_INVALID_VALUE.
+     * A launch checked against the device and the function, its parameters packed at their PTX offsets: what a
+     * launch runs, and what a graph's kernel node holds.
+     *
+     * @param f the CUfunction or CUkernel handle the program gave
+     * @param fn the function it names
+     * @param grid grid dimensions in blocks (x, y, z)
+     * @param block block dimensions in threads (x, y, z)
+     * @param shared dynamic shared memory per block, bytes
+     * @param params the packed parameter buffer (the PTX parameter layout)
+     * @param fromKernelParams whether it was packed from {@code kernelParams} (else it is the {@code extra} buffer)
+     * @param grouping how the launch groups its CTAs ({@link #grouping}: cooperative, clusters, or neither)
      */
-    private int launch(long f, long gx, long gy, long gz, long bx, long by, long bz, long shared, long hStream, long kernelParams,
-                       long extra) {
-        return launch(f, gx, gy, gz, bx, by, bz, shared, hStream, kernelParams, extra, false, null);
+    record Packed(long f, ModuleArea.Function fn, long[] grid, long[] block, long shared, byte[] params, boolean fromKernelParams,
+                  dev.zluda.runtime.emulator.Emulator.Grouping grouping) {}
+
+    /**
+     * Checks a launch's function, shape and parameters and packs them, without running anything. Grid and block
+     * dimensions are unsigned; CUDA's rules (cuLaunchKernel): every dimension ≥ 1; block ≤ MAX_BLOCK_DIM_{X,Y,Z}
+     * and ≤ the function's MAX_THREADS_PER_BLOCK in total; grid ≤ MAX_GRID_DIM_{X,Y,Z}; static + dynamic shared
+     * memory within the function's limit; exactly one of kernelParams and extra for a kernel with parameters —
+     * otherwise CUDA_ERROR_INVALID_VALUE; CUDA_ERROR_INVALID_HANDLE for an unknown function or one of another
+     * context.
+     *
+     * @param out receives the packed launch on CUDA_SUCCESS
+     */
+    int pack(long f, long gx, long gy, long gz, long bx, long by, long bz, long shared, long kernelParams, long extra, Packed[] out) {
+        return pack(f, gx, gy, gz, bx, by, bz, shared, kernelParams, extra, false, null, out);
     }
 
     /**
-     * {@link #launch(long, long, long, long, long, long, long, long, long, long, long)} as a cooperative launch
-     * and/or with cluster dimensions from a launch attribute ({@code clusterAttr}, null without one): see
-     * {@link #grouping}.
+     * {@link #pack(long, long, long, long, long, long, long, long, long, long, Packed[])} of a cooperative launch
+     * and/or one with cluster dimensions from a launch attribute ({@code clusterAttr}, null without one): see
+     * {@link #grouping}, whose CUresult it returns when it refuses the grouping.
      */
-    private int launch(long f, long gx, long gy, long gz, long bx, long by, long bz, long shared, long hStream, long kernelParams,
-                       long extra, boolean cooperative, int[] clusterAttr) {
-        int r = streams.checkStream(hStream);
-        if (r != SUCCESS) return r;
+    int pack(long f, long gx, long gy, long gz, long bx, long by, long bz, long shared, long kernelParams, long extra,
+             boolean cooperative, int[] clusterAttr, Packed[] out) {
         ModuleArea.Function fn = functions.function(f);
         if (fn == null) return INVALID_HANDLE;
-        // a function or a stream of another context: CUDA_ERROR_INVALID_HANDLE, as recorded on the H200
-        // (samples/traces/h200/misuse, wrong_ctx_launch, wrong_ctx_stream_launch)
-        Context current = state.current();
-        if (fn.module.context != current || streams.contextOf(hStream) != current) return INVALID_HANDLE;
+        // a function of another context: CUDA_ERROR_INVALID_HANDLE, as recorded on the H200
+        // (samples/traces/h200/misuse, wrong_ctx_launch)
+        if (fn.module.context != state.current()) return INVALID_HANDLE;
         Map<String, Integer> a = state.attributes.byName();
         if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0) return INVALID_VALUE;
         if (gx > a.get("MAX_GRID_DIM_X") || gy > a.get("MAX_GRID_DIM_Y") || gz > a.get("MAX_GRID_DIM_Z")) return INVALID_VALUE;
@@ -172,28 +191,79 @@ final class LaunchArea {
         } else if (paramBytes > 0) {
             return INVALID_VALUE;
         }
+        out[0] = new Packed(f, fn, new long[] {gx, gy, gz}, new long[] {bx, by, bz}, shared, buffer, kernelParams != 0,
+                (dev.zluda.runtime.emulator.Emulator.Grouping) grouping);
+        return SUCCESS;
+    }
+
+    /**
+     * Validates a launch and runs it ({@link #pack}, then {@link #run}); on a capturing stream it becomes a kernel
+     * node of the capture's graph instead ({@link StreamCapture}).
+     */
+    private int launch(long f, long gx, long gy, long gz, long bx, long by, long bz, long shared, long hStream, long kernelParams,
+                       long extra) {
+        return launch(f, gx, gy, gz, bx, by, bz, shared, hStream, kernelParams, extra, false, null);
+    }
+
+    /**
+     * {@link #launch(long, long, long, long, long, long, long, long, long, long, long)} as a cooperative launch
+     * and/or with cluster dimensions from a launch attribute ({@code clusterAttr}, null without one): see
+     * {@link #grouping}.
+     */
+    private int launch(long f, long gx, long gy, long gz, long bx, long by, long bz, long shared, long hStream, long kernelParams,
+                       long extra, boolean cooperative, int[] clusterAttr) {
+        int r = streams.checkStream(hStream);
+        if (r != SUCCESS) return r;
+        ModuleArea.Function fn = functions.function(f);
+        if (fn == null) return INVALID_HANDLE;
+        // a function or a stream of another context: CUDA_ERROR_INVALID_HANDLE, as recorded on the H200
+        // (samples/traces/h200/misuse, wrong_ctx_launch, wrong_ctx_stream_launch)
+        Context current = state.current();
+        if (fn.module.context != current || streams.contextOf(hStream) != current) return INVALID_HANDLE;
+        Packed[] p = new Packed[1];
+        r = pack(f, gx, gy, gz, bx, by, bz, shared, kernelParams, extra, cooperative, clusterAttr, p);
+        if (r != SUCCESS) return r;
+        if (capture.capturing(hStream)) return capture.add(hStream, new Graph.Kernel(p[0], 0));
+        return run(p[0], hStream, true);
+    }
+
+    /**
+     * What a kernel snapshot sees of a packed launch: function, name, module PTX, shape, parameters, the
+     * allocations the parameters point into now, and a reader of device memory.
+     */
+    LaunchObserver.KernelLaunch describe(Packed p) {
+        return new LaunchObserver.KernelLaunch(p.f(), p.fn().kernel.name(), p.fn().module.ptx, p.grid().clone(), p.block().clone(), p.shared(),
+                p.params().clone(), pointedTo(p.params()), this::read);
+    }
+
+    /**
+     * Runs a packed launch on a stream whose handle was checked. A kernel fault becomes the current context's
+     * sticky error (the launch itself succeeds).
+     *
+     * @param observe whether the call's {@link LaunchObserver} snapshots this launch (a graph launch takes its
+     *     snapshots around the whole graph, {@link GraphArea})
+     */
+    int run(Packed p, long hStream, boolean observe) {
         Backend b = state.backend();
         long stream = streams.nativeStream(hStream);
-        int[] grid = {(int) gx, (int) gy, (int) gz}, block = {(int) bx, (int) by, (int) bz};
-        LaunchObserver obs = state.launchObserver();
+        int[] grid = {(int) p.grid()[0], (int) p.grid()[1], (int) p.grid()[2]}, block = {(int) p.block()[0], (int) p.block()[1], (int) p.block()[2]};
+        LaunchObserver obs = observe ? state.launchObserver() : null;
         LaunchObserver.KernelLaunch seen = null;
         Object token = null;
         if (obs != null) {
             try {
-                if (obs.wants(fn.kernel.name())) {
+                if (obs.wants(p.fn().kernel.name())) {
                     // on an asynchronous backend the before-images are read once the stream's earlier work is done
                     if (!b.synchronous()) b.synchronizeStream(stream);
-                    seen = new LaunchObserver.KernelLaunch(f, fn.kernel.name(), fn.module.ptx, new long[] {gx, gy, gz}, new long[] {bx, by, bz},
-                            shared, buffer.clone(), pointedTo(buffer), this::read);
+                    seen = describe(p);
                     token = obs.before(seen);
                 }
             } catch (RuntimeException e) {
                 seen = null; // a failing observer never stops the launch
             }
         }
-        Backend.LaunchOutcome out = b.launch(new Backend.LaunchRequest(fn.loaded, grid, block, (int) shared, stream, buffer,
-                kernelParams != 0, memoryMap, state.attributes.byName().get("MULTIPROCESSOR_COUNT"), stackLimit(),
-                (dev.zluda.runtime.emulator.Emulator.Grouping) grouping));
+        Backend.LaunchOutcome out = b.launch(new Backend.LaunchRequest(p.fn().loaded, grid, block, (int) p.shared(), stream, p.params(),
+                p.fromKernelParams(), memoryMap, state.attributes.byName().get("MULTIPROCESSOR_COUNT"), stackLimit(), p.grouping()));
         if (state.wantsEvents() && out.event() != null) state.event(out.event().get());
         if (out.result() != SUCCESS) return out.result();
         if (out.kernelError() != SUCCESS) {

@@ -178,6 +178,49 @@ final class MemoryArea {
         return SUCCESS;
     }
 
+    // ---------------------------------------------------------------- graph memory
+
+    /**
+     * Reserves device memory for a graph's mem alloc node (CUDA Driver API, cuGraphAddMemAllocNode): the address is
+     * fixed now; the memory joins the allocation map only when the node runs ({@link #map}). Its allocation's own
+     * {@code free()} gives nothing back, so that {@code cuMemFree} of graph memory only unmaps it; the backend memory
+     * goes when the last graph holding it does ({@link Graph.GraphMemory#release()}).
+     *
+     * @param out receives the reservation on CUDA_SUCCESS
+     * @return CUDA_SUCCESS, CUDA_ERROR_INVALID_VALUE for a size of 0, CUDA_ERROR_OUT_OF_MEMORY, or the context check's error
+     */
+    int reserveGraphMemory(long bytes, Graph.GraphMemory[] out) {
+        int r = state.checkContext();
+        if (r != SUCCESS) return r;
+        if (bytes <= 0) return INVALID_VALUE;
+        if (used.get() + bytes > state.totalMemory) return OUT_OF_MEMORY;
+        Backend.DeviceMemory m;
+        try {
+            m = state.backend().allocate(bytes);
+        } catch (BackendException e) {
+            return e.cuResult;
+        }
+        Allocation a = new Allocation(Allocation.Kind.DEVICE, m.address(), bytes, state.current(), 0, bufferIds.incrementAndGet(), null, null);
+        out[0] = new Graph.GraphMemory(m.address(), bytes, a, m.release());
+        return SUCCESS;
+    }
+
+    /** Makes graph memory accessible (its alloc node ran); false when it was mapped already. */
+    boolean map(Allocation a) {
+        if (allocations.putIfAbsent(a.address, a) != null) return false;
+        used.addAndGet(a.size);
+        a.context.allocations.add(a);
+        return true;
+    }
+
+    /** Makes graph memory inaccessible (a free node ran, or its graphs are gone); false when it was not mapped. */
+    boolean unmap(Allocation a) {
+        if (!allocations.remove(a.address, a)) return false;
+        used.addAndGet(-a.size);
+        a.context.allocations.remove(a);
+        return true;
+    }
+
     // ---------------------------------------------------------------- allocation
 
     public int cuMemAlloc_v2(long dptr, long bytesize) {

@@ -27,8 +27,11 @@ final class PoolArea {
     private final MemoryArea memory;
     private final StreamArea streams;
 
-    PoolArea(DriverState state, MemoryArea memory, StreamArea streams) {
+    private final StreamCapture capture;
+
+    PoolArea(DriverState state, MemoryArea memory, StreamArea streams, StreamCapture capture) {
         this.state = state;
+        this.capture = capture;
         this.memory = memory;
         this.streams = streams;
     }
@@ -235,6 +238,7 @@ final class PoolArea {
         if (r != SUCCESS) return r;
         if (p == null || dptr == 0) return INVALID_VALUE;
         if (bytesize == 0) return INVALID_VALUE;
+        if (capture.capturing(hStream)) return capture.allocate(hStream, dptr, bytesize); // a mem alloc node
         r = memory.cuMemAlloc_v2(dptr, bytesize);
         if (r != SUCCESS) return r;
         long a = getLong(dptr);
@@ -272,9 +276,12 @@ final class PoolArea {
      * that is not the start of a device allocation.
      */
     public int cuMemFreeAsync(long dptr, long hStream) {
-        int r = streams.streamDone(hStream);
+        int r = streams.checkStream(hStream);
         if (r != SUCCESS) return r;
         if (dptr == 0) return INVALID_VALUE;
+        if (capture.capturing(hStream)) return capture.free(hStream, dptr); // a mem free node
+        r = streams.streamDone(hStream);
+        if (r != SUCCESS) return r;
         r = memory.cuMemFree_v2(dptr);
         if (r != SUCCESS) return r;
         long[] pa = poolAllocations.remove(dptr);

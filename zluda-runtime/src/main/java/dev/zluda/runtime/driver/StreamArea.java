@@ -21,7 +21,8 @@ import static dev.zluda.runtime.driver.Native.putLong;
 
 /**
  * Streams (CUDA Driver API group CUDA_STREAM): creation and destruction, synchronisation and queries, flags,
- * priorities, ids and owners, attributes, capture status, and host functions on streams. Each stream is the
+ * priorities, ids and owners, attributes, and host functions on streams (stream capture: {@link GraphArea},
+ * {@link StreamCapture}; a host function on a capturing stream becomes a host node). Each stream is the
  * backend's ({@code Backend#createStream}; HIP's on the hip backend, none on the emulator), the default and legacy
  * streams its null stream. On the emulator every operation completes before the call that enqueues it returns, so
  * each stream is trivially in order, queries answer CUDA_SUCCESS, waits return at once, and a host function runs on
@@ -45,6 +46,22 @@ final class StreamArea {
 
     StreamArea(DriverState state) {
         this.state = state;
+    }
+
+    /** Stream capture ({@link StreamCapture}), wired by {@link Areas}. */
+    StreamCapture capture;
+
+    /**
+     * Calls a host function {@code void fn(void *arg)} on this thread (host functions, graph host nodes, user
+     * objects' destructors); CUDA_ERROR_UNKNOWN when the call fails.
+     */
+    static int callHost(long fn, long arg) {
+        try {
+            CALL_VOID_PTR.invokeExact(MemorySegment.ofAddress(fn), MemorySegment.ofAddress(arg));
+            return SUCCESS;
+        } catch (Throwable t) {
+            return UNKNOWN;
+        }
     }
 
     /** SUCCESS for a stream the calling context may use (the default, legacy and per-thread streams, or a live one). */
@@ -169,20 +186,27 @@ final class StreamArea {
         return answer(hStream, device, s -> s == null ? state.current().device : s.context().device, false);
     }
 
+    /** cuLaunchHostFunc: runs {@code fn(userData)} once the stream's earlier work is done; on a capturing stream, a host node. */
     public int cuLaunchHostFunc(long hStream, long fn, long userData) {
-        int r = streamDone(hStream);
+        int r = checkStream(hStream);
         if (r != SUCCESS) return r;
         if (fn == 0) return INVALID_VALUE;
-        try {
-            CALL_VOID_PTR.invokeExact(MemorySegment.ofAddress(fn), MemorySegment.ofAddress(userData));
-        } catch (Throwable t) {
-            return UNKNOWN;
-        }
-        return SUCCESS;
+        if (capture.capturing(hStream)) return capture.add(hStream, new Graph.Host(fn, userData));
+        r = streamDone(hStream);
+        if (r != SUCCESS) return r;
+        return callHost(fn, userData);
     }
 
+    /** cuStreamAddCallback: as cuLaunchHostFunc, with the stream and status; it cannot be captured (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED). */
     public int cuStreamAddCallback(long hStream, long callback, long userData, int flags) {
-        int r = streamDone(hStream);
+        int r = checkStream(hStream);
+        if (r != SUCCESS) return r;
+        StreamCapture.Sequence seq = capture.sequence(hStream);
+        if (seq != null) {
+            seq.invalidated = true;
+            return StreamCapture.STREAM_CAPTURE_UNSUPPORTED;
+        }
+        r = streamDone(hStream);
         if (r != SUCCESS) return r;
         if (callback == 0 || flags != 0) return INVALID_VALUE;
         try {
@@ -270,36 +294,6 @@ final class StreamArea {
         int r = cuStreamGetCtx(hStream, pCtx);
         if (r == SUCCESS) putLong(pGreenCtx, 0);
         return r;
-    }
-
-    /**
-     * cuStreamIsCapturing: CU_STREAM_CAPTURE_STATUS_NONE (0). Stream capture (cuStreamBeginCapture)
-     * is not supported, so no stream is ever capturing.
-     */
-    public int cuStreamIsCapturing(long hStream, long captureStatus) {
-        int r = checkStream(hStream);
-        if (r != SUCCESS) return r;
-        if (captureStatus == 0) return INVALID_VALUE;
-        putInt(captureStatus, 0);
-        return SUCCESS;
-    }
-
-    private final ThreadLocal<int[]> captureMode = ThreadLocal.withInitial(() -> new int[] {0});
-
-    /**
-     * cuThreadExchangeStreamCaptureMode: swaps the calling thread's capture interaction mode
-     * (GLOBAL 0, THREAD_LOCAL 1, RELAXED 2) with *mode. Kept per thread; without stream capture it
-     * changes nothing else.
-     */
-    public int cuThreadExchangeStreamCaptureMode(long mode) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        if (mode == 0) return INVALID_VALUE;
-        int m = getInt(mode);
-        if (m < 0 || m > 2) return INVALID_VALUE;
-        int[] cur = captureMode.get();
-        putInt(mode, cur[0]);
-        cur[0] = m;
-        return SUCCESS;
     }
 
 }

@@ -33,7 +33,7 @@ public final class ZludaDriver implements CudaDriverApi {
     /** The name of device 0. */
     public static final String DEVICE_NAME = DeviceArea.DEVICE_NAME;
     /** Roles whose calls print the device printf output before they run. */
-    static final Set<Role> FLUSH_BEFORE = EnumSet.of(Role.KERNEL_LAUNCH, Role.CONTEXT_DESTROY, Role.HOST_CALLBACK);
+    static final Set<Role> FLUSH_BEFORE = EnumSet.of(Role.KERNEL_LAUNCH, Role.GRAPH_LAUNCH, Role.CONTEXT_DESTROY, Role.HOST_CALLBACK);
     /** Roles whose calls print the device printf output after they ran. */
     static final Set<Role> FLUSH_AFTER = EnumSet.of(Role.CONTEXT_SYNC, Role.STREAM_SYNC, Role.EVENT_SYNC, Role.COPY,
             Role.MODULE_LOAD, Role.MODULE_UNLOAD);
@@ -60,16 +60,19 @@ public final class ZludaDriver implements CudaDriverApi {
         this.moduleLoadData = api.function("cuModuleLoadData").orElseThrow().id();
         this.areas = new Areas(state, (pmodule, image) -> callInternal(moduleLoadData, new long[] {pmodule, image}));
         this.chains = new Registered[api.functions().size()][0];
-        intercept(EnumSet.of(Role.MODULE_LOAD, Role.KERNEL_LAUNCH), true, false, (call, next) -> {
+        intercept(EnumSet.of(Role.MODULE_LOAD, Role.KERNEL_LAUNCH, Role.GRAPH_LAUNCH), true, false, (call, next) -> {
             Consumer<String> sink = eventSink;
             if (sink != null) call.onEvent(sink);
             return next.getAsInt();
         });
-        intercept(EnumSet.of(Role.KERNEL_LAUNCH), true, false, (call, next) -> {
+        intercept(EnumSet.of(Role.KERNEL_LAUNCH, Role.GRAPH_LAUNCH), true, false, (call, next) -> {
             LaunchObserver o = launchObserver;
             if (o != null) call.observeLaunches(o);
             return next.getAsInt();
         });
+        // calls that conflict with a stream capture (StreamCapture's class comment)
+        intercept(EnumSet.of(Role.ALLOCATION, Role.FREE, Role.CONTEXT_SYNC, Role.STREAM_SYNC, Role.STREAM_QUERY, Role.COPY, Role.MEMSET,
+                Role.KERNEL_LAUNCH, Role.HOST_CALLBACK, Role.EVENT_RECORD, Role.EVENT_WAIT), true, false, areas.capture::guard);
         Set<Role> flushing = EnumSet.copyOf(FLUSH_BEFORE);
         flushing.addAll(FLUSH_AFTER);
         intercept(flushing, true, false, (call, next) -> {
@@ -121,7 +124,7 @@ public final class ZludaDriver implements CudaDriverApi {
     private int call(int id, long[] args, boolean internal) {
         if (id < 0 || id >= chains.length) return CuResult.INVALID_VALUE;
         Registered[] chain = chains[id];
-        if (chain.length == 0) return DriverTable.call(areas, id, args);
+        if (chain.length == 0) return serve(id, args);
         Call c = new Call(state.api.function(id), args, internal, state.call());
         Call outer = state.enter(c);
         try {
@@ -139,7 +142,22 @@ public final class ZludaDriver implements CudaDriverApi {
                 return chain[i].interceptor().around(c, rest);
             }
         }
-        return DriverTable.call(areas, c.function().id(), c.args());
+        return serve(c.function().id(), c.args());
+    }
+
+    /** The area's answer, or CUDA_ERROR_DEINITIALIZED once the driver was deinitialised (the interceptors still see the call). */
+    private int serve(int id, long[] args) {
+        return state.deinitialized ? CuResult.DEINITIALIZED : DriverTable.call(areas, id, args);
+    }
+
+    /**
+     * Deinitialises the driver at process exit (the native entry's exit handler): from now on every call returns
+     * CUDA_ERROR_DEINITIALIZED, as NVIDIA's driver answers once its own exit handler ran — what cudart's teardown
+     * ({@code cuLibraryUnload}, {@code cuDevicePrimaryCtxRelease}) meets, since its handler runs after the driver's.
+     * The interceptors still see those calls (the trace layer records them).
+     */
+    public void deinitialize() {
+        state.deinitialized = true;
     }
 
     /** The backend cuInit chose, or null before. */

@@ -286,6 +286,14 @@ final class CallTranslation {
                 op.form = ins.form();
                 tr.code.add(op);
             }
+            case "cudaGraphSetConditional" -> {
+                if (args.size() != 2) throw tr.unsupported(ins.loc(), "cudaGraphSetConditional takes two arguments");
+                Ops.SetConditional op = new Ops.SetConditional(frameOf(tr, args.get(0), scope, ins), frameOf(tr, args.get(1), scope, ins));
+                if (tr.rel) op.frameBase = tr.fpSlot();
+                op.line = ins.loc().line();
+                op.form = ins.form();
+                tr.code.add(op);
+            }
             default -> throw tr.unsupported(ins.loc(), "call of '" + name + "', which the module does not define, is not supported by the emulator");
         }
     }

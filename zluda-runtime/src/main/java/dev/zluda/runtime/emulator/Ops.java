@@ -308,6 +308,35 @@ final class Ops {
     }
 
     /**
+     * {@code cudaGraphSetConditional(handle, value)} (CUDA 12.3+, the device side of conditional graph nodes): each
+     * lane that executes it sets the handle's value ({@link GraphConditionals}), lanes in order, so the last lane's
+     * value stays, as any one lane's write may on NVIDIA's device. {@code handle} and {@code value} are
+     * local-memory offsets of the call's parameters (.b64, .b32).
+     */
+    static final class SetConditional extends Op {
+        final long handle, value;
+        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function, {@link CallOps}), or -1. */
+        int frameBase = -1;
+
+        SetConditional(long handle, long value) {
+            super(NORMAL);
+            this.handle = handle;
+            this.value = value;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long fb = frameBase < 0 ? 0 : w.r[frameBase + l];
+                long h = Mem.load(w.local(handle + fb, 8, l, Warp.READ), 8, false);
+                long v = Mem.load(w.local(value + fb, 4, l, Warp.READ), 4, false);
+                GraphConditionals.set(h, (int) v);
+            }
+        }
+    }
+
+    /**
      * {@code __assertfail(message, file, line, function, charSize)}: every lane that executes it
      * gets CUDA's message, {@code file:line: function: block: [x,y,z], thread: [x,y,z] Assertion
      * `cond` failed.}, kept with the device printf output and written to stderr at the driver's next

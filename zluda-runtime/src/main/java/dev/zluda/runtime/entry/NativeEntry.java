@@ -77,8 +77,13 @@ public final class NativeEntry {
     static int dispatch(int id, MemorySegment words) {
         try {
             if (id == PROCESS_EXIT) {
+                // the process exits: the capture ends, and the driver answers what exit handlers registered before
+                // ours call (cudart's teardown) as NVIDIA's does, with CUDA_ERROR_DEINITIALIZED; those calls are
+                // recorded after the PROCESS_END, each followed by another (CallTracer.exit)
                 CallTracer t = tracer;
-                if (t != null) t.close(0);
+                if (t != null) t.exit(0);
+                ZludaDriver d = driver;
+                if (d != null) d.deinitialize();
                 return 0;
             }
             MemorySegment w = words.reinterpret(8L * Math.max(1, CudaDispatcher.MAX_PARAMS));

@@ -95,6 +95,8 @@ public final class CallTracer {
     private final AtomicInteger libraries = new AtomicInteger();
     private final ModuleImages images;
     private volatile boolean failed;
+    /** Set at process exit ({@link #exit}): every later call's LEAVE is followed by another PROCESS_END. */
+    private volatile boolean exiting;
 
     /** What {@code ZLUDA_CAPTURE_MODULES} asks for: all images (unset or any other value), none ({@code 0}), PTX text only ({@code ptx}). */
     enum ModuleImages {
@@ -474,10 +476,30 @@ public final class CallTracer {
                 module(log, args[plan.image], handle, plan.file);
             }
             log.leave(enterSeq, System.nanoTime(), result, out);
+            if (exiting) log.processEnd(CaptureFormat.END_EXIT, exitStatus, System.nanoTime());
         } catch (RuntimeException e) {
             fail(e);
         }
         return result;
+    }
+
+    private volatile long exitStatus;
+
+    /**
+     * The process exits: writes PROCESS_END (reason exit) and keeps recording, as the NVIDIA tracer does: the
+     * calls that exit handlers registered before the driver's make afterwards (cudart's teardown) are recorded, each
+     * followed by another PROCESS_END, so the capture still ends with one. The mapping is left to the operating
+     * system (every record is in the shared file mapping).
+     */
+    public void exit(int status) {
+        if (failed) return;
+        exitStatus = status;
+        exiting = true;
+        try {
+            writer.currentThread().processEnd(CaptureFormat.END_EXIT, status, System.nanoTime());
+        } catch (RuntimeException e) {
+            fail(e);
+        }
     }
 
     private void fail(RuntimeException e) {
