@@ -98,29 +98,11 @@ ZL_EXPORT size_t cublasLtGetVersion(void) { return CUBLAS_VERSION; }
 ZL_EXPORT size_t cublasLtGetCudartVersion(void) { return 13000; }
 
 ZL_EXPORT cublasStatus_t cublasLtGetProperty(libraryPropertyType type, int *value) {
-    if (!value) return CUBLAS_STATUS_INVALID_VALUE;
-    switch (type) {
-        case MAJOR_VERSION: *value = CUBLAS_VER_MAJOR; return CUBLAS_STATUS_SUCCESS;
-        case MINOR_VERSION: *value = CUBLAS_VER_MINOR; return CUBLAS_STATUS_SUCCESS;
-        case PATCH_LEVEL: *value = CUBLAS_VER_PATCH; return CUBLAS_STATUS_SUCCESS;
-        default: return CUBLAS_STATUS_INVALID_VALUE;
-    }
+    return zl_cublas_property(type, value);
 }
 
 ZL_EXPORT const char *cublasLtGetStatusName(cublasStatus_t status) {
-    switch (status) {
-        case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
-        case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
-        case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
-        case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
-        case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
-        case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
-        case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
-        case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
-        case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
-        case CUBLAS_STATUS_LICENSE_ERROR: return "CUBLAS_STATUS_LICENSE_ERROR";
-        default: return "CUBLAS_STATUS_UNKNOWN";
-    }
+    return zl_cublas_status_name(status);
 }
 
 ZL_EXPORT const char *cublasLtGetStatusString(cublasStatus_t status) {

@@ -85,6 +85,12 @@ CUresult zl_gemm_launch(CUcontext ctx, CUstream s, enum zl_kernel k, zl_gemm *g,
 float zl_half_to_float(uint16_t h);
 float zl_bf16_to_float(uint16_t h);
 
+/* The name of a cublasStatus_t ("CUBLAS_STATUS_INVALID_VALUE"; "CUBLAS_STATUS_UNKNOWN" for another value): what
+ * cublasGetStatusName and cublasLtGetStatusName return. */
+const char *zl_cublas_status_name(int status);
+/* cuBLAS's version part `type` (MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL) in *value: what cublasGetProperty and
+ * cublasLtGetProperty answer (a cublasStatus_t: CUBLAS_STATUS_INVALID_VALUE for a null value or another type). */
+int zl_cublas_property(int type, int *value);
 /* One line on stderr for a function that is not supported, once per name and process. */
 void zl_unsupported(const char *library, const char *function, const char *status);
 /* One line on stderr saying why a call is answered "not supported" (a type combination, an attribute). */

@@ -36,11 +36,13 @@ def varint(b, i):
 LIBRARIES = ("cublas", "cudnn", "cufft", "cusparse", "nvml")
 
 
-def records(path, with_seq=False, with_thread=False):
+def chunk_records(path, check=True):
+    """(thread id, the chunk's seq and ts, whether the record opens its chunk, payload) of every record, in file
+    order (FORMAT.md §6); with check, a file that is not a capture ends the program."""
     if os.path.isdir(path):
         path = os.path.join(path, "capture.zcap")
     b = open(path, "rb").read()
-    if b[:8] != b"ZLUDACAP":
+    if check and b[:8] != b"ZLUDACAP":
         raise SystemExit(f"{path}: not a zluda capture")
     cs = struct.unpack_from("<I", b, 16)[0]
     off = 64
@@ -50,7 +52,7 @@ def records(path, with_seq=False, with_thread=False):
             continue
         span = max(1, struct.unpack_from("<I", b, off + 4)[0])
         end = min(off + span * cs, len(b))
-        tid, seq = struct.unpack_from("<QQ", b, off + 8)
+        tid, seq, ts = struct.unpack_from("<QQQ", b, off + 8)
         p = off + 40
         while p + 4 <= end:
             n = struct.unpack_from("<I", b, p)[0]
@@ -59,16 +61,24 @@ def records(path, with_seq=False, with_thread=False):
             pl = b[p + 4:p + 4 + n]
             if pl[0] & 15 == 11:
                 break
-            if with_thread:
-                seq += varint(pl, 1)[0]
-                yield (seq, p == off + 40, tid), pl
-            elif with_seq:
-                seq += varint(pl, 1)[0]
-                yield (seq, p == off + 40), pl
-            else:
-                yield pl
+            yield tid, seq, ts, p == off + 40, pl
             p += 4 + ((n + 3) & ~3)
         off += span * cs
+
+
+def records(path, with_seq=False, with_thread=False):
+    seq = 0
+    for tid, chunk_seq, _, first, pl in chunk_records(path):
+        if first:
+            seq = chunk_seq
+        if with_thread:
+            seq += varint(pl, 1)[0]
+            yield (seq, first, tid), pl
+        elif with_seq:
+            seq += varint(pl, 1)[0]
+            yield (seq, first), pl
+        else:
+            yield pl
 
 
 def header(pl):
@@ -227,33 +237,15 @@ def durations(path):
 
 def records_ts(path):
     """(seq, (ts, thread id)) and payload of every record, timestamps decoded (FORMAT.md §6)."""
-    if os.path.isdir(path):
-        path = os.path.join(path, "capture.zcap")
-    b = open(path, "rb").read()
-    cs = struct.unpack_from("<I", b, 16)[0]
-    off = 64
-    while off + 40 <= len(b):
-        if struct.unpack_from("<I", b, off)[0] != 0x4B48435A:
-            off += cs
-            continue
-        span = max(1, struct.unpack_from("<I", b, off + 4)[0])
-        end = min(off + span * cs, len(b))
-        tid, seq, ts = struct.unpack_from("<QQQ", b, off + 8)
-        p = off + 40
-        while p + 4 <= end:
-            n = struct.unpack_from("<I", b, p)[0]
-            if n == 0 or p + 4 + n > end:
-                break
-            pl = b[p + 4:p + 4 + n]
-            if pl[0] & 15 == 11:
-                break
-            sd, i = varint(pl, 1)
-            td, i = varint(pl, i)
-            seq += sd
-            ts += td
-            yield (seq, (ts, tid)), pl
-            p += 4 + ((n + 3) & ~3)
-        off += span * cs
+    seq = ts = 0
+    for tid, chunk_seq, chunk_ts, first, pl in chunk_records(path, check=False):
+        if first:
+            seq, ts = chunk_seq, chunk_ts
+        sd, i = varint(pl, 1)
+        td, i = varint(pl, i)
+        seq += sd
+        ts += td
+        yield (seq, (ts, tid)), pl
 
 
 def main(argv):

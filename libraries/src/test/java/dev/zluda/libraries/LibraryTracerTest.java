@@ -117,6 +117,14 @@ class LibraryTracerTest {
         }
     }
 
+    /** Runs the stand-in program on stand-in set {@code which}; it must exit 0 having created and destroyed both handles. */
+    private static Run runCreatingAndDestroyingHandles(Standins s, String which, Path tmp) throws Exception {
+        Run r = s.run(which, tmp, Map.of());
+        assertEquals(0, r.exit(), r.output());
+        assertTrue(r.output().contains("cublasCreate_v2 -> 0, cublasDestroy_v2 -> 0, cublasLtCreate -> 0, cublasLtDestroy -> 0"), r.output());
+        return r;
+    }
+
     /**
      * NVIDIA's libcublas.so.13 NEEDs libcublasLt.so.13; in a traced process the loader binds that, by
      * soname, to the libcublasLt tracer already loaded. The libcublas tracer must still take the real
@@ -129,9 +137,7 @@ class LibraryTracerTest {
     @Test
     void aRealCublasThatNeedsCublasLtLoadsThroughTheCublasLtTracer(@TempDir Path tmp) throws Exception {
         Standins s = Standins.build();
-        Run r = s.run("real", tmp, Map.of());
-        assertEquals(0, r.exit(), r.output());
-        assertTrue(r.output().contains("cublasCreate_v2 -> 0, cublasDestroy_v2 -> 0, cublasLtCreate -> 0, cublasLtDestroy -> 0"), r.output());
+        Run r = runCreatingAndDestroyingHandles(s, "real", tmp);
         assertFalse(r.output().contains("[ZLUDA_TRACE] cublas"), "no tracer complains:\n" + r.output());
         Path cap = s.capture(tmp);
         JsonNode m = new ObjectMapper().readTree(cap.resolve("manifest.json").toFile());
@@ -161,9 +167,7 @@ class LibraryTracerTest {
     @Test
     void aRealCublasNeedingAnExportTheTracerLacksIsStillLoaded(@TempDir Path tmp) throws Exception {
         Standins s = Standins.build();
-        Run r = s.run("unlisted", tmp, Map.of());
-        assertEquals(0, r.exit(), r.output());
-        assertTrue(r.output().contains("cublasCreate_v2 -> 0, cublasDestroy_v2 -> 0, cublasLtCreate -> 0, cublasLtDestroy -> 0"), r.output());
+        Run r = runCreatingAndDestroyingHandles(s, "unlisted", tmp);
         assertTrue(r.output().contains("undefined symbol: cublasLtStandInUnlisted"), r.output());
         assertTrue(r.output().contains("loaded with the real dependencies made global"), r.output());
     }

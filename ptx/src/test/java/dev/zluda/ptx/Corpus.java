@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -33,5 +34,15 @@ final class Corpus {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The texts of the corpus's sm_90 and debug modules: the starting points of the fuzz tests' mutants. */
+    static List<String> fuzzInputs() {
+        List<String> inputs = new ArrayList<>();
+        for (Path f : files()) {
+            String n = f.getFileName().toString();
+            if (n.contains(".sm_90.") || n.contains(".debug.")) inputs.add(read(f));
+        }
+        return inputs;
     }
 }

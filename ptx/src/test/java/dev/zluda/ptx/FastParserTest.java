@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -118,11 +117,7 @@ class FastParserTest {
         long seed = Long.getLong("zluda.fuzz.seed", 0xFA57L);
         long seconds = Long.getLong("zluda.fuzz.seconds", 6);
         Random rnd = new Random(seed);
-        List<String> inputs = new ArrayList<>();
-        for (Path f : Corpus.files()) {
-            String n = f.getFileName().toString();
-            if (n.contains(".sm_90.") || n.contains(".debug.")) inputs.add(Corpus.read(f));
-        }
+        List<String> inputs = Corpus.fuzzInputs();
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         int iterations = 0;
         while (System.nanoTime() < deadline && iterations < 100_000) {

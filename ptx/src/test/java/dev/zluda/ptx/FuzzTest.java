@@ -2,7 +2,6 @@ package dev.zluda.ptx;
 
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
@@ -23,11 +22,7 @@ class FuzzTest {
         long seed = Long.getLong("zluda.fuzz.seed", 0x5EED_2025L);
         long seconds = Long.getLong("zluda.fuzz.seconds", 12);
         Random rnd = new Random(seed);
-        List<String> inputs = new ArrayList<>();
-        for (var f : Corpus.files()) {
-            String n = f.getFileName().toString();
-            if (n.contains(".sm_90.") || n.contains(".debug.")) inputs.add(Corpus.read(f));
-        }
+        List<String> inputs = Corpus.fuzzInputs();
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         int iterations = 0, stillValid = 0;
         while (System.nanoTime() < deadline && iterations < 200_000) {

@@ -38,17 +38,31 @@ class LocateExtraInstructionTest {
         }
     }
 
+    /**
+     * The recorded PTX with {@code add.f32 %f3, %f3, 0f00000000} (a no-op on the value: only the instruction count
+     * changes) inserted after the first line matching {@code lineRegex}, which must match.
+     */
+    static String withExtraAddAfter(String ptx, String lineRegex) {
+        String extra = ptx.replaceFirst("(" + lineRegex + "\n)", "$1\tadd.f32 \t%f3, %f3, 0f00000000;\n");
+        assertNotEquals(ptx, extra);
+        return extra;
+    }
+
+    /** What Locate says of the extra PTX against the recorded one, which must have found a divergence. */
+    static String locateFound(String extra) throws Exception {
+        Locate.Result r = locate(extra);
+        assertTrue(r.found(), r.text());
+        return r.text();
+    }
+
     /** In the middle: the traced thread's next result comes from it on one side only. */
     @Test
     void anInsertedInstructionIsNamedWithItsLineInTheFileItIsIn() throws Exception {
         String ptx = Files.readString(A.resolve("module_0001_01.ptx"));
-        String extra = ptx.replaceFirst("(\tadd\\.f32\\s+%f3, %f2, %f1;\n)", "$1\tadd.f32 \t%f3, %f3, 0f00000000;\n");
-        assertNotEquals(ptx, extra);
+        String extra = withExtraAddAfter(ptx, "\tadd\\.f32\\s+%f3, %f2, %f1;");
         int line = lineOf(extra, "0f00000000");
         assertEquals(lineOf(ptx, "add.f32") + 1, line, "right after the recorded add.f32");
-        Locate.Result r = locate(extra);
-        String t = r.text();
-        assertTrue(r.found(), t);
+        String t = locateFound(extra);
         assertTrue(t.contains("comes, on zluda (extra.ptx) only, from line " + line + " of extra.ptx: add.f32"), t);
         assertTrue(t.contains("VERDICT: DIVERGENCE at line " + line + " of extra.ptx"), t);
     }
@@ -57,12 +71,9 @@ class LocateExtraInstructionTest {
     @Test
     void anInstructionAddedAtTheEndIsNamedToo() throws Exception {
         String ptx = Files.readString(A.resolve("module_0001_01.ptx"));
-        String extra = ptx.replaceFirst("(\tst\\.global\\.f32\\s+\\[%rd10\\], %f3;\n)", "$1\tadd.f32 \t%f3, %f3, 0f00000000;\n");
-        assertNotEquals(ptx, extra);
+        String extra = withExtraAddAfter(ptx, "\tst\\.global\\.f32\\s+\\[%rd10\\], %f3;");
         int line = lineOf(extra, "0f00000000");
-        Locate.Result r = locate(extra);
-        String t = r.text();
-        assertTrue(r.found(), t);
+        String t = locateFound(extra);
         java.util.regex.Matcher m = java.util.regex.Pattern.compile("computed (\\d+) results on zluda \\(recorded PTX\\) and (\\d+) on zluda \\(extra.ptx\\)").matcher(t);
         assertTrue(m.find(), t);
         int na = Integer.parseInt(m.group(1));

@@ -8,7 +8,6 @@ import dev.zluda.diff.DiffKind;
 import dev.zluda.diff.DiffOptions;
 import dev.zluda.diff.DiffResult;
 import dev.zluda.diff.Heatmap;
-import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.collections.FXCollections;
 import javafx.concurrent.Task;
 import javafx.css.PseudoClass;
@@ -21,7 +20,6 @@ import javafx.scene.control.Label;
 import javafx.scene.control.ProgressBar;
 import javafx.scene.control.SelectionMode;
 import javafx.scene.control.SplitPane;
-import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableRow;
 import javafx.scene.control.TableView;
@@ -315,20 +313,7 @@ public final class DiffWindow {
     }
 
     private TableColumn<Integer, Integer> column(String title, double width, String id, IntFunction<String> text) {
-        TableColumn<Integer, Integer> c = new TableColumn<>(title);
-        c.setId(id);
-        c.setPrefWidth(width);
-        c.setSortable(false);
-        c.setReorderable(false);
-        c.setCellValueFactory(f -> new ReadOnlyObjectWrapper<>(f.getValue()));
-        c.setCellFactory(col -> new TableCell<>() {
-            @Override
-            protected void updateItem(Integer r, boolean empty) {
-                super.updateItem(r, empty);
-                setText(empty || r == null || alignment == null || r >= alignment.size() ? null : text.apply(r));
-            }
-        });
-        return c;
+        return TextColumns.of(title, width, id, r -> alignment == null || r >= alignment.size() ? null : text.apply(r));
     }
 
     /** {@code result: CUDA_SUCCESS ≠ CUDA_ERROR_ILLEGAL_ADDRESS}, {@code only in B}, or "" for a row that agrees. */

@@ -8,7 +8,6 @@ import javafx.animation.KeyFrame;
 import javafx.animation.Timeline;
 import javafx.application.Platform;
 import javafx.beans.property.IntegerProperty;
-import javafx.beans.property.ReadOnlyObjectWrapper;
 import javafx.beans.property.SimpleIntegerProperty;
 import javafx.concurrent.Task;
 import javafx.css.PseudoClass;
@@ -28,7 +27,6 @@ import javafx.scene.control.SeparatorMenuItem;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
-import javafx.scene.control.TableCell;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableRow;
 import javafx.scene.control.TableView;
@@ -459,21 +457,8 @@ public final class ViewerWindow {
     }
 
     private TableColumn<CallRows.Row, CallRows.Row> column(String title, double width, String id, IntFunction<String> text) {
-        TableColumn<CallRows.Row, CallRows.Row> c = new TableColumn<>(title);
-        c.setId(id);
-        c.setPrefWidth(width);
-        c.setSortable(false);
-        c.setReorderable(false);
-        c.setCellValueFactory(f -> new ReadOnlyObjectWrapper<>(f.getValue()));
-        c.setCellFactory(col -> new TableCell<>() {
-            @Override
-            protected void updateItem(CallRows.Row r, boolean empty) {
-                super.updateItem(r, empty);
-                setText(empty || r == null || index == null || r.call() >= index.size() ? null
-                        : r.folded() > 1 ? foldedText(id, r) : text.apply(r.call()));
-            }
-        });
-        return c;
+        return TextColumns.of(title, width, id, r -> index == null || r.call() >= index.size() ? null
+                : r.folded() > 1 ? foldedText(id, r) : text.apply(r.call()));
     }
 
     /**

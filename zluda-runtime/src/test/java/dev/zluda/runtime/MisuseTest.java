@@ -36,23 +36,10 @@ class MisuseTest {
 
     @BeforeAll
     static void build() throws Exception {
-        String d = System.getenv("ZLUDA_TEST_NATIVE");
-        nativeDir = Path.of(d != null ? d : "target/native").toAbsolutePath();
-        Assumptions.assumeTrue(Files.isRegularFile(nativeDir.resolve("libcuda.so.1")), "SKIPPED: libcuda.so.1 not built in " + nativeDir);
-        Path repo = Path.of(System.getProperty("zluda.repo", "..")).toAbsolutePath().normalize();
-        Path src = repo.resolve("samples/src/main/c");
-        truth = repo.resolve("samples/traces/h200/misuse");
-        Assumptions.assumeTrue(Files.isDirectory(src), "SKIPPED: no samples in " + src);
-        String cudaHome = System.getenv().getOrDefault("CUDA_HOME", "/usr/local/cuda");
-        Assumptions.assumeTrue(Files.isRegularFile(Path.of(cudaHome, "include/cuda.h")),
-                "SKIPPED: " + cudaHome + "/include/cuda.h not found (install the CUDA toolkit or set CUDA_HOME) — the suite cannot be built");
-        Path build = Path.of("target/samples").toAbsolutePath();
-        Process p = new ProcessBuilder("make", "-s", "-C", src.toString(), "BUILD=" + build, "CUDA_HOME=" + cudaHome)
-                .redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        Assumptions.assumeTrue(p.waitFor(120, TimeUnit.SECONDS) && p.exitValue() == 0, "SKIPPED: building the samples failed:\n" + out);
-        misuse = build.resolve("bin/misuse");
-        Assumptions.assumeTrue(Files.isExecutable(misuse), "SKIPPED: the misuse suite was not built:\n" + out);
+        nativeDir = NativeTests.nativeDir();
+        truth = NativeTests.repo().resolve("samples/traces/h200/misuse");
+        misuse = NativeTests.driverSamples().resolve("misuse");
+        Assumptions.assumeTrue(Files.isExecutable(misuse), "SKIPPED: the misuse suite was not built");
     }
 
     /** {@code case -> answer} of a table the suite printed ("# ..." lines skipped). */

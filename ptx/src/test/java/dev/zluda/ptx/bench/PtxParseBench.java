@@ -3,6 +3,7 @@ package dev.zluda.ptx.bench;
 import dev.zluda.ptx.ParseResult;
 import dev.zluda.ptx.Ptx;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,16 +29,7 @@ public final class PtxParseBench {
         Path dir = Path.of(args.length > 2 ? args[2] : "ptx/src/test/resources/corpus");
         if (!Files.isDirectory(dir)) dir = Path.of("src/test/resources/corpus");
         String[] paths = (args.length > 3 ? args[3] : "fast,antlr").split(",");
-        String base = Ptx.readPtx(dir.resolve("double_math.sm_90.ptx"));
-        int cut = base.indexOf(".address_size 64") + ".address_size 64".length();
-        StringBuilder sb = new StringBuilder(mb * 1_048_576 + base.length()).append(base, 0, cut);
-        String body = base.substring(cut);
-        for (int i = 0; sb.length() < mb * 1_048_576; i++) {
-            sb.append(body.replace("_Z11double_mathPKdPdPxi", "dm" + i).replace("_Z10float_mathPKfPfPji", "fm" + i)
-                    .replace("__internal_trig_reduction_slowpathd", "tr" + i));
-        }
-        String text = sb.toString();
-        sb = null;
+        String text = synthetic(dir, mb);
         double size = text.length() / 1e6;
         var mx = ManagementFactory.getThreadMXBean();
         Runtime rt = Runtime.getRuntime();
@@ -58,5 +50,21 @@ public final class PtxParseBench {
                 res = null;
             }
         }
+    }
+
+    /**
+     * A synthetic PTX module of at least {@code mb} MiB: the header of {@code dir}'s double_math.sm_90.ptx, then its
+     * functions again and again, renamed (dm0, fm0, tr0, dm1, …) so that every name stays unique.
+     */
+    static String synthetic(Path dir, int mb) throws IOException {
+        String base = Ptx.readPtx(dir.resolve("double_math.sm_90.ptx"));
+        int cut = base.indexOf(".address_size 64") + ".address_size 64".length();
+        StringBuilder sb = new StringBuilder(mb * 1_048_576 + base.length()).append(base, 0, cut);
+        String body = base.substring(cut);
+        for (int i = 0; sb.length() < mb * 1_048_576; i++) {
+            sb.append(body.replace("_Z11double_mathPKdPdPxi", "dm" + i).replace("_Z10float_mathPKfPfPji", "fm" + i)
+                    .replace("__internal_trig_reduction_slowpathd", "tr" + i));
+        }
+        return sb.toString();
     }
 }

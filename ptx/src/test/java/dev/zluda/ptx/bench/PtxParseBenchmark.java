@@ -47,15 +47,7 @@ public class PtxParseBenchmark {
     public void setup() throws IOException {
         Path dir = Path.of("src/test/resources/corpus");
         if (!Files.isDirectory(dir)) dir = Path.of("ptx/src/test/resources/corpus");
-        String base = Ptx.readPtx(dir.resolve("double_math.sm_90.ptx"));
-        int cut = base.indexOf(".address_size 64") + ".address_size 64".length();
-        StringBuilder sb = new StringBuilder(sizeMb * 1_048_576 + base.length()).append(base, 0, cut);
-        String body = base.substring(cut);
-        for (int i = 0; sb.length() < sizeMb * 1_048_576; i++) {
-            sb.append(body.replace("_Z11double_mathPKdPdPxi", "dm" + i).replace("_Z10float_mathPKfPfPji", "fm" + i)
-                    .replace("__internal_trig_reduction_slowpathd", "tr" + i));
-        }
-        text = sb.toString();
+        text = PtxParseBench.synthetic(dir, sizeMb);
     }
 
     @Benchmark

@@ -11,6 +11,7 @@ import dev.zluda.capture.ThreadLog;
 import dev.zluda.capture.convert.Converters;
 import dev.zluda.spec.CudaApi;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -63,23 +64,7 @@ public final class CaptureBench {
         }
         Path big = dir.resolve("bench.zcap");
         long t0 = System.nanoTime();
-        try (CaptureWriter w = CaptureWriter.create(big, CaptureWriter.Options.defaults(), FunctionDef.fromSpec(api))) {
-            ThreadLog t = w.currentThread();
-            DataItems d = new DataItems();
-            long ts = System.nanoTime();
-            long[] ca = {0x7ffd12345670L};
-            long[] la = {0x55d0c0a81230L, 64, 1, 1, 256, 1, 1, 0, 0, 0x7ffd12345700L, 0};
-            for (long i = 0; i < calls; i++) {
-                if ((i & 1) == 0) {
-                    long e = t.enter(ctx, 0, ts += 40, ca, null);
-                    t.leave(e, ts += 20, 0, d.clear().inlineLong(0, 0x55d0c0a80000L));
-                } else {
-                    la[0] = 0x55d0c0a81230L + 16 * (i % 4);
-                    long e = t.enter(launch, 0, ts += 3800, la, null);
-                    t.leave(e, ts += 3700, 0, null);
-                }
-            }
-        }
+        writeMix(big, calls, false);
         double wsec = (System.nanoTime() - t0) / 1e9;
         System.out.printf(Locale.ROOT, "wrote %d calls in %.2f s (%.1f M calls/s), %d bytes (%.1f per call)%n", calls, wsec, calls / wsec / 1e6, Files.size(big), Files.size(big) / (double) calls);
         t0 = System.nanoTime();
@@ -120,5 +105,33 @@ public final class CaptureBench {
                 calls / 10, jsec, calls / 10 / jsec / 1e6, Files.size(j) / (double) (calls / 10));
         Files.delete(j);
         Files.delete(small);
+    }
+
+    /**
+     * Writes a capture of {@code calls} calls from one thread, alternating cuCtxGetCurrent (about 60 ns) and
+     * cuLaunchKernel (about 7.5 µs) with launch arguments as a real program passes them. With {@code jitter}, the
+     * timestamps' steps vary a little from call to call (as in a real capture), else they are constant.
+     */
+    static void writeMix(Path file, long calls, boolean jitter) throws IOException {
+        CudaApi api = CudaApi.get();
+        int ctx = api.function("cuCtxGetCurrent").orElseThrow().id();
+        int launch = api.function("cuLaunchKernel").orElseThrow().id();
+        try (CaptureWriter w = CaptureWriter.create(file, CaptureWriter.Options.defaults(), FunctionDef.fromSpec(api))) {
+            ThreadLog t = w.currentThread();
+            DataItems d = new DataItems();
+            long ts = System.nanoTime();
+            long[] ca = {0x7ffd12345670L};
+            long[] la = {0x55d0c0a81230L, 64, 1, 1, 256, 1, 1, 0, 0, 0x7ffd12345700L, 0};
+            for (long i = 0; i < calls; i++) {
+                if ((i & 1) == 0) {
+                    long e = t.enter(ctx, 0, ts += 40 + (jitter ? i % 7 : 0), ca, null);
+                    t.leave(e, ts += 20 + (jitter ? i % 5 : 0), 0, d.clear().inlineLong(0, 0x55d0c0a80000L));
+                } else {
+                    la[0] = 0x55d0c0a81230L + 16 * (i % 4);
+                    long e = t.enter(launch, 0, ts += 3800 + (jitter ? i % 97 : 0), la, null);
+                    t.leave(e, ts += 3700 + (jitter ? i % 89 : 0), 0, null);
+                }
+            }
+        }
     }
 }

@@ -3,12 +3,7 @@ package dev.zluda.capture.bench;
 import dev.zluda.capture.CallAssembler;
 import dev.zluda.capture.Capture;
 import dev.zluda.capture.CaptureRecord;
-import dev.zluda.capture.CaptureWriter;
-import dev.zluda.capture.DataItems;
-import dev.zluda.capture.FunctionDef;
-import dev.zluda.capture.ThreadLog;
 import dev.zluda.capture.convert.ParquetConverter;
-import dev.zluda.spec.CudaApi;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,27 +22,8 @@ public final class ParquetBench {
         Path dir = Path.of(a.length > 0 ? a[0] : System.getProperty("java.io.tmpdir"));
         long calls = a.length > 1 ? Long.parseLong(a[1]) : 10_000_000L;
         int rounds = a.length > 2 ? Integer.parseInt(a[2]) : 2;
-        CudaApi api = CudaApi.get();
-        int ctx = api.function("cuCtxGetCurrent").orElseThrow().id();
-        int launch = api.function("cuLaunchKernel").orElseThrow().id();
         Path cap = dir.resolve("parquet-bench.zcap");
-        try (CaptureWriter w = CaptureWriter.create(cap, CaptureWriter.Options.defaults(), FunctionDef.fromSpec(api))) {
-            ThreadLog t = w.currentThread();
-            DataItems d = new DataItems();
-            long ts = System.nanoTime();
-            long[] ca = {0x7ffd12345670L};
-            long[] la = {0x55d0c0a81230L, 64, 1, 1, 256, 1, 1, 0, 0, 0x7ffd12345700L, 0};
-            for (long i = 0; i < calls; i++) {
-                if ((i & 1) == 0) {
-                    long e = t.enter(ctx, 0, ts += 40 + (i % 7), ca, null);
-                    t.leave(e, ts += 20 + (i % 5), 0, d.clear().inlineLong(0, 0x55d0c0a80000L));
-                } else {
-                    la[0] = 0x55d0c0a81230L + 16 * (i % 4);
-                    long e = t.enter(launch, 0, ts += 3800 + (i % 97), la, null);
-                    t.leave(e, ts += 3700 + (i % 89), 0, null);
-                }
-            }
-        }
+        CaptureBench.writeMix(cap, calls, true);
         System.out.printf(Locale.ROOT, "capture: %d calls, %d bytes (%.1f per call), %d cores available%n",
                 calls, Files.size(cap), Files.size(cap) / (double) calls, Runtime.getRuntime().availableProcessors());
         // baseline in the same run: the reading and pairing every conversion starts with

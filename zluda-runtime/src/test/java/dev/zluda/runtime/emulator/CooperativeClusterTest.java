@@ -56,6 +56,14 @@ class CooperativeClusterTest {
         return p;
     }
 
+    /** Launches kernel k of {@code ptx} as one cluster of two CTAs of 32 threads, with an 8-byte buffer as its one parameter. */
+    private static LaunchResult launchOneClusterOfTwo(PtxRun run, String ptx) throws Exception {
+        Kernel k = run.load(ptx).kernels().get("k");
+        MemorySegment out = run.buffer(8);
+        return run.emulator.launch(k, new int[] {2, 1, 1}, new int[] {32, 1, 1}, 0, params(run, out.address()), run.map, 4,
+                Emulator.DEFAULT_STACK_BYTES, new Emulator.Grouping(false, new int[] {2, 1, 1}, true));
+    }
+
     /** What gridRounds computes, on the host. */
     static int[] gridRoundsExpected(int n, int rounds) {
         int[] v = new int[n];
@@ -177,10 +185,7 @@ class CooperativeClusterTest {
                 }
                 """;
         try (PtxRun run = new PtxRun()) {
-            Kernel k = run.load(ptx).kernels().get("k");
-            MemorySegment out = run.buffer(8);
-            LaunchResult r = run.emulator.launch(k, new int[] {2, 1, 1}, new int[] {32, 1, 1}, 0, params(run, out.address()), run.map, 4,
-                    Emulator.DEFAULT_STACK_BYTES, new Emulator.Grouping(false, new int[] {2, 1, 1}, true));
+            LaunchResult r = launchOneClusterOfTwo(run, ptx);
             assertEquals(Errors.ILLEGAL_ADDRESS, r.error(), r.message());
             assertTrue(r.message().contains("mapa to CTA rank 2, outside the cluster of 2 CTAs"), r.message());
         }
@@ -205,10 +210,7 @@ class CooperativeClusterTest {
                 }
                 """;
         try (PtxRun run = new PtxRun()) {
-            Kernel k = run.load(ptx).kernels().get("k");
-            MemorySegment out = run.buffer(8);
-            LaunchResult r = run.emulator.launch(k, new int[] {2, 1, 1}, new int[] {32, 1, 1}, 0, params(run, out.address()), run.map, 4,
-                    Emulator.DEFAULT_STACK_BYTES, new Emulator.Grouping(false, new int[] {2, 1, 1}, true));
+            LaunchResult r = launchOneClusterOfTwo(run, ptx);
             assertEquals(Errors.ILLEGAL_INSTRUCTION, r.error(), r.message());
             assertTrue(r.message().contains("barrier.cluster.wait without a barrier.cluster.arrive"), r.message());
         }

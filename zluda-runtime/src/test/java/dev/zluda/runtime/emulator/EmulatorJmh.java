@@ -1,8 +1,6 @@
 package dev.zluda.runtime.emulator;
 
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -116,15 +114,6 @@ public class EmulatorJmh {
         return r;
     }
 
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (Exception e) {
-            return "unknown";
-        }
-    }
-
     /**
      * Runs the benchmarks with JMH's command-line options (e.g. {@code -p kernel=alu -wi 2 -i 3})
      * and prints, per kernel and thread count: millions of thread-instructions per second of wall-clock
@@ -132,10 +121,10 @@ public class EmulatorJmh {
      */
     public static void main(String[] args) throws Exception {
         CommandLineOptions opts = new CommandLineOptions(args);
-        String before = loadAverage();
+        String before = BenchHost.loadAverage();
         long t0 = System.nanoTime();
         Collection<RunResult> results = new Runner(opts).run();
-        String after = loadAverage();
+        String after = BenchHost.loadAverage();
         System.out.printf(Locale.ROOT, "%nEmulator throughput, %s, JDK %s, %d processors, load average (1/5/15 min) %s before, %s after, %.0f s%n",
                 java.time.LocalDate.now(), Runtime.version(), Runtime.getRuntime().availableProcessors(), before, after, (System.nanoTime() - t0) / 1e9);
         System.out.printf(Locale.ROOT, "%-10s %7s %14s %10s %16s %12s%n", "kernel", "threads", "M thr-instr/s", "± (99.9%)", "M per CPU-second", "vs 1 thread");

@@ -171,15 +171,6 @@ public class EmulatorVsC {
         cpu.ops++;
     }
 
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (Exception e) {
-            return "unknown";
-        }
-    }
-
     /**
      * Runs the benchmarks with JMH's command-line options (e.g. {@code -p workload=sgemm -wi 2 -i 3}) and prints per
      * workload and engine: wall-clock ms per operation (mean ± JMH's 99.9 % error), CPU ms of the thread per
@@ -187,13 +178,13 @@ public class EmulatorVsC {
      */
     public static void main(String[] args) throws Exception {
         CommandLineOptions opts = new CommandLineOptions(args);
-        String before = loadAverage();
+        String before = BenchHost.loadAverage();
         long t0 = System.nanoTime();
         // without a benchmark pattern, these benchmarks (not every benchmark on the class path)
         org.openjdk.jmh.runner.options.Options o = opts.getIncludes().isEmpty()
                 ? new org.openjdk.jmh.runner.options.OptionsBuilder().parent(opts).include(EmulatorVsC.class.getName() + "\\.").build() : opts;
         Collection<RunResult> results = new Runner(o).run();
-        String after = loadAverage();
+        String after = BenchHost.loadAverage();
         System.out.printf(Locale.ROOT, "%nEmulator against plain C (gcc -O2 -mfma), one thread each, %s, JDK %s, %d processors, load average (1/5/15 min) %s before, %s after, %.0f s%n",
                 java.time.LocalDate.now(), Runtime.version(), Runtime.getRuntime().availableProcessors(), before, after, (System.nanoTime() - t0) / 1e9);
         System.out.printf(Locale.ROOT, "%-11s %-7s %12s %10s %10s %9s %9s%n", "workload", "engine", "wall ms/op", "± (99.9%)", "CPU ms/op", "wall ÷ C", "CPU ÷ C");

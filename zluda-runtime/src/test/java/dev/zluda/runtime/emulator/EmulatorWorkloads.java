@@ -81,22 +81,7 @@ public final class EmulatorWorkloads implements AutoCloseable {
     }
 
     private MemorySegment params(Object... values) {
-        MemorySegment p = arena.allocate(8L * values.length, 8);
-        long off = 0;
-        for (Object v : values) {
-            if (v instanceof Long l) {
-                off = (off + 7) / 8 * 8;
-                p.set(ValueLayout.JAVA_LONG, off, l);
-                off += 8;
-            } else if (v instanceof Float f) {
-                p.set(ValueLayout.JAVA_FLOAT, off, f);
-                off += 4;
-            } else {
-                p.set(ValueLayout.JAVA_INT, off, (Integer) v);
-                off += 4;
-            }
-        }
-        return p;
+        return PtxRun.params(arena, values);
     }
 
     /** A workload at the size the benchmarks use (tens of millions of thread-instructions a launch). */

@@ -16,22 +16,30 @@ class InstructionSemanticsTest {
 
     // ------------------------------------------------------------------ helpers
 
-    /** {@code ins %r3, %r1, %r2} on 32-bit inputs; the 32-bit result, zero-extended. */
-    static long r32(String ins, long a, long b) throws Exception {
-        return run.exec("ld.global.b32 %r1, [%rd30]; ld.global.b32 %r2, [%rd30+8];\n" + ins + " %r3, %r1, %r2;\nst.global.b32 [%rd31], %r3;", a, b)[0];
+    /**
+     * {@code ins d, a[, b[, c]]} on registers {@code %<reg>1, 2, 4} loaded as {@code type} from the 8-byte input slots,
+     * the result {@code %<reg>3} stored as {@code type}; returns that slot.
+     */
+    static long op(String type, String reg, String ins, long... inputs) throws Exception {
+        String[] srcs = {"%" + reg + "1", "%" + reg + "2", "%" + reg + "4"};
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < inputs.length; i++) {
+            sb.append(i == 0 ? "" : "; ").append("ld.global.").append(type).append(' ').append(srcs[i]).append(", [%rd30").append(i == 0 ? "" : "+" + 8 * i).append(']');
+        }
+        sb.append(";\n").append(ins).append(" %").append(reg).append('3');
+        for (int i = 0; i < inputs.length; i++) sb.append(", ").append(srcs[i]);
+        sb.append(";\nst.global.").append(type).append(" [%rd31], %").append(reg).append("3;");
+        return run.exec(sb.toString(), inputs)[0];
     }
 
-    static long r32(String ins, long a) throws Exception {
-        return run.exec("ld.global.b32 %r1, [%rd30];\n" + ins + " %r3, %r1;\nst.global.b32 [%rd31], %r3;", a)[0];
+    /** {@code ins %r3, %r1[, %r2[, %r4]]} on 32-bit inputs; the 32-bit result, zero-extended. */
+    static long r32(String ins, long... inputs) throws Exception {
+        return op("b32", "r", ins, inputs);
     }
 
-    static long r32(String ins, long a, long b, long c) throws Exception {
-        return run.exec("ld.global.b32 %r1, [%rd30]; ld.global.b32 %r2, [%rd30+8]; ld.global.b32 %r4, [%rd30+16];\n" + ins
-                + " %r3, %r1, %r2, %r4;\nst.global.b32 [%rd31], %r3;", a, b, c)[0];
-    }
-
-    static long r64(String ins, long a, long b) throws Exception {
-        return run.exec("ld.global.b64 %rd1, [%rd30]; ld.global.b64 %rd2, [%rd30+8];\n" + ins + " %rd3, %rd1, %rd2;\nst.global.b64 [%rd31], %rd3;", a, b)[0];
+    /** {@code ins %rd3, %rd1, %rd2} on 64-bit inputs. */
+    static long r64(String ins, long... inputs) throws Exception {
+        return op("b64", "rd", ins, inputs);
     }
 
     static long f32(float x) {
@@ -46,27 +54,14 @@ class InstructionSemanticsTest {
         return Long.parseUnsignedLong(h, 16);
     }
 
-    /** {@code ins %f3, %f1, %f2} (f32 operands as bits). */
-    static long fop(String ins, long a, long b) throws Exception {
-        return run.exec("ld.global.f32 %f1, [%rd30]; ld.global.f32 %f2, [%rd30+8];\n" + ins + " %f3, %f1, %f2;\nst.global.f32 [%rd31], %f3;", a, b)[0];
+    /** {@code ins %f3, %f1[, %f2[, %f4]]} (f32 operands as bits). */
+    static long fop(String ins, long... inputs) throws Exception {
+        return op("f32", "f", ins, inputs);
     }
 
-    static long fop(String ins, long a) throws Exception {
-        return run.exec("ld.global.f32 %f1, [%rd30];\n" + ins + " %f3, %f1;\nst.global.f32 [%rd31], %f3;", a)[0];
-    }
-
-    static long fop(String ins, long a, long b, long c) throws Exception {
-        return run.exec("ld.global.f32 %f1, [%rd30]; ld.global.f32 %f2, [%rd30+8]; ld.global.f32 %f4, [%rd30+16];\n" + ins
-                + " %f3, %f1, %f2, %f4;\nst.global.f32 [%rd31], %f3;", a, b, c)[0];
-    }
-
-    static long dop(String ins, long a, long b) throws Exception {
-        return run.exec("ld.global.f64 %fd1, [%rd30]; ld.global.f64 %fd2, [%rd30+8];\n" + ins + " %fd3, %fd1, %fd2;\nst.global.f64 [%rd31], %fd3;", a, b)[0];
-    }
-
-    static long dop(String ins, long a, long b, long c) throws Exception {
-        return run.exec("ld.global.f64 %fd1, [%rd30]; ld.global.f64 %fd2, [%rd30+8]; ld.global.f64 %fd4, [%rd30+16];\n" + ins
-                + " %fd3, %fd1, %fd2, %fd4;\nst.global.f64 [%rd31], %fd3;", a, b, c)[0];
+    /** {@code ins %fd3, %fd1, %fd2[, %fd4]} (f64 operands as bits). */
+    static long dop(String ins, long... inputs) throws Exception {
+        return op("f64", "fd", ins, inputs);
     }
 
     /** A predicate computed by {@code ins %p1, a, b} on 32-bit inputs: 1 or 0. */

@@ -77,19 +77,30 @@ final class PtxRun implements AutoCloseable, AfterAllCallback {
 
     /** Launches with parameters given as Long (8 bytes) and Integer (4 bytes), laid out naturally aligned. */
     LaunchResult launch(Kernel k, int[] grid, int[] block, int shared, Object... params) {
-        MemorySegment p = arena.allocate(Math.max(8, 8L * params.length), 8);
+        return emulator.launch(k, grid, block, shared, params(arena, params), map, 4);
+    }
+
+    /**
+     * A kernel's parameter buffer (at least 8 bytes) from {@code values}: each Long 8 bytes, 8-aligned; each Float
+     * and Integer 4 bytes, in order, as the .param space of a kernel lays them out.
+     */
+    static MemorySegment params(Arena arena, Object... values) {
+        MemorySegment p = arena.allocate(Math.max(8, 8L * values.length), 8);
         long off = 0;
-        for (Object v : params) {
+        for (Object v : values) {
             if (v instanceof Long l) {
                 off = (off + 7) / 8 * 8;
                 p.set(ValueLayout.JAVA_LONG, off, l);
                 off += 8;
+            } else if (v instanceof Float f) {
+                p.set(ValueLayout.JAVA_FLOAT, off, f);
+                off += 4;
             } else {
                 p.set(ValueLayout.JAVA_INT, off, (Integer) v);
                 off += 4;
             }
         }
-        return emulator.launch(k, grid, block, shared, p, map, 4);
+        return p;
     }
 
     /**

@@ -587,18 +587,12 @@ public final class Conformance {
 
     /** The PTX module (PTX ISA 9.0, sm_90) of one form: the kernel {@code k} described in the class comment. */
     public static String ptx(Form f) {
-        StringBuilder sb = new StringBuilder();
-        sb.append(".version 9.0\n.target sm_90\n.address_size 64\n\n");
-        sb.append("// ").append(f.name()).append('\n');
-        sb.append(".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)\n{\n");
+        StringBuilder sb = Sweep.entry(f.name(), "");
         sb.append(".reg .pred %p<8>;\n.reg .b16 %h<8>;\n.reg .b32 %r<8>;\n.reg .b64 %l<8>;\n");
         sb.append(".shared .align 8 .b8 sm[1024];\n");
         sb.append(".reg .b32 %t<4>;\n.reg .b64 %q<4>;\n.reg .pred %pq;\n.reg .b64 %s0;\n.reg .b32 %s1;\n");
-        sb.append("mov.u32 %t0, %ctaid.x;\nmov.u32 %t1, %ntid.x;\nmov.u32 %t2, %tid.x;\nmad.lo.u32 %t0, %t0, %t1, %t2;\n");
-        sb.append("ld.param.u32 %t1, [pn];\nsetp.ge.u32 %pq, %t0, %t1;\n@%pq bra DONE;\n");
-        sb.append("ld.param.u64 %q0, [pin];\nld.param.u64 %q1, [pout];\n");
-        sb.append("mul.wide.u32 %q2, %t0, ").append(IN_BYTES).append(";\nadd.s64 %q2, %q0, %q2;\n");
-        sb.append("mul.wide.u32 %q3, %t0, ").append(OUT_BYTES).append(";\nadd.s64 %q3, %q1, %q3;\n");
+        sb.append(Sweep.THREAD_INDEX);
+        Sweep.tupleAddresses(sb, IN_BYTES, OUT_BYTES);
         String body = f.body();
         String[] ph = {"{a}", "{b}", "{c}", "{x}"};
         for (int i = 0; i < f.ops().length; i++) {

@@ -188,40 +188,9 @@ public final class LlvmConformance {
         Files.writeString(dir.resolve("forms.txt"), list);
         for (int from = 0; from < todo.size(); from += 150) {
             List<Integer> batch = todo.subList(from, Math.min(todo.size(), from + 150));
-            StringBuilder globals = new StringBuilder(), fns = new StringBuilder(), ann = new StringBuilder();
-            java.util.Set<String> decls = new java.util.LinkedHashSet<>();
-            String head = null;
-            int meta = 0;
-            for (int k : batch) {
-                String name = String.format("kf%04d", k);
-                String ir = irs.get(k).replace("@\"k\"", "@\"" + name + "\"").replace("@\"k.", "@\"" + name + ".");
-                boolean inFn = false;
-                StringBuilder h = new StringBuilder();
-                for (String ln : ir.split("\n")) {
-                    if (inFn) {
-                        fns.append(ln).append('\n');
-                        if (ln.equals("}")) inFn = false;
-                    } else if (ln.startsWith("define ")) {
-                        inFn = true;
-                        fns.append(ln).append('\n');
-                    } else if (ln.startsWith("@")) globals.append(ln).append('\n');
-                    else if (ln.startsWith("declare ")) decls.add(ln);
-                    else if (ln.startsWith("target ")) h.append(ln).append('\n');
-                    else if (ln.startsWith("!") || ln.startsWith(";") || ln.isBlank()) continue;
-                    else throw new IOException("unexpected IR line in " + forms.get(k).name() + ": " + ln);
-                }
-                head = h.toString();
-                if (meta > 0) ann.append(", ");
-                ann.append('!').append(meta);
-                meta++;
-            }
-            StringBuilder mod = new StringBuilder(head).append(globals).append(fns);
-            for (String d : decls) mod.append(d).append('\n');
-            mod.append("!nvvm.annotations = !{").append(ann).append("}\n");
-            for (int i = 0; i < batch.size(); i++) {
-                mod.append('!').append(i).append(" = !{ptr @\"").append(String.format("kf%04d", batch.get(i))).append("\", !\"kernel\", i32 1}\n");
-            }
-            String ptx = new String(tools.compile(mod.toString(), target), StandardCharsets.UTF_8);
+            String mod = NvptxBatch.module(batch, "kf%04d", (k, name) -> NvptxBatch.renameKernel(irs.get(k), name), false,
+                    k -> forms.get(k).name());
+            String ptx = new String(tools.compile(mod, target), StandardCharsets.UTF_8);
             int firstFn = ptx.indexOf("\t// .globl");
             String header = ptx.substring(0, firstFn);
             for (int k : batch) {

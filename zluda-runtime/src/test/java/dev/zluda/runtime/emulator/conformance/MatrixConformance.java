@@ -250,14 +250,10 @@ public final class MatrixConformance {
 
     /** The PTX module (PTX ISA 9.0, sm_90) of one form: kernel {@code k} as described in the class comment. */
     public static String ptx(Form f) {
-        StringBuilder sb = new StringBuilder();
-        sb.append(".version 9.0\n.target sm_90\n.address_size 64\n\n");
-        sb.append("// ").append(f.name()).append('\n');
-        sb.append(".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)\n{\n");
+        StringBuilder sb = Sweep.entry(f.name(), "");
         sb.append(".reg .pred %pq;\n.reg .b32 %t<12>;\n.reg .b64 %q<8>;\n.reg .b32 %r<24>;\n.reg .b32 %d<8>;\n");
         sb.append(".shared .align 16 .b8 sm[4096];\n");
-        sb.append("mov.u32 %t0, %ctaid.x;\nmov.u32 %t1, %ntid.x;\nmov.u32 %t2, %tid.x;\nmad.lo.u32 %t0, %t0, %t1, %t2;\n");
-        sb.append("ld.param.u32 %t1, [pn];\nsetp.ge.u32 %pq, %t0, %t1;\n@%pq bra DONE;\n");
+        sb.append(Sweep.THREAD_INDEX);
         sb.append("shr.u32 %t3, %t0, 5;\nand.b32 %t4, %t3, 1;\nsetp.ne.u32 %pq, %t4, 0;\n@%pq bra DONE;\n");
         sb.append("and.b32 %t5, %t0, 31;\n");
         sb.append("ld.param.u64 %q0, [pin];\nld.param.u64 %q1, [pout];\n");

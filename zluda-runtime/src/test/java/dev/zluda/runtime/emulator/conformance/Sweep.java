@@ -376,18 +376,31 @@ public final class Sweep {
 
     /** The prologue of every kernel: %t0 = thread index, exits past n, %q2 = its input tuple, %q3 = its output record. */
     static String prologue(String comment, int inStride, int outStride, String decls) {
-        StringBuilder sb = new StringBuilder(HEADER);
-        sb.append("// ").append(comment.replace('\n', ' ')).append('\n');
-        sb.append(decls);
-        sb.append(".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)\n{\n");
+        StringBuilder sb = entry(comment.replace('\n', ' '), decls);
         sb.append(".reg .pred %p<8>;\n.reg .b16 %h<12>;\n.reg .b32 %r<16>;\n.reg .b64 %l<12>;\n");
         sb.append(".reg .b32 %t<10>;\n.reg .b64 %q<10>;\n.reg .pred %pq;\n");
-        sb.append("mov.u32 %t0, %ctaid.x;\nmov.u32 %t1, %ntid.x;\nmov.u32 %t2, %tid.x;\nmad.lo.u32 %t0, %t0, %t1, %t2;\n");
-        sb.append("ld.param.u32 %t1, [pn];\nsetp.ge.u32 %pq, %t0, %t1;\n@%pq bra DONE;\n");
+        sb.append(THREAD_INDEX);
+        return tupleAddresses(sb, inStride, outStride).toString();
+    }
+
+    /**
+     * The module up to the kernel's opening brace: {@link #HEADER}, {@code // comment} (one line), the module-scope
+     * {@code decls}, and {@code .visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)}.
+     */
+    static StringBuilder entry(String comment, String decls) {
+        return new StringBuilder(HEADER).append("// ").append(comment).append('\n').append(decls)
+                .append(".visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)\n{\n");
+    }
+
+    /** %t0 = the thread's index in the grid; threads at n (.param pn) and past it branch to DONE. Needs %t0..2 and %pq. */
+    static final String THREAD_INDEX = "mov.u32 %t0, %ctaid.x;\nmov.u32 %t1, %ntid.x;\nmov.u32 %t2, %tid.x;\nmad.lo.u32 %t0, %t0, %t1, %t2;\n"
+            + "ld.param.u32 %t1, [pn];\nsetp.ge.u32 %pq, %t0, %t1;\n@%pq bra DONE;\n";
+
+    /** Appends %q2 = the thread's input tuple ({@code inStride} bytes each) and %q3 = its output record; needs %q0..3. */
+    static StringBuilder tupleAddresses(StringBuilder sb, int inStride, int outStride) {
         sb.append("ld.param.u64 %q0, [pin];\nld.param.u64 %q1, [pout];\n");
         sb.append("mul.wide.u32 %q2, %t0, ").append(inStride).append(";\nadd.s64 %q2, %q0, %q2;\n");
-        sb.append("mul.wide.u32 %q3, %t0, ").append(outStride).append(";\nadd.s64 %q3, %q1, %q3;\n");
-        return sb.toString();
+        return sb.append("mul.wide.u32 %q3, %t0, ").append(outStride).append(";\nadd.s64 %q3, %q1, %q3;\n");
     }
 
     static final String EPILOGUE = "DONE:\nret;\n}\n";

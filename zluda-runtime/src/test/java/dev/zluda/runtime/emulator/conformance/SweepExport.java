@@ -91,43 +91,10 @@ public final class SweepExport {
         List<Integer> todo = new ArrayList<>(irs.keySet());
         for (int from = 0; from < todo.size(); from += 200) {
             List<Integer> batch = todo.subList(from, Math.min(todo.size(), from + 200));
-            StringBuilder globals = new StringBuilder(), fns = new StringBuilder(), ann = new StringBuilder();
-            java.util.Set<String> decls = new java.util.LinkedHashSet<>();
-            String head = null;
-            int meta = 0;
-            for (int k : batch) {
-                String name = String.format("kf%05d", k);
-                // every symbol of the module gets the form's prefix, so that the modules do not collide
-                String ir = irs.get(k).replace("@\"k\"", "@\"" + name + "\"").replace("@\"k.", "@\"" + name + ".");
-                ir = prefixGlobals(ir, name);
-                boolean inFn = false;
-                StringBuilder h = new StringBuilder();
-                for (String ln : ir.split("\n")) {
-                    if (inFn) {
-                        fns.append(ln).append('\n');
-                        if (ln.equals("}")) inFn = false;
-                    } else if (ln.startsWith("define ")) {
-                        inFn = true;
-                        fns.append(ln).append('\n');
-                    } else if (ln.startsWith("@")) globals.append(ln).append('\n');
-                    else if (ln.startsWith("declare ")) decls.add(ln);
-                    else if (ln.startsWith("target ")) h.append(ln).append('\n');
-                    else if (ln.startsWith("!") || ln.startsWith(";") || ln.isBlank()) continue;
-                    else if (ln.startsWith("attributes ")) continue;
-                    else throw new IOException("unexpected IR line in form " + k + ": " + ln);
-                }
-                head = h.toString();
-                if (meta > 0) ann.append(", ");
-                ann.append('!').append(meta);
-                meta++;
-            }
-            StringBuilder mod = new StringBuilder(head).append(globals).append(fns);
-            for (String d : decls) mod.append(d).append('\n');
-            mod.append("!nvvm.annotations = !{").append(ann).append("}\n");
-            for (int i = 0; i < batch.size(); i++) {
-                mod.append('!').append(i).append(" = !{ptr @\"").append(String.format("kf%05d", batch.get(i))).append("\", !\"kernel\", i32 1}\n");
-            }
-            String ptx = new String(tools.compile(mod.toString(), target), StandardCharsets.UTF_8);
+            // every symbol of the module gets the form's prefix, so that the modules do not collide
+            String mod = NvptxBatch.module(batch, "kf%05d", (k, name) -> prefixGlobals(NvptxBatch.renameKernel(irs.get(k), name), name), true,
+                    k -> "form " + k);
+            String ptx = new String(tools.compile(mod, target), StandardCharsets.UTF_8);
             int firstFn = ptx.indexOf("\t// .globl");
             String header = ptx.substring(0, firstFn);
             for (int k : batch) {

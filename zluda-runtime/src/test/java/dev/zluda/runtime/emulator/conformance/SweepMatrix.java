@@ -44,6 +44,19 @@ final class SweepMatrix {
         return new Plan(Plan.RAND, Sweep.seed(name), words, new boolean[words.length], 64, 4, tuples);
     }
 
+    /**
+     * The register holding an ldmatrix/stmatrix row address of the given form ("r32": %r1, "r64": %l1, "generic": %l2),
+     * appending, for "generic", the cvta.shared of %l1 into %l2 (and the out-of-every-allocation address for unused lanes).
+     */
+    private static String rowAddress(StringBuilder sb, String addr) {
+        if (addr.equals("generic")) sb.append("cvta.shared.u64 %l2, %l1;\n@%p3 mov.u64 %l2, 0xfffffffffff0fff0;\n");
+        return switch (addr) {
+            case "r32" -> "%r1";
+            case "r64" -> "%l1";
+            default -> "%l2";
+        };
+    }
+
     private static String regList(String p, int from, int n) {
         StringBuilder sb = new StringBuilder("{");
         for (int i = 0; i < n; i++) sb.append(i == 0 ? "" : ", ").append(p).append(from + i);
@@ -167,17 +180,12 @@ final class SweepMatrix {
                                     // the row address: rows given by lanes 8x and up are unused: those lanes give an address outside every allocation
                                     sb.append("ld.global.u32 %r1, [%q2+32];\nshl.b32 %r1, %r1, 4;\nadd.u32 %r1, %r1, %t6;\nsetp.ge.u32 %p3, %t5, ").append(8 * x).append(";\n")
                                             .append("@%p3 mov.u32 %r1, 0xfff0fff0;\ncvt.u64.u32 %l1, %r1;\n@%p3 mov.u64 %l1, 0xfffffffffff0fff0;\n");
-                                    String a = switch (addr) {
-                                        case "r32" -> "%r1";
-                                        case "r64" -> "%l1";
-                                        default -> "%l2";
-                                    };
-                                    if (addr.equals("generic")) sb.append("cvta.shared.u64 %l2, %l1;\n@%p3 mov.u64 %l2, 0xfffffffffff0fff0;\n");
+                                    String a = rowAddress(sb, addr);
                                     sb.append(ld).append(' ').append(regList("%d", 0, x)).append(", [").append(a).append("];\n");
                                     if (v.contains("twice")) {
                                         sb.append("ld.global.u32 %r2, [%q2+40];\nshl.b32 %r2, %r2, 4;\nadd.u32 %r1, %r2, %t6;\n@%p3 mov.u32 %r1, 0xfff0fff0;\ncvt.u64.u32 %l1, %r1;\n"
                                                 + "@%p3 mov.u64 %l1, 0xfffffffffff0fff0;\n");
-                                        if (addr.equals("generic")) sb.append("cvta.shared.u64 %l2, %l1;\n@%p3 mov.u64 %l2, 0xfffffffffff0fff0;\n");
+                                        rowAddress(sb, addr);
                                         sb.append(ld).append(' ').append(regList("%d", 4, x)).append(", [").append(a).append("];\n");
                                     }
                                     for (int i = 0; i < x; i++) sb.append("st.global.b32 [%q3+").append(4 * i).append("], %d").append(i).append(";\n");
@@ -203,12 +211,7 @@ final class SweepMatrix {
                                 sb.append("ld.global.u32 %r1, [%q2+32];\nshl.b32 %r1, %r1, 1;\nadd.u32 %r1, %r1, 1;\nld.global.u32 %r2, [%q2+36];\nmad.lo.u32 %r1, %t5, %r1, %r2;\n"
                                         + "and.b32 %r1, %r1, 63;\nshl.b32 %r1, %r1, 4;\nadd.u32 %r1, %r1, %t6;\nsetp.ge.u32 %p3, %t5, ").append(8 * x).append(";\n")
                                         .append("@%p3 mov.u32 %r1, 0xfff0fff0;\ncvt.u64.u32 %l1, %r1;\n@%p3 mov.u64 %l1, 0xfffffffffff0fff0;\n");
-                                String a = switch (addr) {
-                                    case "r32" -> "%r1";
-                                    case "r64" -> "%l1";
-                                    default -> "%l2";
-                                };
-                                if (addr.equals("generic")) sb.append("cvta.shared.u64 %l2, %l1;\n@%p3 mov.u64 %l2, 0xfffffffffff0fff0;\n");
+                                String a = rowAddress(sb, addr);
                                 sb.append(st).append(" [").append(a).append("], ").append(regList("%d", 0, x)).append(";\nbar.warp.sync -1;\n");
                                 for (int i = 0; i < 8; i++) sb.append("ld.shared.b32 %r0, [%t8+").append(4 * i).append("];\nst.global.b32 [%q3+").append(4 * i).append("], %r0;\n");
                                 sb.append(Sweep.EPILOGUE);
