@@ -166,12 +166,14 @@ class DiffCommandTest {
         String nv = "../samples/traces/pairs/gemm_lt_demo-libs-nvidia.zip", zl = "../samples/traces/pairs/gemm_lt_demo-libs-zluda.zip";
         CliRun.Result r = CliRun.run("diff", nv, zl);
         assertEquals(1, r.code(), r.err());
-        assertTrue(r.out().contains("DIFFERENT: 4 diverging calls"), r.out());
+        // cuMemAlloc_v2/cuMemFree_v2 of the workspace NVIDIA's heuristic asked for, and cudart's primary-context
+        // release at exit (cuGetExportTable's different result is an expected difference: export table)
+        assertTrue(r.out().contains("DIFFERENT: 3 diverging calls"), r.out());
         assertTrue(r.out().matches("(?s).*Ignored \\(expected differences; --strict compares them\\):.* [0-9]+ library internal.*"), r.out());
         CliRun.Result all = CliRun.run("diff", "--library-internals", nv, zl);
         assertEquals(1, all.code(), all.err());
         assertFalse(all.out().contains("library internal"), all.out());
-        assertFalse(all.out().contains("DIFFERENT: 4 diverging calls"), "the calls inside NVIDIA's library calls diverge: " + all.out());
+        assertFalse(all.out().contains("DIFFERENT: 3 diverging calls"), "the calls inside NVIDIA's library calls diverge: " + all.out());
         assertTrue(CliRun.run("diff", "--help").out().contains("--library-internals"));
     }
 }

@@ -707,17 +707,17 @@ public final class DiffEngine {
         return 1 << k;
     }
 
-    /** Counts an expected difference between fact {@code i} of A and {@code j} of B (-1: absent on that side). */
     /** An expected difference of two paired calls' results (e.g. an export table one driver provides and the other does not). */
     private void ignoreResult(Expected e, int x, int y) {
         ignoredCounts.merge(e, 1L, Long::sum);
         int shown = ignoredExamples.getOrDefault(e, 0);
         if (shown < Math.min(options.limit(), 20) && ignored.size() < options.limit()) {
             ignoredExamples.put(e, shown + 1);
-            ignored.add(new DiffResult.Ignored(e, sa.ordinal[x], sb.ordinal[y], sa.function(x), "result", ra.result(x), rb.result(y)));
+            ignored.add(new DiffResult.Ignored(e, sa.ordinal(x), sb.ordinal(y), sa.function(x), "result", ra.result(x), rb.result(y)));
         }
     }
 
+    /** Counts an expected difference between fact {@code i} of A and {@code j} of B (-1: absent on that side). */
     private void ignore(int cat, int x, int y, int i, int j) {
         Expected e = Expected.values()[cat - 1];
         ignoredCounts.merge(e, 1L, Long::sum);
