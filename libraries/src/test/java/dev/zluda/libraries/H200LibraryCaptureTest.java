@@ -125,6 +125,24 @@ class H200LibraryCaptureTest {
         assertEquals(0, strictInside.ignoredCounts().getOrDefault(Expected.LIBRARY_INTERNALS, 0L));
     }
 
+    /**
+     * NVIDIA's cuda-samples matrixMulCUBLAS (nvcc 13.0, `-sizemult=1`: 31 cublasSgemm_v2, one warm-up and 30
+     * timed) traced on the H200 in front of NVIDIA's cuBLAS 13.1.0.3 (matrixMulCUBLAS-h200.zip) and here in
+     * front of zluda's cuBLAS on zluda's driver (matrixMulCUBLAS-zluda.zip); both print PASS. The library calls
+     * pair one to one and nothing the program sees differs; what NVIDIA's cuBLAS does inside is its own.
+     */
+    @Test
+    void matrixMulCublasOnNvidiasCublasAndOnZludasPairsItsLibraryCalls(@TempDir Path tmp) throws Exception {
+        Path nv = PAIRS.resolve("matrixMulCUBLAS-h200.zip"), zl = PAIRS.resolve("matrixMulCUBLAS-zluda.zip");
+        List<String> nvLib = libraryCallsAtDepth0(calls(nv, tmp.resolve("nv"))), zlLib = libraryCallsAtDepth0(calls(zl, tmp.resolve("zl")));
+        assertEquals(31, nvLib.stream().filter(f -> f.equals("cublasSgemm_v2")).count(), "the sample's 31 cublasSgemm: " + nvLib);
+        assertEquals(nvLib, zlLib, "the program makes the same library calls on both");
+        DiffResult r = DiffEngine.diff(nv, zl, DiffOptions.defaults());
+        assertEquals(List.of(), functionsAndKinds(r));
+        assertEquals(r.b().calls(), r.matchedCalls(), "every compared call of the zluda capture is paired");
+        assertTrue(r.ignoredCounts().getOrDefault(Expected.LIBRARY_INTERNALS, 0L) > 0, r.ignoredCounts().toString());
+    }
+
     private static final List<String> KNOWN_DRIVER_DIFFERENCES =
             // cudart's teardown after the driver's exit handler: NVIDIA answers CUDA_ERROR_DEINITIALIZED, and this zluda
             // capture predates zluda's driver doing the same (docs/support.md, "Known differences from an NVIDIA run").
