@@ -168,7 +168,8 @@ class JitTest {
             LaunchResult a = walk(false, bad, outs), b = walk(true, bad, outs);
             assertEquals(Errors.ILLEGAL_ADDRESS, a.error(), a.message());
             assertEquals(a.error(), b.error());
-            assertEquals(a.message(), b.message());
+            // the buffers of the two runs are separate allocations: the faulting address differs, all else is the same
+            assertEquals(a.message().replaceAll("0x[0-9a-f]+", "0x…"), b.message().replaceAll("0x[0-9a-f]+", "0x…"));
             assertTrue(b.message().contains("kernel walk") && b.message().contains("thread (" + bad + ",0,0)") && b.message().contains("ld.global.u32"), b.message());
         }
     }
