@@ -159,6 +159,26 @@ static int capturing(uint64_t stream) {
     return f(stream, &status) != 0 || status != 0;
 }
 
+/*
+ * The allocations a launch's parameters point into: every 8-byte-aligned word of the packed parameters
+ * that cuMemGetAddressRange (range, NULL when the driver lacks it) places in an allocation, each
+ * allocation once, at most MAX_BUFFERS; called once the stream's earlier work is done.
+ */
+static void find_buffers(struct zt_kernel *s, range_fn range) {
+    for (size_t o = 0; range && o + 8 <= s->plen && s->nbuf < MAX_BUFFERS; o += 8) {
+        uint64_t v, base = 0;
+        size_t size = 0;
+        memcpy(&v, s->params + o, 8);
+        if (!v || range(&base, &size, v) != 0 || !size) continue;
+        int seen = 0;
+        for (size_t i = 0; i < s->nbuf; i++) if (s->bufs[i].device_pointer == base) seen = 1;
+        if (seen) continue;
+        s->bufs[s->nbuf].device_pointer = base;
+        s->bufs[s->nbuf].size = size;
+        s->nbuf++;
+    }
+}
+
 void zt_kernel_before(zt_call *c, uint64_t f, uint64_t stream, void **params, void **extra) {
     c->kernel = NULL;
     if (!enabled() || !c->thread || !f) return;
@@ -188,19 +208,7 @@ void zt_kernel_before(zt_call *c, uint64_t f, uint64_t stream, void **params, vo
     }
     sync_fn sync = (sync_fn)zt_real_by_name("cuCtxSynchronize");
     if (sync) sync();
-    range_fn range = (range_fn)zt_real_by_name("cuMemGetAddressRange_v2");
-    for (size_t o = 0; range && o + 8 <= s->plen && s->nbuf < MAX_BUFFERS; o += 8) {
-        uint64_t v, base = 0;
-        size_t size = 0;
-        memcpy(&v, s->params + o, 8);
-        if (!v || range(&base, &size, v) != 0 || !size) continue;
-        int seen = 0;
-        for (size_t i = 0; i < s->nbuf; i++) if (s->bufs[i].device_pointer == base) seen = 1;
-        if (seen) continue;
-        s->bufs[s->nbuf].device_pointer = base;
-        s->bufs[s->nbuf].size = size;
-        s->nbuf++;
-    }
+    find_buffers(s, (range_fn)zt_real_by_name("cuMemGetAddressRange_v2"));
     images(c, s, 0);
     c->kernel = s;
 }
@@ -466,20 +474,8 @@ void zt_graph_before(zt_call *c, uint64_t exec, uint64_t stream) {
     if (sync) sync();
     range_fn range = (range_fn)zt_real_by_name("cuMemGetAddressRange_v2");
     for (size_t i = 0; i < g->n; i++) {
-        struct zt_kernel *s = &g->snaps[i];
-        for (size_t o = 0; range && o + 8 <= s->plen && s->nbuf < MAX_BUFFERS; o += 8) {
-            uint64_t v, base = 0;
-            size_t size = 0;
-            memcpy(&v, s->params + o, 8);
-            if (!v || range(&base, &size, v) != 0 || !size) continue;
-            int seen = 0;
-            for (size_t b = 0; b < s->nbuf; b++) if (s->bufs[b].device_pointer == base) seen = 1;
-            if (seen) continue;
-            s->bufs[s->nbuf].device_pointer = base;
-            s->bufs[s->nbuf].size = size;
-            s->nbuf++;
-        }
-        images(c, s, 0);
+        find_buffers(&g->snaps[i], range);
+        images(c, &g->snaps[i], 0);
     }
     c->graph = g;
 }
