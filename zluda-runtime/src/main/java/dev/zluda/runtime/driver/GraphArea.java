@@ -1,8 +1,6 @@
 package dev.zluda.runtime.driver;
 
-import dev.zluda.runtime.api.CudaStructs.CUDA_HOST_NODE_PARAMS_v1;
 import dev.zluda.runtime.api.CudaStructs.CUDA_KERNEL_NODE_PARAMS_v1;
-import dev.zluda.runtime.api.CudaStructs.CUDA_MEMSET_NODE_PARAMS_v1;
 import dev.zluda.runtime.api.CudaStructs.CUgraphNodeParams;
 import dev.zluda.runtime.emulator.GraphConditionals;
 
@@ -155,20 +153,29 @@ final class GraphArea {
         });
     }
 
-    public int cuGraphKernelNodeGetParams_v2(long hNode, long nodeParams) {
-        return onNode(hNode, Graph.KERNEL, n -> {
-            if (nodeParams == 0) return INVALID_VALUE;
-            nodes.writeKernel(n, nodeParams, true);
+    /**
+     * A query that writes what a node of a given kind holds to {@code out}: CUDA_ERROR_INVALID_VALUE for a NULL
+     * {@code out}, else {@code write} fills it.
+     */
+    private int query(long hNode, int type, long out, java.util.function.BiConsumer<Graph.Node, Long> write) {
+        return onNode(hNode, type, n -> {
+            if (out == 0) return INVALID_VALUE;
+            write.accept(n, out);
             return SUCCESS;
         });
     }
 
+    /** Copies a node's parameter bytes (a CUDA_MEMCPY3D, a CUDA_MEM_ALLOC_NODE_PARAMS) to {@code out}. */
+    private static void copyOut(byte[] b, long out) {
+        MemorySegment.copy(b, 0, at(out, b.length), ValueLayout.JAVA_BYTE, 0, b.length);
+    }
+
+    public int cuGraphKernelNodeGetParams_v2(long hNode, long nodeParams) {
+        return query(hNode, Graph.KERNEL, nodeParams, (n, p) -> nodes.writeKernel(n, p, true));
+    }
+
     public int cuGraphKernelNodeGetParams(long hNode, long nodeParams) {
-        return onNode(hNode, Graph.KERNEL, n -> {
-            if (nodeParams == 0) return INVALID_VALUE;
-            nodes.writeKernel(n, nodeParams, false);
-            return SUCCESS;
-        });
+        return query(hNode, Graph.KERNEL, nodeParams, (n, p) -> nodes.writeKernel(n, p, false));
     }
 
     public int cuGraphKernelNodeSetParams_v2(long hNode, long nodeParams) {
@@ -180,12 +187,7 @@ final class GraphArea {
     }
 
     public int cuGraphMemcpyNodeGetParams(long hNode, long nodeParams) {
-        return onNode(hNode, Graph.MEMCPY, n -> {
-            if (nodeParams == 0) return INVALID_VALUE;
-            byte[] b = ((Graph.Memcpy) n.params).copy();
-            MemorySegment.copy(b, 0, at(nodeParams, b.length), ValueLayout.JAVA_BYTE, 0, b.length);
-            return SUCCESS;
-        });
+        return query(hNode, Graph.MEMCPY, nodeParams, (n, p) -> copyOut(((Graph.Memcpy) n.params).copy(), p));
     }
 
     public int cuGraphMemcpyNodeSetParams(long hNode, long nodeParams) {
@@ -193,17 +195,7 @@ final class GraphArea {
     }
 
     public int cuGraphMemsetNodeGetParams(long hNode, long nodeParams) {
-        return onNode(hNode, Graph.MEMSET, n -> {
-            if (nodeParams == 0) return INVALID_VALUE;
-            Graph.Memset m = (Graph.Memset) n.params;
-            CUDA_MEMSET_NODE_PARAMS_v1.dst(nodeParams, m.dst());
-            CUDA_MEMSET_NODE_PARAMS_v1.pitch(nodeParams, m.pitch());
-            CUDA_MEMSET_NODE_PARAMS_v1.value(nodeParams, m.value());
-            CUDA_MEMSET_NODE_PARAMS_v1.elementSize(nodeParams, m.elementSize());
-            CUDA_MEMSET_NODE_PARAMS_v1.width(nodeParams, m.width());
-            CUDA_MEMSET_NODE_PARAMS_v1.height(nodeParams, m.height());
-            return SUCCESS;
-        });
+        return query(hNode, Graph.MEMSET, nodeParams, (n, p) -> GraphNodes.writeMemset((Graph.Memset) n.params, p));
     }
 
     public int cuGraphMemsetNodeSetParams(long hNode, long nodeParams) {
@@ -211,13 +203,7 @@ final class GraphArea {
     }
 
     public int cuGraphHostNodeGetParams(long hNode, long nodeParams) {
-        return onNode(hNode, Graph.HOST, n -> {
-            if (nodeParams == 0) return INVALID_VALUE;
-            Graph.Host h = (Graph.Host) n.params;
-            CUDA_HOST_NODE_PARAMS_v1.fn(nodeParams, h.fn());
-            CUDA_HOST_NODE_PARAMS_v1.userData(nodeParams, h.userData());
-            return SUCCESS;
-        });
+        return query(hNode, Graph.HOST, nodeParams, (n, p) -> GraphNodes.writeHost((Graph.Host) n.params, p));
     }
 
     public int cuGraphHostNodeSetParams(long hNode, long nodeParams) {
@@ -226,19 +212,11 @@ final class GraphArea {
 
     /** cuGraphChildGraphNodeGetGraph: the node's own graph (not the one it was made from). */
     public int cuGraphChildGraphNodeGetGraph(long hNode, long phGraph) {
-        return onNode(hNode, Graph.GRAPH, n -> {
-            if (phGraph == 0) return INVALID_VALUE;
-            putLong(phGraph, ((Graph.Child) n.params).graph().handle);
-            return SUCCESS;
-        });
+        return query(hNode, Graph.GRAPH, phGraph, (n, p) -> putLong(p, ((Graph.Child) n.params).graph().handle));
     }
 
     public int cuGraphEventRecordNodeGetEvent(long hNode, long event_out) {
-        return onNode(hNode, Graph.EVENT_RECORD, n -> {
-            if (event_out == 0) return INVALID_VALUE;
-            putLong(event_out, ((Graph.EventRecord) n.params).event());
-            return SUCCESS;
-        });
+        return query(hNode, Graph.EVENT_RECORD, event_out, (n, p) -> putLong(p, ((Graph.EventRecord) n.params).event()));
     }
 
     public int cuGraphEventRecordNodeSetEvent(long hNode, long event) {
@@ -246,11 +224,7 @@ final class GraphArea {
     }
 
     public int cuGraphEventWaitNodeGetEvent(long hNode, long event_out) {
-        return onNode(hNode, Graph.WAIT_EVENT, n -> {
-            if (event_out == 0) return INVALID_VALUE;
-            putLong(event_out, ((Graph.EventWait) n.params).event());
-            return SUCCESS;
-        });
+        return query(hNode, Graph.WAIT_EVENT, event_out, (n, p) -> putLong(p, ((Graph.EventWait) n.params).event()));
     }
 
     public int cuGraphEventWaitNodeSetEvent(long hNode, long event) {
@@ -258,20 +232,11 @@ final class GraphArea {
     }
 
     public int cuGraphMemAllocNodeGetParams(long hNode, long params_out) {
-        return onNode(hNode, Graph.MEM_ALLOC, n -> {
-            if (params_out == 0) return INVALID_VALUE;
-            byte[] b = ((Graph.MemAlloc) n.params).params();
-            MemorySegment.copy(b, 0, at(params_out, b.length), ValueLayout.JAVA_BYTE, 0, b.length);
-            return SUCCESS;
-        });
+        return query(hNode, Graph.MEM_ALLOC, params_out, (n, p) -> copyOut(((Graph.MemAlloc) n.params).params(), p));
     }
 
     public int cuGraphMemFreeNodeGetParams(long hNode, long dptr_out) {
-        return onNode(hNode, Graph.MEM_FREE, n -> {
-            if (dptr_out == 0) return INVALID_VALUE;
-            putLong(dptr_out, ((Graph.MemFree) n.params).dptr());
-            return SUCCESS;
-        });
+        return query(hNode, Graph.MEM_FREE, dptr_out, (n, p) -> putLong(p, ((Graph.MemFree) n.params).dptr()));
     }
 
     /** cuGraphNodeSetParams: new parameters of the node's kind (kernel, memcpy, memset, host, child graph, event nodes). */
@@ -284,11 +249,7 @@ final class GraphArea {
     }
 
     public int cuGraphNodeGetType(long hNode, long type) {
-        return onNode(hNode, -1, n -> {
-            if (type == 0) return INVALID_VALUE;
-            putInt(type, n.params.type());
-            return SUCCESS;
-        });
+        return query(hNode, -1, type, (n, p) -> putInt(p, n.params.type()));
     }
 
     /** cuGraphDestroyNode: the node and its edges. */

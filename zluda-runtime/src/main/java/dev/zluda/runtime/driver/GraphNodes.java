@@ -148,6 +148,22 @@ final class GraphNodes {
         }
     }
 
+    /** Writes a memset node's parameters to a CUDA_MEMSET_NODE_PARAMS. */
+    static void writeMemset(Graph.Memset m, long p) {
+        CUDA_MEMSET_NODE_PARAMS_v1.dst(p, m.dst());
+        CUDA_MEMSET_NODE_PARAMS_v1.pitch(p, m.pitch());
+        CUDA_MEMSET_NODE_PARAMS_v1.value(p, m.value());
+        CUDA_MEMSET_NODE_PARAMS_v1.elementSize(p, m.elementSize());
+        CUDA_MEMSET_NODE_PARAMS_v1.width(p, m.width());
+        CUDA_MEMSET_NODE_PARAMS_v1.height(p, m.height());
+    }
+
+    /** Writes a host node's parameters to a CUDA_HOST_NODE_PARAMS. */
+    static void writeHost(Graph.Host h, long p) {
+        CUDA_HOST_NODE_PARAMS_v1.fn(p, h.fn());
+        CUDA_HOST_NODE_PARAMS_v1.userData(p, h.userData());
+    }
+
     /** A memcpy node's parameters: the CUDA_MEMCPY3D's bytes, or an Integer error. */
     static Object memcpy(long p, long ctx) {
         if (p == 0) return INVALID_VALUE;
