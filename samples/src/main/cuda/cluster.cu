@@ -1,6 +1,7 @@
 // ptx-arch: sm_90
 // Kernels of the cluster sample (samples/src/main/c/cluster.c): thread-block clusters need sm_90.
 #include <cooperative_groups.h>
+#include "cluster_exchange.cuh"
 namespace cg = cooperative_groups;
 
 // One row of 8 words per CTA (linear CTA index): %clusterid.x/.y, %cluster_ctaid.x/.y,
@@ -21,20 +22,9 @@ extern "C" __global__ void clusterRegisters(unsigned *out) {
     if (threadIdx.x < 8) out[cta * 8 + threadIdx.x] = v[threadIdx.x];
 }
 
-// Distributed shared memory: each CTA fills its shared array, the cluster synchronises, each thread
-// reads the next CTA's array and counts itself in rank 0's shared counter with an atomic.
+// Distributed shared memory (cluster_exchange.cuh).
 extern "C" __global__ void clusterExchange(int *out, int *counts) {
     __shared__ int data[256];
     __shared__ int counter;
-    cg::cluster_group cluster = cg::this_cluster();
-    unsigned rank = cluster.block_rank();
-    if (threadIdx.x == 0) counter = 0;
-    data[threadIdx.x] = (int) (rank * 1000 + threadIdx.x);
-    cluster.sync();
-    int *peer = cluster.map_shared_rank(data, (rank + 1) % cluster.num_blocks());
-    int *root = cluster.map_shared_rank(&counter, 0);
-    out[blockIdx.x * blockDim.x + threadIdx.x] = peer[(threadIdx.x + 1) % blockDim.x];
-    atomicAdd(root, 1);
-    cluster.sync();
-    if (threadIdx.x == 0 && rank == 0) counts[blockIdx.x / cluster.num_blocks()] = counter;
+    clusterExchangeBody(data, &counter, out, counts);
 }

@@ -1,23 +1,8 @@
 // Kernels for the emulator's cooperative-launch and cluster tests (zluda-runtime's CooperativeClusterTest).
 // PTX: nvcc -ptx -arch=sm_90 coop_kernels.cu -o coop_kernels.ptx (nvcc 13.0)
-#include <cooperative_groups.h>
-namespace cg = cooperative_groups;
-
-// Each round every thread publishes its value, the grid synchronises, and each thread takes a value another
-// CTA published: without a working grid barrier the result differs from the host's.
-extern "C" __global__ void gridRounds(int *cur, int *out, int n, int rounds) {
-    cg::grid_group grid = cg::this_grid();
-    unsigned t = (unsigned) grid.thread_rank();
-    int v = (int) t;
-    for (int r = 0; r < rounds; r++) {
-        if (t < n) cur[t] = v;
-        grid.sync();
-        if (t < n) v = cur[(t + 1 + r * 7) % n] + 1;
-        grid.sync();
-    }
-    if (t < n) out[t] = v;
-    if (t == 0) out[n] = grid.is_valid() ? (int) grid.num_blocks() : -1;
-}
+// gridRounds: the cooperative sample's kernel (rounds of grid-wide synchronisation).
+#include "../../../../../samples/src/main/cuda/cooperative.cu"
+#include "../../../../../samples/src/main/cuda/cluster_exchange.cuh"
 
 static __device__ unsigned sreg(int which) {
     unsigned v = 0;
@@ -47,39 +32,16 @@ extern "C" __global__ void clusterRegisters(unsigned *out) {
     if (threadIdx.x < 11) out[cta * 11 + threadIdx.x] = sreg(threadIdx.x);
 }
 
-// Distributed shared memory: each CTA fills its shared array, the cluster synchronises, each thread reads the
-// next CTA's array and adds into rank 0's counter with a shared::cluster atomic.
+// Distributed shared memory (the cluster sample's, samples/src/main/cuda/cluster_exchange.cuh), with the
+// cluster shape chosen at launch and with it fixed at compile time (.reqnctapercluster, .explicitcluster).
 extern "C" __global__ void clusterExchange(int *out, int *counts) {
     __shared__ int data[128];
     __shared__ int counter;
-    cg::cluster_group cluster = cg::this_cluster();
-    unsigned rank = cluster.block_rank();
-    if (threadIdx.x == 0) counter = 0;
-    data[threadIdx.x] = (int) (rank * 1000 + threadIdx.x);
-    cluster.sync();
-    int *peer = cluster.map_shared_rank(data, (rank + 1) % cluster.num_blocks());
-    int *root = cluster.map_shared_rank(&counter, 0);
-    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
-    out[g] = peer[(threadIdx.x + 1) % blockDim.x];
-    atomicAdd(root, 1);
-    cluster.sync();
-    if (threadIdx.x == 0 && rank == 0) counts[blockIdx.x / cluster.num_blocks()] = counter;
+    clusterExchangeBody(data, &counter, out, counts);
 }
 
-// The same with its cluster shape fixed at compile time (.reqnctapercluster, .explicitcluster).
 extern "C" __global__ void __cluster_dims__(2, 1, 1) clusterFixed(int *out, int *counts) {
     __shared__ int data[128];
     __shared__ int counter;
-    cg::cluster_group cluster = cg::this_cluster();
-    unsigned rank = cluster.block_rank();
-    if (threadIdx.x == 0) counter = 0;
-    data[threadIdx.x] = (int) (rank * 1000 + threadIdx.x);
-    cluster.sync();
-    int *peer = cluster.map_shared_rank(data, (rank + 1) % cluster.num_blocks());
-    int *root = cluster.map_shared_rank(&counter, 0);
-    unsigned g = blockIdx.x * blockDim.x + threadIdx.x;
-    out[g] = peer[(threadIdx.x + 1) % blockDim.x];
-    atomicAdd(root, 1);
-    cluster.sync();
-    if (threadIdx.x == 0 && rank == 0) counts[blockIdx.x / cluster.num_blocks()] = counter;
+    clusterExchangeBody(data, &counter, out, counts);
 }

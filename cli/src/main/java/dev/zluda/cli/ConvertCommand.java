@@ -27,8 +27,8 @@ final class ConvertCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "CAPTURE", description = "Capture directory, .zcap file or pack.")
-    Path capture;
+    @CommandLine.Mixin
+    CaptureArgument capture;
 
     @Parameters(index = "1", paramLabel = "OUT", description = "Output file (parquet: output directory, created when missing).")
     Path out;
@@ -41,7 +41,7 @@ final class ConvertCommand implements Callable<Integer> {
         if (!to.equals("jsonl") && !to.equals("perfetto") && !to.equals("parquet")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--to must be jsonl, perfetto or parquet, not '" + to + "'");
         }
-        try (Capture cap = Capture.open(capture)) {
+        try (Capture cap = capture.open()) {
             ReadStatus st;
             String what;
             try {

@@ -26,8 +26,8 @@ final class DumpCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(paramLabel = "CAPTURE", description = "Capture directory, .zcap file or pack.")
-    Path capture;
+    @CommandLine.Mixin
+    CaptureArgument capture;
 
     @Option(names = "--threads", description = "Prefix every line with [thread id].")
     boolean threads;
@@ -72,7 +72,7 @@ final class DumpCommand implements Callable<Integer> {
             }
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (Capture cap = Capture.open(capture)) {
+        try (Capture cap = capture.open()) {
             boolean fold = !unfold && p == null && !errors && calls == null; // a filter shows what it selects, one line each
             var st = Dump.dump(cap, new Dump.Options(threads, time, p, errors, from, to, fold), out);
             return st.damaged() ? 1 : 0;

@@ -20,12 +20,12 @@ final class InfoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(paramLabel = "CAPTURE", description = "Capture directory, .zcap file or pack.")
-    Path capture;
+    @CommandLine.Mixin
+    CaptureArgument capture;
 
     @Override
     public Integer call() throws CaptureException {
-        try (Capture cap = Capture.open(capture)) {
+        try (Capture cap = capture.open()) {
             CaptureInfo.of(cap).print(cap, spec.commandLine().getOut());
             return 0;
         }

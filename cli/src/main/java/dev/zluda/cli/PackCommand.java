@@ -28,8 +28,8 @@ final class PackCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(paramLabel = "CAPTURE", description = "Capture directory, .zcap file or pack.")
-    Path capture;
+    @CommandLine.Mixin
+    CaptureArgument capture;
 
     @Option(names = {"-o", "--output"}, required = true, paramLabel = "FILE", description = "The pack to write (a ZIP file).")
     Path output;
@@ -53,7 +53,7 @@ final class PackCommand implements Callable<Integer> {
         if (java.nio.file.Files.exists(output) && !force) {
             throw new CommandLine.ParameterException(spec.commandLine(), output + " exists; pass --force to replace it");
         }
-        try (Capture cap = Capture.open(capture)) {
+        try (Capture cap = capture.open()) {
             Pack.pack(cap, output, r);
         } catch (IOException e) {
             throw new Main.WriteError(output, e);

@@ -46,8 +46,8 @@ final class ReplayCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(paramLabel = "CAPTURE", description = "Capture directory, .zcap file or pack.")
-    Path capture;
+    @CommandLine.Mixin
+    CaptureArgument capture;
 
     @Option(names = {"-k", "--kernel"}, paramLabel = "N|NAME",
             description = "The snapshot: its number (zluda replay --list), or a kernel name (mangled, or a part of it; NAME@K the K-th launch).")
@@ -94,29 +94,11 @@ final class ReplayCommand implements Callable<Integer> {
             if (kernel == null) throw new CommandLine.ParameterException(spec.commandLine(), "--locate needs --kernel N|NAME");
             who = trace.check(spec.commandLine());
         }
-        try (Capture cap = Capture.open(capture)) {
+        try (Capture cap = capture.open()) {
             String home = System.getProperty("zluda.home");
-            String ptxText = null;
-            if (ptx != null) {
-                try {
-                    ptxText = Files.readString(ptx);
-                } catch (IOException e) {
-                    err.println("zluda replay: error: cannot read " + ptx + ": " + e.getMessage());
-                    err.flush();
-                    return 2;
-                }
-            }
+            String ptxText = read(ptx);
             if (locate) {
-                String againstText = null;
-                if (againstPtx != null) {
-                    try {
-                        againstText = Files.readString(againstPtx);
-                    } catch (IOException e) {
-                        err.println("zluda replay: error: cannot read " + againstPtx + ": " + e.getMessage());
-                        err.flush();
-                        return 2;
-                    }
-                }
+                String againstText = read(againstPtx);
                 Locate.Result r = Locate.run(cap, kernel, new Locate.Options(on, ptxText, against, againstText, who, trace.traceLimit,
                         home == null ? null : Path.of(home), ptx == null ? null : ptx.toString(), againstPtx == null ? null : againstPtx.toString()));
                 r.print(out);
@@ -143,6 +125,10 @@ final class ReplayCommand implements Callable<Integer> {
             KernelReplay.Result r = KernelReplay.run(cap, kernel, o);
             r.print(out);
             return r.exitCode();
+        } catch (PtxUnreadable e) {
+            err.println("zluda replay: error: cannot read " + e.file + ": " + e.getCause().getMessage());
+            err.flush();
+            return 2;
         } catch (CaptureException | ReplayException e) {
             err.println("zluda replay: error: " + e.getMessage());
             err.flush();
@@ -152,6 +138,26 @@ final class ReplayCommand implements Callable<Integer> {
             if (System.getenv("ZLUDA_DEBUG") != null) e.printStackTrace(err);
             err.flush();
             return 2;
+        }
+    }
+
+    /** A PTX file given in place of a recorded module (--ptx, --against-ptx) that cannot be read. */
+    private static final class PtxUnreadable extends Exception {
+        final Path file;
+
+        PtxUnreadable(Path file, IOException cause) {
+            super(cause);
+            this.file = file;
+        }
+    }
+
+    /** The text of a PTX file given in place of a recorded module; null for none. */
+    private static String read(Path file) throws PtxUnreadable {
+        if (file == null) return null;
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new PtxUnreadable(file, e);
         }
     }
 }

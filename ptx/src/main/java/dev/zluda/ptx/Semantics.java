@@ -28,7 +28,8 @@ import java.util.Set;
  *       each register operand's declared type fits the instruction type under the type-checking rules
  *       of 6.4 (equal size; {@code .b} takes any kind; {@code .s}/{@code .u} take integer and bit;
  *       {@code .f} takes float and bit) and, for {@code ld}/{@code st}/{@code ldu}, the relaxed rule
- *       that an integer or bit register may be wider than the instruction type.</li>
+ *       that an integer or bit register may be wider than the instruction type; an integer constant where the
+ *       operand type is a floating-point type is an error, as ptxas makes it (4.5.1, 4.5.2).</li>
  * </ul>
  * Parameter layouts are computed as described in {@link ParamInfo}.
  */
@@ -56,6 +57,9 @@ public final class Semantics {
             "xor", "not", "neg", "abs", "mov", "selp", "setp", "div", "rem", "shl", "shr", "sin", "cos", "ex2",
             "lg2", "rcp", "sqrt", "rsqrt", "add.cc", "addc", "sub.cc", "subc", "mad.cc", "madc", "lop3",
             "copysign", "mul24", "mad24", "ld", "st", "ldu");
+
+    /** Families whose constant operands are checked against their operand types, beside {@link #TYPED}. */
+    private static final Set<String> CONSTANTS_CHECKED = Set.of("cvt", "set", "slct", "testp", "atom", "red");
 
     private enum Kind { REGISTER, VARIABLE, FUNCTION, LABEL }
 
@@ -449,6 +453,7 @@ public final class Semantics {
         }
         for (Operand o : ins.operands()) resolveOperand(o, scope);
         if (fam != null && TYPED.contains(fam.key())) typeCheck(ins, fam.key(), scope);
+        if (fam != null && CONSTANTS_CHECKED.contains(fam.key())) constantOperands(ins, fam.key());
     }
 
     private void resolveOperand(Operand o, Scope scope) {
@@ -562,6 +567,7 @@ public final class Semantics {
                 error(n.loc(), "'" + n.name() + "' is not a .pred register");
             return;
         }
+        constantKind(ins, o, want, ins.loc());
         VariableInfo r = register(o, scope);
         if (r == null || r.type() == null) return;
         if (!want.acceptsRegister(r.type())) {
@@ -574,6 +580,7 @@ public final class Semantics {
     private void memoryData(Instruction ins, Operand o, PtxType t, Scope scope) {
         List<Operand> elems = o instanceof VectorOperand v ? v.elements() : List.of(o);
         for (Operand e : elems) {
+            constantKind(ins, e, t, ins.loc());
             VariableInfo r = register(e, scope);
             if (r == null || r.type() == null) continue;
             PtxType rt = r.type();
@@ -594,6 +601,80 @@ public final class Semantics {
                 error(locOf(e), "operand '" + r.name() + "' of " + ins.form() + " is a " + rt.ptxName()
                         + " register, expected one compatible with " + t.ptxName());
             }
+        }
+    }
+
+    /**
+     * A constant whose kind the operand type does not take is an error, as ptxas makes it ("Arguments mismatch for
+     * instruction"; recorded with ptxas 13.0 in ptx/src/test/resources/ptxas/constant-operands.txt). An
+     * integer constant (a literal, or an expression of literals only: {@code 1}, {@code 0x3f800000}, {@code 1U},
+     * {@code 1+1}) has type .s64 or .u64 (PTX ISA 9.0, 4.5.1) and is no operand of a floating-point type: that
+     * takes a floating-point literal (4.5.2: {@code 1.0}, {@code 0f3F800000}, {@code 0d3FF0000000000000}). A
+     * floating-point literal is no operand of a signed or unsigned integer type, and a bit-size type takes only the
+     * hexadecimal form, as the bits it spells ({@code mov.b32 %r1, 0f3F800000}; {@code mov.b32 %r1, 1.0} is refused).
+     */
+    private void constantKind(Instruction ins, Operand o, PtxType want, Loc loc) {
+        if (want == null || !(o instanceof Expr e)) return;
+        String what = null;
+        if (want.kind() == PtxType.Kind.FLOAT && integerConstant(e)) {
+            what = "a floating-point operand needs a floating-point literal (e.g. 1.0 or 0f3F800000; PTX ISA 9.0, 4.5.2)";
+        } else if ((want.kind() == PtxType.Kind.SIGNED || want.kind() == PtxType.Kind.UNSIGNED) && floatLiteral(e, true)) {
+            what = "an integer operand needs an integer constant (PTX ISA 9.0, 4.5.1)";
+        } else if (want.kind() == PtxType.Kind.BIT && floatLiteral(e, false)) {
+            what = "a bit-size operand takes a floating-point value only in hexadecimal form (0f..., 0d...; PTX ISA 9.0, 4.5.2)";
+        }
+        if (what == null) return;
+        String kind = integerConstant(e) ? "integer constant" : "floating-point literal";
+        error(loc, kind + " '" + PtxPrinter.print(e) + "' as a " + want.ptxName() + " operand of " + ins.form() + ": " + what);
+    }
+
+    /** Whether an expression is made of integer literals only. */
+    private static boolean integerConstant(Expr e) {
+        return switch (e) {
+            case IntLit i -> true;
+            case Unary u -> integerConstant(u.operand());
+            case Binary b -> integerConstant(b.left()) && integerConstant(b.right());
+            case Cond c -> integerConstant(c.cond()) && integerConstant(c.ifTrue()) && integerConstant(c.ifFalse());
+            case Paren p -> integerConstant(p.inner());
+            default -> false;
+        };
+    }
+
+    /** Whether an expression is a floating-point literal (possibly negated), decimal only unless {@code hexToo}. */
+    private static boolean floatLiteral(Expr e, boolean hexToo) {
+        return switch (e) {
+            case FloatLit f -> true;
+            case HexFloat h -> hexToo;
+            case Unary u -> u.op().equals("-") && floatLiteral(u.operand(), hexToo);
+            case Paren p -> floatLiteral(p.inner(), hexToo);
+            default -> false;
+        };
+    }
+
+    /**
+     * The constant operands of the families {@link #typeCheck} does not check, by the type each takes: {@code cvt}'s
+     * source ({@code cvt.rn.f32.f64 %f1, 1} is refused), {@code set}'s compared operands, {@code slct}'s selected
+     * values and its selector, {@code testp}'s operand, and the data operands of {@code atom} and {@code red}.
+     */
+    private void constantOperands(Instruction ins, String family) {
+        List<PtxType> types = new ArrayList<>();
+        for (String m : ins.modifiers()) {
+            PtxType pt = PtxType.fromName(m);
+            if (pt != null) types.add(pt);
+        }
+        if (types.isEmpty()) return;
+        List<Operand> ops = ins.operands();
+        PtxType first = types.getFirst(), last = types.getLast();
+        for (int i = 1; i < ops.size(); i++) {
+            PtxType want = switch (family) {
+                case "cvt", "set" -> last;
+                case "slct" -> i == 3 ? last : first;
+                case "testp" -> first;
+                case "atom" -> i >= 2 ? first : null;
+                case "red" -> i >= 1 ? first : null;
+                default -> null;
+            };
+            constantKind(ins, ops.get(i), want, ins.loc());
         }
     }
 }

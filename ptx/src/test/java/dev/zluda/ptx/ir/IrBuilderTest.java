@@ -139,7 +139,7 @@ public class IrBuilderTest {
                   mov.f64 %d, 0d3FF0000000000000;
                   mov.f32 %f, -(0f3F800000);
                   mov.f64 %d, 1.5;
-                  mov.f32 %f, -2;
+                  mov.b32 %f, -2;
                   mad.lo.cc.u32 %r0, %r1, %r2, %r3;
                   madc.hi.u32 %r0, %r1, %r2, %r3;
                   ret;
@@ -150,7 +150,7 @@ public class IrBuilderTest {
                 "MOV .f64/type | %d:f64, 0d3FF0000000000000",
                 "MOV .f32/type | %f:f32, <malformed Unary[op=-, operand=Paren[inner=HexFloat[dbl=false, bits=1065353216]]]>",
                 "MOV .f64/type | %d:f64, dec:1.5",
-                "MOV .f32/type | %f:f32, -2",
+                "MOV .b32/type | %f:f32, -2",
                 "MAD_CC .lo/flag .cc/flag .u32/type | %r0:b32, %r1:b32, %r2:b32, %r3:b32",
                 "MADC .hi/flag .u32/type | %r0:b32, %r1:b32, %r2:b32, %r3:b32",
                 "RET"), lines(ir, "k"));

@@ -22,6 +22,8 @@ final class Areas {
     final HintArea hint;
     final TextureArea texture;
     final GraphArea graph;
+    final GraphExecArea graphExec;
+    final StreamCaptureArea streamCapture;
     final ExportTableArea exportTable;
     final VirtualMemoryArea virtualMemory;
     /** Stream capture: the areas that enqueue work ask it whether their stream captures. */
@@ -50,7 +52,10 @@ final class Areas {
         pool = new PoolArea(state, memory, stream, capture);
         hint = new HintArea(state, stream);
         texture = new TextureArea(state, memory, array);
-        graph = new GraphArea(state, graphs, capture, memory, stream, event, copy, launch);
+        GraphNodes graphNodes = new GraphNodes(state, graphs, memory, event, launch);
+        graph = new GraphArea(graphNodes, memory);
+        graphExec = new GraphExecArea(graphNodes, memory, stream, event, copy, launch, capture);
+        streamCapture = new StreamCaptureArea(graphNodes, stream, capture);
         exportTable = new ExportTableArea(state, context, module, moduleLoad);
         virtualMemory = new VirtualMemoryArea(state, memory);
         memory.virtualMemory = virtualMemory;

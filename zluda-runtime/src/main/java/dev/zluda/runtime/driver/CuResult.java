@@ -1,5 +1,7 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.spec.ErrorStrings;
+
 /** The CUresult values the driver returns (CUDA Driver API, enum cudaError_enum; values from cuda.h). */
 public final class CuResult {
     private CuResult() {}
@@ -24,4 +26,17 @@ public final class CuResult {
     public static final int NOT_PERMITTED = 800;
     public static final int NOT_SUPPORTED = 801;
     public static final int UNKNOWN = 999;
+
+    /**
+     * The CUDA name of a code, e.g. {@code CUDA_ERROR_INVALID_PTX}: NVIDIA's {@code cuGetErrorName} as measured
+     * ({@link ErrorStrings}); {@code CUresult N} for a code it does not name.
+     */
+    static String name(int code) {
+        return Names.TABLE.name(code).orElse("CUresult " + code);
+    }
+
+    /** The measured table, read on the first use. */
+    private static final class Names {
+        static final ErrorStrings TABLE = ErrorStrings.load();
+    }
 }

@@ -13,8 +13,8 @@ import java.util.PriorityQueue;
  * A CUDA graph (CUgraph) as the driver keeps it: its nodes in the order they were added, each with its kind's
  * parameters and its dependencies (CUDA Driver API, "Graph Management"). The same class holds the private copy an
  * executable graph (CUgraphExec) runs, made at instantiation, and the graph a child-graph or conditional node owns.
- * Not thread-safe: {@link GraphArea} and {@link StreamCapture} change graphs under the graph tables' lock
- * ({@link Tables#lock}), as CUDA leaves concurrent use of one graph to the program.
+ * Not thread-safe: the graph areas ({@link GraphNodes}) and {@link StreamCapture} change graphs under the graph
+ * tables' lock ({@link Tables#lock}), as CUDA leaves concurrent use of one graph to the program.
  */
 final class Graph {
     /** CUgraphNodeType values (cuda.h). */
@@ -223,7 +223,7 @@ final class Graph {
 
     /**
      * The handle tables of graphs, nodes, executable graphs and user objects, and the accounting of graph memory,
-     * shared by {@link GraphArea} and {@link StreamCapture}. {@link #lock} guards every graph.
+     * shared by the graph areas ({@link GraphNodes}) and {@link StreamCapture}. {@link #lock} guards every graph.
      */
     static final class Tables {
         final Object lock = new Object();

@@ -241,7 +241,7 @@ final class LaunchArea {
      * sticky error (the launch itself succeeds).
      *
      * @param observe whether the call's {@link LaunchObserver} snapshots this launch (a graph launch takes its
-     *     snapshots around the whole graph, {@link GraphArea})
+     *     snapshots around the whole graph, {@link GraphExecArea})
      */
     int run(Packed p, long hStream, boolean observe) {
         Backend b = state.backend();

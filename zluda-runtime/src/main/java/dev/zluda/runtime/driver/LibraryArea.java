@@ -111,8 +111,8 @@ final class LibraryArea {
             return SUCCESS;
         } catch (LoadFailure f) {
             JitLog.finish(log, f.getMessage(), "", System.nanoTime() - t0);
-            state.event("library compile failed with " + ModuleArea.errorName(f.error) + ": " + f.getMessage());
-            System.err.println("[ZLUDA] cuLibraryLoad failed with " + ModuleArea.errorName(f.error) + ":");
+            state.event("library compile failed with " + CuResult.name(f.error) + ": " + f.getMessage());
+            System.err.println("[ZLUDA] cuLibraryLoad failed with " + CuResult.name(f.error) + ":");
             for (String line : f.getMessage().split("\n")) System.err.println("[ZLUDA]   " + line);
             ModuleArea.untracedHint(f.getMessage());
             return f.error;

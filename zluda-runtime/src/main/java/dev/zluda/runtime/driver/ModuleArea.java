@@ -216,8 +216,8 @@ final class ModuleArea {
             return SUCCESS;
         } catch (LoadFailure f) {
             JitLog.finish(log, f.getMessage(), "", System.nanoTime() - t0);
-            state.event("module compile failed with " + errorName(f.error) + ": " + f.getMessage());
-            System.err.println("[ZLUDA] " + via + " failed with " + errorName(f.error) + ":");
+            state.event("module compile failed with " + CuResult.name(f.error) + ": " + f.getMessage());
+            System.err.println("[ZLUDA] " + via + " failed with " + CuResult.name(f.error) + ":");
             for (String line : f.getMessage().split("\n")) System.err.println("[ZLUDA]   " + line);
             untracedHint(f.getMessage());
             return f.error;
@@ -233,17 +233,6 @@ final class ModuleArea {
         if ((logDir == null || logDir.isBlank()) && message != null && message.contains("module_")) {
             System.err.println("[ZLUDA]   (nothing is recorded in this run, so that file is not written: zluda run --zluda-trace keeps it in the capture)");
         }
-    }
-
-    static String errorName(int code) {
-        return switch (code) {
-            case ERROR_INVALID_IMAGE -> "CUDA_ERROR_INVALID_IMAGE";
-            case ERROR_NO_BINARY_FOR_GPU -> "CUDA_ERROR_NO_BINARY_FOR_GPU";
-            case ERROR_INVALID_PTX -> "CUDA_ERROR_INVALID_PTX";
-            case ERROR_FILE_NOT_FOUND -> "CUDA_ERROR_FILE_NOT_FOUND";
-            case NOT_SUPPORTED -> "CUDA_ERROR_NOT_SUPPORTED";
-            default -> "CUresult " + code;
-        };
     }
 
     /** Where PTX comes from, for the loader. */

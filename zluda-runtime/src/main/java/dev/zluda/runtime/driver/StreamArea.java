@@ -21,7 +21,7 @@ import static dev.zluda.runtime.driver.Native.putLong;
 
 /**
  * Streams (CUDA Driver API group CUDA_STREAM): creation and destruction, synchronisation and queries, flags,
- * priorities, ids and owners, attributes, and host functions on streams (stream capture: {@link GraphArea},
+ * priorities, ids and owners, attributes, and host functions on streams (stream capture: {@link StreamCaptureArea},
  * {@link StreamCapture}; a host function on a capturing stream becomes a host node). Each stream is the
  * backend's ({@code Backend#createStream}; HIP's on the hip backend, none on the emulator), the default and legacy
  * streams its null stream. On the emulator every operation completes before the call that enqueues it returns, so

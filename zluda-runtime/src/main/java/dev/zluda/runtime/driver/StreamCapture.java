@@ -280,7 +280,7 @@ final class StreamCapture {
             Graph.GraphMemory[] m = new Graph.GraphMemory[1];
             int r = tables.reserve(memory, bytes, m);
             if (r != SUCCESS) return r;
-            byte[] params = GraphArea.allocParams(bytes, m[0].address);
+            byte[] params = GraphNodes.allocParams(bytes, m[0].address);
             r = add(hStream, new Graph.MemAlloc(m[0], params));
             if (r != SUCCESS) {
                 if (m[0].release()) tables.memory.remove(m[0].address);

@@ -1,5 +1,7 @@
 package dev.zluda.runtime.emulator;
 
+import dev.zluda.spec.ErrorStrings;
+
 /** The CUresult values the emulator reports (cuda.h, enum cudaError_enum). */
 public final class Errors {
     private Errors() {}
@@ -23,19 +25,16 @@ public final class Errors {
     /** CUDA_ERROR_NOT_SUPPORTED: the PTX uses an instruction or feature the emulator does not execute. */
     public static final int NOT_SUPPORTED = 801;
 
-    /** The CUDA name of a code the emulator produces, e.g. {@code CUDA_ERROR_ILLEGAL_ADDRESS}. */
+    /**
+     * The CUDA name of a code the emulator produces, e.g. {@code CUDA_ERROR_ILLEGAL_ADDRESS}: NVIDIA's
+     * {@code cuGetErrorName} as measured ({@link ErrorStrings}); {@code CUresult N} for a code it does not name.
+     */
     public static String name(int error) {
-        return switch (error) {
-            case SUCCESS -> "CUDA_SUCCESS";
-            case INVALID_PTX -> "CUDA_ERROR_INVALID_PTX";
-            case ASSERT -> "CUDA_ERROR_ASSERT";
-            case ILLEGAL_ADDRESS -> "CUDA_ERROR_ILLEGAL_ADDRESS";
-            case HARDWARE_STACK_ERROR -> "CUDA_ERROR_HARDWARE_STACK_ERROR";
-            case ILLEGAL_INSTRUCTION -> "CUDA_ERROR_ILLEGAL_INSTRUCTION";
-            case MISALIGNED_ADDRESS -> "CUDA_ERROR_MISALIGNED_ADDRESS";
-            case LAUNCH_FAILED -> "CUDA_ERROR_LAUNCH_FAILED";
-            case NOT_SUPPORTED -> "CUDA_ERROR_NOT_SUPPORTED";
-            default -> "CUresult " + error;
-        };
+        return Names.TABLE.name(error).orElse("CUresult " + error);
+    }
+
+    /** The measured table, read on the first fault message. */
+    private static final class Names {
+        static final ErrorStrings TABLE = ErrorStrings.load();
     }
 }

@@ -42,25 +42,6 @@ class CallsTest extends DriverTestBase {
         }
     }
 
-    private long cstr(String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        MemorySegment m = mem(b.length + 1);
-        MemorySegment.copy(b, 0, m, ValueLayout.JAVA_BYTE, 0, b.length);
-        return addr(m);
-    }
-
-    private long load(String ptx) {
-        MemorySegment mod = mem(8);
-        assertEquals(0, d.cuModuleLoadData(addr(mod), cstr(ptx)));
-        return i64(mod);
-    }
-
-    private long function(long module, String name) {
-        MemorySegment f = mem(8);
-        assertEquals(0, d.cuModuleGetFunction(addr(f), module, cstr(name)));
-        return i64(f);
-    }
-
     /** kernelParams: each argument's bytes in caller memory. */
     private long params(MemorySegment... values) {
         MemorySegment arr = mem(8L * Math.max(1, values.length));

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -16,13 +15,6 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
  */
 class CudartLayerTest extends DriverTestBase {
     static final int INVALID_VALUE = 1, INVALID_DEVICE = 101, INVALID_CONTEXT = 201, INVALID_HANDLE = 400, NOT_SUPPORTED = 801;
-
-    long cstr(String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        MemorySegment m = mem(b.length + 1);
-        MemorySegment.copy(b, 0, m, ValueLayout.JAVA_BYTE, 0, b.length);
-        return addr(m);
-    }
 
     /** CUmemPoolProps (88 bytes): allocType @0, handleTypes @4, location {type @8, id @12}. */
     MemorySegment poolProps(int allocType, int handleTypes, int locType, int locId) {

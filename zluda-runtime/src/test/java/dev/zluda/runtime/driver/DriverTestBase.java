@@ -43,6 +43,28 @@ abstract class DriverTestBase {
         return s.get(ValueLayout.JAVA_LONG, 0);
     }
 
+    /** A NUL-terminated copy of {@code s} in caller memory (UTF-8). */
+    long cstr(String s) {
+        byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        MemorySegment m = mem(b.length + 1);
+        MemorySegment.copy(b, 0, m, ValueLayout.JAVA_BYTE, 0, b.length);
+        return addr(m);
+    }
+
+    /** {@code cuModuleLoadData} of PTX text, which must succeed; the CUmodule. */
+    long load(String ptx) {
+        MemorySegment mod = mem(8);
+        assertEquals(0, d.cuModuleLoadData(addr(mod), cstr(ptx)));
+        return i64(mod);
+    }
+
+    /** {@code cuModuleGetFunction}, which must succeed; the CUfunction. */
+    long function(long module, String name) {
+        MemorySegment f = mem(8);
+        assertEquals(0, d.cuModuleGetFunction(addr(f), module, cstr(name)));
+        return i64(f);
+    }
+
     /** cuInit + primary context retained and made current; returns the context handle. */
     long initWithContext() {
         assertEquals(0, d.cuInit(0));

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,25 +36,6 @@ class GraphLayerTest extends DriverTestBase {
     static final int ILLEGAL_STATE = 401, UNSUPPORTED = 900, INVALIDATED = 901, MERGE = 902, UNJOINED = 904, IMPLICIT = 906,
             CAPTURED_EVENT = 907, WRONG_THREAD = 908, UPDATE_FAILURE = 910;
     long axpb, addInto;
-
-    private long cstr(String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        MemorySegment m = mem(b.length + 1);
-        MemorySegment.copy(b, 0, m, ValueLayout.JAVA_BYTE, 0, b.length);
-        return addr(m);
-    }
-
-    private long load(String ptx) {
-        MemorySegment mod = mem(8);
-        assertEquals(0, d.cuModuleLoadData(addr(mod), cstr(ptx)));
-        return i64(mod);
-    }
-
-    private long function(long module, String name) {
-        MemorySegment f = mem(8);
-        assertEquals(0, d.cuModuleGetFunction(addr(f), module, cstr(name)));
-        return i64(f);
-    }
 
     /** A context, the graphs sample's module, its two kernels. */
     void setUpKernels() throws IOException {

@@ -4,7 +4,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -86,25 +85,6 @@ class ModuleLayerTest extends DriverTestBase {
             ret;
             }
             """;
-
-    long cstr(String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        MemorySegment m = mem(b.length + 1);
-        MemorySegment.copy(b, 0, m, ValueLayout.JAVA_BYTE, 0, b.length);
-        return addr(m);
-    }
-
-    long load(String ptx) {
-        MemorySegment mod = mem(8);
-        assertEquals(0, d.cuModuleLoadData(addr(mod), cstr(ptx)));
-        return i64(mod);
-    }
-
-    long function(long module, String name) {
-        MemorySegment f = mem(8);
-        assertEquals(0, d.cuModuleGetFunction(addr(f), module, cstr(name)));
-        return i64(f);
-    }
 
     /** A kernelParams array: each value (Long 8 bytes, Integer 4 bytes) in its own slot. */
     long params(Object... values) {

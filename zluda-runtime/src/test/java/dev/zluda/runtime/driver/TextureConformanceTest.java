@@ -125,13 +125,6 @@ class TextureConformanceTest extends DriverTestBase {
         return out;
     }
 
-    private long cstr(String s) {
-        byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        MemorySegment m = mem(b.length + 1);
-        MemorySegment.copy(b, 0, m, ValueLayout.JAVA_BYTE, 0, b.length);
-        return addr(m);
-    }
-
     private MemorySegment bytes(byte[] b) {
         MemorySegment m = mem(Math.max(16, b.length));
         MemorySegment.copy(b, 0, m, ValueLayout.JAVA_BYTE, 0, b.length);
