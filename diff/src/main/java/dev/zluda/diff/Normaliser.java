@@ -373,6 +373,11 @@ final class Normaliser {
                 for (int j = 0; j < fs.size(); j++) {
                     Types.Field f = fs.get(j);
                     if (off + f.offset() + f.size() > b.length) break;
+                    if (f.when() >= 0) {
+                        // a union member another field selects: compared only when it is the one in use
+                        Types.Field sel = fs.get(f.when());
+                        if (le(b, off + sel.offset(), sel.size()) != f.whenValue()) continue;
+                    }
                     if (f.bytes() || f.type().cls() == Types.PLAIN) {
                         if (!f.bytes() && f.size() <= 8) w.value(i, role, elem, j + 1, cat, le(b, off + f.offset(), f.size()));
                         else w.data(i, role, elem, j + 1, cat, CaptureFormat.ITEM_INLINE, Hashing.xxh64(b, off + f.offset(), f.size()), f.size(),

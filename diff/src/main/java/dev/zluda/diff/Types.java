@@ -26,8 +26,27 @@ final class Types {
     /** A classified type. */
     record Info(String cType, int cls, int kind, int size, List<Field> fields) {}
 
-    /** A field of a record compared on its own; {@code bytes}: an array or nested record, compared as bytes. */
-    record Field(String name, int offset, int size, Info type, boolean bytes) {}
+    /**
+     * A field of a record compared on its own; {@code bytes}: an array or nested record, compared as bytes. A member
+     * of a union that a sibling field selects is in use only when that field ({@code when}, an index into the
+     * record's fields, -1: always in use) holds {@code whenValue}; its name is the path ({@code res.pitch2D.devPtr}).
+     */
+    record Field(String name, int offset, int size, Info type, boolean bytes, int when, long whenValue) {
+        Field(String name, int offset, int size, Info type, boolean bytes) {
+            this(name, offset, size, type, bytes, -1, 0);
+        }
+    }
+
+    /** A union of a record whose member a sibling field selects: {@code union} the union field, {@code selector} the field, member by value. */
+    private record Selected(String union, String selector, Map<Long, String> members) {}
+
+    /**
+     * The unions whose member another field selects (cuda.h), by record tag: CUDA_RESOURCE_DESC's {@code res} by
+     * {@code resType} (CU_RESOURCE_TYPE_ARRAY, _MIPMAPPED_ARRAY, _LINEAR, _PITCH2D); the bytes of the other members
+     * are not defined and are not compared.
+     */
+    private static final Map<String, Selected> SELECTED = Map.of(
+            "CUDA_RESOURCE_DESC_st", new Selected("res", "resType", Map.of(0L, "array", 1L, "mipmap", 2L, "linear", 3L, "pitch2D")));
 
     final CudaApi api;
     private final Set<String> handleTypes = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -165,16 +184,43 @@ final class Types {
             if (rec.isPresent() && !rec.get().union() && !overlaps(rec.get())) {
                 List<Field> fields = new ArrayList<>();
                 boolean special = false;
+                int covered = 0;
+                Selected sel = SELECTED.get(rec.get().tag());
                 for (CudaRecord.Field f : rec.get().fields()) {
-                    boolean bytes = f.count() > 0 || !f.fields().isEmpty() || f.size() > 8 || f.cType().equals("struct") || f.cType().equals("union");
-                    Info ft = bytes ? new Info(f.cType(), PLAIN, 0, f.size(), List.of()) : classify(strip(f.cType()), depth + 1);
-                    if (ft.cls != PLAIN) special = true;
-                    fields.add(new Field(f.name(), f.offset(), f.size(), ft, bytes));
+                    if (sel != null && f.name().equals(sel.union()) && f.cType().equals("union")) {
+                        int selector = -1;
+                        for (int k = 0; k < fields.size(); k++) if (fields.get(k).name().equals(sel.selector())) selector = k;
+                        if (selector < 0) throw new IllegalStateException(rec.get().tag() + ": the selector " + sel.selector() + " does not precede " + f.name());
+                        for (CudaRecord.Field m : f.fields()) {
+                            for (var e : sel.members().entrySet()) {
+                                if (!e.getValue().equals(m.name())) continue;
+                                for (CudaRecord.Field leaf : m.fields()) {
+                                    fields.add(leaf(f.name() + "." + m.name() + "." + leaf.name(), leaf, depth, selector, e.getKey()));
+                                }
+                            }
+                        }
+                        special = true;
+                        covered += f.size();
+                        continue;
+                    }
+                    Field fd = leaf(f.name(), f, depth, -1, 0);
+                    if (fd.type().cls != PLAIN) special = true;
+                    fields.add(fd);
+                    covered += f.size();
                 }
+                // padding (CUDA_ARRAY3D_DESCRIPTOR's last 4 bytes) is not defined: such a record is compared field by field
+                if (covered < rec.get().size()) special = true;
                 if (special) return new Info(t, RECORD, 0, rec.get().size(), List.copyOf(fields));
             }
         }
         return new Info(t, PLAIN, 0, (int) size, List.of());
+    }
+
+    /** A field as compared: arrays, anonymous structs and unions as bytes, anything else by its type. */
+    private Field leaf(String name, CudaRecord.Field f, int depth, int when, long whenValue) {
+        boolean bytes = f.count() > 0 || !f.fields().isEmpty() || f.size() > 8 || f.cType().equals("struct") || f.cType().equals("union");
+        Info ft = bytes ? new Info(f.cType(), PLAIN, 0, f.size(), List.of()) : classify(strip(f.cType()), depth + 1);
+        return new Field(name, f.offset(), f.size(), ft, bytes, when, whenValue);
     }
 
     private static boolean overlaps(CudaRecord r) {
