@@ -45,6 +45,58 @@ final class Types {
      * {@code resType} (CU_RESOURCE_TYPE_ARRAY, _MIPMAPPED_ARRAY, _LINEAR, _PITCH2D); the bytes of the other members
      * are not defined and are not compared.
      */
+    /**
+     * A union a call's argument selects: parameter {@code param} points to a {@code union}, whose member the value of
+     * parameter {@code selector} names.
+     */
+    record ArgSelected(int param, int selector, String union, Map<Long, String> members) {}
+
+    /** CUlaunchAttributeValue's member by CUlaunchAttributeID (cuda.h). */
+    private static final Map<Long, String> LAUNCH_ATTRIBUTE_MEMBERS = Map.ofEntries(Map.entry(1L, "accessPolicyWindow"),
+            Map.entry(2L, "cooperative"), Map.entry(3L, "syncPolicy"), Map.entry(4L, "clusterDim"),
+            Map.entry(5L, "clusterSchedulingPolicyPreference"), Map.entry(6L, "programmaticStreamSerializationAllowed"),
+            Map.entry(7L, "programmaticEvent"), Map.entry(8L, "priority"), Map.entry(9L, "memSyncDomainMap"),
+            Map.entry(10L, "memSyncDomain"), Map.entry(11L, "preferredClusterDim"), Map.entry(12L, "launchCompletionEvent"),
+            Map.entry(13L, "deviceUpdatableKernelNode"), Map.entry(14L, "sharedMemCarveout"), Map.entry(16L, "nvlinkUtilCentricScheduling"));
+
+    /**
+     * The unions an argument selects, by function base name: the stream and kernel-node attribute values
+     * (CUstreamAttrValue, CUkernelNodeAttrValue: CUlaunchAttributeValue) by {@code attr}; the bytes of the other
+     * members (a 64-byte union, of which programs set the one they mean) are not compared.
+     */
+    static final Map<String, ArgSelected> ARG_SELECTED = Map.of(
+            "cuStreamSetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS),
+            "cuStreamGetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS),
+            "cuGraphKernelNodeSetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS),
+            "cuGraphKernelNodeGetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS));
+
+    private final Map<String, java.util.Optional<Info>> members = new ConcurrentHashMap<>();
+
+    /**
+     * How member {@code member} of union {@code union} is compared: a named type as that type, an anonymous struct
+     * field by field; empty when the union or member is not in the spec.
+     */
+    java.util.Optional<Info> member(String union, String member) {
+        return members.computeIfAbsent(union + "." + member, k -> {
+            var rec = api.record(union);
+            if (rec.isEmpty()) return java.util.Optional.empty();
+            for (CudaRecord.Field f : rec.get().fields()) {
+                if (!f.name().equals(member)) continue;
+                if (f.fields().isEmpty()) {
+                    Info t = f.count() > 0 ? new Info(f.cType(), PLAIN, 0, f.size(), List.of()) : info(f.cType());
+                    return java.util.Optional.of(t.size() == f.size() ? t : new Info(f.cType(), PLAIN, 0, f.size(), List.of()));
+                }
+                List<Field> leaves = new ArrayList<>();
+                for (CudaRecord.Field leaf : f.fields()) {
+                    CudaRecord.Field rel = new CudaRecord.Field(leaf.name(), leaf.cType(), leaf.offset() - f.offset(), leaf.size(), leaf.count(), leaf.fields());
+                    leaves.add(leaf(leaf.name(), rel, 1, -1, 0));
+                }
+                return java.util.Optional.of(new Info(f.cType(), RECORD, 0, f.size(), List.copyOf(leaves)));
+            }
+            return java.util.Optional.empty();
+        });
+    }
+
     private static final Map<String, Selected> SELECTED = Map.of(
             "CUDA_RESOURCE_DESC_st", new Selected("res", "resType", Map.of(0L, "array", 1L, "mipmap", 2L, "linear", 3L, "pitch2D")));
 

@@ -125,6 +125,46 @@ class StructAndTeardownTest {
     }
 
     /**
+     * CUstreamAttrValue (CUlaunchAttributeValue, a 64-byte union) holding an access policy window: base_ptr, num_bytes,
+     * hitRatio, hitProp, missProp; {@code junk} in the 32 bytes after it, which no member the attribute selects defines.
+     */
+    static byte[] accessPolicyWindow(float hitRatio, byte junk) {
+        ByteBuffer b = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < 64; i++) b.put(i, junk);
+        b.putLong(0, 0x7f00_0000_0000L).putLong(8, 1 << 20).putFloat(16, hitRatio).putInt(20, 2).putInt(24, 0).putInt(28, 0);
+        return b.array();
+    }
+
+    /**
+     * Copies {@code src}, inserting before call 11 a cuStreamSetAttribute of CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW
+     * (1) and a cuTexObjectCreate whose out-parameter held {@code before} when the call was made.
+     */
+    static Path withAttribute(Path src, String name, float hitRatio, byte junk, long before) throws Exception {
+        return Rewrite.copy(src, tmp.resolve(name), new Rewrite.Editor() {
+            @Override
+            public void enter(Rewrite.Call c) {
+                if (c.ordinal != 11) return;
+                c.before.add(new Rewrite.Synthetic("cuStreamSetAttribute", new long[] {0, 1, 0x7ffc0000_4000L}, 0, List.of(),
+                        List.of(inline(2, accessPolicyWindow(hitRatio, junk)))));
+                byte[] old = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, before).array(), tex = new byte[8];
+                tex[0] = 0x42;
+                c.before.add(new Rewrite.Synthetic("cuTexObjectCreate", new long[] {0x7ffc0000_2000L, 0, 0, 0}, 0,
+                        List.of(inline(0, tex)), List.of(inline(0, old))));
+            }
+        });
+    }
+
+    @Test
+    void theUnionMemberTheAttributeSelectsAndNotWhatAnOutParameterHeldBefore() throws Exception {
+        Path a = withAttribute(VECTOR_ADD, "attr-a", 1f, (byte) 0, 0);
+        DiffResult same = diff(a, withAttribute(remapped, "attr-b", 1f, (byte) 0xa5, 0x5a4c_0000_1234L));
+        assertTrue(same.same(), () -> same.divergences().toString());
+        DiffResult ratio = diff(a, withAttribute(remapped, "attr-ratio", 0.5f, (byte) 0, 0));
+        assertEquals(1, ratio.divergingCalls(), () -> ratio.divergences().toString());
+        assertEquals("cuStreamSetAttribute", ratio.first().function());
+    }
+
+    /**
      * Copies {@code src} with its three cuMemFree_v2 (calls 16..18, dptr#1..#3) made in the order {@code order}
      * (allocation numbers), before call {@code at} (19: cuModuleUnload, right after them; 13: before the kernel's
      * launch).
