@@ -79,7 +79,7 @@ samples=(
   "simpleAWBarrier|0_Introduction/simpleAWBarrier|simpleAWBarrier.cu|||simpleAWBarrier.cu:s/int     size = 10000000;/int size = 100000;/"
   "simpleAssert|0_Introduction/simpleAssert|simpleAssert.cu|||"
   "simpleAtomicIntrinsics|0_Introduction/simpleAtomicIntrinsics|simpleAtomicIntrinsics.cu simpleAtomicIntrinsics_cpu.cpp|||"
-  "simpleAttributes|0_Introduction/simpleAttributes|simpleAttributes.cu|||"
+  "simpleAttributes|0_Introduction/simpleAttributes|simpleAttributes.cu|||simpleAttributes.cu:s/dim3 blocks(deviceProp.maxGridSize\\[1\\], 1);/dim3 blocks(64, 1);/"
   "simpleCallback|0_Introduction/simpleCallback|simpleCallback.cu multithreading.cpp|||"
   "simpleCooperativeGroups|0_Introduction/simpleCooperativeGroups|simpleCooperativeGroups.cu|||"
   "simpleCubemapTexture|0_Introduction/simpleCubemapTexture|simpleCubemapTexture.cu|||"

@@ -4,7 +4,8 @@
 Usage: corpus-table.py NVIDIA_RESULTS.md ZLUDA_RESULTS.md DIFF_DIR [NOTES.tsv [ZLUDA_LOGS]]
 
 NVIDIA_RESULTS.md and ZLUDA_RESULTS.md are build-and-run.sh's results.md of the run on the NVIDIA GPU
-(h200-corpus.sh) and on zluda's driver; DIFF_DIR is diff-pairs.sh's output. NOTES.tsv (sample, TAB,
+(h200-corpus.sh) and on zluda's driver; DIFF_DIR is diff-pairs.sh's output, or a verdicts file
+(diff-verdicts.txt, merge-results.py verdicts). NOTES.tsv (sample, TAB,
 text) adds a reason in words to a row; ZLUDA_LOGS (build-and-run.sh's logs/ of the zluda run) gives,
 for a sample that does not pass there, the first line of its run that names what zluda refused (an
 instruction, a function, a CUDA error and the call). Prints one Markdown row per sample: sample, own check on the
@@ -40,11 +41,30 @@ def check(cells):
     return f"{word} (exit {code}{', `' + verdict.replace('`', '')[:90] + '`' if verdict else ''})"
 
 
+def verdict_lines(path, name):
+    """The lines of sample NAME in a verdicts file (merge-results.py verdicts): its verdict, first divergence, detail."""
+    out = None
+    for line in open(path, errors="replace"):
+        if re.match(r"^[A-Za-z0-9_]+: (SAME|DIFFERENT|error)", line):
+            if out is not None:
+                break
+            if line.startswith(name + ": "):
+                out = [line[len(name) + 2:].rstrip("\n")]
+        elif out is not None:
+            out.append(line.strip())
+    return out
+
+
 def diff(dirpath, name):
-    txt = os.path.join(dirpath, name + ".diff.txt")
-    if not os.path.exists(txt):
-        return "", ""
-    lines = open(txt, errors="replace").read().splitlines()
+    if os.path.isfile(dirpath):
+        lines = verdict_lines(dirpath, name)
+        if lines is None:
+            return "", ""
+    else:
+        txt = os.path.join(dirpath, name + ".diff.txt")
+        if not os.path.exists(txt):
+            return "", ""
+        lines = open(txt, errors="replace").read().splitlines()
     verdict = next((l for l in lines if re.match(r"^(SAME|DIFFERENT)", l)), None)
     if verdict is None:
         return "error", next((l for l in lines if l.strip()), "")[:160]

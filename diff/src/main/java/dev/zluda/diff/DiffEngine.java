@@ -174,6 +174,7 @@ public final class DiffEngine {
         this.partnerB = partnerB;
         long matched = 0;
         for (int p : partnerA) if (p >= 0) matched++;
+        for (int p : reorderA) if (p >= 0) matched++;
         long t3 = System.nanoTime();
         checkCancelled();
         // 3. data buffers, typed
@@ -381,9 +382,19 @@ public final class DiffEngine {
         return (double) common / Math.max(x.length, y.length);
     }
 
+    /**
+     * Destroys paired out of order, outside the alignment (A call → B call, B call → A call; -1: none): see
+     * {@link #pairReorderedDestroys}.
+     */
+    private int[] reorderA = new int[0], reorderB = new int[0];
+
     private void alignAll(List<int[]> threadPairs, long[] keyA, long[] keyB, int[] partnerA, int[] partnerB) {
         Arrays.fill(partnerA, -1);
         Arrays.fill(partnerB, -1);
+        reorderA = new int[sa.n];
+        reorderB = new int[sb.n];
+        Arrays.fill(reorderA, -1);
+        Arrays.fill(reorderB, -1);
         for (int[] tp : threadPairs) if (tp[0] >= 0 && tp[1] >= 0) alignThreads(tp[0], tp[1], keyA, keyB, partnerA, partnerB);
     }
 
@@ -435,6 +446,7 @@ public final class DiffEngine {
         for (int i = 0; i < n; i++) ka[i] = keyA[ca.get(i)];
         for (int j = 0; j < m; j++) kb[j] = keyB[cb.get(j)];
         int[] match = Aligner.align(ka, kb);
+        long[] identA = ka.clone(), identB = kb.clone();
         // pair leftovers by function between the same aligned calls
         for (int i = 0; i < n; i++) ka[i] = sa.weak[ca.get(i)];
         for (int j = 0; j < m; j++) kb[j] = sb.weak[cb.get(j)];
@@ -446,10 +458,66 @@ public final class DiffEngine {
             pa = i + 1;
             pb = nb + 1;
         }
+        if (!options.strict()) pairReorderedDestroys(ca, cb, identA, identB, match);
         for (int i = 0; i < n; i++) {
             if (match[i] >= 0) {
                 partnerA[ca.get(i)] = cb.get(match[i]);
                 partnerB[cb.get(match[i])] = ca.get(i);
+            }
+        }
+    }
+
+    /** Whether a call destroys what one of its parameters names (the spec's {@code destroys}: cuMemFree, cuLibraryUnload, ...). */
+    private boolean destroys(CallFacts s, int x) {
+        return (s == sa ? destroysA : destroysB).computeIfAbsent(s.function(x), f -> {
+            Normaliser.Plan p = s.plan(x);
+            return p != null && p.anyDestroys;
+        });
+    }
+
+    /** {@link #destroys} by function name, per side. */
+    private final Map<String, Boolean> destroysA = new HashMap<>(), destroysB = new HashMap<>();
+
+    /**
+     * Pairs the destroys that the two sides make in another order. A run of consecutive destroys (frees, unloads,
+     * destroys of streams and events: each of another object) has no order the program can observe, and two drivers'
+     * runtimes may walk their own lists in another order (cudart's teardown unloads its libraries in the order of its
+     * own hash table). For each run of A with a call the alignment left unpaired, B's run is the one that starts right
+     * after the B partner of the last paired call before A's run; an unpaired call of A's run is paired with an
+     * unpaired call of B's run with the same key (function, arguments, the identity of the handles), first come.
+     * Such pairs are compared as any pair and counted under {@link Expected#DESTROY_ORDER}; {@code --strict} leaves
+     * them unpaired (missing and extra).
+     *
+     * @param ka A's keys with handle identity, in thread order; {@code kb} B's
+     * @param match the alignment (index into A's thread calls → index into B's, -1), not changed
+     */
+    private void pairReorderedDestroys(IntList ca, IntList cb, long[] ka, long[] kb, int[] match) {
+        int n = ca.size(), m = cb.size();
+        boolean[] usedB = new boolean[m];
+        for (int i = 0; i < n; i++) if (match[i] >= 0) usedB[match[i]] = true;
+        int i = 0;
+        while (i < n) {
+            if (!destroys(sa, ca.get(i))) {
+                i++;
+                continue;
+            }
+            int s = i;
+            boolean open = false;
+            while (i < n && destroys(sa, ca.get(i))) open |= match[i++] < 0;
+            if (!open) continue;
+            int before = s - 1;
+            while (before >= 0 && match[before] < 0) before--;
+            int jb = before >= 0 ? match[before] + 1 : 0, je = jb;
+            while (je < m && destroys(sb, cb.get(je))) je++;
+            for (int k = s; k < i; k++) {
+                if (match[k] >= 0) continue;
+                for (int j = jb; j < je; j++) {
+                    if (usedB[j] || kb[j] != ka[k]) continue;
+                    usedB[j] = true;
+                    reorderA[ca.get(k)] = cb.get(j);
+                    reorderB[cb.get(j)] = ca.get(k);
+                    break;
+                }
             }
         }
     }
@@ -536,6 +604,23 @@ public final class DiffEngine {
                 lastB = sb.ordinal(y);
                 i++;
                 j++;
+            } else if (x >= 0 && partnerA[x] < 0 && reorderA[x] >= 0) {
+                // a destroy B makes at another place of the same run of destroys (pairReorderedDestroys)
+                int yr = reorderA[x];
+                int mask = compare(x, yr, null);
+                if (mask != 0) {
+                    Div d = new Div();
+                    d.a = x;
+                    d.b = yr;
+                    d.mask = mask;
+                    d.pos = sa.ordinal(x) * 2;
+                    d.candidates = pendingCandidates;
+                    divs.add(d);
+                }
+                pendingCandidates = null;
+                reordered(x, yr);
+                lastA = sa.ordinal(x);
+                i++;
             } else if (x >= 0 && partnerA[x] < 0) {
                 if (libraryTeardown(true, x)) {
                     lastA = sa.ordinal(x);
@@ -545,6 +630,10 @@ public final class DiffEngine {
                 divs.add(missing(x, lastB));
                 lastA = sa.ordinal(x);
                 i++;
+            } else if (y >= 0 && reorderB[y] >= 0) {
+                // paired with a destroy of A in the same run, compared when that one comes
+                lastB = sb.ordinal(y);
+                j++;
             } else if (y >= 0) {
                 if (libraryTeardown(false, y)) {
                     lastB = sb.ordinal(y);
@@ -565,6 +654,18 @@ public final class DiffEngine {
                 divs.add(missing(x, lastB));
                 i++;
             }
+        }
+    }
+
+    /** Counts a pair of destroys made in another order ({@link Expected#DESTROY_ORDER}), with an example in the listing. */
+    private void reordered(int x, int y) {
+        ignoredCounts.merge(Expected.DESTROY_ORDER, 1L, Long::sum);
+        int shown = ignoredExamples.getOrDefault(Expected.DESTROY_ORDER, 0);
+        if (shown < Math.min(options.limit(), 20) && ignored.size() < options.limit()) {
+            ignoredExamples.put(Expected.DESTROY_ORDER, shown + 1);
+            ignored.add(new DiffResult.Ignored(Expected.DESTROY_ORDER, sa.ordinal(x), sb.ordinal(y), sa.function(x),
+                    "destroyed at another place of the same run of destroys: paired and compared (--strict: missing and extra)",
+                    "A call " + sa.ordinal(x), "B call " + sb.ordinal(y)));
         }
     }
 

@@ -54,7 +54,14 @@ public enum Expected {
      * which another implementation (zluda's cuBLAS) does differently. Left out of the alignment and
      * counted per side unless {@link DiffOptions#comparesLibraryInternals()}.
      */
-    LIBRARY_INTERNALS("library internal");
+    LIBRARY_INTERNALS("library internal"),
+    /**
+     * Destroys (frees, unloads, stream and event destroys) of a run of consecutive destroys that the two sides make in
+     * another order: the program cannot observe their order, and runtimes walk their own lists (cudart's teardown
+     * unloads its libraries in the order of its hash table). They are paired and compared all the same; counted here
+     * unless {@link DiffOptions#strict()}, which leaves them unpaired.
+     */
+    DESTROY_ORDER("destroy order");
 
     private final String label;
 

@@ -72,6 +72,8 @@ final class Normaliser {
         int outCat;
         boolean creates;
         boolean destroys;
+        /** A union whose member another argument selects ({@link Types#ARG_SELECTED}), else null. */
+        Types.ArgSelected selected;
         /**
          * For an array of JIT option values ({@code optionValues}, {@code jitOptionsValues}): the index
          * of the parameter holding their {@code CUjit_option} keys, else -1.
@@ -152,6 +154,8 @@ final class Normaliser {
             }
             pp.inCat = cat(Expected.classify(base, p.name(), false));
             pp.outCat = cat(Expected.classify(base, p.name(), true));
+            Types.ArgSelected sel = Types.ARG_SELECTED.get(base);
+            if (sel != null && sel.param() == i) pp.selected = sel;
             pp.creates = f.creates().contains(p.name());
             pp.destroys = f.destroys().contains(p.name());
             plan.anyCreates |= pp.creates;
@@ -230,11 +234,14 @@ final class Normaliser {
         int n = Math.min(args.length, plan.params.length);
         currentPlanBuf = plan.attrBuf;
         pointerAttr = plan.attr >= 0 && plan.attr < args.length && plan.pointerAttrs.contains(args[plan.attr] & 0xFFFFFFFFL) ? args[plan.attr] : -1;
+        currentArgs = args;
         for (int i = 0; i < n; i++) {
             Param pp = plan.params[i];
             arg(pp, args[i]);
             DataItem d = item(e.data(), i);
-            if (d != null) data(pp, d, Facts.IN, false, 0);
+            // what an out-parameter pointed to before the call is not the program's input (captures made before the
+            // spec said out hold it: an uninitialised variable)
+            if (d != null && (pp.spec == null || pp.spec.direction() != dev.zluda.spec.Direction.OUT)) data(pp, d, Facts.IN, false, 0);
         }
         if (l == null) return;
         long createSize = plan.anyCreates ? createSize(plan, args, l.data()) : 0;
@@ -329,8 +336,20 @@ final class Normaliser {
         return true;
     }
 
+    /** The arguments of the call being normalised. */
+    private long[] currentArgs;
+
     private void inline(Param pp, byte[] b, int role, int cat, boolean creates, long size) {
         int i = pp.index;
+        if (pp.selected != null && currentArgs != null && pp.selected.selector() < currentArgs.length) {
+            // a union another argument selects: the selected member only
+            String m = pp.selected.members().get(currentArgs[pp.selected.selector()] & 0xFFFF_FFFFL);
+            Types.Info t = m == null ? null : types.member(pp.selected.union(), m).orElse(null);
+            if (t != null && t.size() > 0 && b.length >= t.size()) {
+                element(i, role, 0, 0, cat, t, b, 0, creates, size);
+                return;
+            }
+        }
         if (pp.string) {
             int n = 0;
             while (n < b.length && b[n] != 0) n++;
@@ -373,6 +392,11 @@ final class Normaliser {
                 for (int j = 0; j < fs.size(); j++) {
                     Types.Field f = fs.get(j);
                     if (off + f.offset() + f.size() > b.length) break;
+                    if (f.when() >= 0) {
+                        // a union member another field selects: compared only when it is the one in use
+                        Types.Field sel = fs.get(f.when());
+                        if (le(b, off + sel.offset(), sel.size()) != f.whenValue()) continue;
+                    }
                     if (f.bytes() || f.type().cls() == Types.PLAIN) {
                         if (!f.bytes() && f.size() <= 8) w.value(i, role, elem, j + 1, cat, le(b, off + f.offset(), f.size()));
                         else w.data(i, role, elem, j + 1, cat, CaptureFormat.ITEM_INLINE, Hashing.xxh64(b, off + f.offset(), f.size()), f.size(),

@@ -26,8 +26,79 @@ final class Types {
     /** A classified type. */
     record Info(String cType, int cls, int kind, int size, List<Field> fields) {}
 
-    /** A field of a record compared on its own; {@code bytes}: an array or nested record, compared as bytes. */
-    record Field(String name, int offset, int size, Info type, boolean bytes) {}
+    /**
+     * A field of a record compared on its own; {@code bytes}: an array or nested record, compared as bytes. A member
+     * of a union that a sibling field selects is in use only when that field ({@code when}, an index into the
+     * record's fields, -1: always in use) holds {@code whenValue}; its name is the path ({@code res.pitch2D.devPtr}).
+     */
+    record Field(String name, int offset, int size, Info type, boolean bytes, int when, long whenValue) {
+        Field(String name, int offset, int size, Info type, boolean bytes) {
+            this(name, offset, size, type, bytes, -1, 0);
+        }
+    }
+
+    /** A union of a record whose member a sibling field selects: {@code union} the union field, {@code selector} the field, member by value. */
+    private record Selected(String union, String selector, Map<Long, String> members) {}
+
+    /**
+     * The unions whose member another field selects (cuda.h), by record tag: CUDA_RESOURCE_DESC's {@code res} by
+     * {@code resType} (CU_RESOURCE_TYPE_ARRAY, _MIPMAPPED_ARRAY, _LINEAR, _PITCH2D); the bytes of the other members
+     * are not defined and are not compared.
+     */
+    /**
+     * A union a call's argument selects: parameter {@code param} points to a {@code union}, whose member the value of
+     * parameter {@code selector} names.
+     */
+    record ArgSelected(int param, int selector, String union, Map<Long, String> members) {}
+
+    /** CUlaunchAttributeValue's member by CUlaunchAttributeID (cuda.h). */
+    private static final Map<Long, String> LAUNCH_ATTRIBUTE_MEMBERS = Map.ofEntries(Map.entry(1L, "accessPolicyWindow"),
+            Map.entry(2L, "cooperative"), Map.entry(3L, "syncPolicy"), Map.entry(4L, "clusterDim"),
+            Map.entry(5L, "clusterSchedulingPolicyPreference"), Map.entry(6L, "programmaticStreamSerializationAllowed"),
+            Map.entry(7L, "programmaticEvent"), Map.entry(8L, "priority"), Map.entry(9L, "memSyncDomainMap"),
+            Map.entry(10L, "memSyncDomain"), Map.entry(11L, "preferredClusterDim"), Map.entry(12L, "launchCompletionEvent"),
+            Map.entry(13L, "deviceUpdatableKernelNode"), Map.entry(14L, "sharedMemCarveout"), Map.entry(16L, "nvlinkUtilCentricScheduling"));
+
+    /**
+     * The unions an argument selects, by function base name: the stream and kernel-node attribute values
+     * (CUstreamAttrValue, CUkernelNodeAttrValue: CUlaunchAttributeValue) by {@code attr}; the bytes of the other
+     * members (a 64-byte union, of which programs set the one they mean) are not compared.
+     */
+    static final Map<String, ArgSelected> ARG_SELECTED = Map.of(
+            "cuStreamSetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS),
+            "cuStreamGetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS),
+            "cuGraphKernelNodeSetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS),
+            "cuGraphKernelNodeGetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS));
+
+    private final Map<String, java.util.Optional<Info>> members = new ConcurrentHashMap<>();
+
+    /**
+     * How member {@code member} of union {@code union} is compared: a named type as that type, an anonymous struct
+     * field by field; empty when the union or member is not in the spec.
+     */
+    java.util.Optional<Info> member(String union, String member) {
+        return members.computeIfAbsent(union + "." + member, k -> {
+            var rec = api.record(union);
+            if (rec.isEmpty()) return java.util.Optional.empty();
+            for (CudaRecord.Field f : rec.get().fields()) {
+                if (!f.name().equals(member)) continue;
+                if (f.fields().isEmpty()) {
+                    Info t = f.count() > 0 ? new Info(f.cType(), PLAIN, 0, f.size(), List.of()) : info(f.cType());
+                    return java.util.Optional.of(t.size() == f.size() ? t : new Info(f.cType(), PLAIN, 0, f.size(), List.of()));
+                }
+                List<Field> leaves = new ArrayList<>();
+                for (CudaRecord.Field leaf : f.fields()) {
+                    CudaRecord.Field rel = new CudaRecord.Field(leaf.name(), leaf.cType(), leaf.offset() - f.offset(), leaf.size(), leaf.count(), leaf.fields());
+                    leaves.add(leaf(leaf.name(), rel, 1, -1, 0));
+                }
+                return java.util.Optional.of(new Info(f.cType(), RECORD, 0, f.size(), List.copyOf(leaves)));
+            }
+            return java.util.Optional.empty();
+        });
+    }
+
+    private static final Map<String, Selected> SELECTED = Map.of(
+            "CUDA_RESOURCE_DESC_st", new Selected("res", "resType", Map.of(0L, "array", 1L, "mipmap", 2L, "linear", 3L, "pitch2D")));
 
     final CudaApi api;
     private final Set<String> handleTypes = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -165,16 +236,43 @@ final class Types {
             if (rec.isPresent() && !rec.get().union() && !overlaps(rec.get())) {
                 List<Field> fields = new ArrayList<>();
                 boolean special = false;
+                int covered = 0;
+                Selected sel = SELECTED.get(rec.get().tag());
                 for (CudaRecord.Field f : rec.get().fields()) {
-                    boolean bytes = f.count() > 0 || !f.fields().isEmpty() || f.size() > 8 || f.cType().equals("struct") || f.cType().equals("union");
-                    Info ft = bytes ? new Info(f.cType(), PLAIN, 0, f.size(), List.of()) : classify(strip(f.cType()), depth + 1);
-                    if (ft.cls != PLAIN) special = true;
-                    fields.add(new Field(f.name(), f.offset(), f.size(), ft, bytes));
+                    if (sel != null && f.name().equals(sel.union()) && f.cType().equals("union")) {
+                        int selector = -1;
+                        for (int k = 0; k < fields.size(); k++) if (fields.get(k).name().equals(sel.selector())) selector = k;
+                        if (selector < 0) throw new IllegalStateException(rec.get().tag() + ": the selector " + sel.selector() + " does not precede " + f.name());
+                        for (CudaRecord.Field m : f.fields()) {
+                            for (var e : sel.members().entrySet()) {
+                                if (!e.getValue().equals(m.name())) continue;
+                                for (CudaRecord.Field leaf : m.fields()) {
+                                    fields.add(leaf(f.name() + "." + m.name() + "." + leaf.name(), leaf, depth, selector, e.getKey()));
+                                }
+                            }
+                        }
+                        special = true;
+                        covered += f.size();
+                        continue;
+                    }
+                    Field fd = leaf(f.name(), f, depth, -1, 0);
+                    if (fd.type().cls != PLAIN) special = true;
+                    fields.add(fd);
+                    covered += f.size();
                 }
+                // padding (CUDA_ARRAY3D_DESCRIPTOR's last 4 bytes) is not defined: such a record is compared field by field
+                if (covered < rec.get().size()) special = true;
                 if (special) return new Info(t, RECORD, 0, rec.get().size(), List.copyOf(fields));
             }
         }
         return new Info(t, PLAIN, 0, (int) size, List.of());
+    }
+
+    /** A field as compared: arrays, anonymous structs and unions as bytes, anything else by its type. */
+    private Field leaf(String name, CudaRecord.Field f, int depth, int when, long whenValue) {
+        boolean bytes = f.count() > 0 || !f.fields().isEmpty() || f.size() > 8 || f.cType().equals("struct") || f.cType().equals("union");
+        Info ft = bytes ? new Info(f.cType(), PLAIN, 0, f.size(), List.of()) : classify(strip(f.cType()), depth + 1);
+        return new Field(name, f.offset(), f.size(), ft, bytes, when, whenValue);
     }
 
     private static boolean overlaps(CudaRecord r) {

@@ -60,8 +60,12 @@ final class Rewrite {
         }
     }
 
-    /** A call to insert: function, arguments, result, output items. */
-    record Synthetic(String function, long[] args, int result, List<DataItem> out) {}
+    /** A call to insert: function, arguments, result, output items, input items. */
+    record Synthetic(String function, long[] args, int result, List<DataItem> out, List<DataItem> in) {
+        Synthetic(String function, long[] args, int result, List<DataItem> out) {
+            this(function, args, result, out, List.of());
+        }
+    }
 
     /** Changes calls while they are copied. */
     interface Editor {
@@ -106,7 +110,12 @@ final class Rewrite {
                         editor.enter(c);
                         for (Synthetic s : c.before) {
                             int fid = id(r, s.function());
-                            long seq = t.enter(fid, e.depth(), e.ts(), s.args(), null);
+                            DataItems inItems = null;
+                            if (!s.in().isEmpty()) {
+                                inItems = new DataItems();
+                                for (DataItem d : s.in()) inItems.add(d);
+                            }
+                            long seq = t.enter(fid, e.depth(), e.ts(), s.args(), inItems);
                             items.clear();
                             for (DataItem d : s.out()) items.add(d);
                             t.leave(seq, e.ts(), s.result(), items);

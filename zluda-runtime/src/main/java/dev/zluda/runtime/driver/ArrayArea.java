@@ -67,14 +67,30 @@ final class ArrayArea {
         };
     }
 
+    /** What was said once on stderr about refused arrays. */
+    private static final java.util.Set<String> SAID = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** One line on stderr, once per kind, for an array the driver refuses with CUDA_ERROR_NOT_SUPPORTED. */
+    private static void refuse(String what) {
+        if (SAID.add(what)) System.err.println("[ZLUDA] cuArrayCreate/cuArray3DCreate: " + what + " are not supported yet: returning CUDA_ERROR_NOT_SUPPORTED");
+    }
+
     private int createArray(long pHandle, long width, long height, long depth, int format, int channels, int flags) {
         int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (pHandle == 0 || width <= 0 || height < 0 || depth < 0 || (depth > 0 && height == 0)) return INVALID_VALUE;
         if (channels != 1 && channels != 2 && channels != 4) return INVALID_VALUE;
         int fb = formatBytes(format);
-        if (fb < 0) return format > 0 ? NOT_SUPPORTED : INVALID_VALUE;
-        if ((flags & ~ARRAY3D_SURFACE_LDST) != 0) return NOT_SUPPORTED;
+        if (fb < 0) {
+            if (format <= 0) return INVALID_VALUE;
+            refuse("CUDA arrays of format 0x" + Integer.toHexString(format) + " (planar, block-compressed and packed formats)");
+            return NOT_SUPPORTED;
+        }
+        if ((flags & ~ARRAY3D_SURFACE_LDST) != 0) {
+            refuse("CUDA arrays with flags 0x" + Integer.toHexString(flags) + " (layered, cubemap, texture-gather, sparse, depth, ...;"
+                    + " the emulator's texture instructions have no recorded H200 ground truth for those geometries yet)");
+            return NOT_SUPPORTED;
+        }
         long elem = (long) fb * channels;
         long bytes;
         try {

@@ -196,13 +196,17 @@ public final class DeviceAttributes {
             case "SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO" -> 2;
             case "NUMA_ID" -> -1;
             case "HOST_NUMA_ID" -> -1;
+            // Kernels reach the driver's allocations only (device, page-locked, managed and registered host memory), whose
+            // bounds the emulator checks; the program's own pageable memory (malloc, the stack) is not device memory, as on
+            // the H200 (device.tsv: 0 for both). Admitting any mapped host page would leave an access past the end of a
+            // device allocation (the C heap, like malloc's memory) unchecked.
+            case "PAGEABLE_MEMORY_ACCESS", "PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES" -> 0;
             // what the driver implements
             case "UNIFIED_ADDRESSING", "CAN_MAP_HOST_MEMORY", "MANAGED_MEMORY", "CONCURRENT_KERNELS", "GPU_OVERLAP",
                  "HOST_REGISTER_SUPPORTED", "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM", "STREAM_PRIORITIES_SUPPORTED",
-                 "GLOBAL_L1_CACHE_SUPPORTED", "LOCAL_L1_CACHE_SUPPORTED", "PAGEABLE_MEMORY_ACCESS",
-                 "PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES", "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST",
+                 "GLOBAL_L1_CACHE_SUPPORTED", "LOCAL_L1_CACHE_SUPPORTED", "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST",
                  "CONCURRENT_MANAGED_ACCESS", "HOST_NATIVE_ATOMIC_SUPPORTED", "INTEGRATED", "UNIFIED_FUNCTION_POINTERS",
-                 "MEMORY_POOLS_SUPPORTED", "COOPERATIVE_LAUNCH", "VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", "HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED",
+                 "MEMORY_POOLS_SUPPORTED", "COOPERATIVE_LAUNCH", "COOPERATIVE_MULTI_DEVICE_LAUNCH", "VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED", "HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED",
                  "VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED" -> 1;
             default -> n.startsWith("MAXIMUM_TEXTURE") || n.startsWith("MAXIMUM_SURFACE") ? textureLimit(n) : 0;
         };

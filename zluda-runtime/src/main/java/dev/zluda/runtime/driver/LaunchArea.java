@@ -3,6 +3,7 @@ package dev.zluda.runtime.driver;
 import dev.zluda.image.UserMemory;
 import dev.zluda.ptx.ParamInfo;
 import dev.zluda.runtime.backend.Backend;
+import dev.zluda.runtime.emulator.DeviceHeap;
 import dev.zluda.runtime.emulator.MemoryMap;
 import dev.zluda.runtime.api.CudaStructs.CUlaunchAttribute;
 import dev.zluda.runtime.api.CudaStructs.CUlaunchConfig;
@@ -60,7 +61,18 @@ final class LaunchArea {
         this.streams = streams;
         this.events = events;
         this.functions = functions;
+        // the heap of device-side malloc: zeroed memory from the C heap, made when a kernel first allocates and
+        // registered so that kernels may touch it (cuMemFree refuses it: it is no cuMemAlloc allocation)
+        DeviceHeap.install(bytes -> {
+            dev.zluda.runtime.backend.HostMemory.Block b = dev.zluda.runtime.backend.HostMemory.allocateZeroed(bytes, 256);
+            if (b == null) return 0;
+            memory.register(Allocation.Kind.VIRTUAL, b.address, bytes, null, 0);
+            return b.address;
+        });
     }
+
+    /** CU_LIMIT_MALLOC_HEAP_SIZE. */
+    private static final int LIMIT_MALLOC_HEAP_SIZE = 2;
 
     private boolean findForKernel(long address, long[] out) {
         var e = memory.allocations().floorEntry(address);
@@ -245,6 +257,8 @@ final class LaunchArea {
      */
     int run(Packed p, long hStream, boolean observe) {
         Backend b = state.backend();
+        Context ctx = state.current();
+        if (ctx != null) DeviceHeap.requestSize(ctx.limit(LIMIT_MALLOC_HEAP_SIZE));
         long stream = streams.nativeStream(hStream);
         int[] grid = {(int) p.grid()[0], (int) p.grid()[1], (int) p.grid()[2]}, block = {(int) p.block()[0], (int) p.block()[1], (int) p.block()[2]};
         LaunchObserver obs = observe ? state.launchObserver() : null;
@@ -376,6 +390,43 @@ final class LaunchArea {
                                          int sharedMemBytes, long hStream, long kernelParams) {
         return launch(f, u(gridDimX), u(gridDimY), u(gridDimZ), u(blockDimX), u(blockDimY), u(blockDimZ), u(sharedMemBytes), hStream,
                 kernelParams, 0, true, null);
+    }
+
+    /** CUDA_LAUNCH_PARAMS (cuda.h, 56 bytes): function, grid x/y/z, block x/y/z, sharedMemBytes, hStream, kernelParams. */
+    static final int LAUNCH_PARAMS_SIZE = 56, LP_FUNCTION = 0, LP_GRID = 8, LP_BLOCK = 20, LP_SHARED = 32, LP_STREAM = 40, LP_PARAMS = 48;
+
+    /** CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC | _NO_POST_LAUNCH_SYNC: the flags there are. */
+    static final int MULTI_DEVICE_FLAGS = 0x3;
+
+    /**
+     * cuLaunchCooperativeKernelMultiDevice (deprecated in cuda.h) on the one device there is: the list must hold exactly
+     * one CUDA_LAUNCH_PARAMS, which launches as {@link #cuLaunchCooperativeKernel} does on its stream. The answers an
+     * H200 gave (src/test/resources/coop/h200/multidevice.tsv): no list, 0 devices, more devices than there are (the
+     * same device twice) or an unknown flag bit: CUDA_ERROR_INVALID_VALUE; the NULL stream, CU_STREAM_LEGACY,
+     * CU_STREAM_PER_THREAD or no function: CUDA_ERROR_INVALID_HANDLE; a grid past the resident limit:
+     * CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE; a zero grid or an oversized block: CUDA_ERROR_INVALID_VALUE. The sync
+     * flags change nothing here: the work of a stream is done when its call returns.
+     *
+     * @param launchParamsList numDevices CUDA_LAUNCH_PARAMS records
+     * @param numDevices       1 (the device count)
+     * @param flags            CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC (1), _NO_POST_LAUNCH_SYNC (2)
+     */
+    public int cuLaunchCooperativeKernelMultiDevice(long launchParamsList, int numDevices, int flags) {
+        if (!state.initialized) return NOT_INITIALIZED;
+        int r = state.checkContext();
+        if (r != SUCCESS) return r;
+        if (launchParamsList == 0 || numDevices != 1 || (flags & ~MULTI_DEVICE_FLAGS) != 0) return INVALID_VALUE;
+        if (!UserMemory.readable(launchParamsList, LAUNCH_PARAMS_SIZE)) return INVALID_VALUE;
+        MemorySegment lp = MemorySegment.ofAddress(launchParamsList).reinterpret(LAUNCH_PARAMS_SIZE);
+        long f = lp.get(ValueLayout.JAVA_LONG_UNALIGNED, LP_FUNCTION), hStream = lp.get(ValueLayout.JAVA_LONG_UNALIGNED, LP_STREAM);
+        if (f == 0 || hStream == 0 || hStream == StreamArea.CU_STREAM_LEGACY || hStream == StreamArea.CU_STREAM_PER_THREAD) return INVALID_HANDLE;
+        long[] d = new long[7];
+        for (int i = 0; i < 3; i++) {
+            d[i] = u(lp.get(ValueLayout.JAVA_INT_UNALIGNED, LP_GRID + 4L * i));
+            d[3 + i] = u(lp.get(ValueLayout.JAVA_INT_UNALIGNED, LP_BLOCK + 4L * i));
+        }
+        d[6] = u(lp.get(ValueLayout.JAVA_INT_UNALIGNED, LP_SHARED));
+        return launch(f, d[0], d[1], d[2], d[3], d[4], d[5], d[6], hStream, lp.get(ValueLayout.JAVA_LONG_UNALIGNED, LP_PARAMS), 0, true, null);
     }
 
     /**

@@ -16,8 +16,8 @@ import dev.zluda.runtime.emulator.Translator.*;
 
 /**
  * Translates calls (PTX ISA 9.0, 9.7.12.3): device functions inlined, recursive and address-taken ones run out of
- * line through {@link CallOps} with the frame layout of {@link dev.zluda.ptx.ir.pass.ParamAbi}, vprintf and
- * __assertfail provided; the instruction comes from the typed IR, operands are resolved through the {@link
+ * line through {@link CallOps} with the frame layout of {@link dev.zluda.ptx.ir.pass.ParamAbi}, vprintf,
+ * __assertfail, cudaGraphSetConditional and malloc/free ({@link DeviceHeap}) provided; the instruction comes from the typed IR, operands are resolved through the {@link
  * Translator}.
  */
 final class CallTranslation {
@@ -289,6 +289,20 @@ final class CallTranslation {
             case "cudaGraphSetConditional" -> {
                 if (args.size() != 2) throw tr.unsupported(ins.loc(), "cudaGraphSetConditional takes two arguments");
                 Ops.SetConditional op = new Ops.SetConditional(frameOf(tr, args.get(0), scope, ins), frameOf(tr, args.get(1), scope, ins));
+                if (tr.rel) op.frameBase = tr.fpSlot();
+                op.line = ins.loc().line();
+                op.form = ins.form();
+                tr.code.add(op);
+            }
+            case "malloc" -> {
+                if (args.size() != 1 || rets.size() != 1) throw tr.unsupported(ins.loc(), "malloc takes one argument and returns a pointer");
+                Ops.Malloc op = new Ops.Malloc(frameOf(tr, args.getFirst(), scope, ins), frameOf(tr, rets.getFirst(), scope, ins));
+                if (tr.rel) op.frameBase = tr.fpSlot();
+                tr.code.add(op);
+            }
+            case "free" -> {
+                if (args.size() != 1) throw tr.unsupported(ins.loc(), "free takes one argument");
+                Ops.Free op = new Ops.Free(frameOf(tr, args.getFirst(), scope, ins));
                 if (tr.rel) op.frameBase = tr.fpSlot();
                 op.line = ins.loc().line();
                 op.form = ins.form();

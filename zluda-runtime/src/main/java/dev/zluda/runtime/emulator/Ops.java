@@ -337,6 +337,60 @@ final class Ops {
     }
 
     /**
+     * {@code malloc(size)} in a kernel ({@link DeviceHeap}): each lane that executes it gets a block of its own (or
+     * NULL), lanes in order. {@code size} and {@code ret} are local-memory offsets of the call's parameters (.b64).
+     */
+    static final class Malloc extends Op {
+        final long size, ret;
+        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function, {@link CallOps}), or -1. */
+        int frameBase = -1;
+
+        Malloc(long size, long ret) {
+            super(NORMAL);
+            this.size = size;
+            this.ret = ret;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long fb = frameBase < 0 ? 0 : w.r[frameBase + l];
+                long n = Mem.load(w.local(size + fb, 8, l, Warp.READ), 8, false);
+                Mem.store(w.local(ret + fb, 8, l, Warp.WRITE), 8, DeviceHeap.malloc(n));
+            }
+        }
+    }
+
+    /**
+     * {@code free(p)} in a kernel ({@link DeviceHeap}): NULL does nothing; a pointer that is not a block malloc
+     * returned and not yet freed is a fault, CUDA_ERROR_ILLEGAL_ADDRESS (undefined behaviour in C, said out loud
+     * here). {@code ptr} is the local-memory offset of the call's parameter (.b64).
+     */
+    static final class Free extends Op {
+        final long ptr;
+        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function, {@link CallOps}), or -1. */
+        int frameBase = -1;
+
+        Free(long ptr) {
+            super(NORMAL);
+            this.ptr = ptr;
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            for (int x = m; x != 0; x &= x - 1) {
+                int l = Integer.numberOfTrailingZeros(x);
+                long fb = frameBase < 0 ? 0 : w.r[frameBase + l];
+                long p = Mem.load(w.local(ptr + fb, 8, l, Warp.READ), 8, false);
+                if (!DeviceHeap.free(p)) {
+                    throw new Fault(Errors.ILLEGAL_ADDRESS, l, "free(0x" + Long.toHexString(p) + "): not a block that device-side malloc returned (or freed already)");
+                }
+            }
+        }
+    }
+
+    /**
      * {@code __assertfail(message, file, line, function, charSize)}: every lane that executes it
      * gets CUDA's message, {@code file:line: function: block: [x,y,z], thread: [x,y,z] Assertion
      * `cond` failed.}, kept with the device printf output and written to stderr at the driver's next

@@ -135,6 +135,80 @@ class GroupedLaunchLayerTest extends DriverTestBase {
         assertEquals(719, d.cuCtxSynchronize_v2(0), "CUDA_ERROR_LAUNCH_FAILED: trap, sticky");
     }
 
+    /** The CUresults an H200 returned for the probes of src/test/device/multidevice_h200.c (resources coop/h200/multidevice.tsv). */
+    static java.util.Map<String, Integer> multiDeviceH200() throws IOException {
+        java.util.Map<String, Integer> m = new java.util.HashMap<>();
+        try (InputStream in = GroupedLaunchLayerTest.class.getResourceAsStream("/coop/h200/multidevice.tsv")) {
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                String[] kv = line.split("\t");
+                if (kv.length == 2 && kv[1].matches("-?[0-9]+")) m.put(kv[0], Integer.parseInt(kv[1]));
+            }
+        }
+        return m;
+    }
+
+    @Test
+    void cooperativeMultiDeviceLaunchOnTheOneDevice() throws IOException {
+        var h200 = multiDeviceH200();
+        asAnH200();
+        initWithContext();
+        load();
+        long f = function("gridRounds");
+        assertEquals(h200.get("attribute.96"), attribute("COOPERATIVE_MULTI_DEVICE_LAUNCH"));
+        MemorySegment sp = mem(8);
+        assertEquals(SUCCESS, d.cuStreamCreate(addr(sp), 1));
+        long stream = i64(sp);
+        int blocks = 6, block = 96, n = blocks * block - 5;
+        long cur = alloc(4L * n), out = alloc(4L * (n + 1));
+        // CUDA_LAUNCH_PARAMS: function, grid x y z, block x y z, sharedMemBytes, (pad), hStream, kernelParams
+        MemorySegment lp = mem(LaunchArea.LAUNCH_PARAMS_SIZE * 2L);
+        java.util.function.BiConsumer<Long, long[]> fill = (at, v) -> {
+            MemorySegment s = MemorySegment.ofAddress(at).reinterpret(LaunchArea.LAUNCH_PARAMS_SIZE);
+            s.set(ValueLayout.JAVA_LONG, LaunchArea.LP_FUNCTION, v[0]);
+            for (int i = 0; i < 3; i++) {
+                s.set(ValueLayout.JAVA_INT, LaunchArea.LP_GRID + 4L * i, (int) v[1 + i]);
+                s.set(ValueLayout.JAVA_INT, LaunchArea.LP_BLOCK + 4L * i, (int) v[4 + i]);
+            }
+            s.set(ValueLayout.JAVA_INT, LaunchArea.LP_SHARED, 0);
+            s.set(ValueLayout.JAVA_LONG, LaunchArea.LP_STREAM, v[7]);
+            s.set(ValueLayout.JAVA_LONG, LaunchArea.LP_PARAMS, v[8]);
+        };
+        long p = params(cur, out, n, 5), list = addr(lp);
+        long[] ok = {f, blocks, 1, 1, block, 1, 1, stream, p};
+        fill.accept(list, ok);
+        fill.accept(list + LaunchArea.LAUNCH_PARAMS_SIZE, ok);
+        assertEquals(h200.get("multi.fits"), d.cuLaunchCooperativeKernelMultiDevice(list, 1, 0));
+        assertEquals(SUCCESS, d.cuStreamSynchronize(stream));
+        MemorySegment h = mem(4L * (n + 1));
+        assertEquals(SUCCESS, d.cuMemcpyDtoH_v2(addr(h), out, 4L * (n + 1)));
+        String want = new String(GroupedLaunchLayerTest.class.getResourceAsStream("/coop/h200/multidevice-outputs.txt").readAllBytes(),
+                StandardCharsets.UTF_8).trim();
+        StringBuilder got = new StringBuilder("gridRoundsMultiDevice:");
+        for (int i = 0; i <= n; i++) got.append(' ').append(h.getAtIndex(ValueLayout.JAVA_INT, i));
+        assertEquals(want, got.toString(), "the kernel's outputs as the H200 computed them");
+        assertEquals(h200.get("multi.flags.noPre"), d.cuLaunchCooperativeKernelMultiDevice(list, 1, 1));
+        assertEquals(h200.get("multi.flags.noPost"), d.cuLaunchCooperativeKernelMultiDevice(list, 1, 2));
+        assertEquals(h200.get("multi.flags.both"), d.cuLaunchCooperativeKernelMultiDevice(list, 1, 3));
+        assertEquals(h200.get("multi.flags.4"), d.cuLaunchCooperativeKernelMultiDevice(list, 1, 4));
+        assertEquals(h200.get("multi.list.null"), d.cuLaunchCooperativeKernelMultiDevice(0, 1, 0));
+        assertEquals(h200.get("multi.devices.0"), d.cuLaunchCooperativeKernelMultiDevice(list, 0, 0));
+        assertEquals(h200.get("multi.devices.2same"), d.cuLaunchCooperativeKernelMultiDevice(list, 2, 0));
+        long[][] bad = {
+            {f, blocks, 1, 1, block, 1, 1, 0, p}, {f, blocks, 1, 1, block, 1, 1, 1, p}, {f, blocks, 1, 1, block, 1, 1, 2, p},
+            {0, blocks, 1, 1, block, 1, 1, stream, p}, {f, 0, 1, 1, block, 1, 1, stream, p}, {f, blocks, 1, 1, 2048, 1, 1, stream, p}};
+        String[] keys = {"multi.stream.null", "multi.stream.legacy", "multi.stream.perThread", "multi.function.null", "multi.grid.0", "multi.block.2048"};
+        for (int i = 0; i < bad.length; i++) {
+            fill.accept(list, bad[i]);
+            assertEquals(h200.get(keys[i]), d.cuLaunchCooperativeKernelMultiDevice(list, 1, 0), keys[i]);
+        }
+        MemorySegment perSm = mem(4);
+        assertEquals(SUCCESS, d.cuOccupancyMaxActiveBlocksPerMultiprocessor(addr(perSm), f, block, 0));
+        fill.accept(list, new long[] {f, (long) i32(perSm) * attribute("MULTIPROCESSOR_COUNT") + 1, 1, 1, block, 1, 1, stream, p});
+        assertEquals(h200.get("multi.oneMore"), d.cuLaunchCooperativeKernelMultiDevice(list, 1, 0), "one CTA past the resident grid");
+        assertEquals(h200.get("sync"), d.cuStreamSynchronize(stream));
+        assertEquals(h200.get("ctx.sync"), d.cuCtxSynchronize());
+    }
+
     @Test
     void clustersNeedComputeCapability9() throws IOException {
         initWithContext();
