@@ -7,7 +7,9 @@
  * through ZLUDA_JAVA_HOME, else the dist/jre next to this library, else JAVA_HOME; its class path
  * is ZLUDA_CLASSPATH (':'-separated) or every jar in the directory of this library; extra JVM
  * options come from ZLUDA_JVM_OPTS (space-separated). If the JVM cannot start, every call returns
- * CUDA_ERROR_NOT_INITIALIZED and one message goes to stderr.
+ * CUDA_ERROR_NOT_INITIALIZED and one message goes to stderr. The JVM starts from the AOT cache dist/lib/driver.aot
+ * when the build made one (aot_cache: cli/pom.xml trains it with dev.zluda.runtime.entry.AotTraining); ZLUDA_AOT=0
+ * starts it without.
  *
  * Life inside someone else's process: the host's crash must look like the host's crash.
  * - -Xrs keeps the JVM off the host's shutdown signals (SIGINT, SIGTERM, SIGHUP, SIGQUIT).
@@ -74,29 +76,43 @@ static void *open_jvm(const char *java_home, char *tried, size_t cap) {
     return dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 }
 
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ZLUDA_CLASSPATH, else every jar in lib_dir in strcmp order of the names (the order the AOT cache was made with:
+   a cache is used only by a JVM whose class path starts with the one it was trained on). */
 static char *class_path(const char *lib_dir) {
     const char *env = getenv("ZLUDA_CLASSPATH");
     if (env && *env) return strdup(env);
     DIR *d = opendir(lib_dir);
     if (!d) return NULL;
-    size_t cap = 4096, len = 0;
-    char *cp = malloc(cap);
-    if (!cp) { closedir(d); return NULL; }
-    cp[0] = 0;
+    size_t n = 0, cap = 64;
+    char **names = malloc(cap * sizeof *names);
     struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        size_t n = strlen(e->d_name);
-        if (n < 5 || strcmp(e->d_name + n - 4, ".jar") != 0) continue;
-        size_t need = len + strlen(lib_dir) + n + 3;
-        if (need > cap) {
-            cap = need * 2;
-            char *bigger = realloc(cp, cap);
-            if (!bigger) { free(cp); closedir(d); return NULL; }
-            cp = bigger;
+    while (names && (e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".jar") != 0) continue;
+        if (n == cap) {
+            char **bigger = realloc(names, (cap *= 2) * sizeof *names);
+            if (!bigger) break;
+            names = bigger;
         }
-        len += (size_t)sprintf(cp + len, "%s%s/%s", len ? ":" : "", lib_dir, e->d_name);
+        if ((names[n] = strdup(e->d_name)) != NULL) n++;
     }
     closedir(d);
+    if (!names) return NULL;
+    qsort(names, n, sizeof *names, by_name);
+    size_t total = 1;
+    for (size_t i = 0; i < n; i++) total += strlen(lib_dir) + strlen(names[i]) + 2;
+    char *cp = malloc(total);
+    size_t len = 0;
+    if (cp) cp[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (cp) len += (size_t)sprintf(cp + len, "%s%s/%s", len ? ":" : "", lib_dir, names[i]);
+        free(names[i]);
+    }
+    free(names);
     return cp;
 }
 
@@ -167,9 +183,43 @@ static void crash_files(char *error_opt, char *replay_opt, size_t cap) {
     snprintf(replay_opt, cap, "-XX:ReplayDataFile=%s/zluda-replay_pid%%p.log", tmp);
 }
 
+/*
+ * -XX:AOTCache=<lib_dir>/driver.aot into opt when that file exists, ZLUDA_AOT is not 0 and the extra JVM options jo
+ * name no AOT cache or CDS archive of their own (-XX:AOTCache, -XX:AOTCacheOutput, -XX:AOTMode, -XX:SharedArchiveFile,
+ * -Xshare): 1 then, else 0.
+ */
+static int aot_cache(const char *lib_dir, const char *jo, char *opt, size_t cap) {
+    const char *off = getenv("ZLUDA_AOT");
+    if (off && strcmp(off, "0") == 0) return 0;
+    if (jo && (strstr(jo, "AOTCache") || strstr(jo, "AOTMode") || strstr(jo, "SharedArchiveFile") || strstr(jo, "-Xshare"))) return 0;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/driver.aot", lib_dir) >= sizeof path) return 0;
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return 0;
+    return (size_t)snprintf(opt, cap, "-XX:AOTCache=%s", path) < cap;
+}
+
 /* At exit, the Java side ends the capture (PROCESS_END) when the trace layer is on. */
+static created_vms_fn created_vms;
+
 static void at_exit(void) {
-    if (dispatch_fn) dispatch_fn(-1, NULL);
+    /* a Java host program's JVM is destroyed before the C library's exit handlers run: nothing to call then */
+    JavaVM *vm = NULL;
+    jsize n = 0;
+    if (!dispatch_fn || !created_vms || created_vms(&vm, 1, &n) != JNI_OK || n == 0) return;
+    dispatch_fn(-1, NULL);
+}
+
+/* A class by name from the system (application) class loader, or NULL with no exception pending. */
+static jclass system_class(JNIEnv *env, const char *name) {
+    jclass loader_class = (*env)->FindClass(env, "java/lang/ClassLoader");
+    jmethodID get = loader_class ? (*env)->GetStaticMethodID(env, loader_class, "getSystemClassLoader", "()Ljava/lang/ClassLoader;") : NULL;
+    jobject loader = get ? (*env)->CallStaticObjectMethod(env, loader_class, get) : NULL;
+    jmethodID load = loader ? (*env)->GetMethodID(env, loader_class, "loadClass", "(Ljava/lang/String;)Ljava/lang/Class;") : NULL;
+    jstring jname = load ? (*env)->NewStringUTF(env, name) : NULL;
+    jobject c = jname ? (*env)->CallObjectMethod(env, loader, load, jname) : NULL;
+    if ((*env)->ExceptionCheck(env)) { (*env)->ExceptionClear(env); return NULL; }
+    return (jclass)c;
 }
 
 static void boot(void) {
@@ -191,6 +241,7 @@ static void boot(void) {
     created_vms_fn created = (created_vms_fn)dlsym(jvm_lib, "JNI_GetCreatedJavaVMs");
     create_vm_fn create = (create_vm_fn)dlsym(jvm_lib, "JNI_CreateJavaVM");
     if (!created || !create) { fail("libjvm.so lacks the JNI invocation API", NULL); return; }
+    created_vms = created;
 
     JavaVM *vm = NULL;
     JNIEnv *env = NULL;
@@ -218,8 +269,17 @@ static void boot(void) {
         opts[nopt++].optionString = replay_opt;
         /* lz4-java uses sun.misc.Unsafe: without this JDK 25 warns on the host program's stderr */
         opts[nopt++].optionString = "--sun-misc-unsafe-memory-access=allow";
-        char *extra = NULL;
         const char *jo = getenv("ZLUDA_JVM_OPTS");
+        /* the AOT cache made at mvn package (JDK 25, JEP 483/514/515: classes loaded and linked, method profiles), when
+           there is one and the options do not name another; one the JVM finds stale (other jars, another JVM) it ignores,
+           silently with these log settings: the driver then starts as without it */
+        static char aot_opt[PATH_MAX + 32];
+        if (aot_cache(lib_dir, jo, aot_opt, sizeof aot_opt)) {
+            opts[nopt++].optionString = aot_opt;
+            opts[nopt++].optionString = "-Xlog:aot=off";
+            opts[nopt++].optionString = "-Xlog:cds=off";
+        }
+        char *extra = NULL;
         if (jo && *jo) {
             extra = strdup(jo);
             for (char *save = NULL, *tok = strtok_r(extra, " \t", &save); tok && nopt < 64; tok = strtok_r(NULL, " \t", &save)) {
@@ -243,6 +303,12 @@ static void boot(void) {
         }
     }
     jclass entry = (*env)->FindClass(env, "dev/zluda/runtime/entry/NativeEntry");
+    if (!entry) {
+        /* called from Java code through a downcall (a Java host program), FindClass looks in the loader of the
+           frame below, which may be the boot loader: the driver's classes are the application class loader's */
+        (*env)->ExceptionClear(env);
+        entry = system_class(env, "dev.zluda.runtime.entry.NativeEntry");
+    }
     if (!entry) { (*env)->ExceptionDescribe(env); (*env)->ExceptionClear(env); fail("class dev.zluda.runtime.entry.NativeEntry not found on the class path", NULL); return; }
     jmethodID m = (*env)->GetStaticMethodID(env, entry, "boot", "(JI)J");
     if (!m) { (*env)->ExceptionClear(env); fail("NativeEntry.boot(long,int) missing", NULL); return; }

@@ -264,6 +264,9 @@ public final class EntryGenerator {
         return sb.toString();
     }
 
+    /** The enums whose members the driver's areas read at start (DriverTable.ENUMS). */
+    static final java.util.List<String> DRIVER_ENUMS = java.util.List.of("CUdevice_attribute", "CUfunction_attribute", "CUpointer_attribute");
+
     /**
      * The driver's dispatch table (package {@code pkg}, next to its {@code Areas}): function id → the method of the
      * area that serves it, named after the function it is served as, with the arguments unpacked.
@@ -289,6 +292,31 @@ public final class EntryGenerator {
             sb.append(f.id() % 4 == 0 ? "\n            " : " ").append(e.isPresent() ? "\"" + e.get().handler().name() + "\"" : "null").append(',');
         }
         sb.append("\n    };\n\n");
+        // what the driver needs of the spec at start, so that it starts without loading the spec (DriverState#api)
+        sb.append("    /** For each function id, its name. */\n    static final String[] NAME = {");
+        for (CudaFunction f : api.functions()) sb.append(f.id() % 4 == 0 ? "\n            " : " ").append('"').append(f.name()).append("\",");
+        sb.append("\n    };\n\n");
+        sb.append("    /** For each function id, its {@link dev.zluda.spec.Role}: the character {@code 'A' + role.ordinal()}. */\n")
+                .append("    static final String ROLES = \"");
+        for (CudaFunction f : api.functions()) {
+            char c = (char) ('A' + f.role().ordinal());
+            if (c == '\\' || c == '"') sb.append('\\');
+            sb.append(c);
+        }
+        sb.append("\";\n\n");
+        sb.append("    /** The enums the driver reads its members of (names, then values), by enum name. */\n")
+                .append("    static final java.util.Map<String, Object[]> ENUMS = java.util.Map.of(");
+        String sep = "";
+        for (String e : DRIVER_ENUMS) {
+            dev.zluda.spec.CudaEnum en = api.enumType(e).orElseThrow(() -> new IllegalStateException("no enum " + e));
+            sb.append(sep).append("\n            \"").append(e).append("\", new Object[] {new String[] {");
+            for (int i = 0; i < en.members().size(); i++) sb.append(i % 4 == 0 ? "\n                    " : " ").append('"').append(en.members().get(i).name()).append("\",");
+            sb.append("},\n                new long[] {");
+            for (int i = 0; i < en.members().size(); i++) sb.append(i % 8 == 0 ? "\n                    " : " ").append(en.members().get(i).value()).append("L,");
+            sb.append("}}");
+            sep = ",";
+        }
+        sb.append(");\n\n");
         sb.append("    /**\n     * Calls the area method that serves function {@code id}.\n     *\n")
                 .append("     * @param w the arguments, one 64-bit word each ({@code CudaDriverApi#call})\n     * @return the CUresult\n     */\n");
         sb.append("    static int call(Areas a, int id, long[] w) {\n        return switch (id) {\n");

@@ -40,7 +40,7 @@ final class FunctionArea {
         this.state = state;
         this.modules = modules;
         this.libraries = libraries;
-        for (var m : state.api.enumType("CUfunction_attribute").orElseThrow().members()) {
+        for (var m : state.enumType("CUfunction_attribute").members()) {
             functionAttribute.put(m.name().substring("CU_FUNC_ATTRIBUTE_".length()), (int) m.value());
         }
     }

@@ -52,8 +52,9 @@ public final class NativeEntry {
                 return 0;
             }
             MemorySegment table = MemorySegment.ofAddress(functionTable).reinterpret((long) count * ValueLayout.ADDRESS.byteSize());
-            driver = new ZludaDriver(CudaApi.get(), table);
-            tracer = CallTracer.fromEnvironment(CudaApi.get());
+            // the spec is read when a call needs it, not here (ZludaDriver's lazy constructor)
+            driver = new ZludaDriver(CudaApi::get, table);
+            tracer = CallTracer.fromEnvironment(CudaApi::get);
             if (tracer != null) tracer.attach(driver);
             var handle = MethodHandles.lookup().findStatic(NativeEntry.class, "dispatch",
                     MethodType.methodType(int.class, int.class, MemorySegment.class));
