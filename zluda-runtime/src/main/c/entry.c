@@ -1,9 +1,11 @@
 /*
  * zluda driver entry: the part of dist/lib/libcuda.so.1 that is not generated.
  *
- * On the first call it boots a JVM inside the host process and asks the Java driver
- * (dev.zluda.runtime.entry.NativeEntry.boot) for an FFM upcall stub that takes (id, words);
- * every exported CUDA function (zluda_exports.c, generated) then calls that stub. The JVM is found
+ * On the first call it boots a JVM inside the host process and starts the Java driver
+ * (dev.zluda.runtime.entry.NativeEntry.boot, through JNI); every exported CUDA function (zluda_exports.c, generated)
+ * then calls zl_call(id, words), which enters Java through JNI for the booting thread's first calls and through an
+ * FFM upcall stub (NativeEntry.upcallStub, made on first need) after (dispatch), except cuCtxGetCurrent and
+ * cuCtxGetDevice, answered here while the Java driver's published answer holds (fast_call). The JVM is found
  * through ZLUDA_JAVA_HOME, else the dist/jre next to this library, else JAVA_HOME; its class path
  * is ZLUDA_CLASSPATH (':'-separated) or every jar in the directory of this library; extra JVM
  * options come from ZLUDA_JVM_OPTS (space-separated). If the JVM cannot start, every call returns
@@ -35,6 +37,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +45,58 @@
 
 #include "zluda_entry.h"
 
+#define CUDA_SUCCESS 0
+#define CUDA_ERROR_INVALID_VALUE 1
 #define CUDA_ERROR_NOT_INITIALIZED 3
+#define CUDA_ERROR_UNKNOWN 999
 
 typedef int (*zl_dispatch_fn)(int, uint64_t *);
 typedef jint (*create_vm_fn)(JavaVM **, void **, void *);
 typedef jint (*created_vms_fn)(JavaVM **, jsize, jsize *);
 
 static pthread_once_t boot_once = PTHREAD_ONCE_INIT;
-static zl_dispatch_fn dispatch_fn;
+/* Whether the driver started (boot succeeded). */
+static int booted;
+/* The FFM upcall stub NativeEntry.upcallStub made (made on first need, see dispatch), or NULL. */
+static _Atomic(zl_dispatch_fn) dispatch_fn;
+static JavaVM *the_vm;
+static jclass entry_class;                 /* a global reference to NativeEntry */
+static jmethodID call_method, stub_method; /* NativeEntry.call(int, long), NativeEntry.upcallStub() */
+static pthread_mutex_t stub_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * The thread that started the JVM calls the driver through JNI for its first JNI_CALLS calls: making the FFM upcall
+ * stub costs the start-up tens of milliseconds (classes spun at run time, which no AOT cache keeps), more than a
+ * short program's calls cost through JNI. Every other thread, and this one after those calls, uses the stub.
+ */
+#define JNI_CALLS 2048
+static __thread JNIEnv *boot_env;
+static __thread int jni_calls_left;
+
+/*
+ * The native fast path: cuCtxGetCurrent and cuCtxGetDevice answered here, without entering the JVM, from what the
+ * Java driver last published for the calling thread (NativeFastPath.java; the layouts below are its offsets).
+ * Published: the thread's current context, its device and whether cuCtxGetDevice may answer it (a context is current
+ * and has no sticky error), with the global epoch read before the Java driver computed them. The answer is used only
+ * while that epoch is still the global one and the driver enables the function (no interceptor on it: off while the
+ * trace layer records). The Java driver bumps the epoch whenever another thread can change what a thread's answer
+ * would be (a context destroyed, released or reset; a kernel fault's sticky error; deinitialisation); a thread's own
+ * calls of any other function forget its answer (they may change its current context).
+ */
+struct zl_fast {                 /* NativeFastPath.SHARED_*: epoch at 0, enabled at 8 */
+    _Atomic uint64_t epoch;      /* starts at 1; 0 is never current */
+    volatile uint8_t *enabled;   /* by function id: 1 when the fast path may answer it */
+};
+struct zl_fast_tls {             /* NativeFastPath.TLS_*: ctx 0, device 8, usable 12, epoch 16 */
+    uint64_t ctx;
+    int32_t device;
+    int32_t usable;
+    uint64_t epoch;              /* 0: nothing published */
+};
+static struct zl_fast fast = {1, NULL};
+static __thread struct zl_fast_tls fast_tls;
+static int id_ctx_get_current = -1, id_ctx_get_device = -1;
+int cuCtxGetCurrent(void *pctx);
+int cuCtxGetDevice(void *device);
 
 static void fail(const char *what, const char *detail) {
     fprintf(stderr, "[ZLUDA] cannot start the zluda driver: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
@@ -202,12 +249,14 @@ static int aot_cache(const char *lib_dir, const char *jo, char *opt, size_t cap)
 /* At exit, the Java side ends the capture (PROCESS_END) when the trace layer is on. */
 static created_vms_fn created_vms;
 
+static int dispatch(int id, uint64_t *words);
+
 static void at_exit(void) {
     /* a Java host program's JVM is destroyed before the C library's exit handlers run: nothing to call then */
     JavaVM *vm = NULL;
     jsize n = 0;
-    if (!dispatch_fn || !created_vms || created_vms(&vm, 1, &n) != JNI_OK || n == 0) return;
-    dispatch_fn(-1, NULL);
+    if (!booted || !created_vms || created_vms(&vm, 1, &n) != JNI_OK || n == 0) return;
+    dispatch(-1, NULL);
 }
 
 /* A class by name from the system (application) class loader, or NULL with no exception pending. */
@@ -262,6 +311,8 @@ static void boot(void) {
         opts[nopt++].optionString = "--enable-native-access=ALL-UNNAMED";
         opts[nopt++].optionString = "-XX:+UseSerialGC";
         opts[nopt++].optionString = "-Xss4m";
+        /* no hsperfdata file in the temporary directory for a JVM inside someone else's program (jcmd still attaches) */
+        opts[nopt++].optionString = "-XX:-UsePerfData";
         /* a JVM crash report goes to the temporary directory, not the host's working directory */
         static char error_opt[PATH_MAX + 64], replay_opt[PATH_MAX + 64];
         crash_files(error_opt, replay_opt, sizeof error_opt);
@@ -310,18 +361,97 @@ static void boot(void) {
         entry = system_class(env, "dev.zluda.runtime.entry.NativeEntry");
     }
     if (!entry) { (*env)->ExceptionDescribe(env); (*env)->ExceptionClear(env); fail("class dev.zluda.runtime.entry.NativeEntry not found on the class path", NULL); return; }
-    jmethodID m = (*env)->GetStaticMethodID(env, entry, "boot", "(JI)J");
-    if (!m) { (*env)->ExceptionClear(env); fail("NativeEntry.boot(long,int) missing", NULL); return; }
-    jlong stub = (*env)->CallStaticLongMethod(env, entry, m, (jlong)(uintptr_t)zl_functions, (jint)zl_function_count);
+    jmethodID m = (*env)->GetStaticMethodID(env, entry, "boot", "(JIJ)Z");
+    call_method = (*env)->GetStaticMethodID(env, entry, "call", "(IJ)I");
+    stub_method = (*env)->GetStaticMethodID(env, entry, "upcallStub", "()J");
+    if (!m || !call_method || !stub_method) { (*env)->ExceptionClear(env); fail("NativeEntry.boot, call or upcallStub missing", NULL); return; }
+    for (int i = 0; i < zl_function_count; i++) {
+        if (zl_functions[i] == (void *)cuCtxGetCurrent) id_ctx_get_current = i;
+        if (zl_functions[i] == (void *)cuCtxGetDevice) id_ctx_get_device = i;
+    }
+    fast.enabled = calloc((size_t)zl_function_count, 1);
+    jboolean ok = (*env)->CallStaticBooleanMethod(env, entry, m, (jlong)(uintptr_t)zl_functions, (jint)zl_function_count,
+                                                 (jlong)(uintptr_t)&fast);
     if ((*env)->ExceptionCheck(env)) { (*env)->ExceptionDescribe(env); (*env)->ExceptionClear(env); fail("NativeEntry.boot threw", NULL); return; }
-    if (!stub) { fail("NativeEntry.boot returned no dispatch stub", NULL); return; }
-    dispatch_fn = (zl_dispatch_fn)(uintptr_t)stub;
+    if (!ok) { fail("NativeEntry.boot failed", NULL); return; }
+    entry_class = (jclass)(*env)->NewGlobalRef(env, entry);
+    if (!entry_class) { fail("out of memory", NULL); return; }
+    the_vm = vm;
+    boot_env = env;
+    jni_calls_left = JNI_CALLS;
+    booted = 1;
     atexit(at_exit);
+}
+
+/* The FFM upcall stub, made once (NativeEntry.upcallStub, through JNI), or NULL when that failed. */
+static zl_dispatch_fn upcall_stub(void) {
+    zl_dispatch_fn f = atomic_load_explicit(&dispatch_fn, memory_order_acquire);
+    if (f) return f;
+    pthread_mutex_lock(&stub_lock);
+    f = atomic_load_explicit(&dispatch_fn, memory_order_acquire);
+    if (!f) {
+        JNIEnv *env = NULL;
+        int attached = 0;
+        if ((*the_vm)->GetEnv(the_vm, (void **)&env, JNI_VERSION_21) != JNI_OK) {
+            if ((*the_vm)->AttachCurrentThreadAsDaemon(the_vm, (void **)&env, NULL) != JNI_OK) env = NULL;
+            else attached = 1;
+        }
+        if (env) {
+            jlong stub = (*env)->CallStaticLongMethod(env, entry_class, stub_method);
+            if ((*env)->ExceptionCheck(env)) { (*env)->ExceptionDescribe(env); (*env)->ExceptionClear(env); stub = 0; }
+            f = (zl_dispatch_fn)(uintptr_t)stub;
+            if (attached) (*the_vm)->DetachCurrentThread(the_vm);
+        }
+        if (f) atomic_store_explicit(&dispatch_fn, f, memory_order_release);
+        else fail("NativeEntry.upcallStub made no stub", NULL);
+    }
+    pthread_mutex_unlock(&stub_lock);
+    return f;
+}
+
+/* One call into the Java driver: through JNI on the booting thread's first calls, else through the upcall stub. */
+static int dispatch(int id, uint64_t *words) {
+    zl_dispatch_fn f = atomic_load_explicit(&dispatch_fn, memory_order_acquire);
+    if (f) return f(id, words);
+    if (boot_env && jni_calls_left > 0) {
+        jni_calls_left--;
+        jint r = (*boot_env)->CallStaticIntMethod(boot_env, entry_class, call_method, (jint)id, (jlong)(uintptr_t)words);
+        if ((*boot_env)->ExceptionCheck(boot_env)) { (*boot_env)->ExceptionClear(boot_env); return CUDA_ERROR_UNKNOWN; }
+        return r;
+    }
+    f = upcall_stub();
+    /* the FFM upcall stub attaches this thread to the JVM if it is not attached yet */
+    return f ? f(id, words) : CUDA_ERROR_NOT_INITIALIZED;
+}
+
+/* cuCtxGetCurrent and cuCtxGetDevice: answered here when the published answer holds (struct zl_fast), else by Java. */
+static int fast_call(int id, uint64_t *words) {
+    volatile uint8_t *enabled = fast.enabled;
+    if (enabled && enabled[id] && fast_tls.epoch == atomic_load_explicit(&fast.epoch, memory_order_acquire)) {
+        if (id == id_ctx_get_current) {
+            if (!words[0]) return CUDA_ERROR_INVALID_VALUE;
+            *(uint64_t *)(uintptr_t)words[0] = fast_tls.ctx;
+            return CUDA_SUCCESS;
+        }
+        if (fast_tls.usable) {
+            if (!words[0]) return CUDA_ERROR_INVALID_VALUE;
+            *(int32_t *)(uintptr_t)words[0] = fast_tls.device;
+            return CUDA_SUCCESS;
+        }
+    }
+    /* Java answers, and publishes this thread's answer into fast_tls (the word after the argument) */
+    uint64_t ext[2] = {words[0], (uint64_t)(uintptr_t)&fast_tls};
+    return dispatch(id, ext);
 }
 
 int zl_call(int id, uint64_t *words) {
     pthread_once(&boot_once, boot);
-    if (!dispatch_fn) return CUDA_ERROR_NOT_INITIALIZED;
-    /* the FFM upcall stub attaches this thread to the JVM if it is not attached yet */
-    return dispatch_fn(id, words);
+    if (!booted) return CUDA_ERROR_NOT_INITIALIZED;
+    if (id == id_ctx_get_current || id == id_ctx_get_device) return fast_call(id, words);
+    fast_tls.epoch = 0; /* this call may change the thread's current context */
+    return dispatch(id, words);
+}
+
+void zl_fast_forget(void) {
+    fast_tls.epoch = 0;
 }

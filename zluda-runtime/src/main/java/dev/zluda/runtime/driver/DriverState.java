@@ -35,6 +35,8 @@ final class DriverState {
      */
     volatile boolean deinitialized;
     private volatile Backend backend;
+    /** The native entry's fast path (cuCtxGetCurrent, cuCtxGetDevice answered in C), or null (no native entry). */
+    volatile NativeFastPath fastPath;
     private final ThreadLocal<Call> calls = new ThreadLocal<>();
     /** The contexts by handle (CUcontext). */
     final Handles<Context> contexts = new Handles<>(1);
@@ -116,6 +118,16 @@ final class DriverState {
     int checkDevice(int dev) {
         if (!initialized) return CuResult.NOT_INITIALIZED;
         return dev == 0 ? CuResult.SUCCESS : CuResult.INVALID_DEVICE;
+    }
+
+    /**
+     * Says that what some thread's cuCtxGetCurrent or cuCtxGetDevice answers may have changed by another thread's doing
+     * (a context destroyed, released or reset; a sticky error): the native entry's published answers are stale.
+     * Call it after the change.
+     */
+    void contextsChanged() {
+        NativeFastPath f = fastPath;
+        if (f != null) f.invalidate();
     }
 
     /** The calling thread's stack of current contexts, the current one on top. */

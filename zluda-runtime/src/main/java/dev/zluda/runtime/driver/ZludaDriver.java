@@ -112,7 +112,24 @@ public final class ZludaDriver implements CudaDriverApi {
                 next[id] = l.toArray(Registered[]::new);
             }
             chains = next;
+            refreshFastPath();
         }
+    }
+
+    /** Connects the native entry's fast path ({@link NativeFastPath#attach}). */
+    void fastPath(NativeFastPath f) {
+        synchronized (interceptorsLock) {
+            state.fastPath = f;
+            refreshFastPath();
+        }
+    }
+
+    /** The native fast path answers a function only while it has no interceptor and the driver was not deinitialised. */
+    private void refreshFastPath() {
+        NativeFastPath f = state.fastPath;
+        if (f == null) return;
+        if (state.deinitialized) f.disable();
+        else f.refresh(id -> chains[id].length == 0);
     }
 
     /**
@@ -169,6 +186,9 @@ public final class ZludaDriver implements CudaDriverApi {
      */
     public void deinitialize() {
         state.deinitialized = true;
+        synchronized (interceptorsLock) {
+            refreshFastPath();
+        }
     }
 
     /** The backend cuInit chose, or null before. */
