@@ -285,7 +285,7 @@ final class DeviceArea {
         MemorySegment fn = MemorySegment.NULL;
         int status = a.symbolStatus();
         if (a.symbol() != null) {
-            int id = DriverState.id(a.symbol());
+            int id = DriverState.indexedId(a.symbol());
             if (id >= 0) {
                 fn = state.exports.getAtIndex(ValueLayout.ADDRESS, id);
             } else {

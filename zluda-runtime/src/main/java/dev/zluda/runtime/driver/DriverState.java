@@ -71,21 +71,43 @@ final class DriverState {
 
     /** A function's name by spec id, without loading the spec. */
     static String name(int functionId) {
-        return DriverTable.NAME[functionId];
+        return Names.NAME[functionId];
     }
 
     /** A function's spec id by name (the generated table, without loading the spec); -1 when the spec has none. */
     static int id(String name) {
-        Integer id = ID.get(name);
-        return id == null ? -1 : id;
+        Names n = names;
+        if (n != null) return n.id(name);
+        // the few names the driver asks about as it starts: counted in the one string, no table built yet
+        int at = DriverTable.NAMES.indexOf("\n" + name + "\n");
+        if (at < 0) return -1;
+        int id = 0;
+        for (int i = DriverTable.NAMES.indexOf('\n', 1); i >= 0 && i <= at; i = DriverTable.NAMES.indexOf('\n', i + 1)) id++;
+        return id;
     }
 
-    private static final java.util.Map<String, Integer> ID = ids();
+    private static volatile Names names;
 
-    private static java.util.Map<String, Integer> ids() {
-        java.util.Map<String, Integer> m = new java.util.HashMap<>(DriverTable.NAME.length * 2);
-        for (int i = 0; i < DriverTable.NAME.length; i++) m.put(DriverTable.NAME[i], i);
-        return m;
+    /** The names as a table and an index, made on first need (cuGetProcAddress, a message naming a function). */
+    private static final class Names {
+        static final String[] NAME = DriverTable.NAMES.substring(1, DriverTable.NAMES.length() - 1).split("\n");
+        private final java.util.Map<String, Integer> ids = new java.util.HashMap<>(NAME.length * 2);
+
+        Names() {
+            for (int i = 0; i < NAME.length; i++) ids.put(NAME[i], i);
+        }
+
+        int id(String name) {
+            Integer id = ids.get(name);
+            return id == null ? -1 : id;
+        }
+    }
+
+    /** A function's spec id by name, through the index (for callers that look up many names: cuGetProcAddress). */
+    static int indexedId(String name) {
+        Names n = names;
+        if (n == null) names = n = new Names(); // two threads may both build it: the same table
+        return n.id(name);
     }
 
     /** A function's role by spec id, without loading the spec. */
@@ -97,7 +119,7 @@ final class DriverState {
 
     /** The number of spec functions. */
     static int functionCount() {
-        return DriverTable.NAME.length;
+        return DriverTable.ROLES.length();
     }
 
     /**

@@ -1,7 +1,8 @@
 package dev.zluda.runtime.driver;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.lang.invoke.VarHandle;
 
 /**
@@ -29,16 +30,18 @@ import java.lang.invoke.VarHandle;
 public final class NativeFastPath {
     static final long SHARED_EPOCH = 0, SHARED_ENABLED = 8, SHARED_SIZE = 16;
     static final long TLS_CTX = 0, TLS_DEVICE = 8, TLS_USABLE = 12, TLS_EPOCH = 16, TLS_SIZE = 24;
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
+    /** The last epoch written (under this object's lock: epochs only grow). */
+    private long epochs = 1;
 
     private final ZludaDriver driver;
-    private final MemorySegment shared;
-    private final MemorySegment enabled;
+    // byte buffers over the native memory, not memory segments' layout accessors: those spin classes at run time on first
+    // use, which the driver's start would pay for (no AOT cache keeps them)
+    private final ByteBuffer shared;
+    private final ByteBuffer enabled;
     private final int ctxGetCurrent = DriverState.id("cuCtxGetCurrent");
     private final int ctxGetDevice = DriverState.id("cuCtxGetDevice");
 
-    private NativeFastPath(ZludaDriver driver, MemorySegment shared, MemorySegment enabled) {
+    private NativeFastPath(ZludaDriver driver, ByteBuffer shared, ByteBuffer enabled) {
         this.driver = driver;
         this.shared = shared;
         this.enabled = enabled;
@@ -54,10 +57,10 @@ public final class NativeFastPath {
      *     has no switches (then nothing is answered natively)
      */
     public static NativeFastPath attach(ZludaDriver driver, long sharedAddress) {
-        MemorySegment shared = MemorySegment.ofAddress(sharedAddress).reinterpret(SHARED_SIZE);
-        long switches = shared.get(ValueLayout.JAVA_LONG, SHARED_ENABLED);
+        ByteBuffer shared = buffer(sharedAddress, SHARED_SIZE);
+        long switches = shared.getLong((int) SHARED_ENABLED);
         if (switches == 0) return null; // the native entry could not allocate them: every call goes to Java
-        MemorySegment enabled = MemorySegment.ofAddress(switches).reinterpret(DriverState.functionCount());
+        ByteBuffer enabled = buffer(switches, DriverState.functionCount());
         NativeFastPath f = new NativeFastPath(driver, shared, enabled);
         driver.fastPath(f);
         return f;
@@ -65,25 +68,37 @@ public final class NativeFastPath {
 
     /** Whether the native entry may answer function {@code id} (it has no interceptor), as its switch says now. */
     boolean enabled(int id) {
-        return (byte) BYTE.getVolatile(enabled, (long) id) != 0;
+        boolean on = enabled.get(id) != 0;
+        VarHandle.acquireFence();
+        return on;
     }
 
     /** Sets the native switches of the two functions: on while {@code quiet} says the function has no interceptor. */
     void refresh(java.util.function.IntPredicate quiet) {
+        VarHandle.releaseFence();
         for (int id : new int[] {ctxGetCurrent, ctxGetDevice}) {
-            if (id >= 0) BYTE.setVolatile(enabled, (long) id, (byte) (quiet.test(id) ? 1 : 0));
+            if (id >= 0) enabled.put(id, (byte) (quiet.test(id) ? 1 : 0));
         }
+        VarHandle.fullFence();
     }
 
     /** Turns the native answers off for good (the driver was deinitialised). */
     void disable() {
-        for (int id : new int[] {ctxGetCurrent, ctxGetDevice}) if (id >= 0) BYTE.setVolatile(enabled, (long) id, (byte) 0);
+        for (int id : new int[] {ctxGetCurrent, ctxGetDevice}) if (id >= 0) enabled.put(id, (byte) 0);
+        VarHandle.fullFence();
         invalidate();
     }
 
     /** Makes every thread's published answer stale (the next call of each asks Java again). */
-    void invalidate() {
-        LONG.getAndAdd(shared, SHARED_EPOCH, 1L);
+    synchronized void invalidate() {
+        // fences, not a VarHandle: a VarHandle's classes are spun at run time, which the driver's start would pay for
+        VarHandle.releaseFence(); // the change this bump announces is visible before the new epoch
+        shared.putLong((int) SHARED_EPOCH, ++epochs); // one aligned 8-byte store
+        VarHandle.fullFence();
+    }
+
+    private static ByteBuffer buffer(long address, long bytes) {
+        return MemorySegment.ofAddress(address).reinterpret(bytes).asByteBuffer().order(ByteOrder.nativeOrder());
     }
 
     /** Whether function {@code id} is one the native entry may answer (it then passes its thread's slot after the arguments). */
@@ -93,7 +108,9 @@ public final class NativeFastPath {
 
     /** The global epoch, read before a call whose answer is then published with it. */
     public long epoch() {
-        return (long) LONG.getAcquire(shared, SHARED_EPOCH);
+        long e = shared.getLong((int) SHARED_EPOCH);
+        VarHandle.acquireFence(); // the driver's state is read after the epoch
+        return e;
     }
 
     /**
@@ -106,12 +123,12 @@ public final class NativeFastPath {
     public void publish(long tlsAddress, long epoch) {
         DriverState s = driver.state;
         if (tlsAddress == 0 || !s.initialized || s.deinitialized) return;
-        MemorySegment tls = MemorySegment.ofAddress(tlsAddress).reinterpret(TLS_SIZE);
+        ByteBuffer tls = buffer(tlsAddress, TLS_SIZE);
         Context c = s.current();
-        tls.set(ValueLayout.JAVA_LONG, TLS_CTX, c == null ? 0 : c.handle);
-        tls.set(ValueLayout.JAVA_INT, TLS_DEVICE, c == null ? 0 : c.device);
-        tls.set(ValueLayout.JAVA_INT, TLS_USABLE, c != null && c.stickyError() == 0 ? 1 : 0);
+        tls.putLong((int) TLS_CTX, c == null ? 0 : c.handle);
+        tls.putInt((int) TLS_DEVICE, c == null ? 0 : c.device);
+        tls.putInt((int) TLS_USABLE, c != null && c.stickyError() == 0 ? 1 : 0);
         // the same thread reads the slot afterwards: program order suffices; the epoch last
-        tls.set(ValueLayout.JAVA_LONG, TLS_EPOCH, epoch);
+        tls.putLong((int) TLS_EPOCH, epoch);
     }
 }

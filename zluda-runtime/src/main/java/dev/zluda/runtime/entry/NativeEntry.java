@@ -13,6 +13,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * Where native code enters the Java driver. {@code dist/lib/libcuda.so.1} (zluda-runtime/src/main/c/entry.c) boots a
@@ -103,7 +105,50 @@ public final class NativeEntry {
      * @return the CUresult
      */
     static int call(int id, long words) {
-        return dispatch(id, MemorySegment.ofAddress(words));
+        try {
+            if (id == PROCESS_EXIT) return processExit();
+            if (id < 0 || id >= CudaDispatcher.COUNT) return 1; // CUDA_ERROR_INVALID_VALUE, as CudaDispatcher answers
+            // the words through a byte buffer: a memory segment's layout accessors spin classes on first use, which
+            // the first calls of a short program would pay for
+            int n = CudaDispatcher.params(id);
+            NativeFastPath f = fast;
+            boolean publish = f != null && f.handles(id);
+            long[] w = new long[n + (publish ? 1 : 0)];
+            if (w.length > 0) {
+                MemorySegment.ofAddress(words).reinterpret(8L * w.length).asByteBuffer().order(ByteOrder.nativeOrder()).asLongBuffer().get(w);
+            }
+            if (!publish) return driver.call(id, w);
+            long epoch = f.epoch();
+            int r = driver.call(id, Arrays.copyOf(w, n));
+            f.publish(w[n], epoch);
+            return r;
+        } catch (Throwable t) {
+            return failed(id, t);
+        }
+    }
+
+    /** At process exit: the capture ends, and the driver answers later calls with CUDA_ERROR_DEINITIALIZED. */
+    private static int processExit() {
+        // the driver answers what exit handlers registered before ours call (cudart's teardown) as NVIDIA's does, with
+        // CUDA_ERROR_DEINITIALIZED; those calls are recorded after the PROCESS_END, each followed by another
+        // (CallTracer.exit)
+        CallTracer t = tracer;
+        if (t != null) t.exit(0);
+        ZludaDriver d = driver;
+        if (d != null) d.deinitialize();
+        return 0;
+    }
+
+    /** An internal error: one line on stderr, CUDA_ERROR_UNKNOWN to the caller. */
+    private static int failed(int id, Throwable t) {
+        try {
+            String name = id >= 0 && id < CudaDispatcher.COUNT ? CudaApi.get().function(id).name() : "function #" + id;
+            System.err.println("[ZLUDA] internal error in " + name + ", returning CUDA_ERROR_UNKNOWN: " + t);
+            if (System.getenv("ZLUDA_DEBUG") != null) t.printStackTrace();
+        } catch (Throwable ignored) {
+            // nothing may escape into native code
+        }
+        return CUDA_ERROR_UNKNOWN;
     }
 
     /**
@@ -115,16 +160,7 @@ public final class NativeEntry {
      */
     static int dispatch(int id, MemorySegment words) {
         try {
-            if (id == PROCESS_EXIT) {
-                // the process exits: the capture ends, and the driver answers what exit handlers registered before
-                // ours call (cudart's teardown) as NVIDIA's does, with CUDA_ERROR_DEINITIALIZED; those calls are
-                // recorded after the PROCESS_END, each followed by another (CallTracer.exit)
-                CallTracer t = tracer;
-                if (t != null) t.exit(0);
-                ZludaDriver d = driver;
-                if (d != null) d.deinitialize();
-                return 0;
-            }
+            if (id == PROCESS_EXIT) return processExit();
             MemorySegment w = words.reinterpret(8L * Math.max(2, CudaDispatcher.MAX_PARAMS));
             NativeFastPath f = fast;
             if (f != null && f.handles(id)) {
@@ -137,14 +173,7 @@ public final class NativeEntry {
             }
             return CudaDispatcher.dispatch(driver, id, w);
         } catch (Throwable t) {
-            try {
-                String name = id >= 0 && id < CudaDispatcher.COUNT ? CudaApi.get().function(id).name() : "function #" + id;
-                System.err.println("[ZLUDA] internal error in " + name + ", returning CUDA_ERROR_UNKNOWN: " + t);
-                if (System.getenv("ZLUDA_DEBUG") != null) t.printStackTrace();
-            } catch (Throwable ignored) {
-                // nothing may escape into native code
-            }
-            return CUDA_ERROR_UNKNOWN;
+            return failed(id, t);
         }
     }
 }
