@@ -321,7 +321,7 @@ static void boot(void) {
         /* lz4-java uses sun.misc.Unsafe: without this JDK 25 warns on the host program's stderr */
         opts[nopt++].optionString = "--sun-misc-unsafe-memory-access=allow";
         const char *jo = getenv("ZLUDA_JVM_OPTS");
-        /* the AOT cache made at mvn package (JDK 25, JEP 483/514/515: classes loaded and linked, method profiles), when
+        /* the AOT cache made at mvn package (JDK 25, JEP 483/514: classes loaded and linked), when
            there is one and the options do not name another; one the JVM finds stale (other jars, another JVM) it ignores,
            silently with these log settings: the driver then starts as without it */
         static char aot_opt[PATH_MAX + 32];

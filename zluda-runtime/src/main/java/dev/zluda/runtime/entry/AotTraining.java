@@ -10,12 +10,13 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 
 /**
- * The training run of the driver's AOT cache ({@code dist/lib/driver.aot}, JDK 25's AOT cache, JEP 483/514/515): the
+ * The training run of the driver's AOT cache ({@code dist/lib/driver.aot}, JDK 25's AOT cache, JEP 483/514): the
  * CUDA calls a small driver-API program makes, through the same {@code libcuda.so.1} a program loads, so that the
- * classes they load and the methods they run are the ones a program's JVM finds loaded, linked and profiled at start.
+ * classes they load are the ones a program's JVM finds loaded and linked at start. (The cache keeps no method profiles,
+ * JEP 515: those of this one small kernel made the JIT compile other kernels' code worse.)
  *
  * <p>Run at {@code mvn package} (cli/pom.xml) as
- * {@code java -XX:AOTCacheOutput=dist/lib/driver.aot <the entry's JVM options> -cp <dist/lib's jars, sorted>
+ * {@code java -XX:AOTCacheOutput=dist/lib/driver.aot -XX:-AOTRecordTraining <the entry's JVM options> -cp <dist/lib's jars, sorted>
  * dev.zluda.runtime.entry.AotTraining dist/lib/libcuda.so.1}: the JVM is the launcher's, and the native entry, finding
  * it running, enters the driver through it (entry.c), by the same {@code NativeEntry.boot} and upcall stub a program's
  * JVM uses. The calls: {@code cuInit}, device queries, the primary context, a PTX module with one kernel (c = a + b),
