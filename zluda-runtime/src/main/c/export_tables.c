@@ -41,6 +41,7 @@ static zl_ext_fn volatile ext_fn;
 static int ext(int table, int slot, uint64_t *words) {
     zl_ext_fn f = ext_fn;
     if (!f) return CUDA_ERROR_NOT_INITIALIZED;
+    zl_fast_forget(); /* a slot may change the calling thread's current context */
     return f(table, slot, words);
 }
 

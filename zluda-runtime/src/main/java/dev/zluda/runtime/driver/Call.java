@@ -14,25 +14,32 @@ import java.util.function.Consumer;
  * Confined to the calling thread.
  */
 public final class Call {
-    private final CudaFunction function;
+    private final int functionId;
+    private final Role role;
+    private final DriverState state;
     private final long[] args;
     private final boolean internal;
     final Call outer;
     private LaunchObserver launchObserver;
     private Consumer<String> events;
 
-    Call(CudaFunction function, long[] args, boolean internal, Call outer) {
-        this.function = function;
+    Call(int functionId, Role role, DriverState state, long[] args, boolean internal, Call outer) {
+        this.functionId = functionId;
+        this.role = role;
+        this.state = state;
         this.args = args;
         this.internal = internal;
         this.outer = outer;
     }
 
-    /** The function called. */
-    public CudaFunction function() { return function; }
+    /** The function called (its spec entry: the first call of this loads the spec if nothing did before). */
+    public CudaFunction function() { return state.api().function(functionId); }
+
+    /** The spec id of the function called. */
+    public int functionId() { return functionId; }
 
     /** What the function does (from the spec). */
-    public Role role() { return function.role(); }
+    public Role role() { return role; }
 
     /** The arguments, one 64-bit word each; an interceptor must not change them. */
     public long[] args() { return args; }

@@ -48,6 +48,7 @@ final class ContextArea {
     void release(Context c) {
         for (var r : releasers) r.accept(c);
         c.clearStickyError();
+        state.contextsChanged();
     }
 
 

@@ -3,7 +3,6 @@ package dev.zluda.runtime.driver;
 import dev.zluda.runtime.api.CudaStructs.CUdevprop;
 import dev.zluda.runtime.emulator.EmulatorDevice;
 import dev.zluda.runtime.hip.HipBackend;
-import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.ErrorStrings;
 import dev.zluda.spec.ProcAddressTable;
 
@@ -33,15 +32,28 @@ final class DeviceArea {
     static final byte[] DEVICE_UUID = "ZLUDA-emulator\0\0".getBytes(StandardCharsets.US_ASCII);
 
     private final DriverState state;
-    private final ProcAddressTable procTable;
-    private final ErrorStrings errors = ErrorStrings.load();
+    /** cuGetProcAddress's answers (measured on NVIDIA's driver), read on the first cuGetProcAddress. */
+    private volatile ProcAddressTable procTable;
+    /** The error names and texts, read on the first cuGetErrorName or cuGetErrorString. */
+    private volatile ErrorStrings errors;
     private final Map<Integer, MemorySegment> errorNames = new ConcurrentHashMap<>();
     private final Map<Integer, MemorySegment> errorDescriptions = new ConcurrentHashMap<>();
     private volatile int initFailure = SUCCESS;
 
     DeviceArea(DriverState state) {
         this.state = state;
-        this.procTable = state.api.procAddress();
+    }
+
+    private ProcAddressTable procTable() {
+        ProcAddressTable t = procTable;
+        if (t == null) procTable = t = ProcAddressTable.load(); // a second thread at the same time reads the same table
+        return t;
+    }
+
+    private ErrorStrings errors() {
+        ErrorStrings e = errors;
+        if (e == null) errors = e = ErrorStrings.load();
+        return e;
     }
 
     private int checkDevice(int dev) {
@@ -228,11 +240,11 @@ final class DeviceArea {
     // ---------------------------------------------------------------- errors
 
     public int cuGetErrorName(int error, long pStr) {
-        return errorText(errors.name(error).orElse(null), error, pStr, errorNames);
+        return errorText(errors().name(error).orElse(null), error, pStr, errorNames);
     }
 
     public int cuGetErrorString(int error, long pStr) {
-        return errorText(errors.description(error).orElse(null), error, pStr, errorDescriptions);
+        return errorText(errors().description(error).orElse(null), error, pStr, errorDescriptions);
     }
 
     /** Writes a pointer to a NUL-terminated string that lives as long as the process (as NVIDIA's do). */
@@ -269,13 +281,13 @@ final class DeviceArea {
     private int procAddress(long symbol, long pfn, int cudaVersion, long flags, long symbolStatus) {
         if (symbol == 0 || pfn == 0) return INVALID_VALUE;
         String name = MemorySegment.ofAddress(symbol).reinterpret(4096).getString(0, StandardCharsets.US_ASCII);
-        ProcAddressTable.Answer a = procTable.lookup(name, cudaVersion, flags);
+        ProcAddressTable.Answer a = procTable().lookup(name, cudaVersion, flags);
         MemorySegment fn = MemorySegment.NULL;
         int status = a.symbolStatus();
         if (a.symbol() != null) {
-            CudaFunction f = state.api.function(a.symbol()).orElse(null);
-            if (f != null) {
-                fn = state.exports.getAtIndex(ValueLayout.ADDRESS, f.id());
+            int id = DriverState.indexedId(a.symbol());
+            if (id >= 0) {
+                fn = state.exports.getAtIndex(ValueLayout.ADDRESS, id);
             } else {
                 status = ProcAddressTable.SYMBOL_NOT_FOUND; // exported by NVIDIA, declared in no public header
             }

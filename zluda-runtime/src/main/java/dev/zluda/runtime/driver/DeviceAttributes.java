@@ -38,14 +38,26 @@ public final class DeviceAttributes {
      * @throws IllegalArgumentException for a capability outside {@link #KNOWN}
      */
     public DeviceAttributes(CudaApi api, int major, int minor, int multiprocessors) {
+        this(api.enumType("CUdevice_attribute").orElseThrow(), major, minor, multiprocessors);
+    }
+
+    /**
+     * The attributes of a device with this compute capability, over the members of {@code CUdevice_attribute}.
+     *
+     * @param attributes the enum {@code CUdevice_attribute} of the spec
+     * @param major compute capability major, e.g. 8
+     * @param minor compute capability minor, e.g. 6
+     * @param multiprocessors number of multiprocessors to report
+     * @throws IllegalArgumentException for a capability outside {@link #KNOWN}
+     */
+    public DeviceAttributes(CudaEnum attributes, int major, int minor, int multiprocessors) {
         int cc = major * 10 + minor;
         boolean known = false;
         for (int k : KNOWN) known |= k == cc;
         if (!known) throw new IllegalArgumentException("compute capability " + major + "." + minor + " has no limits table; known: 7.5, 8.0, 8.6, 8.7, 8.9, 9.0, 10.0, 12.0");
         this.major = major;
         this.minor = minor;
-        CudaEnum e = api.enumType("CUdevice_attribute").orElseThrow();
-        for (CudaEnum.Member m : e.members()) {
+        for (CudaEnum.Member m : attributes.members()) {
             int id = (int) m.value();
             if (names.containsKey(id) || m.name().endsWith("_MAX")) continue;
             String n = m.name().substring("CU_DEVICE_ATTRIBUTE_".length());

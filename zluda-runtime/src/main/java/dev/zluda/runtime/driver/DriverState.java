@@ -17,8 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code cuInit}; the context table is concurrent, the stacks per thread.
  */
 final class DriverState {
-    /** The spec the driver was generated from. */
-    final CudaApi api;
+    /** Where the spec comes from: loaded on first use ({@link #api()}), never at start. */
+    private final java.util.function.Supplier<CudaApi> apiSource;
+    private volatile CudaApi api;
     /** {@code zl_functions[]}: the native export of every spec function by id, or {@link MemorySegment#NULL} (tests). */
     final MemorySegment exports;
     private final Set<Integer> reportedUnsupported = ConcurrentHashMap.newKeySet();
@@ -34,25 +35,121 @@ final class DriverState {
      */
     volatile boolean deinitialized;
     private volatile Backend backend;
+    /** The native entry's fast path (cuCtxGetCurrent, cuCtxGetDevice answered in C), or null (no native entry). */
+    volatile NativeFastPath fastPath;
     private final ThreadLocal<Call> calls = new ThreadLocal<>();
     /** The contexts by handle (CUcontext). */
     final Handles<Context> contexts = new Handles<>(1);
     private final ThreadLocal<ArrayDeque<Context>> stack = ThreadLocal.withInitial(ArrayDeque::new);
 
-    DriverState(CudaApi api, MemorySegment exports) {
-        this.api = api;
+    /**
+     * @param api the spec, asked for on first use: the driver starts from what the build generated of it
+     *     ({@code DriverTable}: names, roles, the enums it reads) and loads it only for what needs more (cuGetProcAddress,
+     *     a stream capture's checks, the trace layer)
+     */
+    DriverState(java.util.function.Supplier<CudaApi> api, MemorySegment exports) {
+        this.apiSource = api;
         this.exports = exports;
         // the environment variable, else the system property an in-process user (zluda replay) sets
         String override = System.getenv("ZLUDA_OVERRIDE_COMPUTE_CAPABILITY");
         if (override == null) override = System.getProperty(DeviceAttributes.COMPUTE_CAPABILITY_PROPERTY);
         int[] cc = DeviceAttributes.computeCapability(override);
-        this.attributes = new DeviceAttributes(api, cc[0], cc[1], Runtime.getRuntime().availableProcessors());
+        this.attributes = new DeviceAttributes(enumType("CUdevice_attribute"), cc[0], cc[1], Runtime.getRuntime().availableProcessors());
+    }
+
+    /** The spec the driver was generated from (loaded on the first call of this). */
+    CudaApi api() {
+        CudaApi a = api;
+        if (a == null) {
+            synchronized (this) {
+                if (api == null) api = apiSource.get();
+                a = api;
+            }
+        }
+        return a;
+    }
+
+    /** A function's name by spec id, without loading the spec. */
+    static String name(int functionId) {
+        return Names.NAME[functionId];
+    }
+
+    /** A function's spec id by name (the generated table, without loading the spec); -1 when the spec has none. */
+    static int id(String name) {
+        Names n = names;
+        if (n != null) return n.id(name);
+        // the few names the driver asks about as it starts: counted in the one string, no table built yet
+        int at = DriverTable.NAMES.indexOf("\n" + name + "\n");
+        if (at < 0) return -1;
+        int id = 0;
+        for (int i = DriverTable.NAMES.indexOf('\n', 1); i >= 0 && i <= at; i = DriverTable.NAMES.indexOf('\n', i + 1)) id++;
+        return id;
+    }
+
+    private static volatile Names names;
+
+    /** The names as a table and an index, made on first need (cuGetProcAddress, a message naming a function). */
+    private static final class Names {
+        static final String[] NAME = DriverTable.NAMES.substring(1, DriverTable.NAMES.length() - 1).split("\n");
+        private final java.util.Map<String, Integer> ids = new java.util.HashMap<>(NAME.length * 2);
+
+        Names() {
+            for (int i = 0; i < NAME.length; i++) ids.put(NAME[i], i);
+        }
+
+        int id(String name) {
+            Integer id = ids.get(name);
+            return id == null ? -1 : id;
+        }
+    }
+
+    /** A function's spec id by name, through the index (for callers that look up many names: cuGetProcAddress). */
+    static int indexedId(String name) {
+        Names n = names;
+        if (n == null) names = n = new Names(); // two threads may both build it: the same table
+        return n.id(name);
+    }
+
+    /** A function's role by spec id, without loading the spec. */
+    static dev.zluda.spec.Role role(int functionId) {
+        return ROLES[DriverTable.ROLES.charAt(functionId) - 'A'];
+    }
+
+    private static final dev.zluda.spec.Role[] ROLES = dev.zluda.spec.Role.values();
+
+    /** The number of spec functions. */
+    static int functionCount() {
+        return DriverTable.ROLES.length();
+    }
+
+    /**
+     * An enum of cuda.h the driver reads: from the generated table when it is one of those read at start, else from
+     * the spec.
+     */
+    dev.zluda.spec.CudaEnum enumType(String name) {
+        Object[] e = DriverTable.ENUMS.get(name);
+        if (e == null) return api().enumType(name).orElseThrow();
+        String[] names = (String[]) e[0];
+        long[] values = (long[]) e[1];
+        java.util.List<dev.zluda.spec.CudaEnum.Member> members = new java.util.ArrayList<>(names.length);
+        for (int i = 0; i < names.length; i++) members.add(new dev.zluda.spec.CudaEnum.Member(names[i], values[i]));
+        return new dev.zluda.spec.CudaEnum(name, null, 4, java.util.List.copyOf(members));
     }
 
     /** NOT_INITIALIZED before cuInit, INVALID_DEVICE for any ordinal but 0, else SUCCESS. */
     int checkDevice(int dev) {
         if (!initialized) return CuResult.NOT_INITIALIZED;
         return dev == 0 ? CuResult.SUCCESS : CuResult.INVALID_DEVICE;
+    }
+
+    /**
+     * Says that what some thread's cuCtxGetCurrent or cuCtxGetDevice answers may have changed by another thread's doing
+     * (a context destroyed, released or reset; a sticky error): the native entry's published answers are stale.
+     * Call it after the change.
+     */
+    void contextsChanged() {
+        NativeFastPath f = fastPath;
+        if (f != null) f.invalidate();
     }
 
     /** The calling thread's stack of current contexts, the current one on top. */
@@ -103,7 +200,7 @@ final class DriverState {
      */
     int unsupported(int functionId) {
         if (reportedUnsupported.add(functionId)) {
-            System.err.println("[ZLUDA] " + api.function(functionId).name() + " is not supported yet: returning CUDA_ERROR_NOT_SUPPORTED");
+            System.err.println("[ZLUDA] " + name(functionId) + " is not supported yet: returning CUDA_ERROR_NOT_SUPPORTED");
         }
         return CuResult.NOT_SUPPORTED;
     }

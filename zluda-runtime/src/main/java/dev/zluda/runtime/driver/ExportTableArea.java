@@ -183,7 +183,7 @@ final class ExportTableArea {
             long fn;
             try {
                 // the native export of cuInit, which lives in the libcuda.so.1 the tables are in
-                fn = state.exports.getAtIndex(ValueLayout.ADDRESS, state.api.function("cuInit").orElseThrow().id()).address();
+                fn = state.exports.getAtIndex(ValueLayout.ADDRESS, DriverState.id("cuInit")).address();
             } catch (RuntimeException noNativeExports) {
                 return new long[0]; // a driver made without libcuda.so.1 (tests)
             }

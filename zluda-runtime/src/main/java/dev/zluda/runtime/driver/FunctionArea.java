@@ -33,14 +33,17 @@ final class FunctionArea {
     private final ModuleArea modules;
     private final LibraryArea libraries;
     private final Map<String, Integer> functionAttribute = new ConcurrentHashMap<>();
-    private static final MethodHandle CALL_B2DSIZE = Linker.nativeLinker().downcallHandle(
-            FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+    /** Made on first use, not when the driver starts (a downcall handle costs the start-up a class). */
+    private static final class Calls {
+        static final MethodHandle CALL_B2DSIZE = Linker.nativeLinker().downcallHandle(
+                FunctionDescriptor.of(ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
+    }
 
     FunctionArea(DriverState state, ModuleArea modules, LibraryArea libraries) {
         this.state = state;
         this.modules = modules;
         this.libraries = libraries;
-        for (var m : state.api.enumType("CUfunction_attribute").orElseThrow().members()) {
+        for (var m : state.enumType("CUfunction_attribute").members()) {
             functionAttribute.put(m.name().substring("CU_FUNC_ATTRIBUTE_".length()), (int) m.value());
         }
     }
@@ -281,7 +284,7 @@ final class FunctionArea {
             long smem = dynamicSMemSize;
             if (blockSizeToDynamicSMemSize != 0) {
                 try {
-                    smem = (long) CALL_B2DSIZE.invokeExact(MemorySegment.ofAddress(blockSizeToDynamicSMemSize), b);
+                    smem = (long) Calls.CALL_B2DSIZE.invokeExact(MemorySegment.ofAddress(blockSizeToDynamicSMemSize), b);
                 } catch (Throwable t) {
                     return UNKNOWN;
                 }

@@ -283,6 +283,7 @@ final class LaunchArea {
         if (out.kernelError() != SUCCESS) {
             System.err.println("[ZLUDA] " + out.message());
             state.current().fault(out.kernelError());
+            state.contextsChanged();
         }
         if (seen != null) {
             // a snapshotted launch on an asynchronous backend waits for the kernel: its result is the wait's

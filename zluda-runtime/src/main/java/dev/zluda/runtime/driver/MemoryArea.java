@@ -43,7 +43,7 @@ final class MemoryArea {
 
     MemoryArea(DriverState state) {
         this.state = state;
-        for (var m : state.api.enumType("CUpointer_attribute").orElseThrow().members()) {
+        for (var m : state.enumType("CUpointer_attribute").members()) {
             pointerAttribute.put(m.name().substring("CU_POINTER_ATTRIBUTE_".length()), (int) m.value());
         }
     }

@@ -40,9 +40,12 @@ final class StreamArea {
     private final DriverState state;
     final Handles<Stream> streams = new Handles<>(2);
     private final AtomicLong streamIds = new AtomicLong(10); // ids of the special streams stay below
-    private static final MethodHandle CALL_VOID_PTR = Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
-    private static final MethodHandle CALL_STREAM_CALLBACK = Linker.nativeLinker().downcallHandle(
-            FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    /** Made on first use, not when the driver starts (a downcall handle costs the start-up a class). */
+    private static final class Calls {
+        static final MethodHandle CALL_VOID_PTR = Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ValueLayout.ADDRESS));
+        static final MethodHandle CALL_STREAM_CALLBACK = Linker.nativeLinker().downcallHandle(
+                FunctionDescriptor.ofVoid(ValueLayout.ADDRESS, ValueLayout.JAVA_INT, ValueLayout.ADDRESS));
+    }
 
     StreamArea(DriverState state) {
         this.state = state;
@@ -57,7 +60,7 @@ final class StreamArea {
      */
     static int callHost(long fn, long arg) {
         try {
-            CALL_VOID_PTR.invokeExact(MemorySegment.ofAddress(fn), MemorySegment.ofAddress(arg));
+            Calls.CALL_VOID_PTR.invokeExact(MemorySegment.ofAddress(fn), MemorySegment.ofAddress(arg));
             return SUCCESS;
         } catch (Throwable t) {
             return UNKNOWN;
@@ -210,7 +213,7 @@ final class StreamArea {
         if (r != SUCCESS) return r;
         if (callback == 0 || flags != 0) return INVALID_VALUE;
         try {
-            CALL_STREAM_CALLBACK.invokeExact(MemorySegment.ofAddress(callback), MemorySegment.ofAddress(hStream), SUCCESS,
+            Calls.CALL_STREAM_CALLBACK.invokeExact(MemorySegment.ofAddress(callback), MemorySegment.ofAddress(hStream), SUCCESS,
                     MemorySegment.ofAddress(userData));
         } catch (Throwable t) {
             return UNKNOWN;

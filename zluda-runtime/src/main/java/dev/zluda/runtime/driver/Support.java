@@ -16,7 +16,7 @@ public final class Support {
     public static List<String> implementedFunctions() {
         CudaApi api = CudaApi.get();
         TreeSet<String> out = new TreeSet<>();
-        for (int id = 0; id < DriverTable.HANDLER.length; id++) if (DriverTable.HANDLER[id] != null) out.add(api.function(id).name());
+        for (int id = 0; id < DriverTable.Served.HANDLER.length; id++) if (DriverTable.Served.HANDLER[id] != null) out.add(api.function(id).name());
         return List.copyOf(out);
     }
 

@@ -3,7 +3,6 @@ package dev.zluda.runtime.driver;
 import dev.zluda.runtime.api.CudaDriverApi;
 import dev.zluda.runtime.backend.Backend;
 import dev.zluda.spec.CudaApi;
-import dev.zluda.spec.CudaFunction;
 import dev.zluda.spec.Role;
 
 import java.lang.foreign.MemorySegment;
@@ -56,10 +55,22 @@ public final class ZludaDriver implements CudaDriverApi {
      *     cuGetProcAddress returns null pointers
      */
     public ZludaDriver(CudaApi api, MemorySegment exports) {
+        this(() -> api, exports);
+    }
+
+    /**
+     * A driver that loads the spec only when a call needs more of it than the build generated into the dispatch table
+     * (names, roles, the enums the areas read): what {@code libcuda.so.1} starts, so that a program's first call does
+     * not wait for the spec to be read.
+     *
+     * @param api the spec, asked for at most once, on first need ({@code CudaApi::get})
+     * @param exports as {@link #ZludaDriver(CudaApi, MemorySegment)}
+     */
+    public ZludaDriver(java.util.function.Supplier<CudaApi> api, MemorySegment exports) {
         this.state = new DriverState(api, exports);
-        this.moduleLoadData = api.function("cuModuleLoadData").orElseThrow().id();
+        this.moduleLoadData = DriverState.id("cuModuleLoadData");
         this.areas = new Areas(state, (pmodule, image) -> callInternal(moduleLoadData, new long[] {pmodule, image}));
-        this.chains = new Registered[api.functions().size()][0];
+        this.chains = new Registered[DriverState.functionCount()][0];
         intercept(EnumSet.of(Role.MODULE_LOAD, Role.KERNEL_LAUNCH, Role.GRAPH_LAUNCH), true, false, (call, next) -> {
             Consumer<String> sink = eventSink;
             if (sink != null) call.onEvent(sink);
@@ -93,15 +104,32 @@ public final class ZludaDriver implements CudaDriverApi {
     public void intercept(Set<Role> roles, boolean internal, boolean outermost, Interceptor interceptor) {
         synchronized (interceptorsLock) {
             Registered[][] next = chains.clone();
-            for (CudaFunction f : state.api.functions()) {
-                if (!roles.contains(f.role())) continue;
-                List<Registered> l = new ArrayList<>(List.of(next[f.id()]));
+            for (int id = 0; id < next.length; id++) {
+                if (!roles.contains(DriverState.role(id))) continue;
+                List<Registered> l = new ArrayList<>(List.of(next[id]));
                 if (outermost) l.addFirst(new Registered(interceptor, internal));
                 else l.add(new Registered(interceptor, internal));
-                next[f.id()] = l.toArray(Registered[]::new);
+                next[id] = l.toArray(Registered[]::new);
             }
             chains = next;
+            refreshFastPath();
         }
+    }
+
+    /** Connects the native entry's fast path ({@link NativeFastPath#attach}). */
+    void fastPath(NativeFastPath f) {
+        synchronized (interceptorsLock) {
+            state.fastPath = f;
+            refreshFastPath();
+        }
+    }
+
+    /** The native fast path answers a function only while it has no interceptor and the driver was not deinitialised. */
+    private void refreshFastPath() {
+        NativeFastPath f = state.fastPath;
+        if (f == null) return;
+        if (state.deinitialized) f.disable();
+        else f.refresh(id -> chains[id].length == 0);
     }
 
     /**
@@ -125,7 +153,7 @@ public final class ZludaDriver implements CudaDriverApi {
         if (id < 0 || id >= chains.length) return CuResult.INVALID_VALUE;
         Registered[] chain = chains[id];
         if (chain.length == 0) return serve(id, args);
-        Call c = new Call(state.api.function(id), args, internal, state.call());
+        Call c = new Call(id, DriverState.role(id), state, args, internal, state.call());
         Call outer = state.enter(c);
         try {
             return proceed(c, chain, 0);
@@ -142,7 +170,7 @@ public final class ZludaDriver implements CudaDriverApi {
                 return chain[i].interceptor().around(c, rest);
             }
         }
-        return serve(c.function().id(), c.args());
+        return serve(c.functionId(), c.args());
     }
 
     /** The area's answer, or CUDA_ERROR_DEINITIALIZED once the driver was deinitialised (the interceptors still see the call). */
@@ -158,6 +186,9 @@ public final class ZludaDriver implements CudaDriverApi {
      */
     public void deinitialize() {
         state.deinitialized = true;
+        synchronized (interceptorsLock) {
+            refreshFastPath();
+        }
     }
 
     /** The backend cuInit chose, or null before. */

@@ -145,8 +145,17 @@ public final class CallTracer {
      * capture cannot be created (then one warning is printed).
      */
     public static CallTracer fromEnvironment(CudaApi api) {
+        return fromEnvironment(() -> api);
+    }
+
+    /**
+     * As {@link #fromEnvironment(CudaApi)}, asking for the spec only when {@code ZLUDA_LOG_DIR} is set (the driver
+     * starts without reading the spec when nothing is recorded).
+     */
+    public static CallTracer fromEnvironment(java.util.function.Supplier<CudaApi> spec) {
         String logDir = System.getenv("ZLUDA_LOG_DIR");
         if (logDir == null || logDir.isBlank()) return null;
+        CudaApi api = spec.get();
         boolean replay = "replay".equals(System.getenv("ZLUDA_CAPTURE_LEVEL"));
         Pattern kernels = kernelPattern(System.getenv("ZLUDA_CAPTURE_KERNELS"));
         try {

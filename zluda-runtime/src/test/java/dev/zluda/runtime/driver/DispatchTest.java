@@ -124,7 +124,7 @@ class DispatchTest extends DriverTestBase {
         launchPrintf();
         assertEquals(0, d.cuCtxSynchronize());
         assertFalse(DevicePrintf.drain().length > 0);
-        assertTrue(d.state.api.function("cuMemcpyPeer").orElseThrow().is(Role.COPY));
+        assertTrue(d.state.api().function("cuMemcpyPeer").orElseThrow().is(Role.COPY));
     }
 
     @Test

@@ -100,14 +100,14 @@ class ModuleLayerTest extends DriverTestBase {
 
     int attr(long f, String name) {
         MemorySegment v = mem(4);
-        int id = (int) d.state.api.enumType("CUfunction_attribute").orElseThrow().members().stream()
+        int id = (int) d.state.api().enumType("CUfunction_attribute").orElseThrow().members().stream()
                 .filter(m -> m.name().equals("CU_FUNC_ATTRIBUTE_" + name)).findFirst().orElseThrow().value();
         assertEquals(0, d.cuFuncGetAttribute(addr(v), id, f), name);
         return i32(v);
     }
 
     int attrId(String name) {
-        return (int) d.state.api.enumType("CUfunction_attribute").orElseThrow().members().stream()
+        return (int) d.state.api().enumType("CUfunction_attribute").orElseThrow().members().stream()
                 .filter(m -> m.name().equals("CU_FUNC_ATTRIBUTE_" + name)).findFirst().orElseThrow().value();
     }
 
