@@ -12,23 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "probe.h"
 
-#define CHECK(call) do { CUresult r_ = (call); if (r_ != CUDA_SUCCESS) { \
-    printf("fatal\t%s -> %d at line %d\n", #call, (int) r_, __LINE__); exit(2); } } while (0)
-#define PROBE(key, call) printf("%s\t%d\n", key, (int) (call))
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) { printf("fatal\tcannot open %s\n", path); exit(2); }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc(n + 1);
-    if (fread(b, 1, n, f) != (size_t) n) exit(2);
-    b[n] = 0;
-    fclose(f);
-    return b;
-}
 
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);

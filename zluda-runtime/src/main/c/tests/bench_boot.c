@@ -17,19 +17,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_util.h"
 
 extern char **environ;
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Runs argv with these extra environment entries (NULL-terminated), stdout and stderr to /dev/null; wall ms, or -1 on
  * failure; the process's CPU time (user + system, ms) into *cpu. */

@@ -14,19 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
+#include "bench_util.h"
 
 static int __attribute__((noinline)) baseline(int *v) { *v = 13000; return 0; }
-
-static int cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 int main(int argc, char **argv) {
     const char *lib = argc > 1 ? argv[1] : "libcuda.so.1";

@@ -3,10 +3,8 @@ package dev.zluda.runtime;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,13 +23,7 @@ class NativeEntryTest {
     }
 
     private static String run(Path dir, java.util.Map<String, String> env, String... cmd) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        pb.environment().putAll(env);
-        NativeTests.withTestJvm(pb);
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "timed out:\n" + out);
-        return "exit " + p.exitValue() + "\n" + out;
+        return NativeTests.runWithTestJvm(env, cmd);
     }
 
     @Test

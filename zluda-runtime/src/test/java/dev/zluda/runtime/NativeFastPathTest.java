@@ -3,10 +3,8 @@ package dev.zluda.runtime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,14 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class NativeFastPathTest {
     private static String run(Map<String, String> env) throws Exception {
         Path dir = NativeTests.nativeDir();
-        ProcessBuilder pb = new ProcessBuilder(dir.resolve("tests/fast_path").toString(), dir.resolve("libcuda.so.1").toString())
-                .redirectErrorStream(true);
-        pb.environment().putAll(env);
-        NativeTests.withTestJvm(pb);
-        Process p = pb.start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "timed out:\n" + out);
-        return "exit " + p.exitValue() + "\n" + out;
+        return NativeTests.runWithTestJvm(env, dir.resolve("tests/fast_path").toString(), dir.resolve("libcuda.so.1").toString());
     }
 
     @Test

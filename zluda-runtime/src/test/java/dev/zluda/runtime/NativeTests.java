@@ -69,4 +69,20 @@ final class NativeTests {
         pb.environment().put("ZLUDA_CLASSPATH", System.getProperty("java.class.path"));
         return pb;
     }
+
+    /**
+     * Runs {@code cmd} with these extra environment entries, on this test's JVM (see {@link #withTestJvm}), stdout
+     * and stderr together; fails the test when it does not end within 120 s.
+     *
+     * @return "exit N" and a newline, then everything the command printed
+     */
+    static String runWithTestJvm(java.util.Map<String, String> env, String... cmd) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        withTestJvm(pb);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        org.junit.jupiter.api.Assertions.assertTrue(p.waitFor(120, TimeUnit.SECONDS), "timed out:\n" + out);
+        return "exit " + p.exitValue() + "\n" + out;
+    }
 }

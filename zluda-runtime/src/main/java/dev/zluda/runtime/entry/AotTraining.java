@@ -26,41 +26,13 @@ import java.nio.file.Path;
  * then makes no cache: a cache trained on a failing run would not be wrong, but a failing driver is worth a message).
  */
 public final class AotTraining {
-    private static final String PTX = """
-            .version 7.0
-            .target sm_52
-            .address_size 64
-            .visible .entry vectorAdd(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
-            {
-                .reg .pred %p<2>;
-                .reg .b32 %r<6>;
-                .reg .f32 %f<4>;
-                .reg .b64 %rd<11>;
-                ld.param.u64 %rd1, [a];
-                ld.param.u64 %rd2, [b];
-                ld.param.u64 %rd3, [c];
-                ld.param.u32 %r2, [n];
-                mov.u32 %r3, %ctaid.x;
-                mov.u32 %r4, %ntid.x;
-                mov.u32 %r5, %tid.x;
-                mad.lo.s32 %r1, %r3, %r4, %r5;
-                setp.ge.s32 %p1, %r1, %r2;
-                @%p1 bra DONE;
-                cvta.to.global.u64 %rd4, %rd1;
-                mul.wide.s32 %rd5, %r1, 4;
-                add.s64 %rd6, %rd4, %rd5;
-                cvta.to.global.u64 %rd7, %rd2;
-                add.s64 %rd8, %rd7, %rd5;
-                ld.global.f32 %f1, [%rd8];
-                ld.global.f32 %f2, [%rd6];
-                add.f32 %f3, %f2, %f1;
-                cvta.to.global.u64 %rd9, %rd3;
-                add.s64 %rd10, %rd9, %rd5;
-                st.global.f32 [%rd10], %f3;
-            DONE:
-                ret;
-            }
-            """;
+    /** The training kernel, c = a + b over n floats (resource aot-training.ptx beside this class). */
+    private static String trainingPtx() throws java.io.IOException {
+        try (java.io.InputStream in = AotTraining.class.getResourceAsStream("aot-training.ptx")) {
+            if (in == null) throw new java.io.IOException("aot-training.ptx is missing from the class path");
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        }
+    }
 
     private final Linker linker = Linker.nativeLinker();
     private final SymbolLookup lib;
@@ -119,7 +91,7 @@ public final class AotTraining {
                 .invokeExact(arena.allocateFrom("cuMemAlloc"), out, 12000, 0L, MemorySegment.NULL));
 
         MemorySegment module = arena.allocate(8), function = arena.allocate(8);
-        check("cuModuleLoadData", (int) fn("cuModuleLoadData", A, A).invokeExact(module, arena.allocateFrom(PTX)));
+        check("cuModuleLoadData", (int) fn("cuModuleLoadData", A, A).invokeExact(module, arena.allocateFrom(trainingPtx())));
         check("cuModuleGetFunction", (int) fn("cuModuleGetFunction", A, A, A)
                 .invokeExact(function, module.get(A, 0), arena.allocateFrom("vectorAdd")));
         int n = 1 << 16;

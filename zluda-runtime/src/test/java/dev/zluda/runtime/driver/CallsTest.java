@@ -69,14 +69,6 @@ class CallsTest extends DriverTestBase {
         return p;
     }
 
-    private int[] readInts(long dptr, int n) {
-        MemorySegment h = mem(4L * n);
-        assertEquals(0, d.cuMemcpyDtoH_v2(addr(h), dptr, 4L * n));
-        int[] out = new int[n];
-        for (int i = 0; i < n; i++) out[i] = h.getAtIndex(ValueLayout.JAVA_INT, i);
-        return out;
-    }
-
     /** The host program's inputs: in[i] = (i * 37 + 11) % 97. */
     private static int[] inputs(int mod) {
         int[] in = new int[N];

@@ -3,10 +3,8 @@ package dev.zluda.runtime.driver;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -26,41 +24,12 @@ class DeviceHeapTest extends DriverTestBase {
 
     long module;
 
-    void load() throws IOException {
-        byte[] ptx;
-        try (InputStream in = DeviceHeapTest.class.getResourceAsStream("/heap/heap_kernels.ptx")) {
-            ptx = in.readAllBytes();
-        }
-        MemorySegment image = mem(ptx.length + 1);
-        MemorySegment.copy(ptx, 0, image, ValueLayout.JAVA_BYTE, 0, ptx.length);
-        MemorySegment m = mem(8);
-        assertEquals(0, d.cuModuleLoadData(addr(m), addr(image)));
-        module = i64(m);
+    void load() {
+        module = loadResource("/heap/heap_kernels.ptx");
     }
 
     long function(String name) {
-        MemorySegment f = mem(8), n = mem(64);
-        byte[] b = name.getBytes(StandardCharsets.US_ASCII);
-        MemorySegment.copy(b, 0, n, ValueLayout.JAVA_BYTE, 0, b.length);
-        assertEquals(0, d.cuModuleGetFunction(addr(f), module, addr(n)));
-        return i64(f);
-    }
-
-    long params(long... words) {
-        MemorySegment vals = mem(8L * words.length), ptrs = mem(8L * words.length);
-        for (int i = 0; i < words.length; i++) {
-            vals.setAtIndex(ValueLayout.JAVA_LONG, i, words[i]);
-            ptrs.setAtIndex(ValueLayout.JAVA_LONG, i, vals.address() + 8L * i);
-        }
-        return addr(ptrs);
-    }
-
-    long[] pointers(long dev, int n) {
-        MemorySegment h = mem(8L * n);
-        assertEquals(0, d.cuMemcpyDtoH_v2(addr(h), dev, 8L * n));
-        long[] out = new long[n];
-        for (int i = 0; i < n; i++) out[i] = h.getAtIndex(ValueLayout.JAVA_LONG, i);
-        return out;
+        return function(module, name);
     }
 
     @Test
@@ -69,9 +38,9 @@ class DeviceHeapTest extends DriverTestBase {
         load();
         int n = 200, size = 20;
         long ptrs = alloc(8L * n), out = alloc(4L * n);
-        assertEquals(0, d.cuLaunchKernel(function("allocate"), 2, 1, 1, 128, 1, 1, 0, 0, params(ptrs, n, size), 0));
+        assertEquals(0, d.cuLaunchKernel(function("allocate"), 2, 1, 1, 128, 1, 1, 0, 0, wordParams(ptrs, n, size), 0));
         assertEquals(0, d.cuCtxSynchronize());
-        long[] p = pointers(ptrs, n);
+        long[] p = readLongs(ptrs, n);
         Set<Long> seen = new HashSet<>();
         for (int t = 0; t < n; t++) {
             assertNotEquals(0L, p[t], "thread " + t + " got a block");
@@ -82,15 +51,15 @@ class DeviceHeapTest extends DriverTestBase {
         long[] s = p.clone();
         java.util.Arrays.sort(s);
         for (int k = 1; k < n; k++) assertTrue(s[k] - s[k - 1] >= size, "no overlap at " + k);
-        assertEquals(0, d.cuLaunchKernel(function("release"), 2, 1, 1, 128, 1, 1, 0, 0, params(ptrs, out, n, size), 0));
+        assertEquals(0, d.cuLaunchKernel(function("release"), 2, 1, 1, 128, 1, 1, 0, 0, wordParams(ptrs, out, n, size), 0));
         assertEquals(0, d.cuCtxSynchronize());
         MemorySegment ok = mem(4L * n);
         assertEquals(0, d.cuMemcpyDtoH_v2(addr(ok), out, 4L * n));
         for (int t = 0; t < n; t++) assertEquals(1, ok.getAtIndex(ValueLayout.JAVA_INT, t), "thread " + t + "'s block kept its bytes");
         // freed: the same room serves again
-        assertEquals(0, d.cuLaunchKernel(function("allocate"), 2, 1, 1, 128, 1, 1, 0, 0, params(ptrs, n, size), 0));
+        assertEquals(0, d.cuLaunchKernel(function("allocate"), 2, 1, 1, 128, 1, 1, 0, 0, wordParams(ptrs, n, size), 0));
         assertEquals(0, d.cuCtxSynchronize());
-        for (long q : pointers(ptrs, n)) assertNotEquals(0L, q);
+        for (long q : readLongs(ptrs, n)) assertNotEquals(0L, q);
     }
 
     @Test
@@ -100,11 +69,11 @@ class DeviceHeapTest extends DriverTestBase {
         load();
         int n = 128, size = 64; // 64..88 bytes each: about 60 fit in 4096
         long ptrs = alloc(8L * n);
-        assertEquals(0, d.cuLaunchKernel(function("allocate"), 1, 1, 1, n, 1, 1, 0, 0, params(ptrs, n, size), 0));
+        assertEquals(0, d.cuLaunchKernel(function("allocate"), 1, 1, 1, n, 1, 1, 0, 0, wordParams(ptrs, n, size), 0));
         assertEquals(0, d.cuCtxSynchronize());
         int nulls = 0;
         long used = 0;
-        long[] got = pointers(ptrs, n);
+        long[] got = readLongs(ptrs, n);
         for (int t = 0; t < n; t++) {
             long q = got[t];
             if (q == 0) nulls++;
@@ -119,7 +88,7 @@ class DeviceHeapTest extends DriverTestBase {
         initWithContext();
         load();
         long out = alloc(4L * 64);
-        assertEquals(0, d.cuLaunchKernel(function("newDelete"), 1, 1, 1, 64, 1, 1, 0, 0, params(out), 0));
+        assertEquals(0, d.cuLaunchKernel(function("newDelete"), 1, 1, 1, 64, 1, 1, 0, 0, wordParams(out), 0));
         assertEquals(0, d.cuCtxSynchronize());
         MemorySegment h = mem(4L * 64);
         assertEquals(0, d.cuMemcpyDtoH_v2(addr(h), out, 4L * 64));
@@ -131,7 +100,7 @@ class DeviceHeapTest extends DriverTestBase {
         initWithContext();
         load();
         long other = alloc(64);
-        assertEquals(0, d.cuLaunchKernel(function("badFree"), 1, 1, 1, 1, 1, 1, 0, 0, params(other), 0));
+        assertEquals(0, d.cuLaunchKernel(function("badFree"), 1, 1, 1, 1, 1, 1, 0, 0, wordParams(other), 0));
         assertEquals(ILLEGAL_ADDRESS, d.cuCtxSynchronize());
     }
 }

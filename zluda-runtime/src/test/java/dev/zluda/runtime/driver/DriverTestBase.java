@@ -112,4 +112,41 @@ abstract class DriverTestBase {
         assertEquals(0, d.cuMemAlloc_v2(addr(p), n));
         return i64(p);
     }
+
+    /** {@code cuModuleLoadData} of the PTX text in a test resource (e.g. "/coop/coop_kernels.ptx"), which must succeed; the CUmodule. */
+    long loadResource(String resource) {
+        try (java.io.InputStream in = getClass().getResourceAsStream(resource)) {
+            if (in == null) throw new IllegalArgumentException("no test resource " + resource);
+            return load(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The kernelParams array: one pointer per kernel parameter, to an 8-byte slot holding it (an int in the low half). */
+    long wordParams(long... words) {
+        MemorySegment vals = mem(8L * words.length), ptrs = mem(8L * words.length);
+        for (int i = 0; i < words.length; i++) {
+            vals.setAtIndex(ValueLayout.JAVA_LONG, i, words[i]);
+            ptrs.setAtIndex(ValueLayout.JAVA_LONG, i, vals.address() + 8L * i);
+        }
+        return addr(ptrs);
+    }
+
+    /** {@code bytes} bytes copied back from device memory at dptr (cuMemcpyDtoH_v2, which must succeed). */
+    MemorySegment copyBack(long dptr, long bytes) {
+        MemorySegment h = mem(bytes);
+        assertEquals(0, d.cuMemcpyDtoH_v2(addr(h), dptr, bytes));
+        return h;
+    }
+
+    /** n 32-bit words copied back from device memory at dptr. */
+    int[] readInts(long dptr, int n) {
+        return copyBack(dptr, 4L * n).toArray(ValueLayout.JAVA_INT);
+    }
+
+    /** n 64-bit words copied back from device memory at dptr. */
+    long[] readLongs(long dptr, int n) {
+        return copyBack(dptr, 8L * n).toArray(ValueLayout.JAVA_LONG);
+    }
 }

@@ -25,24 +25,12 @@ class GroupedLaunchLayerTest extends DriverTestBase {
 
     long module;
 
-    long load() throws IOException {
-        byte[] ptx;
-        try (InputStream in = GroupedLaunchLayerTest.class.getResourceAsStream("/coop/coop_kernels.ptx")) {
-            ptx = in.readAllBytes();
-        }
-        MemorySegment image = mem(ptx.length + 1);
-        MemorySegment.copy(ptx, 0, image, ValueLayout.JAVA_BYTE, 0, ptx.length);
-        MemorySegment m = mem(8);
-        assertEquals(SUCCESS, d.cuModuleLoadData(addr(m), addr(image)));
-        return module = i64(m);
+    long load() {
+        return module = loadResource("/coop/coop_kernels.ptx");
     }
 
     long function(String name) {
-        MemorySegment f = mem(8), n = mem(64);
-        byte[] b = name.getBytes(StandardCharsets.US_ASCII);
-        MemorySegment.copy(b, 0, n, ValueLayout.JAVA_BYTE, 0, b.length);
-        assertEquals(SUCCESS, d.cuModuleGetFunction(addr(f), module, addr(n)));
-        return i64(f);
+        return function(module, name);
     }
 
     int attribute(String name) {
@@ -50,16 +38,6 @@ class GroupedLaunchLayerTest extends DriverTestBase {
         int id = CudaApi.get().enumType("CUdevice_attribute").orElseThrow().valueOf("CU_DEVICE_ATTRIBUTE_" + name).orElseThrow().intValue();
         assertEquals(SUCCESS, d.cuDeviceGetAttribute(addr(v), id, 0));
         return i32(v);
-    }
-
-    /** The kernelParams array: one pointer per kernel parameter, to an 8-byte slot holding it (an int in the low half). */
-    long params(long... words) {
-        MemorySegment vals = mem(8L * words.length), ptrs = mem(8L * words.length);
-        for (int i = 0; i < words.length; i++) {
-            vals.setAtIndex(ValueLayout.JAVA_LONG, i, words[i]);
-            ptrs.setAtIndex(ValueLayout.JAVA_LONG, i, vals.address() + 8L * i);
-        }
-        return addr(ptrs);
     }
 
     /** A CUlaunchConfig of a (gx, gy, 1) grid of (bx, 1, 1) blocks with the given attributes (id, then its value words). */
@@ -110,7 +88,7 @@ class GroupedLaunchLayerTest extends DriverTestBase {
             // the H200's occupancy of this kernel: 32 CTAs of 32 or 64 threads, then 2048 threads' worth
             assertEquals(Math.min(32, 2048 / block), i32(perSm), "occupancy at " + block + " threads");
             int fit = i32(perSm) * sms;
-            long p = params(cur, out, 1, 1);
+            long p = wordParams(cur, out, 1, 1);
             assertEquals(SUCCESS, d.cuLaunchCooperativeKernel(f, fit, 1, 1, block, 1, 1, 0, 0, p), "a grid of " + fit + " CTAs of " + block);
             assertEquals(TOO_LARGE, d.cuLaunchCooperativeKernel(f, fit + 1, 1, 1, block, 1, 1, 0, 0, p), "one CTA more");
             assertEquals(TOO_LARGE, d.cuLaunchKernelEx(config(fit + 1, 1, block, new int[] {ATTR_COOPERATIVE, 1}), f, p, 0));
@@ -118,20 +96,20 @@ class GroupedLaunchLayerTest extends DriverTestBase {
         // grid.num_blocks() as the kernel sees it, through cuLaunchKernelEx
         int blocks = Math.min(6, 32 * sms), n = blocks * 96 - 5;
         assertEquals(SUCCESS, d.cuLaunchKernelEx(config(blocks, 1, 96, new int[] {ATTR_COOPERATIVE, 1}), f,
-                params(cur, out, n, 2), 0));
+                wordParams(cur, out, n, 2), 0));
         MemorySegment h = mem(4);
         assertEquals(SUCCESS, d.cuMemcpyDtoH_v2(addr(h), out + 4L * n, 4));
         assertEquals(blocks, i32(h));
 
         // grid.sync() in a plain launch of a grid the device keeps resident: it synchronises, as on the H200
         assertEquals(SUCCESS, d.cuMemsetD32_v2(out, 0, n + 1));
-        assertEquals(SUCCESS, d.cuLaunchKernel(f, blocks, 1, 1, 96, 1, 1, 0, 0, params(cur, out, n, 2), 0));
+        assertEquals(SUCCESS, d.cuLaunchKernel(f, blocks, 1, 1, 96, 1, 1, 0, 0, wordParams(cur, out, n, 2), 0));
         assertEquals(SUCCESS, d.cuCtxSynchronize());
         assertEquals(SUCCESS, d.cuMemcpyDtoH_v2(addr(h), out + 4L * n, 4));
         assertEquals(blocks, i32(h), "grid.is_valid() in a plain launch");
         // a plain grid larger than that gets no grid workspace: cooperative_groups traps instead of waiting forever
         int fit = 32 * sms;
-        assertEquals(SUCCESS, d.cuLaunchKernel(f, fit + 1, 1, 1, 32, 1, 1, 0, 0, params(cur, out, 1, 1), 0));
+        assertEquals(SUCCESS, d.cuLaunchKernel(f, fit + 1, 1, 1, 32, 1, 1, 0, 0, wordParams(cur, out, 1, 1), 0));
         assertEquals(719, d.cuCtxSynchronize_v2(0), "CUDA_ERROR_LAUNCH_FAILED: trap, sticky");
     }
 
@@ -173,7 +151,7 @@ class GroupedLaunchLayerTest extends DriverTestBase {
             s.set(ValueLayout.JAVA_LONG, LaunchArea.LP_STREAM, v[7]);
             s.set(ValueLayout.JAVA_LONG, LaunchArea.LP_PARAMS, v[8]);
         };
-        long p = params(cur, out, n, 5), list = addr(lp);
+        long p = wordParams(cur, out, n, 5), list = addr(lp);
         long[] ok = {f, blocks, 1, 1, block, 1, 1, stream, p};
         fill.accept(list, ok);
         fill.accept(list + LaunchArea.LAUNCH_PARAMS_SIZE, ok);
@@ -217,7 +195,7 @@ class GroupedLaunchLayerTest extends DriverTestBase {
         long f = function("clusterExchange");
         long out = alloc(1 << 16), counts = alloc(256);
         assertEquals(NOT_SUPPORTED, d.cuLaunchKernelEx(config(8, 1, 128, new int[] {ATTR_CLUSTER_DIMENSION, 4, 1, 1}), f,
-                params(out, counts), 0), "said out loud below 9.0");
+                wordParams(out, counts), 0), "said out loud below 9.0");
     }
 
     @Test
@@ -228,7 +206,7 @@ class GroupedLaunchLayerTest extends DriverTestBase {
         assertEquals(1, attribute("CLUSTER_LAUNCH"));
         long exch = function("clusterExchange"), fixed = function("clusterFixed");
         long out = alloc(1 << 16), counts = alloc(256);
-        long p = params(out, counts);
+        long p = wordParams(out, counts);
         assertEquals(SUCCESS, d.cuLaunchKernelEx(config(12, 1, 128, new int[] {ATTR_CLUSTER_DIMENSION, 4, 1, 1}), exch, p, 0));
         MemorySegment c = mem(12);
         assertEquals(SUCCESS, d.cuMemcpyDtoH_v2(addr(c), counts, 12));

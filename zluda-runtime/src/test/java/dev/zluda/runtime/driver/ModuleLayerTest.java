@@ -111,14 +111,6 @@ class ModuleLayerTest extends DriverTestBase {
                 .filter(m -> m.name().equals("CU_FUNC_ATTRIBUTE_" + name)).findFirst().orElseThrow().value();
     }
 
-    int[] readInts(long dptr, int n) {
-        MemorySegment h = mem(4L * n);
-        assertEquals(0, d.cuMemcpyDtoH_v2(addr(h), dptr, 4L * n));
-        int[] out = new int[n];
-        for (int i = 0; i < n; i++) out[i] = h.getAtIndex(ValueLayout.JAVA_INT, i);
-        return out;
-    }
-
     @Test
     void loadLaunchAndReadGlobals() {
         initWithContext();
