@@ -2,10 +2,13 @@
 """The test-backend-ops table of docs/support.md: per operation, the cases the H200 ran and passed,
 the cases zluda's driver ran and passed, and for cases that fail on zluda only, the first reason.
 
-Usage: backend-ops-table.py H200_OUTPUT ZLUDA_DIR [--cases FILE]
+Usage: backend-ops-table.py H200_OUTPUT[,H200_OUTPUT...] ZLUDA_DIR[,ZLUDA_DIR...] [--cases FILE]
   H200_OUTPUT: test-backend-ops' console output on the H200 (plain or .xz; h200.sh's
-               backend-ops-h200.txt.xz).
-  ZLUDA_DIR:   run-backend-ops-zluda.sh's OUT folder (OP.txt and OP.status per operation).
+               backend-ops-h200.txt.xz). Several, comma-separated: an operation that a later one
+               has replaces that operation's cases of the earlier ones (a run of single operations,
+               h200.sh's OPS, on top of a whole run).
+  ZLUDA_DIR:   run-backend-ops-zluda.sh's OUT folder (OP.txt and OP.status per operation). Several,
+               comma-separated: the last folder that has an operation's OP.status gives its row.
   --cases FILE also writes one line per case run on zluda: OP(params) <TAB> H200 verdict <TAB> zluda verdict.
 Prints Markdown: a summary line and a table with one row per operation the H200 ran.
 
@@ -21,6 +24,9 @@ from collections import OrderedDict, defaultdict
 from pathlib import Path
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# with CUDA graphs on (GGML_CUDA_GRAPHS) ggml's CUDA backend logs the graphs' warm-up between a case's
+# name and its verdict: one or more lines, the first on the case's line
+GRAPH_LOG = re.compile(r"ggml_backend_cuda_graph_compute: [^\n]*\n")
 CASE = re.compile(r"^  ([A-Z_0-9]+)\((.*)\): (.*)$")
 
 
@@ -28,7 +34,7 @@ def read(path: Path) -> str:
     raw = path.read_bytes()
     if path.suffix == ".xz":
         raw = lzma.decompress(raw)
-    return ANSI.sub("", raw.decode("utf-8", "replace"))
+    return GRAPH_LOG.sub("", ANSI.sub("", raw.decode("utf-8", "replace")))
 
 
 def cases(text: str):
@@ -82,9 +88,12 @@ def main() -> int:
         return 2
     # a list per operation: test-backend-ops lists some cases twice (same parameters)
     h200 = defaultdict(list)
-    for op, params, verdict, _ in cases(read(Path(args[0]))):
-        h200[op].append((params, verdict))
-    zdir = Path(args[1])
+    for path in args[0].split(","):
+        this = defaultdict(list)
+        for op, params, verdict, _ in cases(read(Path(path))):
+            this[op].append((params, verdict))
+        h200.update(this)
+    zdirs = [Path(d) for d in args[1].split(",")]
     rows = []
     lines = []
     tot = defaultdict(int)
@@ -96,6 +105,7 @@ def main() -> int:
         tot["h_run"] += h_run; tot["h_ok"] += h_ok; tot["h_ns"] += h_ns
         if h_run == 0:
             continue
+        zdir = next((d for d in reversed(zdirs) if (d / f"{op}.status").exists()), zdirs[-1])
         txt, st = zdir / f"{op}.txt", zdir / f"{op}.status"
         if not st.exists():
             rows.append(f"| {op} | {h_run} | {h_ok} | not run yet | | | |")
