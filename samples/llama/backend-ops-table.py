@@ -2,10 +2,14 @@
 """The test-backend-ops table of docs/support.md: per operation, the cases the H200 ran and passed,
 the cases zluda's driver ran and passed, and for cases that fail on zluda only, the first reason.
 
-Usage: backend-ops-table.py H200_OUTPUT ZLUDA_DIR [--cases FILE]
+Usage: backend-ops-table.py H200_OUTPUT[,H200_OUTPUT...] ZLUDA_DIR[,ZLUDA_DIR...] [--cases FILE]
   H200_OUTPUT: test-backend-ops' console output on the H200 (plain or .xz; h200.sh's
-               backend-ops-h200.txt.xz).
-  ZLUDA_DIR:   run-backend-ops-zluda.sh's OUT folder (OP.txt and OP.status per operation).
+               backend-ops-h200.txt.xz). Several, comma-separated: an operation that a later one
+               has replaces that operation's cases of the earlier ones (a run of single operations,
+               h200.sh's OPS, on top of a whole run).
+  ZLUDA_DIR:   run-backend-ops-zluda.sh's OUT folder (OP.txt and OP.status per operation). Several,
+               comma-separated: the last folder that has an operation's OP.status gives its row, and
+               the table gets a column naming that folder.
   --cases FILE also writes one line per case run on zluda: OP(params) <TAB> H200 verdict <TAB> zluda verdict.
 Prints Markdown: a summary line and a table with one row per operation the H200 ran.
 
@@ -21,6 +25,9 @@ from collections import OrderedDict, defaultdict
 from pathlib import Path
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# with CUDA graphs on (GGML_CUDA_GRAPHS) ggml's CUDA backend logs the graphs' warm-up between a case's
+# name and its verdict: one or more lines, the first on the case's line
+GRAPH_LOG = re.compile(r"ggml_backend_cuda_graph_compute: [^\n]*\n")
 CASE = re.compile(r"^  ([A-Z_0-9]+)\((.*)\): (.*)$")
 
 
@@ -28,7 +35,7 @@ def read(path: Path) -> str:
     raw = path.read_bytes()
     if path.suffix == ".xz":
         raw = lzma.decompress(raw)
-    return ANSI.sub("", raw.decode("utf-8", "replace"))
+    return GRAPH_LOG.sub("", ANSI.sub("", raw.decode("utf-8", "replace")))
 
 
 def cases(text: str):
@@ -66,6 +73,8 @@ def stop_reason(text: str, status: str) -> str:
                    if re.search(r"error|abort|not supported|NOT_SUPPORTED|unsupported|exception|fault", l, re.I)
                    and "weak version" not in l and not CASE.match(l)]
     last = interesting[0] if interesting else (text.strip().splitlines() or ["(no output)"])[-1].strip()
+    if last.endswith(":") and len(interesting) > 1:
+        last += " " + interesting[1]  # "cuLibraryLoad failed with ...:" and the line naming what
     sig = {134: " (SIGABRT)", 139: " (SIGSEGV)"}.get(code, "")
     return f"exit {code}{sig} after {secs} s: {last[:200]}"
 
@@ -82,9 +91,12 @@ def main() -> int:
         return 2
     # a list per operation: test-backend-ops lists some cases twice (same parameters)
     h200 = defaultdict(list)
-    for op, params, verdict, _ in cases(read(Path(args[0]))):
-        h200[op].append((params, verdict))
-    zdir = Path(args[1])
+    for path in args[0].split(","):
+        this = defaultdict(list)
+        for op, params, verdict, _ in cases(read(Path(path))):
+            this[op].append((params, verdict))
+        h200.update(this)
+    zdirs = [Path(d) for d in args[1].split(",")]
     rows = []
     lines = []
     tot = defaultdict(int)
@@ -96,9 +108,11 @@ def main() -> int:
         tot["h_run"] += h_run; tot["h_ok"] += h_ok; tot["h_ns"] += h_ns
         if h_run == 0:
             continue
+        zdir = next((d for d in reversed(zdirs) if (d / f"{op}.status").exists()), zdirs[-1])
         txt, st = zdir / f"{op}.txt", zdir / f"{op}.status"
+        src = f" {zdir.name} |" if len(zdirs) > 1 else ""
         if not st.exists():
-            rows.append(f"| {op} | {h_run} | {h_ok} | not run yet | | | |")
+            rows.append(f"| {op} | {h_run} | {h_ok} | not run yet | | | |" + (" |" if len(zdirs) > 1 else ""))
             continue
         text = read(txt) if txt.exists() else ""
         zl, reasons = [], OrderedDict()
@@ -130,14 +144,15 @@ def main() -> int:
             why.append(stop)
         not_reached = h_run - z_run if stop else 0
         reached = f"{z_run}" + (f" ({not_reached} not compared)" if not_reached > 0 else "")
-        rows.append(f"| {op} | {h_run} | {h_ok} | {reached} | {z_ok} | {len(zonly)} | {'; '.join(why).replace('|', '/')} |")
+        rows.append(f"| {op} | {h_run} | {h_ok} | {reached} | {z_ok} | {len(zonly)} | {'; '.join(why).replace('|', '/')} |" + src)
     print(f"H200: {tot['h_run']} cases run in {sum(1 for o in h200 if any(v != 'NS' for _, v in h200[o]))} operations, "
           f"{tot['h_ok']} pass, {tot['h_ns']} not supported by the CUDA backend as built. "
           f"zluda: {tot['z_ops']} operations run ({tot['h_run_of_z']} cases on the H200, {tot['h_ok_of_z']} passing there): "
           f"{tot['z_run']} cases reached, {tot['z_ok']} pass, {tot['zonly']} fail on zluda only.")
     print()
-    print("| operation | cases run on H200 | pass on H200 | run on zluda | pass on zluda | fail on zluda only | first reason / how the run stopped |")
-    print("|---|---|---|---|---|---|---|")
+    extra = (" zluda run |", "---|") if len(zdirs) > 1 else ("", "")
+    print("| operation | cases run on H200 | pass on H200 | run on zluda | pass on zluda | fail on zluda only | first reason / how the run stopped |" + extra[0])
+    print("|---|---|---|---|---|---|---|" + extra[1])
     for r in rows:
         print(r)
     if cases_out:

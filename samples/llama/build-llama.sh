@@ -19,8 +19,9 @@
 #   CPU backend for AVX2/FMA/F16C, not the build machine's CPU), GGML_OPENMP=OFF (no libgomp),
 #   libstdc++ and libgcc linked statically, glibc-compat.c linked into every binary (C23 strtol/scanf
 #   symbols of glibc >= 2.38); the script lists any symbol still newer than glibc 2.36 / GCC 12.
-# - GGML_CUDA_GRAPHS=OFF (CUDA graphs on zluda's driver are separate work), GGML_CUDA_FA_ALL_QUANTS=OFF
-#   (flash attention for f16/q4_0/q8_0/bf16 K/V only; llama.cpp's default), no NCCL, no OpenSSL.
+# - GGML_CUDA_GRAPHS (environment, default ON: the backend captures each graph's launches into a CUDA
+#   graph and replays it, as llama.cpp's releases do), GGML_CUDA_FA_ALL_QUANTS=OFF (flash attention for
+#   f16/q4_0/q8_0/bf16 K/V only; llama.cpp's default), no NCCL, no OpenSSL.
 # - Shared libraries (libggml*.so, libllama*.so) with $ORIGIN run paths: the whole of BUILD/bin moves
 #   as one folder.
 # Environment: GGML_CUDA_FA (ON, llama.cpp's default, builds the flash-attention kernels; OFF leaves
@@ -73,7 +74,7 @@ cmake -S "$src" -B "$build" "${gen[@]}" \
     -DGGML_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES="$archs" \
     -DCMAKE_CUDA_RUNTIME_LIBRARY=Static \
-    -DGGML_CUDA_GRAPHS=OFF \
+    -DGGML_CUDA_GRAPHS="${GGML_CUDA_GRAPHS:-ON}" \
     -DGGML_CUDA_FA="${GGML_CUDA_FA:-ON}" \
     -DGGML_CUDA_FA_ALL_QUANTS=OFF \
     -DCMAKE_CUDA_FLAGS="$cuda_flags" \

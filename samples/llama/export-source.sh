@@ -14,11 +14,19 @@ git_dir=${1:?usage: export-source.sh GIT_DIR COMMIT OUT.tar.xz}
 commit=$(git -C "$git_dir" rev-parse --verify "${2:?usage: export-source.sh GIT_DIR COMMIT OUT.tar.xz}^{commit}")
 out=${3:?usage: export-source.sh GIT_DIR COMMIT OUT.tar.xz}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-missing=$(git -C "$git_dir" ls-tree -r "$commit" | awk '$2 == "blob" {print $3 " " $4}' \
-    | while read -r obj path; do git -C "$git_dir" cat-file -e "$obj" 2>/dev/null || echo "$path"; done)
-excl=()
-for p in $missing; do excl+=(":(exclude)$p"); echo "left out (not in the clone): $p"; done
-git -C "$git_dir" archive --format=tar "$commit" -- . "${excl[@]}" | tar -x -C "$tmp"
+# the files whose content the clone holds (git archive stops at the first missing object, and this
+# git's archive ignores exclude pathspecs of missing objects), written one by one
+git -C "$git_dir" ls-tree -r -z "$commit" | while IFS= read -r -d '' entry; do
+    meta=${entry%%$'\t'*}; path=${entry#*$'\t'}
+    read -r mode type obj <<< "$meta"
+    [ "$type" = blob ] || continue
+    if ! git -C "$git_dir" cat-file -e "$obj" 2>/dev/null; then echo "left out (not in the clone): $path"; continue; fi
+    mkdir -p "$tmp/$(dirname "$path")"
+    if [ "$mode" = 120000 ]; then ln -s "$(git -C "$git_dir" cat-file blob "$obj")" "$tmp/$path"
+    else git -C "$git_dir" cat-file blob "$obj" > "$tmp/$path"
+        if [ "$mode" = 100755 ]; then chmod +x "$tmp/$path"; fi
+    fi
+done
 echo "$commit $(git -C "$git_dir" log -1 --format='%cI %s' "$commit")" > "$tmp/COMMIT"
 tar -cf - -C "$tmp" . | xz -T0 -6 > "$out"
 echo "$out: llama.cpp $(cat "$tmp/COMMIT")"

@@ -23,7 +23,7 @@ ops=("$@")
 if [ ${#ops[@]} -eq 0 ]; then
     h200=${H200_RESULTS:?give OPs or set H200_RESULTS}
     cat_h200() { case "$h200" in *.xz) xz -dc "$h200" ;; *) cat "$h200" ;; esac; }
-    mapfile -t ops < <(cat_h200 | sed 's/\x1b\[[0-9;]*m//g' | grep -E '^  [A-Z_0-9]+\(.*: OK$' \
+    mapfile -t ops < <(cat_h200 | sed 's/\x1b\[[0-9;]*m//g' | sed -z 's/ggml_backend_cuda_graph_compute: [^\n]*\n//g' | grep -E '^  [A-Z_0-9]+\(.*: OK$' \
         | sed -E 's/^  ([A-Z_0-9]+)\(.*/\1/' | sort | uniq -c | sort -n | awk '{print $2}')
 fi
 for op in "${ops[@]}"; do
@@ -34,7 +34,8 @@ for op in "${ops[@]}"; do
     code=$?
     secs=$(( $(date +%s) - start ))
     echo "exit $code $secs" > "$out/$op.status"
-    ok=$(sed 's/\x1b\[[0-9;]*m//g' "$out/$op.txt" | grep -c ': OK$')
-    fail=$(sed 's/\x1b\[[0-9;]*m//g' "$out/$op.txt" | grep -c 'FAIL$')
+    # (with CUDA graphs on, ggml logs the graphs' warm-up between a case's name and its verdict)
+    ok=$(sed 's/\x1b\[[0-9;]*m//g' "$out/$op.txt" | sed -z 's/ggml_backend_cuda_graph_compute: [^\n]*\n//g' | grep -c ': OK$')
+    fail=$(sed 's/\x1b\[[0-9;]*m//g' "$out/$op.txt" | sed -z 's/ggml_backend_cuda_graph_compute: [^\n]*\n//g' | grep -c 'FAIL$')
     echo "$op: exit $code, ${secs} s, OK $ok, FAIL $fail"
 done

@@ -134,10 +134,11 @@ public final class InstructionTable {
                         + "vector forms on global memory: .add .v2/.v4 .f32, .add/.min/.max.noftz .v2/.v4/.v8 .f16/.bf16 and .v2/.v4 .f16x2/.bf16x2 "
                         + "(one atomic per element); not .b128 (the emulator has no 128-bit registers)"},
                 {"nanosleep pmevent trap brkpt griddepcontrol setmaxnreg", ""},
-                {"mma", "only .m16n8k16 (.f16, .bf16), .m16n8k8 (.f16, .bf16, .tf32) and .m16n8k32 (.s8/.u8, with .satfinite) in .row.col; "
+                {"mma", "only .m16n8k16 (.f16, .bf16, .s8/.u8), .m16n8k8 (.f16, .bf16, .tf32) and .m16n8k32 (.s8/.u8) in .row.col, .satfinite with .s8/.u8; "
                         + "not .sp, fp8/fp6/fp4, .f64, .b1, .s4/.u4 or the other shapes; the tensor cores' f32/f16 accumulation as measured on an H200 "
                         + "(docs/support.md); like ldmatrix, stmatrix and wmma, executed by the whole warp or CUDA_ERROR_ILLEGAL_INSTRUCTION"},
                 {"ldmatrix stmatrix", "only .m8n8 .b16 (.x1/.x2/.x4, .trans); not .m16n16/.m8n16 or the .b8x16 formats"},
+                {"movmatrix", "only .m8n8.trans.b16 (the one form of PTX ISA 9.0)"},
                 {"wmma.load wmma.store wmma.mma", "only .m16n16k16 with .f16 (f16/f32 accumulators) or .bf16 (f32); not the other shapes, .tf32, "
                         + "integer, .b1 or .satfinite; the fragment layout is the emulator's own (the ISA leaves it unspecified)"},
         };
@@ -167,7 +168,9 @@ public final class InstructionTable {
                 String d = types.get(0), a = types.get(1), b = types.get(2), c = types.get(3);
                 boolean i8 = a.equals(".s8") || a.equals(".u8");
                 if (modifiers.contains(".satfinite") && !i8) return false;
-                if (modifiers.contains(".m16n8k32")) return i8 && (b.equals(".s8") || b.equals(".u8")) && d.equals(".s32") && c.equals(".s32");
+                if (modifiers.contains(".m16n8k32") || (i8 && modifiers.contains(".m16n8k16"))) {
+                    return i8 && (b.equals(".s8") || b.equals(".u8")) && d.equals(".s32") && c.equals(".s32");
+                }
                 boolean k8 = modifiers.contains(".m16n8k8"), k16 = modifiers.contains(".m16n8k16");
                 if (!(k8 || k16) || !b.equals(a)) return false;
                 if (a.equals(".f16")) return (d.equals(".f16") || d.equals(".f32")) && c.equals(d);
@@ -175,6 +178,9 @@ public final class InstructionTable {
             }
             case "ldmatrix", "stmatrix" -> {
                 return modifiers.contains(".m8n8") && modifiers.contains(".b16");
+            }
+            case "movmatrix" -> {
+                return modifiers.contains(".m8n8") && modifiers.contains(".trans") && modifiers.contains(".b16");
             }
             case "wmma.mma" -> {
                 if (!modifiers.contains(".m16n16k16") || modifiers.contains(".satfinite")) return false;

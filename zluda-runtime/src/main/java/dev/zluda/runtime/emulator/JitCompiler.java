@@ -1122,8 +1122,8 @@ final class JitCompiler {
                 cob.loadConstant(o.offset);
             } else {
                 load(o.base);
-                if (o.base32) cob.loadConstant(0xFFFF_FFFFL).land();
                 if (o.offset != 0) cob.loadConstant(o.offset).ladd();
+                if (o.base32) cob.loadConstant(0xFFFF_FFFFL).land(); // as MemOps.Access.address: modulo 2^32 after the addition
             }
             if (o.space == MemOps.SHARED) {
                 // Warp.shared's checks inline, with the CTA's shared memory in locals; anything they would refuse goes

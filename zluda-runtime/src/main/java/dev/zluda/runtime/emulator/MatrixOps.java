@@ -2,7 +2,7 @@ package dev.zluda.runtime.emulator;
 
 /**
  * Warp-level matrix instructions (PTX ISA 9.0, §9.7.14): {@code mma.sync} (9.7.14.5.14), {@code ldmatrix}
- * (9.7.14.5.15), {@code stmatrix} (9.7.14.5.16) and {@code wmma.load/store/mma} (9.7.14.4). Each is executed
+ * (9.7.14.5.15), {@code stmatrix} (9.7.14.5.16), {@code movmatrix} (9.7.14.5.17) and {@code wmma.load/store/mma} (9.7.14.4). Each is executed
  * by the whole warp at once: the operands of all 32 lanes are gathered into logical matrices by the
  * fragment layouts of §9.7.14.5.x, the result is computed and scattered back. These instructions are
  * {@code .sync.aligned}: a warp that does not execute them with all 32 lanes stops the kernel with
@@ -197,7 +197,8 @@ final class MatrixOps {
     /**
      * (row, column) of element {@code i} (register order, low bits first) of lane {@code lane}'s fragment of
      * operand 'a', 'b' or 'c' (C and D) of {@code mma.m16n8k*}: §9.7.14.5.7 (m16n8k8 f16/bf16), §9.7.14.5.8
-     * (m16n8k16 f16/bf16), §9.7.14.5.6 (m16n8k8 tf32), §9.7.14.5.10 (m16n8k32 s8/u8).
+     * (m16n8k16 f16/bf16), §9.7.14.5.6 (m16n8k8 tf32), §9.7.14.5.9 (m16n8k16 s8/u8: the first k-half of
+     * m16n8k32's layout, i &lt; 8 for A and i &lt; 4 for B), §9.7.14.5.10 (m16n8k32 s8/u8).
      */
     static int[] coord(int k, int fab, char which, int lane, int i) {
         int g = lane >> 2, t = lane & 3;
@@ -320,6 +321,39 @@ final class MatrixOps {
                     long lo = trans ? mat[t][g] : mat[g][t], hi = trans ? mat[t + 1][g] : mat[g][t + 1];
                     if (d[i] >= 0) r[d[i] + lane] = lo | hi << 16;
                 }
+            }
+        }
+    }
+
+    /**
+     * {@code movmatrix.sync.aligned.m8n8.trans.b16} d, a: the 8×8 matrix of b16 elements whose row l/4 holds in
+     * columns 2(l%4) and 2(l%4)+1 the low and high halves of lane l's {@code a} (the fragment {@link Ldmatrix}
+     * writes), transposed: lane l receives elements (2(l%4), l/4) and (2(l%4)+1, l/4) in {@code d}.
+     */
+    static final class Movmatrix extends Op {
+        final int d, a;
+
+        Movmatrix(int d, int a) {
+            super(NORMAL);
+            this.d = d;
+            this.a = a;
+        }
+
+        @Override
+        void exec(Warp w, int mask) {
+            if (mask != -1) throw partialWarp(this, mask);
+            long[] r = w.r;
+            int[][] mat = new int[8][8];
+            for (int lane = 0; lane < 32; lane++) {
+                long v = r[a + lane];
+                int g = lane >> 2, t = 2 * (lane & 3);
+                mat[g][t] = (int) (v & 0xffff);
+                mat[g][t + 1] = (int) (v >>> 16 & 0xffff);
+            }
+            if (d < 0) return;
+            for (int lane = 0; lane < 32; lane++) {
+                int g = lane >> 2, t = 2 * (lane & 3);
+                r[d + lane] = (long) mat[t][g] | (long) mat[t + 1][g] << 16;
             }
         }
     }

@@ -38,10 +38,17 @@ final class MemOps {
             this.offset = offset;
         }
 
+        /**
+         * The address lane {@code l} accesses: register plus offset, added in the register's width and, for a
+         * 32-bit address (a 32-bit register, or a state space whose addresses are 32 bits: shared, local,
+         * param), taken modulo 2^32 after the addition (PTX ISA 9.0, "Addresses as Operands"), so that a 64-bit register below
+         * the window's start plus a positive offset (llama.cpp's ssm_conv: {@code [%rd93+12]} with
+         * {@code %rd93 = %SPL - 12}) is the address inside it.
+         */
         final long address(long[] r, int l) {
             if (base < 0) return offset;
-            long b = r[base + l];
-            return (base32 ? b & 0xFFFF_FFFFL : b) + offset;
+            long a = r[base + l] + offset;
+            return base32 ? a & 0xFFFF_FFFFL : a;
         }
 
         /**

@@ -875,7 +875,7 @@ final class Translator {
             }
             case NANOSLEEP, PREFETCH, PREFETCHU, PMEVENT, APPLYPRIORITY, DISCARD, GRIDDEPCONTROL, SETMAXNREG, CP_ASYNC_COMMIT_GROUP, CP_ASYNC_WAIT_GROUP, CP_ASYNC_WAIT_ALL -> op = new Ops.Nop();
             case CP_ASYNC -> op = MemoryTranslation.cpAsync(this, ins, scope, inst);
-            case MMA, LDMATRIX, STMATRIX, WMMA_LOAD, WMMA_STORE, WMMA_MMA -> op = WarpTranslation.matrix(this, ins, key, scope, inst);
+            case MMA, LDMATRIX, STMATRIX, MOVMATRIX, WMMA_LOAD, WMMA_STORE, WMMA_MMA -> op = WarpTranslation.matrix(this, ins, key, scope, inst);
             case CREATEPOLICY -> op = new Ops.Mov(dst(ops.get(0), scope, ins), constSlot(0));
             case TEX, TLD4, SULD, SUST -> op = TextureTranslation.texture(this, ins, key, scope);
             case MBARRIER_INIT, MBARRIER_ARRIVE, MBARRIER_ARRIVE_DROP, MBARRIER_TEST_WAIT, MBARRIER_TRY_WAIT, MBARRIER_PENDING_COUNT, MBARRIER_INVAL -> op = WarpTranslation.mbarrier(this, ins, key, scope, inst);

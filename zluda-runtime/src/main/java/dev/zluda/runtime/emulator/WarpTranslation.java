@@ -97,16 +97,16 @@ final class WarpTranslation {
     }
 
     /**
-     * mma.sync.aligned (m16n8k8 f16/bf16/tf32, m16n8k16 f16/bf16, m16n8k32 s8/u8; .row.col), ldmatrix and
-     * stmatrix (.m8n8 .b16), wmma.load/store/mma (.m16n16k16 f16/bf16 with f16/f32 accumulators): PTX ISA 9.0,
-     * §9.7.14. Other shapes and types are rejected with the instruction named.
+     * mma.sync.aligned (m16n8k8 f16/bf16/tf32, m16n8k16 f16/bf16/s8/u8, m16n8k32 s8/u8; .row.col), ldmatrix and
+     * stmatrix (.m8n8 .b16), movmatrix (.m8n8.trans.b16), wmma.load/store/mma (.m16n16k16 f16/bf16 with f16/f32
+     * accumulators): PTX ISA 9.0, §9.7.14. Other shapes and types are rejected with the instruction named.
      */
     static Op matrix(Translator tr, Instr ins, Opcode key, Scope scope, Instance inst) {
         Modifiers mods = ins.mods();
         List<Operand> ops = ins.operands();
         java.util.function.Supplier<Unsupported> no = () -> tr.unsupported(ins.loc(), "'" + ins.form() + "' is not supported by the emulator (PTX ISA 9.7.14: "
-                + "mma.sync m16n8k8/m16n8k16 f16, bf16, m16n8k8 tf32 and m16n8k32 s8/u8 with .row.col, ldmatrix/stmatrix .m8n8 .b16, "
-                + "wmma m16n16k16 f16/bf16 are)");
+                + "mma.sync m16n8k8/m16n8k16 f16, bf16, m16n8k8 tf32 and m16n8k16/m16n8k32 s8/u8 with .row.col, ldmatrix/stmatrix .m8n8 .b16, "
+                + "movmatrix .m8n8.trans.b16, wmma m16n16k16 f16/bf16 are)");
         List<Integer> fmts = new ArrayList<>();
         for (PtxType m : mods.types()) if (matrixFormat(m) >= 0) fmts.add(matrixFormat(m));
         switch (key) {
@@ -120,7 +120,7 @@ final class WarpTranslation {
                 boolean half = fa == MatrixOps.F16 || fa == MatrixOps.BF16, i8 = fa == MatrixOps.S8 || fa == MatrixOps.U8;
                 boolean ok = switch (k) {
                     case 8 -> (half || fa == MatrixOps.TF32) && fb == fa;
-                    case 16 -> half && fb == fa;
+                    case 16 -> half && fb == fa || i8 && (fb == MatrixOps.S8 || fb == MatrixOps.U8);
                     case 32 -> i8 && (fb == MatrixOps.S8 || fb == MatrixOps.U8);
                     default -> false;
                 };
@@ -135,6 +135,13 @@ final class WarpTranslation {
                     throw tr.unsupported(ins.loc(), "'" + ins.form() + "': wrong number of registers in an operand");
                 }
                 return new MatrixOps.Mma(16, 8, k, fa, fb, fc, fd, mods.has(Flag.SATFINITE), d, a, b, c);
+            }
+            case MOVMATRIX -> {
+                tr.need(ins, 2);
+                if (!mods.has(Shape.M8N8) || !mods.has(Flag.TRANS) || !mods.has(Mod.Type.of(PtxType.B16))) throw no.get();
+                int[] dst = tr.slots(ops.get(0), PtxType.B32, scope, ins, true), src = tr.slots(ops.get(1), PtxType.B32, scope, ins, false);
+                if (dst.length != 1 || src.length != 1) throw tr.unsupported(ins.loc(), "'" + ins.form() + "': one register in each operand is expected");
+                return new MatrixOps.Movmatrix(dst[0], src[0]);
             }
             case LDMATRIX, STMATRIX -> {
                 tr.need(ins, 2);

@@ -161,10 +161,10 @@ class ModuleLayerTest extends DriverTestBase {
         String log = err.getString(0);
         assertTrue(log.matches("(?s)module_\\d{4}_01\\.ptx:6:\\d+: error: .*undefined.*"), log);
         assertEquals(log.length() + 1, vals.getAtIndex(ValueLayout.JAVA_LONG, 1), "the size option reports what was written");
-        String unsupported = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n mov.u32 %r1, 1;\n movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2;\n ret;\n}\n";
+        String unsupported = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n mov.u32 %r1, 1;\n vadd.u32.u32.u32.sat %r1, %r2, %r3;\n ret;\n}\n";
         vals.setAtIndex(ValueLayout.JAVA_LONG, 1, 1024);
         assertEquals(CuResult.NOT_SUPPORTED, d.cuModuleLoadDataEx(addr(mod), cstr(unsupported), 5, addr(opts), addr(vals)));
-        assertTrue(err.getString(0).contains(":8:2: error: instruction 'movmatrix.sync.aligned.m8n8.trans.b16' is not supported"), err.getString(0));
+        assertTrue(err.getString(0).contains(":8:2: error: instruction 'vadd.u32.u32.u32.sat' is not supported"), err.getString(0));
         vals.setAtIndex(ValueLayout.JAVA_LONG, 1, 1024);
         vals.setAtIndex(ValueLayout.JAVA_LONG, 3, 1024);
         assertEquals(0, d.cuModuleLoadDataEx(addr(mod), cstr(PTX), 5, addr(opts), addr(vals)));

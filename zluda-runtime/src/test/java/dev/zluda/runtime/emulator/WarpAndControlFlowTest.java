@@ -281,6 +281,55 @@ class WarpAndControlFlowTest {
         for (int t = 0; t < 64; t++) assertEquals(t * t + 7, out.getAtIndex(ValueLayout.JAVA_INT, t));
     }
 
+    /**
+     * A local access through a 64-bit register that points below the depot plus a positive offset: the address
+     * is the sum (modulo 2^32 in the 32-bit local window), inside the depot. nvcc writes this for llama.cpp's
+     * ssm_conv_f32 (a ring buffer indexed with {@code i - 3 * (i / 3)}: {@code %rd93 = %SPL - 12},
+     * {@code ld.local.f32 [%rd93+12]}); the emulator used to add the offset to the register's low 32 bits
+     * without wrapping and faulted at 0x100000000. The loop makes the bytecode compiler take it too.
+     */
+    @Test
+    void localAddressBelowTheDepotPlusOffset() throws Exception {
+        String ptx = PtxRun.HEADER + """
+                .visible .entry k(.param .u64 out)
+                {
+                .local .align 4 .b8 depot[12];
+                .reg .pred %p<2>; .reg .b32 %r<8>; .reg .b64 %rd<16>;
+                ld.param.u64 %rd1, [out];
+                mov.u32 %r0, %tid.x;
+                mov.u64 %rd2, depot;
+                st.local.u32 [%rd2], %r0;
+                add.u32 %r1, %r0, 100;
+                st.local.u32 [%rd2+4], %r1;
+                add.u32 %r2, %r0, 200;
+                st.local.u32 [%rd2+8], %r2;
+                mov.u32 %r3, 0;
+                mov.u32 %r4, 0;
+                LOOP:
+                add.s64 %rd3, %rd2, -12;
+                ld.local.u32 %r5, [%rd3+12];
+                add.s64 %rd4, %rd2, -8;
+                ld.local.u32 %r6, [%rd4+12];
+                add.u32 %r4, %r4, %r5;
+                add.u32 %r4, %r4, %r6;
+                add.u32 %r3, %r3, 1;
+                setp.lt.u32 %p1, %r3, 40;
+                @%p1 bra LOOP;
+                mul.wide.u32 %rd5, %r0, 4;
+                add.s64 %rd5, %rd1, %rd5;
+                st.global.u32 [%rd5], %r4;
+                ret;
+                }
+                """;
+        Kernel k = run.load(ptx).kernels().get("k");
+        MemorySegment out = run.buffer(4 * 32);
+        for (int launch = 0; launch < 3; launch++) {
+            LaunchResult r = run.launch(k, new int[] {1, 1, 1}, new int[] {32, 1, 1}, 0, out.address());
+            assertTrue(r.ok(), r.message());
+            for (int t = 0; t < 32; t++) assertEquals(40 * (t + t + 100), out.getAtIndex(ValueLayout.JAVA_INT, t), "thread " + t);
+        }
+    }
+
     @Test
     void devicePrintf() throws Exception {
         String ptx = PtxRun.HEADER + """

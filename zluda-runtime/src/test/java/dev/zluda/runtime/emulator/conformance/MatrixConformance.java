@@ -11,7 +11,7 @@ import java.util.zip.CRC32;
 
 /**
  * The warp-level matrix family of the conformance suite (PTX ISA 9.0, §9.7.14): {@code ldmatrix},
- * {@code stmatrix}, {@code mma.sync} and {@code wmma.load/mma/store}. These instructions work on a whole
+ * {@code stmatrix}, {@code movmatrix}, {@code mma.sync} and {@code wmma.load/mma/store}. These instructions work on a whole
  * warp's registers, so one thread's 32-byte input tuple of {@link Conformance} cannot hold an operand;
  * this family keeps {@link Conformance}'s kernel signature, launch, buffer sizes and data format but reads
  * the buffers per warp:
@@ -66,7 +66,7 @@ public final class MatrixConformance {
     public enum Dist { RAND, WIDE, CANCEL, EDGE, TINY, HUGE, SPARSE, DIRTY, NOC, CANCEL2, SUBRES, ZEROS, MAXEDGE }
 
     /** Kinds of kernels. */
-    public enum Kind { MMA, LDMATRIX, STMATRIX, WMMA }
+    public enum Kind { MMA, LDMATRIX, STMATRIX, WMMA, MOVMATRIX }
 
     /**
      * One form.
@@ -140,6 +140,16 @@ public final class MatrixConformance {
             mma("m16n8k32", 16, 8, 32, Fmt.S32, Fmt.S8, Fmt.S32, sat, Fmt.U8, 1);
             mma("m16n8k32", 16, 8, 32, Fmt.S32, Fmt.U8, Fmt.S32, sat, Fmt.S8, 1);
         }
+        // third recording: m16n8k16 with s8/u8 (llama.cpp's quantised matrix multiply uses the s8.s8 form)
+        for (boolean sat : new boolean[] {false, true}) {
+            mma("m16n8k16", 16, 8, 16, Fmt.S32, Fmt.S8, Fmt.S32, sat, null, 2);
+            mma("m16n8k16", 16, 8, 16, Fmt.S32, Fmt.U8, Fmt.S32, sat, null, 2);
+            mma("m16n8k16", 16, 8, 16, Fmt.S32, Fmt.S8, Fmt.S32, sat, Fmt.U8, 1);
+            mma("m16n8k16", 16, 8, 16, Fmt.S32, Fmt.U8, Fmt.S32, sat, Fmt.S8, 1);
+        }
+        // movmatrix (9.7.14.5.17): the one form, the transpose of an 8x8 matrix of b16 held one row pair per lane
+        String mv = "movmatrix.sync.aligned.m8n8.trans.b16";
+        add(new Form(mv, Kind.MOVMATRIX, mv, 8, 8, 0, Fmt.B16, Fmt.B16, Fmt.B16, Fmt.B16, new Dist[] {Dist.RAND, Dist.RAND, Dist.RAND, Dist.RAND}, null));
         // second recording: results in the subnormal range of the accumulator, signs of zero sums, the overflow edge
         Dist[][] probes = {{Dist.SUBRES, Dist.ZEROS, Dist.MAXEDGE, Dist.SUBRES}, {Dist.ZEROS, Dist.MAXEDGE, Dist.SUBRES, Dist.MAXEDGE}};
         String[][] probed = {{"m16n8k16", "f32", "f16", "f32"}, {"m16n8k16", "f16", "f16", "f16"}, {"m16n8k16", "f32", "bf16", "f32"}, {"m16n8k8", "f32", "tf32", "f32"}};
@@ -279,6 +289,11 @@ public final class MatrixConformance {
                 sb.append("ld.global.b32 %r1, [%q5+1024];\nand.b32 %r1, %r1, 63;\nshl.b32 %r1, %r1, 4;\nadd.u32 %r1, %r1, %t6;\n");
                 sb.append(f.instr()).append(' ').append(regList("%d", 0, x)).append(", [%r1];\n");
                 for (int j = 0; j < x; j++) sb.append("st.global.b32 [%q6+").append(128 * j).append("], %d").append(j).append(";\n");
+            }
+            case MOVMATRIX -> {
+                sb.append("ld.global.b32 %r0, [%q5];\n");
+                sb.append(f.instr()).append(" %d0, %r0;\n");
+                sb.append("st.global.b32 [%q6], %d0;\n");
             }
             case STMATRIX -> {
                 int x = Integer.parseInt(f.lay()[0]);
@@ -557,6 +572,9 @@ public final class MatrixConformance {
                     pack(bb, base, 0, f, 'a', f.a(), mt.a(), false);
                     pack(bb, base, na, f, 'b', f.b(), mt.b(), false);
                     pack(bb, base, na + nb, f, 'c', f.c(), mt.c(), false);
+                }
+                case MOVMATRIX -> {
+                    for (int j = 0; j < 256; j++) bb.putInt(base + 4 * j, r.nextInt());
                 }
                 case LDMATRIX, STMATRIX -> {
                     for (int j = 0; j < 256; j++) bb.putInt(base + 4 * j, r.nextInt());
