@@ -63,6 +63,11 @@ final class CallFacts {
     Map<Integer, String> strings;
     /** Per KERNEL record (by its seq): the diff's symbol of each buffer when the record was read ({@code dptr#3}), or null. */
     final Map<Long, String[]> kernelBuffers = new HashMap<>();
+    /**
+     * Per KERNEL record (by its seq): for each 8-byte word of its parameter bytes, the symbol of the live texture or
+     * surface object whose value it holds when the record was read ({@code tex#2}), or null ({@link Normaliser#objectName}).
+     */
+    final Map<Long, String[]> kernelParamObjects = new HashMap<>();
     /** Module image hash → its file in the capture directory ({@code module_0001_01.ptx}). */
     final Map<Long, String> moduleFiles = new HashMap<>();
     ReadStatus status;
@@ -172,6 +177,14 @@ final class CallFacts {
                         String[] syms = new String[k.buffers().size()];
                         for (int i = 0; i < syms.length; i++) syms[i] = norm.dptrName(k.buffers().get(i).devicePointer());
                         kernelBuffers.put(k.seq(), syms);
+                        byte[] pb = k.params();
+                        String[] objs = new String[pb.length / 8];
+                        boolean any = false;
+                        for (int i = 0; i < objs.length; i++) {
+                            objs[i] = norm.objectName(Normaliser.le(pb, 8 * i, 8));
+                            any |= objs[i] != null;
+                        }
+                        if (any) kernelParamObjects.put(k.seq(), objs);
                     }
                     case CaptureRecord.Module m -> {
                         if (m.imageHash() != 0 && m.fileName() != null && !m.fileName().isEmpty()) moduleFiles.putIfAbsent(m.imageHash(), m.fileName());

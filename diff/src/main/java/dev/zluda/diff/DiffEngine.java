@@ -1060,6 +1060,25 @@ public final class DiffEngine {
         return new DiffResult.Kernels(la.size(), lb.size(), compared, unpairedA, lb.size() - usedB, tolerated, List.copyOf(list), count);
     }
 
+    /**
+     * B's snapshot with the parameter words that hold the same texture or surface object as A's word at that offset
+     * ({@code tex#N} on both sides: the N-th object created, counting from the start of each capture) given A's
+     * bytes, so that the object handles compare by what they are and not by the numbers the drivers chose.
+     */
+    private CaptureRecord.Kernel sameObjects(CaptureRecord.Kernel k, CaptureRecord.Kernel kt) {
+        String[] oa = sa.kernelParamObjects.get(k.seq()), ob = sb.kernelParamObjects.get(kt.seq());
+        if (oa == null || ob == null || Arrays.equals(k.params(), kt.params())) return kt;
+        byte[] pb = kt.params().clone();
+        boolean changed = false;
+        for (int i = 0; i < Math.min(oa.length, ob.length); i++) {
+            if (oa[i] == null || !oa[i].equals(ob[i])) continue;
+            System.arraycopy(k.params(), 8 * i, pb, 8 * i, 8);
+            changed = true;
+        }
+        return changed ? new CaptureRecord.Kernel(kt.seq(), kt.ts(), kt.threadId(), kt.offset(), kt.launchSeq(), kt.function(), kt.name(),
+                pb, kt.buffers(), kt.launch()) : kt;
+    }
+
     private record KernelPair(DiffResult.KernelDivergence divergence, List<DiffResult.Difference> differences) {}
 
     /** Compares the snapshots of one pair of launches ({@code x}, {@code y}: the calls); null when they agree. */
@@ -1079,8 +1098,9 @@ public final class DiffEngine {
             notes.add("A's snapshot holds " + k.buffers().size() + " buffers, B's " + kt.buffers().size() + ": the first " + n + " compared");
         }
         List<String> parameters = new ArrayList<>();
-        if (!Arrays.equals(k.params(), kt.params())) {
-            for (KernelReplay.ParamDifference p : KernelReplay.parameterDifferences(k, kt, function(ka, k))) {
+        CaptureRecord.Kernel ktp = sameObjects(k, kt);
+        if (!Arrays.equals(k.params(), ktp.params())) {
+            for (KernelReplay.ParamDifference p : KernelReplay.parameterDifferences(k, ktp, function(ka, k))) {
                 parameters.add(p.describe());
                 diffs.add(new DiffResult.Difference(DiffKind.ARGUMENT, tag + " " + (p.index() >= 0 ? "parameter " + p.index() + " (" + p.name()
                         + (p.type().isEmpty() ? "" : ", " + p.type()) + ")" : p.name()), p.a(), p.b(), null));

@@ -468,6 +468,21 @@ final class Normaliser {
         return "dptr#" + e.getValue()[0] + (off == 0 ? "" : "+0x" + Long.toHexString(off));
     }
 
+    /**
+     * The symbol a texture or surface object has now ({@code tex#2}, {@code surf#1}) without creating one,
+     * or null when no live {@code cuTexObjectCreate}/{@code cuSurfObjectCreate} returned this value. Kernels
+     * receive these objects as 64-bit parameters (CUtexObject, CUsurfObject: opaque handles whose values a
+     * driver chooses; NVIDIA's reuses a destroyed object's number, zluda's does not).
+     */
+    String objectName(long v) {
+        if (v == 0) return null;
+        for (String k : new String[] {"tex", "surf"}) {
+            int s = symbols(types.kind(k)).get(v, 0);
+            if (s != 0) return k + "#" + s;
+        }
+        return null;
+    }
+
     private int[] next(int kind) {
         if (kind >= next.length) next = Arrays.copyOf(next, Math.max(kind + 1, next.length * 2));
         return next;

@@ -66,8 +66,11 @@ public final class KernelSnapshots {
      * without its launch section (FORMAT.md §6.5; the NVIDIA tracer writes none) gets one rebuilt
      * from the rest of the capture where that is possible: the shape and dynamic shared memory from
      * the launch call's arguments ({@code cuLaunchKernel}, its {@code _ptsz} form, or the recorded
-     * {@code CUlaunchConfig} of {@code cuLaunchKernelEx}), the result from the launch call's return (a fault
-     * that surfaces only at the next synchronisation is not seen there), and the module
+     * {@code CUlaunchConfig} of {@code cuLaunchKernelEx}), the result from the launch call's return or, when that
+     * was CUDA_SUCCESS, the kernel fault ({@link #isKernelFault}) that the next call of the same thread to return one
+     * reported (a launch is asynchronous: NVIDIA's driver returns CUDA_SUCCESS from it and the kernel's error, e.g.
+     * CUDA_ERROR_ASSERT, from the next synchronising call; the H200 capture samples/traces/h200/illegalAccess shows
+     * it), and the module
      * image from the MODULE record of the module (or library) the function was taken from
      * ({@code cuModuleGetFunction}, {@code cuLibraryGetKernel}, {@code cuFuncGetModule},
      * {@code cuKernelGetFunction}); PTX is preferred when the module has several images. A record
@@ -79,6 +82,8 @@ public final class KernelSnapshots {
         Map<Long, long[]> launches = new HashMap<>(); // ENTER seq of a launch -> {call ordinal, function id}
         Map<Long, CaptureRecord.Enter> launchEnters = new HashMap<>();
         Map<Long, Integer> results = new HashMap<>(); // ENTER seq of a launch -> CUresult it returned
+        Map<Long, Integer> faults = new HashMap<>(); // ENTER seq of a launch -> the kernel fault a later call of its thread reported
+        Map<Long, Long> pending = new HashMap<>(); // thread -> ENTER seq of its last launch that returned CUDA_SUCCESS
         Map<Long, CaptureRecord.Enter> lookups = new HashMap<>(); // ENTER seq of a function lookup -> ENTER
         Map<Long, Long> owner = new HashMap<>(); // CUfunction / CUkernel handle -> CUmodule / CUlibrary handle
         Map<Long, Long> image = new HashMap<>(); // module or library handle -> image hash (PTX preferred)
@@ -97,7 +102,16 @@ public final class KernelSnapshots {
                     if (role == Role.FUNCTION_LOOKUP || role == Role.MODULE_QUERY) lookups.put(e.seq(), e);
                 }
                 case CaptureRecord.Leave l -> {
-                    if (launchEnters.containsKey(l.enterSeq())) results.put(l.enterSeq(), l.result());
+                    Long last = pending.get(l.threadId());
+                    if (last != null && isKernelFault(l.result())) {
+                        // a launch is asynchronous: its kernel's fault is the sticky error of the next call of the thread
+                        faults.put(last, l.result());
+                        pending.remove(l.threadId());
+                    }
+                    if (launchEnters.containsKey(l.enterSeq())) {
+                        results.put(l.enterSeq(), l.result());
+                        if (l.result() == 0) pending.put(l.threadId(), l.enterSeq());
+                    }
                     CaptureRecord.Enter e = lookups.remove(l.enterSeq());
                     if (e != null && l.result() == 0) {
                         long out = outputHandle(l);
@@ -129,12 +143,25 @@ public final class KernelSnapshots {
         }
         List<Snapshot> list = new ArrayList<>();
         for (CaptureRecord.Kernel k : kernels) {
-            if (k.launch() == null) k = withRebuiltLaunch(cap, k, launchEnters.get(k.launchSeq()), results.get(k.launchSeq()), owner, image);
+            if (k.launch() == null) {
+                Integer result = results.get(k.launchSeq());
+                if (result != null && result == 0) result = faults.getOrDefault(k.launchSeq(), 0);
+                k = withRebuiltLaunch(cap, k, launchEnters.get(k.launchSeq()), result, owner, image);
+            }
             else if (k.launch().moduleHash() == 0) k = withModule(k, owner, image);
             long[] l = launches.get(k.launchSeq());
             list.add(new Snapshot(list.size() + 1, k, l == null ? 0 : l[0], l == null ? "" : cap.functionName((int) l[1])));
         }
         return new KernelSnapshots(cap, List.copyOf(list), blobs);
+    }
+
+    /**
+     * Whether a CUresult is one a kernel leaves on its context when it faults (sticky: every later call returns it):
+     * 700 ILLEGAL_ADDRESS, 702 LAUNCH_TIMEOUT, 710 ASSERT, 714 HARDWARE_STACK_ERROR, 715 ILLEGAL_INSTRUCTION,
+     * 716 MISALIGNED_ADDRESS, 717 INVALID_ADDRESS_SPACE, 718 INVALID_PC, 719 LAUNCH_FAILED (cuda.h).
+     */
+    static boolean isKernelFault(int result) {
+        return result == 700 || result == 702 || result == 710 || (result >= 714 && result <= 719);
     }
 
     /** The handle a lookup call wrote through its first parameter (8 bytes of output data), or 0. */
