@@ -336,4 +336,37 @@ final class JitAnalysis {
         return new Region(lo, hi, entries.stream().mapToInt(Integer::intValue).toArray());
     }
 
+    /**
+     * The warp regions ({@link JitWarpEmitter}): maximal runs of at least two instructions outside the lane regions
+     * {@code lanes} that the interpreter's loop would run one after another ({@link Op#NORMAL} and {@link Op#BRA}),
+     * each of at most {@code max} instructions. Their entries are the program's block starts (where a group may
+     * begin to run); a run cut at {@code max} makes the next instruction one.
+     */
+    List<Region> warpRegions(List<Region> lanes, int max) {
+        boolean[] covered = new boolean[n];
+        for (Region r : lanes) for (int pc = r.lo(); pc <= r.hi(); pc++) covered[pc] = true;
+        List<Region> out = new ArrayList<>();
+        int pc = 0;
+        while (pc < n) {
+            if (covered[pc] || !warpable(code[pc])) {
+                pc++;
+                continue;
+            }
+            int lo = pc, hi = pc;
+            while (hi + 1 < n && !covered[hi + 1] && warpable(code[hi + 1]) && hi + 1 - lo < max) hi++;
+            if (hi > lo) {
+                if (hi + 1 < n && !covered[hi + 1] && warpable(code[hi + 1])) leader[hi + 1] = true;
+                leader[lo] = true;
+                List<Integer> entries = new ArrayList<>();
+                for (int b = lo; b <= hi; b++) if (leader[b]) entries.add(b);
+                out.add(new Region(lo, hi, entries.stream().mapToInt(Integer::intValue).toArray()));
+            }
+            pc = hi + 1;
+        }
+        return out;
+    }
+
+    private static boolean warpable(Op op) {
+        return op.kind == Op.NORMAL || op.kind == Op.BRA;
+    }
 }

@@ -47,8 +47,12 @@ import static java.lang.constant.ConstantDescs.CD_long;
  * interpreter from the start of the region ({@link Warp#regionFault}), so the fault reported — kernel, thread,
  * instruction — is the one the interpreter reports.
  *
- * <p>Everything else — stores, atomics, warp-level instructions, barriers, calls, {@code exit}, textures — runs as
- * the interpreter runs it, between regions ({@link Warp#run}).
+ * <p><b>Warp regions.</b> The instructions outside those regions — stores, atomics, warp-level instructions
+ * ({@code shfl}, {@code vote}, {@code redux}, ...), textures, and computing stretches too short to pay lane by lane —
+ * run in warp regions ({@link JitWarpEmitter}): the running group in lockstep, instruction after instruction, as the
+ * interpreter's loop runs them, with its dispatch resolved at compile time (a direct call of each instruction's
+ * {@link Op#exec}, uniform branches as bytecode branches) and its divergence, reconvergence, budget and fault rules
+ * kept. {@code exit}, barriers, calls and {@code ret} run in the interpreter's loop between regions ({@link Warp#run}).
  */
 final class JitCompiler {
     /** Most instructions in one region (so that its method stays under HotSpot's 8000-byte limit for compiling). */
@@ -60,6 +64,13 @@ final class JitCompiler {
      * bytes than in one of 7800 (and slower again at 1200, with twice as many region boundaries).
      */
     static final int MAX_METHOD_BYTES = 2500;
+    /** Most instructions in one warp region ({@link JitWarpEmitter}), which keeps its method near {@link #MAX_METHOD_BYTES}. */
+    static final int MAX_WARP_OPS = 64;
+    /**
+     * Whether the instructions outside the lane-by-lane regions are compiled into warp regions ({@link JitWarpEmitter});
+     * system property {@code zluda.jit.warp=false} leaves them to the interpreter (to compare the two in benchmarks).
+     */
+    static final boolean WARP_REGIONS = !"false".equals(System.getProperty("zluda.jit.warp"));
 
     private static final AtomicLong IDS = new AtomicLong();
 
@@ -72,8 +83,12 @@ final class JitCompiler {
         return ClassDesc.of(c.getName());
     }
 
-    /** The product of compiling one program: the hidden class's instance and the code array with region entries. */
-    record Result(JitKernel kernel, Op[] code, int regions, int compiledOps) {}
+    /**
+     * The product of compiling one program: the hidden class's instance, the code array with region entries, and how
+     * many regions and instructions run lane by lane ({@code regions}, {@code compiledOps}) and in warp regions
+     * ({@code warpRegions}, {@code warpOps}).
+     */
+    record Result(JitKernel kernel, Op[] code, int regions, int compiledOps, int warpRegions, int warpOps) {}
 
     private final Program prog;
     private final JitAnalysis an;
@@ -102,16 +117,20 @@ final class JitCompiler {
     private Result build() {
         an.liveness();
         List<Region> regions = an.regions();
-        if (regions.isEmpty()) return null;
         // split regions whose method would be too large for HotSpot's optimizing compiler
         List<Region> fitted = new ArrayList<>();
         for (Region r : regions) fit(r, fitted);
+        List<Region> warp = WARP_REGIONS ? an.warpRegions(fitted, MAX_WARP_OPS) : List.of();
+        if (fitted.isEmpty() && warp.isEmpty()) return null;
         Op[] jit = an.code.clone();
-        int ops = 0;
-        for (int k = 0; k < fitted.size(); k++) {
-            Region r = fitted.get(k);
+        int ops = 0, wops = 0;
+        List<Region> all = new ArrayList<>(fitted);
+        all.addAll(warp);
+        for (int k = 0; k < all.size(); k++) {
+            Region r = all.get(k);
             for (int e = 0; e < r.entries().length; e++) jit[r.entries()[e]] = new JitKernel.Entry(k, e, an.code[r.entries()[e]]);
-            ops += r.hi() - r.lo() + 1;
+            if (k < fitted.size()) ops += r.hi() - r.lo() + 1;
+            else wops += r.hi() - r.lo() + 1;
         }
         String name = "dev.zluda.runtime.emulator.JitKernel$" + sanitize(prog.name) + "$" + IDS.incrementAndGet();
         ClassDesc self = ClassDesc.of(name);
@@ -122,7 +141,7 @@ final class JitCompiler {
                     cob -> cob.aload(0).invokespecial(CD_KERNEL, ConstantDescs.INIT_NAME, ConstantDescs.MTD_void).return_());
             MethodTypeDesc regionType = MethodTypeDesc.of(CD_int, CD_WARP, CD_int, CD_int, CD_int);
             clb.withMethodBody("run", MethodTypeDesc.of(CD_int, CD_int, CD_int, CD_int, CD_WARP, CD_int), ClassFile.ACC_FINAL, cob -> {
-                Label[] cases = new Label[fitted.size()];
+                Label[] cases = new Label[all.size()];
                 List<java.lang.classfile.instruction.SwitchCase> sc = new ArrayList<>();
                 for (int k = 0; k < cases.length; k++) {
                     cases[k] = cob.newLabel();
@@ -132,7 +151,7 @@ final class JitCompiler {
                 cob.iload(1).tableswitch(0, cases.length - 1, dflt, sc);
                 for (int k = 0; k < cases.length; k++) {
                     cob.labelBinding(cases[k]);
-                    cob.aload(4).iload(2).iload(3).iload(5).invokestatic(self, "r" + k, regionType).ireturn();
+                    cob.aload(4).iload(2).iload(3).iload(5).invokestatic(self, (k < fitted.size() ? "r" : "w") + k, regionType).ireturn();
                 }
                 cob.labelBinding(dflt);
                 cob.iconst_m1().ireturn();
@@ -141,11 +160,15 @@ final class JitCompiler {
                 Region r = fitted.get(k);
                 clb.withMethodBody("r" + k, regionType, ClassFile.ACC_STATIC | ClassFile.ACC_PRIVATE, cob -> new JitRegionEmitter(this, an, r, cob).emit());
             }
+            for (int k = fitted.size(); k < all.size(); k++) {
+                Region r = all.get(k);
+                clb.withMethodBody("w" + k, regionType, ClassFile.ACC_STATIC | ClassFile.ACC_PRIVATE, cob -> new JitWarpEmitter(this, an, r, cob).emit());
+            }
         });
         try {
             MethodHandles.Lookup lk = MethodHandles.lookup().defineHiddenClassWithClassData(bytes, List.copyOf(classData), true);
             JitKernel k = (JitKernel) lk.findConstructor(lk.lookupClass(), MethodType.methodType(void.class)).invoke();
-            return new Result(k, jit, fitted.size(), ops);
+            return new Result(k, jit, fitted.size(), ops, warp.size(), wops);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
