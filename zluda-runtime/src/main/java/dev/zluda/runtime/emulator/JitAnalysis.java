@@ -356,14 +356,19 @@ final class JitAnalysis {
             while (hi + 1 < n && !covered[hi + 1] && warpable(code[hi + 1]) && hi + 1 - lo < max) hi++;
             if (hi > lo) {
                 if (hi + 1 < n && !covered[hi + 1] && warpable(code[hi + 1])) leader[hi + 1] = true;
-                leader[lo] = true;
-                List<Integer> entries = new ArrayList<>();
-                for (int b = lo; b <= hi; b++) if (leader[b]) entries.add(b);
-                out.add(new Region(lo, hi, entries.stream().mapToInt(Integer::intValue).toArray()));
+                out.add(warpRegion(lo, hi));
             }
             pc = hi + 1;
         }
         return out;
+    }
+
+    /** Warp region [lo, hi], {@code lo} made a block start; its entries are the block starts in it. */
+    Region warpRegion(int lo, int hi) {
+        leader[lo] = true;
+        List<Integer> entries = new ArrayList<>();
+        for (int b = lo; b <= hi; b++) if (leader[b]) entries.add(b);
+        return new Region(lo, hi, entries.stream().mapToInt(Integer::intValue).toArray());
     }
 
     private static boolean warpable(Op op) {

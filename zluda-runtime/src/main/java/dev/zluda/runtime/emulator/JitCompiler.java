@@ -64,13 +64,20 @@ final class JitCompiler {
      * bytes than in one of 7800 (and slower again at 1200, with twice as many region boundaries).
      */
     static final int MAX_METHOD_BYTES = 2500;
-    /** Most instructions in one warp region ({@link JitWarpEmitter}), which keeps its method near {@link #MAX_METHOD_BYTES}. */
-    static final int MAX_WARP_OPS = 64;
+    /** Most instructions in one warp region ({@link JitWarpEmitter}) before {@link #MAX_WARP_BYTES} splits it further. */
+    static final int MAX_WARP_OPS = 150;
+    /**
+     * Largest bytecode of one warp region's method: well under HotSpot's 8000-byte limit for compiling a method at all
+     * (a warp region whose method passed it would run in the bytecode interpreter, hundreds of times slower).
+     */
+    static final int MAX_WARP_BYTES = 4000;
     /**
      * Whether the instructions outside the lane-by-lane regions are compiled into warp regions ({@link JitWarpEmitter});
      * system property {@code zluda.jit.warp=false} leaves them to the interpreter (to compare the two in benchmarks).
      */
     static final boolean WARP_REGIONS = !"false".equals(System.getProperty("zluda.jit.warp"));
+    /** Whether lane regions are compiled; system property {@code zluda.jit.lanes=false} leaves their instructions to warp regions. */
+    static final boolean LANE_REGIONS = !"false".equals(System.getProperty("zluda.jit.lanes"));
 
     private static final AtomicLong IDS = new AtomicLong();
 
@@ -112,15 +119,21 @@ final class JitCompiler {
         return new JitCompiler(prog).build();
     }
 
+    /** Bytes of the kernel's parameters. */
+    long paramBytes() {
+        return prog.paramBytes;
+    }
+
     // ------------------------------------------------------------------ code generation
 
     private Result build() {
         an.liveness();
-        List<Region> regions = an.regions();
+        List<Region> regions = LANE_REGIONS ? an.regions() : List.of();
         // split regions whose method would be too large for HotSpot's optimizing compiler
         List<Region> fitted = new ArrayList<>();
         for (Region r : regions) fit(r, fitted);
-        List<Region> warp = WARP_REGIONS ? an.warpRegions(fitted, MAX_WARP_OPS) : List.of();
+        List<Region> warp = new ArrayList<>();
+        if (WARP_REGIONS) for (Region r : an.warpRegions(fitted, MAX_WARP_OPS)) fitWarp(r, warp);
         if (fitted.isEmpty() && warp.isEmpty()) return null;
         Op[] jit = an.code.clone();
         int ops = 0, wops = 0;
@@ -206,12 +219,30 @@ final class JitCompiler {
     }
 
 
+    /** Adds warp region {@code r} to {@code out}, halved until each part's method is at most {@link #MAX_WARP_BYTES}. */
+    private void fitWarp(Region r, List<Region> out) {
+        if (r.hi() == r.lo() || trialSize(r, true) <= MAX_WARP_BYTES) {
+            out.add(r);
+            return;
+        }
+        int mid = (r.lo() + r.hi() + 1) / 2;
+        fitWarp(an.warpRegion(r.lo(), mid - 1), out);
+        fitWarp(an.warpRegion(mid, r.hi()), out);
+    }
+
     private int trialSize(Region r) {
+        return trialSize(r, false);
+    }
+
+    private int trialSize(Region r, boolean warp) {
         int mark = classData.size();
         Map<Object, Integer> savedIndex = new java.util.IdentityHashMap<>(dataIndex);
         int[] size = {0};
         var model = ClassFile.of().parse(classFile().build(ClassDesc.of("dev.zluda.runtime.emulator.JitTrial"), clb -> clb.withMethodBody("r",
-                MethodTypeDesc.of(CD_int, CD_WARP, CD_int, CD_int, CD_int), ClassFile.ACC_STATIC, cob -> new JitRegionEmitter(this, an, r, cob).emit())));
+                MethodTypeDesc.of(CD_int, CD_WARP, CD_int, CD_int, CD_int), ClassFile.ACC_STATIC, cob -> {
+                    if (warp) new JitWarpEmitter(this, an, r, cob).emit();
+                    else new JitRegionEmitter(this, an, r, cob).emit();
+                })));
         size[0] = ((java.lang.classfile.attribute.CodeAttribute) model.methods().getFirst().code().orElseThrow()).codeLength();
         while (classData.size() > mark) classData.removeLast();
         dataIndex.clear();

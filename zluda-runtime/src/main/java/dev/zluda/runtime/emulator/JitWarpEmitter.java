@@ -3,6 +3,7 @@ package dev.zluda.runtime.emulator;
 import java.lang.classfile.CodeBuilder;
 import java.lang.classfile.Label;
 import java.lang.classfile.TypeKind;
+import java.lang.constant.ClassDesc;
 import java.lang.constant.ConstantDescs;
 import java.lang.constant.MethodTypeDesc;
 import java.util.ArrayList;
@@ -10,9 +11,15 @@ import java.util.List;
 
 import dev.zluda.runtime.emulator.JitAnalysis.Region;
 
+import static dev.zluda.runtime.emulator.JitCompiler.CD_CTA;
+import static dev.zluda.runtime.emulator.JitCompiler.CD_FLOATOPS;
+import static dev.zluda.runtime.emulator.JitCompiler.CD_MEM;
 import static dev.zluda.runtime.emulator.JitCompiler.CD_INTS;
+import static dev.zluda.runtime.emulator.JitCompiler.CD_LAUNCH;
+import static dev.zluda.runtime.emulator.JitCompiler.CD_LONGS;
 import static dev.zluda.runtime.emulator.JitCompiler.CD_WARP;
 import static dev.zluda.runtime.emulator.JitCompiler.desc;
+import static java.lang.constant.ConstantDescs.CD_boolean;
 import static java.lang.constant.ConstantDescs.CD_int;
 import static java.lang.constant.ConstantDescs.CD_long;
 import static java.lang.constant.ConstantDescs.CD_void;
@@ -34,6 +41,19 @@ import static java.lang.constant.ConstantDescs.CD_void;
  * at that instruction, so the kernel, thread and instruction reported are the interpreter's. Thread-instructions are
  * counted as the interpreter counts them: the running group's lanes for every instruction.
  *
+ * <p><b>Whole warps inline.</b> When the running group is the whole warp (all 32 lanes, the common case) the simplest
+ * instructions run here as counted 32-lane loops over the warp's lane-strided registers ({@code r[slot + lane]}) with
+ * their slots as constants, which HotSpot unrolls: {@code mov}, integer {@code add}/{@code sub}/{@code mul.lo}/
+ * {@code mad.lo}/{@code and}/{@code or}/{@code xor}/{@code mul.wide}, {@code add}/{@code mul}/{@code fma.rn.f32},
+ * {@code cvta}, 32-bit integer {@code setp}, and 4-byte {@code ld}/{@code st} of global and shared memory, whose 32
+ * addresses are checked once before any is touched (all aligned; lowest and highest inside the CTA's shared memory,
+ * or inside one allocation the warp used recently: {@link Warp#globalCovers}); an access that fails that check runs
+ * the instruction's own code, which checks lane by lane and names the first bad lane. Each loop computes what the
+ * instruction's own whole-warp path computes ({@code IntOps.Alu.full}, {@code FloatOps.Arith.exec},
+ * {@code FloatOps.Setp.int32All}, {@code MemOps.Ld.exec}, ...), bit for bit. A {@code ld.param} at a constant offset
+ * that lies inside the kernel's parameters (checked at compile time) reads the value once for all lanes.
+ * {@code -Dzluda.jit.inline=false} turns this off (every instruction through {@link Op#exec}).
+ *
  * @return (of the emitted method) the warp-instructions executed, at least one
  */
 final class JitWarpEmitter {
@@ -44,8 +64,14 @@ final class JitWarpEmitter {
     private final CodeBuilder cob;
 
     private static final int W = 0, ENTRY = 1, BUDGET = 3;
-    /** Locals: running group, its lane count (long), warp-instructions run, lowest parked PC, exit PC, predicates, taken lanes. */
-    private int a, pop, n, lim, exitPc, p, taken;
+    /**
+     * Locals: running group, its lane count (long), warp-instructions run, lowest parked PC, exit PC, predicates,
+     * taken lanes (or a setp's mask), registers, lane counter, and an access's address or, lowest, highest address
+     * and base.
+     */
+    private int a, pop, n, lim, exitPc, p, taken, r, lane, orA, minA, maxA, addr, base;
+    private static final ClassDesc CD_MATH = ClassDesc.of("java.lang.Math"), CD_SEGMENT = ClassDesc.of("java.lang.foreign.MemorySegment"),
+            CD_OFINT = ClassDesc.of("java.lang.foreign.ValueLayout$OfInt");
     private Label[] block;
     private Label plain, regroup, fault;
     /** Out-of-line code emitted after the body: exits and exception handlers of single instructions. */
@@ -67,6 +93,13 @@ final class JitWarpEmitter {
         exitPc = cob.allocateLocal(TypeKind.INT);
         p = cob.allocateLocal(TypeKind.REFERENCE);
         taken = cob.allocateLocal(TypeKind.INT);
+        r = cob.allocateLocal(TypeKind.REFERENCE);
+        lane = cob.allocateLocal(TypeKind.INT);
+        orA = cob.allocateLocal(TypeKind.LONG);
+        minA = cob.allocateLocal(TypeKind.LONG);
+        maxA = cob.allocateLocal(TypeKind.LONG);
+        addr = cob.allocateLocal(TypeKind.LONG);
+        base = cob.allocateLocal(TypeKind.LONG);
         plain = cob.newLabel();
         regroup = cob.newLabel();
         fault = cob.newLabel();
@@ -74,6 +107,8 @@ final class JitWarpEmitter {
         cob.iload(a).invokestatic(ConstantDescs.CD_Integer, "bitCount", MethodTypeDesc.of(CD_int, CD_int)).i2l().lstore(pop);
         cob.aload(W).getfield(CD_WARP, "minParked", CD_int).istore(lim);
         cob.aload(W).getfield(CD_WARP, "p", CD_INTS).astore(p);
+        cob.aload(W).getfield(CD_WARP, "r", CD_LONGS).astore(r);
+        cob.iconst_0().istore(lane);
         cob.iconst_0().istore(n);
         cob.iconst_0().istore(taken);
         cob.iconst_0().istore(exitPc);
@@ -160,10 +195,301 @@ final class JitWarpEmitter {
             cob.dup().istore(taken).ifeq(after);
             cob.loadConstant(jc.constant(op)).aload(W).iload(taken).invokevirtual(desc(op.getClass()), "exec", exec);
             cob.labelBinding(after);
+        } else if (INLINE && op instanceof MemOps.Ld ld && uniformParam(ld)) {
+            // a kernel parameter at a constant offset inside the parameters (checked here): one value for every lane
+            cob.aload(W).getfield(CD_WARP, "cta", CD_CTA).getfield(CD_CTA, "launch", CD_LAUNCH).getfield(CD_LAUNCH, "paramBase", CD_long)
+                    .loadConstant(ld.offset).ladd().loadConstant(ld.size).loadConstant(ld.signed ? 1 : 0)
+                    .invokestatic(CD_MEM, "load", MethodTypeDesc.of(CD_long, CD_long, CD_int, CD_boolean)).lstore(addr);
+            Label top = cob.newLabel(), next = cob.newLabel();
+            cob.iload(a).istore(taken);
+            cob.labelBinding(top);
+            cob.iload(taken).ifeq(next);
+            cob.aload(r).loadConstant(ld.d0).iload(taken).invokestatic(ConstantDescs.CD_Integer, "numberOfTrailingZeros", MethodTypeDesc.of(CD_int, CD_int))
+                    .iadd().lload(addr).lastore();
+            cob.iload(taken).iload(taken).iconst_1().isub().iand().istore(taken).goto_(top);
+            cob.labelBinding(next);
+        } else if (INLINE && op instanceof FloatOps.Setp sp && int32Setp(sp)) {
+            Label part = cob.newLabel(), after = cob.newLabel();
+            cob.iload(a).iconst_m1().if_icmpne(part);
+            setp(sp);
+            cob.goto_(after);
+            cob.labelBinding(part);
+            cob.loadConstant(jc.constant(op)).aload(W).iload(a).invokevirtual(desc(op.getClass()), "exec", exec);
+            cob.labelBinding(after);
+        } else if (INLINE && op instanceof MemOps.Access acc && wholeWarpAccess(acc)) {
+            Label part = cob.newLabel(), after = cob.newLabel();
+            cob.iload(a).iconst_m1().if_icmpne(part);
+            access(acc, part);
+            cob.goto_(after);
+            cob.labelBinding(part);
+            cob.loadConstant(jc.constant(op)).aload(W).iload(a).invokevirtual(desc(op.getClass()), "exec", exec);
+            cob.labelBinding(after);
+        } else if (INLINE && wholeWarpValue(op, true)) {
+            // a whole warp (the common case): the instruction's 32-lane loop here, with its slots as constants
+            Label part = cob.newLabel(), after = cob.newLabel();
+            cob.iload(a).iconst_m1().if_icmpne(part);
+            Label top = cob.newLabel();
+            cob.iconst_0().istore(lane);
+            cob.labelBinding(top);
+            cob.aload(r).loadConstant(dest(op)).iload(lane).iadd();
+            wholeWarpValue(op, false);
+            cob.lastore();
+            cob.iinc(lane, 1).iload(lane).loadConstant(32).if_icmplt(top);
+            cob.goto_(after);
+            cob.labelBinding(part);
+            cob.loadConstant(jc.constant(op)).aload(W).iload(a).invokevirtual(desc(op.getClass()), "exec", exec);
+            cob.labelBinding(after);
         } else {
             cob.loadConstant(jc.constant(op)).aload(W).iload(a).invokevirtual(desc(op.getClass()), "exec", exec);
         }
         checkParked(pc + 1);
+    }
+
+    /** Whether {@code -Dzluda.jit.inline=false} is absent: whole-warp loops of the simplest instructions inline. */
+    static final boolean INLINE = !"false".equals(System.getProperty("zluda.jit.inline"));
+
+    private static int dest(Op op) {
+        return switch (op) {
+            case IntOps.Alu o -> o.d;
+            case FloatOps.Arith o -> o.d;
+            case MemOps.Cvta o -> o.d;
+            default -> ((Ops.Mov) op).d;
+        };
+    }
+
+    /**
+     * Whether {@code op} is a 4-byte global or shared ld/st with a register address and no ordering, which
+     * {@link #access} runs for a whole warp as {@code MemOps.Ld.exec} / {@code MemOps.St.exec} do.
+     */
+    private static boolean wholeWarpAccess(MemOps.Access acc) {
+        if (acc.base < 0 || acc.space != MemOps.GLOBAL && acc.space != MemOps.SHARED) return false;
+        return switch (acc) {
+            case MemOps.Ld o -> o.count == 1 && o.size == 4 && o.d0 >= 0 && !o.acquire;
+            case MemOps.St o -> o.count == 1 && o.size == 4 && o.src[0] >= 0 && !o.release;
+            default -> false;
+        };
+    }
+
+    /** Pushes lane {@code lane}'s address of {@code acc} ({@code MemOps.Access.address}). */
+    private void address(MemOps.Access acc) {
+        lane(acc.base);
+        if (acc.base32) cob.loadConstant(0xFFFF_FFFFL).land();
+        if (acc.offset != 0) cob.loadConstant(acc.offset).ladd();
+    }
+
+    /**
+     * A whole warp's 4-byte access ({@link #wholeWarpAccess}): the 32 addresses checked at once as
+     * {@code MemOps.Access.wholeWarp} checks them (all aligned; lowest and highest inside the CTA's shared memory or
+     * inside one allocation the warp used recently), then 32 plain loads or stores; to {@code part} (the
+     * instruction's own code, which checks lane by lane and names the first bad lane) when the check fails.
+     */
+    private void access(MemOps.Access acc, Label part) {
+        boolean shared = acc.space == MemOps.SHARED;
+        cob.lconst_0().lstore(orA).loadConstant(Long.MAX_VALUE).lstore(minA).loadConstant(Long.MIN_VALUE).lstore(maxA);
+        Label top = cob.newLabel();
+        cob.iconst_0().istore(lane);
+        cob.labelBinding(top);
+        address(acc);
+        cob.lstore(addr);
+        cob.lload(orA).lload(addr).lor().lstore(orA);
+        cob.lload(minA).lload(addr).invokestatic(CD_MATH, "min", MethodTypeDesc.of(CD_long, CD_long, CD_long)).lstore(minA);
+        cob.lload(maxA).lload(addr).invokestatic(CD_MATH, "max", MethodTypeDesc.of(CD_long, CD_long, CD_long)).lstore(maxA);
+        cob.iinc(lane, 1).iload(lane).loadConstant(32).if_icmplt(top);
+        cob.lload(orA).loadConstant(3L).land().lconst_0().lcmp().ifne(part);
+        if (shared) {
+            cob.lload(minA).lconst_0().lcmp().iflt(part);
+            cob.lload(maxA).aload(W).getfield(CD_WARP, "cta", CD_CTA).getfield(CD_CTA, "sharedBytes", CD_long).loadConstant(4L).lsub().lcmp().ifgt(part);
+            cob.aload(W).getfield(CD_WARP, "cta", CD_CTA).getfield(CD_CTA, "sharedBase", CD_long).lstore(base);
+        } else {
+            cob.aload(W).lload(minA).lload(maxA).iconst_4().invokevirtual(CD_WARP, "globalCovers", MethodTypeDesc.of(CD_boolean, CD_long, CD_long, CD_int)).ifeq(part);
+            cob.lconst_0().lstore(base);
+        }
+        Label top2 = cob.newLabel();
+        cob.iconst_0().istore(lane);
+        cob.labelBinding(top2);
+        if (acc instanceof MemOps.Ld ld) {
+            cob.aload(r).loadConstant(ld.d0).iload(lane).iadd();
+            cob.getstatic(CD_MEM, "ALL", CD_SEGMENT).getstatic(CD_MEM, "I", CD_OFINT);
+            cob.lload(base);
+            address(acc);
+            cob.ladd().invokeinterface(CD_SEGMENT, "get", MethodTypeDesc.of(CD_int, CD_OFINT, CD_long)).i2l();
+            if (!ld.signed) cob.loadConstant(0xFFFF_FFFFL).land();
+            cob.lastore();
+        } else {
+            MemOps.St st = (MemOps.St) acc;
+            cob.getstatic(CD_MEM, "ALL", CD_SEGMENT).getstatic(CD_MEM, "I", CD_OFINT);
+            cob.lload(base);
+            address(acc);
+            cob.ladd();
+            lane(st.src[0]);
+            cob.l2i().invokeinterface(CD_SEGMENT, "set", MethodTypeDesc.of(CD_void, CD_OFINT, CD_long, CD_int));
+        }
+        cob.iinc(lane, 1).iload(lane).loadConstant(32).if_icmplt(top2);
+    }
+
+    /** Whether {@code ld} reads one kernel parameter at a constant offset that lies inside the parameters. */
+    private boolean uniformParam(MemOps.Ld ld) {
+        if (ld.space != MemOps.PARAM || ld.base >= 0 || ld.count != 1 || ld.d0 < 0) return false;
+        long total = ld.size;
+        return ld.offset >= 0 && (ld.offset & (total - 1)) == 0 && ld.offset + total <= jc.paramBytes();
+    }
+
+    /** Whether {@code o} compares 32-bit integers, which {@code FloatOps.Setp.int32All} does for a whole warp. */
+    private static boolean int32Setp(FloatOps.Setp o) {
+        boolean unsignedCmp = o.cmp >= FloatOps.LO && o.cmp <= FloatOps.HS || (!o.signed && o.cmp <= FloatOps.GE);
+        return o.kind == FloatOps.K_INT && o.bits == 32 && (unsignedCmp || o.signed && o.cmp <= FloatOps.GE);
+    }
+
+    /**
+     * A whole warp's 32-bit integer setp, as {@code FloatOps.Setp.exec} computes it: the comparison's lane mask
+     * ({@code int32All}: unsigned order as the signed order of the values with their top bit flipped), then
+     * {@code p = t bool c}, {@code q = ~t bool c} for all lanes.
+     */
+    private void setp(FloatOps.Setp o) {
+        boolean unsignedCmp = o.cmp >= FloatOps.LO && o.cmp <= FloatOps.HS || (!o.signed && o.cmp <= FloatOps.GE);
+        int c = o.cmp >= FloatOps.LO ? o.cmp - FloatOps.LO + FloatOps.LT : o.cmp;
+        boolean bias = unsignedCmp && c != FloatOps.EQ && c != FloatOps.NE;
+        java.lang.classfile.Opcode jump = switch (c) {
+            case FloatOps.EQ -> java.lang.classfile.Opcode.IF_ICMPEQ;
+            case FloatOps.NE -> java.lang.classfile.Opcode.IF_ICMPNE;
+            case FloatOps.LT -> java.lang.classfile.Opcode.IF_ICMPLT;
+            case FloatOps.LE -> java.lang.classfile.Opcode.IF_ICMPLE;
+            case FloatOps.GT -> java.lang.classfile.Opcode.IF_ICMPGT;
+            default -> java.lang.classfile.Opcode.IF_ICMPGE;
+        };
+        Label top = cob.newLabel();
+        cob.iconst_0().istore(taken);
+        cob.iconst_0().istore(lane);
+        cob.labelBinding(top);
+        Label yes = cob.newLabel(), bit = cob.newLabel();
+        cob.iload(taken);
+        lane(o.a);
+        cob.l2i();
+        if (bias) cob.loadConstant(Integer.MIN_VALUE).ixor();
+        lane(o.b);
+        cob.l2i();
+        if (bias) cob.loadConstant(Integer.MIN_VALUE).ixor();
+        cob.branch(jump, yes);
+        cob.iconst_0().goto_(bit);
+        cob.labelBinding(yes);
+        cob.iconst_1();
+        cob.labelBinding(bit);
+        cob.iload(lane).ishl().ior().istore(taken);
+        cob.iinc(lane, 1).iload(lane).loadConstant(32).if_icmplt(top);
+        MethodTypeDesc combine = MethodTypeDesc.of(CD_int, CD_int, CD_int, CD_int);
+        for (int k = 0; k < 2; k++) {
+            int dst = k == 0 ? o.dp : o.dq;
+            if (dst < 0) continue;
+            cob.aload(p).loadConstant(dst).loadConstant(o.bool).iload(taken);
+            if (k == 1) cob.iconst_m1().ixor();
+            if (o.c >= 0) {
+                cob.aload(p).loadConstant(o.c).iaload();
+                if (o.cNeg) cob.iconst_m1().ixor();
+            } else {
+                cob.iconst_0();
+            }
+            cob.invokestatic(CD_FLOATOPS, "combine", combine).iastore();
+        }
+    }
+
+    /** Pushes lane {@code lane}'s value of slot {@code s}. */
+    private void lane(int s) {
+        cob.aload(r).loadConstant(s).iload(lane).iadd().laload();
+    }
+
+    /**
+     * The value lane {@code lane} of a whole warp writes, computed as the instruction's own whole-warp loop computes
+     * it ({@code IntOps.Alu.full}, {@code FloatOps.Arith.exec}, {@code Ops.Mov.exec}); with {@code test}, only
+     * whether this instruction has such a loop here (nothing emitted).
+     */
+    private boolean wholeWarpValue(Op op, boolean test) {
+        switch (op) {
+            case Ops.Mov o -> {
+                if (!test) lane(o.a);
+                return true;
+            }
+            case MemOps.Cvta o -> {
+                if (test) return true;
+                long window = switch (o.space) {
+                    case MemOps.SHARED -> Mem.SHARED_WINDOW;
+                    case MemOps.LOCAL -> Mem.LOCAL_WINDOW;
+                    case MemOps.PARAM -> Mem.PARAM_WINDOW;
+                    default -> 0;
+                };
+                lane(o.a);
+                if (window != 0) {
+                    if (o.toSpace) cob.loadConstant(window).lsub();
+                    else cob.loadConstant(0xFFFF_FFFFL).land().loadConstant(window).ladd();
+                }
+                if (o.narrow) cob.loadConstant(0xFFFF_FFFFL).land();
+                return true;
+            }
+            case IntOps.Alu o -> {
+                switch (o.kind) {
+                    case IntOps.ADD, IntOps.SUB, IntOps.MUL_LO, IntOps.AND, IntOps.OR, IntOps.XOR -> {
+                        if (test) return true;
+                        lane(o.a);
+                        lane(o.b);
+                        switch (o.kind) {
+                            case IntOps.ADD -> cob.ladd();
+                            case IntOps.SUB -> cob.lsub();
+                            case IntOps.MUL_LO -> cob.lmul();
+                            case IntOps.AND -> cob.land();
+                            case IntOps.OR -> cob.lor();
+                            default -> cob.lxor();
+                        }
+                        return true;
+                    }
+                    case IntOps.MAD_LO -> {
+                        if (test) return true;
+                        lane(o.a);
+                        lane(o.b);
+                        cob.lmul();
+                        lane(o.c);
+                        cob.ladd();
+                        return true;
+                    }
+                    case IntOps.MUL_WIDE -> {
+                        if (test) return true;
+                        int sh = 64 - o.bits;
+                        lane(o.a);
+                        cob.loadConstant(sh).lshl().loadConstant(sh);
+                        if (o.signed) cob.lshr(); else cob.lushr();
+                        lane(o.b);
+                        cob.loadConstant(sh).lshl().loadConstant(sh);
+                        if (o.signed) cob.lshr(); else cob.lushr();
+                        cob.lmul();
+                        return true;
+                    }
+                    default -> {
+                        return false;
+                    }
+                }
+            }
+            case FloatOps.Arith o -> {
+                if (o.f64 || o.ftz || o.sat || o.rnd != FloatMath.RN) return false;
+                String m = switch (o.kind) {
+                    case FloatOps.ADD -> "addRn";
+                    case FloatOps.MUL -> "mulRn";
+                    case FloatOps.FMA -> "fmaRn";
+                    default -> null;
+                };
+                if (m == null) return false;
+                if (test) return true;
+                lane(o.a);
+                lane(o.b);
+                if (o.kind == FloatOps.FMA) {
+                    lane(o.c);
+                    cob.invokestatic(CD_FLOATOPS, m, MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_long));
+                } else {
+                    cob.invokestatic(CD_FLOATOPS, m, MethodTypeDesc.of(CD_long, CD_long, CD_long));
+                }
+                return true;
+            }
+            default -> {
+                return false;
+            }
+        }
     }
 
     private void branch(Op op, int pc) {
