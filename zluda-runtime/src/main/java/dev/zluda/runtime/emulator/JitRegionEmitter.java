@@ -427,18 +427,8 @@ final class JitRegionEmitter {
             }
             case MemOps.Ld o -> ld(o, pc);
             case MemOps.Cvta o -> {
-                long window = switch (o.space) {
-                    case MemOps.SHARED -> Mem.SHARED_WINDOW;
-                    case MemOps.LOCAL -> Mem.LOCAL_WINDOW;
-                    case MemOps.PARAM -> Mem.PARAM_WINDOW;
-                    default -> 0;
-                };
                 load(o.a);
-                if (window != 0) {
-                    if (o.toSpace) cob.loadConstant(window).lsub();
-                    else cob.loadConstant(0xFFFF_FFFFL).land().loadConstant(window).ladd();
-                }
-                if (o.narrow) cob.loadConstant(0xFFFF_FFFFL).land();
+                o.emit(cob);
                 store(o.d);
             }
             case MemOps.IsSpace o -> {
@@ -525,18 +515,33 @@ final class JitRegionEmitter {
         store(o.d);
     }
 
+    /** Whether {@code o} is add/mul/fma.rn.f32 without .ftz or .sat ({@link #rnF32} emits it). */
+    static boolean isRnF32(FloatOps.Arith o) {
+        return !o.f64 && !o.ftz && !o.sat && o.rnd == FloatMath.RN && (o.kind == FloatOps.ADD || o.kind == FloatOps.MUL || o.kind == FloatOps.FMA);
+    }
+
+    /**
+     * For add/mul/fma.rn.f32 ({@link #isRnF32}): pushes the operands with {@code load} (given a slot) and calls
+     * {@code FloatOps.addRn}/{@code mulRn}/{@code fmaRn}, which compute what {@code FloatOps.Arith} does; false
+     * (nothing emitted) for any other arithmetic.
+     */
+    static boolean rnF32(FloatOps.Arith o, CodeBuilder cob, java.util.function.IntConsumer load) {
+        if (!isRnF32(o)) return false;
+        String m = o.kind == FloatOps.ADD ? "addRn" : o.kind == FloatOps.MUL ? "mulRn" : "fmaRn";
+        load.accept(o.a);
+        load.accept(o.b);
+        if (o.kind == FloatOps.FMA) {
+            load.accept(o.c);
+            cob.invokestatic(CD_FLOATOPS, m, MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_long));
+        } else {
+            cob.invokestatic(CD_FLOATOPS, m, MethodTypeDesc.of(CD_long, CD_long, CD_long));
+        }
+        return true;
+    }
+
     private void arith(FloatOps.Arith o) {
         if (!o.f64) {
-            if (!o.ftz && !o.sat && o.rnd == FloatMath.RN && (o.kind == FloatOps.ADD || o.kind == FloatOps.MUL || o.kind == FloatOps.FMA)) {
-                String m = o.kind == FloatOps.ADD ? "addRn" : o.kind == FloatOps.MUL ? "mulRn" : "fmaRn";
-                load(o.a);
-                load(o.b);
-                if (o.kind == FloatOps.FMA) {
-                    load(o.c);
-                    cob.invokestatic(CD_FLOATOPS, m, MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_long));
-                } else {
-                    cob.invokestatic(CD_FLOATOPS, m, MethodTypeDesc.of(CD_long, CD_long, CD_long));
-                }
+            if (rnF32(o, cob, this::load)) {
                 store(o.d);
                 return;
             }

@@ -209,40 +209,39 @@ final class JitWarpEmitter {
             cob.iload(taken).iload(taken).iconst_1().isub().iand().istore(taken).goto_(top);
             cob.labelBinding(next);
         } else if (INLINE && op instanceof FloatOps.Setp sp && int32Setp(sp)) {
-            Label part = cob.newLabel(), after = cob.newLabel();
-            cob.iload(a).iconst_m1().if_icmpne(part);
-            setp(sp);
-            cob.goto_(after);
-            cob.labelBinding(part);
-            cob.loadConstant(jc.constant(op)).aload(W).iload(a).invokevirtual(desc(op.getClass()), "exec", exec);
-            cob.labelBinding(after);
+            wholeWarpOrExec(op, part -> setp(sp));
         } else if (INLINE && op instanceof MemOps.Access acc && wholeWarpAccess(acc)) {
-            Label part = cob.newLabel(), after = cob.newLabel();
-            cob.iload(a).iconst_m1().if_icmpne(part);
-            access(acc, part);
-            cob.goto_(after);
-            cob.labelBinding(part);
-            cob.loadConstant(jc.constant(op)).aload(W).iload(a).invokevirtual(desc(op.getClass()), "exec", exec);
-            cob.labelBinding(after);
+            wholeWarpOrExec(op, part -> access(acc, part));
         } else if (INLINE && wholeWarpValue(op, true)) {
-            // a whole warp (the common case): the instruction's 32-lane loop here, with its slots as constants
-            Label part = cob.newLabel(), after = cob.newLabel();
-            cob.iload(a).iconst_m1().if_icmpne(part);
-            Label top = cob.newLabel();
-            cob.iconst_0().istore(lane);
-            cob.labelBinding(top);
-            cob.aload(r).loadConstant(dest(op)).iload(lane).iadd();
-            wholeWarpValue(op, false);
-            cob.lastore();
-            cob.iinc(lane, 1).iload(lane).loadConstant(32).if_icmplt(top);
-            cob.goto_(after);
-            cob.labelBinding(part);
-            cob.loadConstant(jc.constant(op)).aload(W).iload(a).invokevirtual(desc(op.getClass()), "exec", exec);
-            cob.labelBinding(after);
+            // the instruction's 32-lane loop here, with its slots as constants
+            wholeWarpOrExec(op, part -> {
+                Label top = cob.newLabel();
+                cob.iconst_0().istore(lane);
+                cob.labelBinding(top);
+                cob.aload(r).loadConstant(dest(op)).iload(lane).iadd();
+                wholeWarpValue(op, false);
+                cob.lastore();
+                cob.iinc(lane, 1).iload(lane).loadConstant(32).if_icmplt(top);
+            });
         } else {
             cob.loadConstant(jc.constant(op)).aload(W).iload(a).invokevirtual(desc(op.getClass()), "exec", exec);
         }
         checkParked(pc + 1);
+    }
+
+    /**
+     * For a whole warp (the common case) the code {@code inline} emits, which may jump to the label it is given
+     * when it finds it cannot run the instruction (no effect done yet); otherwise the instruction's own
+     * {@link Op#exec} for the running group.
+     */
+    private void wholeWarpOrExec(Op op, java.util.function.Consumer<Label> inline) {
+        Label part = cob.newLabel(), after = cob.newLabel();
+        cob.iload(a).iconst_m1().if_icmpne(part);
+        inline.accept(part);
+        cob.goto_(after);
+        cob.labelBinding(part);
+        cob.loadConstant(jc.constant(op)).aload(W).iload(a).invokevirtual(desc(op.getClass()), "exec", MethodTypeDesc.of(CD_void, CD_WARP, CD_int));
+        cob.labelBinding(after);
     }
 
     /** Whether {@code -Dzluda.jit.inline=false} is absent: whole-warp loops of the simplest instructions inline. */
@@ -410,18 +409,8 @@ final class JitWarpEmitter {
             }
             case MemOps.Cvta o -> {
                 if (test) return true;
-                long window = switch (o.space) {
-                    case MemOps.SHARED -> Mem.SHARED_WINDOW;
-                    case MemOps.LOCAL -> Mem.LOCAL_WINDOW;
-                    case MemOps.PARAM -> Mem.PARAM_WINDOW;
-                    default -> 0;
-                };
                 lane(o.a);
-                if (window != 0) {
-                    if (o.toSpace) cob.loadConstant(window).lsub();
-                    else cob.loadConstant(0xFFFF_FFFFL).land().loadConstant(window).ladd();
-                }
-                if (o.narrow) cob.loadConstant(0xFFFF_FFFFL).land();
+                o.emit(cob);
                 return true;
             }
             case IntOps.Alu o -> {
@@ -467,24 +456,7 @@ final class JitWarpEmitter {
                 }
             }
             case FloatOps.Arith o -> {
-                if (o.f64 || o.ftz || o.sat || o.rnd != FloatMath.RN) return false;
-                String m = switch (o.kind) {
-                    case FloatOps.ADD -> "addRn";
-                    case FloatOps.MUL -> "mulRn";
-                    case FloatOps.FMA -> "fmaRn";
-                    default -> null;
-                };
-                if (m == null) return false;
-                if (test) return true;
-                lane(o.a);
-                lane(o.b);
-                if (o.kind == FloatOps.FMA) {
-                    lane(o.c);
-                    cob.invokestatic(CD_FLOATOPS, m, MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_long));
-                } else {
-                    cob.invokestatic(CD_FLOATOPS, m, MethodTypeDesc.of(CD_long, CD_long, CD_long));
-                }
-                return true;
+                return test ? JitRegionEmitter.isRnF32(o) : JitRegionEmitter.rnF32(o, cob, this::lane);
             }
             default -> {
                 return false;
