@@ -431,14 +431,32 @@ final class MemOps {
             this.narrow = narrow;
         }
 
-        @Override
-        void exec(Warp w, int m) {
-            long window = switch (space) {
+        /** Where the state space's window starts in the generic space (0: global, whose addresses are generic ones). */
+        long window() {
+            return switch (space) {
                 case SHARED -> Mem.SHARED_WINDOW;
                 case LOCAL -> Mem.LOCAL_WINDOW;
                 case PARAM -> Mem.PARAM_WINDOW;
                 default -> 0;
             };
+        }
+
+        /**
+         * Emits, for compiled code, what {@link #exec} computes of one lane's value on the stack (a long): the
+         * address converted and, with {@code narrow}, cut to 32 bits.
+         */
+        void emit(java.lang.classfile.CodeBuilder cob) {
+            long window = window();
+            if (window != 0) {
+                if (toSpace) cob.loadConstant(window).lsub();
+                else cob.loadConstant(0xFFFF_FFFFL).land().loadConstant(window).ladd();
+            }
+            if (narrow) cob.loadConstant(0xFFFF_FFFFL).land();
+        }
+
+        @Override
+        void exec(Warp w, int m) {
+            long window = window();
             final long[] r = w.r;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);

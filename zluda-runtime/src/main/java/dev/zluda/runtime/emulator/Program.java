@@ -74,7 +74,8 @@ final class Program {
                 compiled = r == null ? NOT_COMPILED : r;
                 if (System.getenv("ZLUDA_DEBUG") != null) {
                     System.err.printf(java.util.Locale.ROOT, "[ZLUDA] kernel %s: %s in %.1f ms%n", name, r == null ? "nothing to compile"
-                            : r.regions() + " regions compiled, " + r.compiledOps() + " of " + code.length + " instructions", (System.nanoTime() - t0) / 1e6);
+                            : r.regions() + " regions compiled lane by lane (" + r.compiledOps() + " instructions), " + r.warpRegions() + " warp regions ("
+                            + r.warpOps() + " instructions), of " + code.length + " instructions", (System.nanoTime() - t0) / 1e6);
                 }
             } catch (RuntimeException | LinkageError e) {
                 // the tests set zluda.jit.strict: a kernel the compiler fails on is a compiler bug to see, not to hide

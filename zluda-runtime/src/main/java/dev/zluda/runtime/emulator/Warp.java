@@ -180,48 +180,20 @@ final class Warp {
     }
 
     /**
-     * Runs until every lane has exited or waits at a barrier, or {@code budget} instructions
-     * have been executed.
+     * Runs until every lane has exited or waits at a barrier, or {@code budget} warp-instructions have been executed:
+     * the program's code as compiled ({@link JitCompiler}), or every instruction interpreted when it was not.
      */
     void run(int budget) {
-        if (jit != null) {
-            runCompiled(budget);
-            return;
-        }
-        interpret(budget);
-    }
-
-    /** {@link #run} with every instruction interpreted (also the reference the compiled code is held to). */
-    private void interpret(int budget) {
-        final Op[] code = this.code;
-        final int[] p = this.p;
-        while (budget-- > 0) {
-            if (active == 0 && !pickGroup()) return;
-            final Op op = code[pc];
-            int m = active;
-            executed += Integer.bitCount(m);
-            if (op.guard >= 0) m &= op.guardNeg ? ~p[op.guard] : p[op.guard];
-            switch (op.kind) {
-                case Op.NORMAL -> {
-                    if (m != 0) op.exec(this, m);
-                    pc++;
-                    if (pc >= minParked) regroup();
-                }
-                case Op.BRA -> branch(m, op.target);
-                case Op.EXIT -> exit(m);
-                case Op.BAR -> barrier((Ops.Bar) op, m);
-                case Op.CALL -> call((CallOps.Call) op, m);
-                default -> ret(m);
-            }
-        }
+        run(budget, jit != null ? jitCode : code);
     }
 
     /**
-     * {@link #run} for a compiled program: the compiled regions ({@link JitKernel}) run where they begin, every other
-     * instruction as in {@link #interpret}. A region charges the slice what its longest lane executed.
+     * The interpreter's loop over {@code code}: {@link #code} (every instruction interpreted, the reference the
+     * compiled code is held to) or {@link #jitCode}, where a compiled region ({@link JitKernel}) runs from each of its
+     * entries and charges the slice what it executed (a lane region: what its longest lane executed); every other
+     * instruction runs here.
      */
-    private void runCompiled(int budget) {
-        final Op[] code = this.jitCode;
+    private void run(int budget, Op[] code) {
         final int[] p = this.p;
         while (budget > 0) {
             if (active == 0 && !pickGroup()) return;
@@ -233,7 +205,7 @@ final class Warp {
                     // a lane faulted: the interpreter runs the region again for the lanes that did not finish and
                     // stops at the fault it finds first: within the 32 lanes' paths through the region, each at most
                     // the budget plus the region's length
-                    interpret(32 * (budget + JitCompiler.MAX_REGION_OPS + 1));
+                    run(32 * (budget + JitCompiler.MAX_REGION_OPS + 1), this.code);
                     return;
                 }
                 budget -= used;
@@ -287,7 +259,7 @@ final class Warp {
         pc = startPc;
     }
 
-    private void branch(int taken, int target) {
+    void branch(int taken, int target) {
         int stay = active & ~taken;
         if (stay == 0) {
             pc = target;
@@ -522,7 +494,7 @@ final class Warp {
     }
 
     /** Parks the running group and picks the lowest-PC group again. */
-    private void regroup() {
+    void regroup() {
         for (int m = active; m != 0; m &= m - 1) lanePc[Integer.numberOfTrailingZeros(m)] = pc;
         parked |= active;
         active = 0;

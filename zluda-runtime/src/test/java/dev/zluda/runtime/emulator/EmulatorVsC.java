@@ -94,7 +94,8 @@ public class EmulatorVsC {
                 Program p = v.work().kernel().program();
                 JitCompiler.Result r = p.compiled();
                 System.out.println(workload + ": " + (r == null ? "nothing compiled (the interpreter runs every instruction)"
-                        : r.regions() + " regions, " + r.compiledOps() + " of " + p.code.length + " instructions compiled"));
+                        : r.regions() + " regions (" + r.compiledOps() + " instructions) lane by lane, " + r.warpRegions() + " warp regions ("
+                        + r.warpOps() + " instructions), of " + p.code.length + " instructions compiled"));
             }
             op = () -> {
                 v.reset().run();

@@ -54,9 +54,10 @@ class JitTest {
     }
 
     /**
-     * What the compiler takes of the benchmark kernels (docs/benchmarks.md): the loop of the shuffle reduction and the
-     * tile products of the SGEMM; nothing of SAXPY, whose loop holds a store and whose other pieces are too short to
-     * pay ({@link JitCompiler#worthCompiling}).
+     * What the compiler takes of the benchmark kernels (docs/benchmarks.md): lane by lane, the loop of the shuffle
+     * reduction and the tile products of the SGEMM, nothing of SAXPY, whose loop holds a store and whose other pieces
+     * are too short to pay ({@link JitAnalysis#worthCompiling}); in warp regions ({@link JitWarpEmitter}) the rest but
+     * {@code exit}/{@code ret} and barriers: SAXPY's whole loop (11 instructions).
      */
     @Test
     void whatTheBenchmarkKernelsHaveCompiled() throws Exception {
@@ -64,11 +65,17 @@ class JitTest {
             for (String name : EmulatorWorkloads.VERSUS_C) {
                 Program p = w.versusC(name).work().kernel().program();
                 JitCompiler.Result r = JitCompiler.compile(p);
-                System.out.println(name + ": " + (r == null ? "nothing" : r.regions() + " regions, " + r.compiledOps()) + " of " + p.code.length + " instructions compiled");
+                System.out.println(name + ": " + (r == null ? "nothing" : r.regions() + " regions, " + r.compiledOps() + " instructions lane by lane, "
+                        + r.warpRegions() + " warp regions, " + r.warpOps() + " instructions") + " of " + p.code.length + " compiled");
+                assertNotNull(r, name);
+                if (JitCompiler.WARP_REGIONS) {
+                    int others = 0;
+                    for (Op op : p.code) if (op.kind != Op.NORMAL && op.kind != Op.BRA) others++;
+                    assertEquals(p.code.length - others, r.compiledOps() + r.warpOps(), name + ": every instruction but exits and barriers compiled");
+                }
                 if (name.equals("saxpy")) {
-                    assertEquals(null, r, name);
+                    assertEquals(0, r.regions(), name);
                 } else {
-                    assertNotNull(r, name);
                     // the hot code: sgemm's 16-step tile product, the reduction's grid-stride loop
                     assertTrue(name.equals("sgemm") ? r.compiledOps() * 2 > p.code.length : r.compiledOps() >= 7, name + ": " + r.compiledOps() + " of " + p.code.length);
                 }
