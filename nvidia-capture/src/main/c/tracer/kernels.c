@@ -388,14 +388,22 @@ static gexec **find_exec(uint64_t exec) {
     return p;
 }
 
-void zt_graph_instantiated(uint64_t exec, uint64_t graph) {
-    if (!enabled() || !exec) return;
+/* A new record of exec's kernel nodes, read from graph, and in *p where exec's current record is (*p, or the list's
+ * end), with glock held on return; NULL, the lock not taken, when tracing is off, exec is 0 or memory ran out. */
+static gexec *new_exec_locked(uint64_t exec, uint64_t graph, gexec ***p) {
+    if (!enabled() || !exec) return NULL;
     gexec *e = calloc(1, sizeof *e);
-    if (!e) return;
+    if (!e) return NULL;
     e->exec = exec;
     add_graph(e, graph, 1, 0);
     pthread_mutex_lock(&glock);
-    gexec **p = find_exec(exec);
+    *p = find_exec(exec);
+    return e;
+}
+
+void zt_graph_instantiated(uint64_t exec, uint64_t graph) {
+    gexec **p, *e = new_exec_locked(exec, graph, &p);
+    if (!e) return;
     if (*p) { gexec *old = *p; *p = old->next; free_exec(old); }
     e->next = gexecs;
     gexecs = e;
@@ -403,13 +411,8 @@ void zt_graph_instantiated(uint64_t exec, uint64_t graph) {
 }
 
 void zt_graph_updated(uint64_t exec, uint64_t graph) {
-    if (!enabled() || !exec) return;
-    gexec *e = calloc(1, sizeof *e);
+    gexec **p, *e = new_exec_locked(exec, graph, &p);
     if (!e) return;
-    e->exec = exec;
-    add_graph(e, graph, 1, 0);
-    pthread_mutex_lock(&glock);
-    gexec **p = find_exec(exec);
     if (*p) {
         gexec *old = *p;
         /* the same topology: the k-th kernel node of each; the old node handles keep naming them */

@@ -581,6 +581,21 @@ public final class DiffEngine {
         return true;
     }
 
+    /** Compares paired calls x (in A) and y (in B); a divergence, with the candidates pending since the last pair, goes to divs. */
+    private void comparePaired(int x, int y, List<Div> divs) {
+        int mask = compare(x, y, null);
+        if (mask != 0) {
+            Div d = new Div();
+            d.a = x;
+            d.b = y;
+            d.mask = mask;
+            d.pos = sa.ordinal(x) * 2;
+            d.candidates = pendingCandidates;
+            divs.add(d);
+        }
+        pendingCandidates = null;
+    }
+
     private void walk(int ta, int tb, int[] partnerA, long[] bPos, List<Div> divs) {
         int[] ca = ta >= 0 ? sa.threadCalls.get(ta).toArray() : new int[0];
         int[] cb = tb >= 0 ? sb.threadCalls.get(tb).toArray() : new int[0];
@@ -589,17 +604,7 @@ public final class DiffEngine {
         while (i < ca.length || j < cb.length) {
             int x = i < ca.length ? ca[i] : -1, y = j < cb.length ? cb[j] : -1;
             if (x >= 0 && y >= 0 && partnerA[x] == y) {
-                int mask = compare(x, y, null);
-                if (mask != 0) {
-                    Div d = new Div();
-                    d.a = x;
-                    d.b = y;
-                    d.mask = mask;
-                    d.pos = sa.ordinal(x) * 2;
-                    d.candidates = pendingCandidates;
-                    divs.add(d);
-                }
-                pendingCandidates = null;
+                comparePaired(x, y, divs);
                 lastA = sa.ordinal(x);
                 lastB = sb.ordinal(y);
                 i++;
@@ -607,17 +612,7 @@ public final class DiffEngine {
             } else if (x >= 0 && partnerA[x] < 0 && reorderA[x] >= 0) {
                 // a destroy B makes at another place of the same run of destroys (pairReorderedDestroys)
                 int yr = reorderA[x];
-                int mask = compare(x, yr, null);
-                if (mask != 0) {
-                    Div d = new Div();
-                    d.a = x;
-                    d.b = yr;
-                    d.mask = mask;
-                    d.pos = sa.ordinal(x) * 2;
-                    d.candidates = pendingCandidates;
-                    divs.add(d);
-                }
-                pendingCandidates = null;
+                comparePaired(x, yr, divs);
                 reordered(x, yr);
                 lastA = sa.ordinal(x);
                 i++;

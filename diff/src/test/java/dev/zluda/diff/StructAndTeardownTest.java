@@ -63,6 +63,16 @@ class StructAndTeardownTest {
     }
 
     /** Variations of the inserted calls' data. */
+    /** An editor that keeps the device pointers the capture's cuMemAlloc_v2 calls returned, in order (allocation 1 first). */
+    abstract static class AllocationsSeen implements Rewrite.Editor {
+        final List<Long> allocs = new ArrayList<>();
+
+        @Override
+        public void leave(Rewrite.Call c) {
+            if (c.function.equals("cuMemAlloc_v2")) allocs.add(ByteBuffer.wrap(c.out.getFirst().bytes()).order(ByteOrder.LITTLE_ENDIAN).getLong());
+        }
+    }
+
     record Structs(int flags, int padding, int alloc, long width, byte junk) {}
 
     /**
@@ -71,13 +81,7 @@ class StructAndTeardownTest {
      * {@code alloc} (1..3, as allocated by the capture).
      */
     static Path withStructs(Path src, String name, Structs s) throws Exception {
-        List<Long> allocs = new ArrayList<>();
-        return Rewrite.copy(src, tmp.resolve(name), new Rewrite.Editor() {
-            @Override
-            public void leave(Rewrite.Call c) {
-                if (c.function.equals("cuMemAlloc_v2")) allocs.add(ByteBuffer.wrap(c.out.getFirst().bytes()).order(ByteOrder.LITTLE_ENDIAN).getLong());
-            }
-
+        return Rewrite.copy(src, tmp.resolve(name), new AllocationsSeen() {
             @Override
             public void enter(Rewrite.Call c) {
                 if (c.ordinal != 11) return;
@@ -170,13 +174,7 @@ class StructAndTeardownTest {
      * launch).
      */
     static Path freesIn(Path src, String name, int at, int... order) throws Exception {
-        List<Long> allocs = new ArrayList<>();
-        return Rewrite.copy(src, tmp.resolve(name), new Rewrite.Editor() {
-            @Override
-            public void leave(Rewrite.Call c) {
-                if (c.function.equals("cuMemAlloc_v2")) allocs.add(ByteBuffer.wrap(c.out.getFirst().bytes()).order(ByteOrder.LITTLE_ENDIAN).getLong());
-            }
-
+        return Rewrite.copy(src, tmp.resolve(name), new AllocationsSeen() {
             @Override
             public void enter(Rewrite.Call c) {
                 if (c.function.equals("cuMemFree_v2")) c.drop = true;

@@ -154,22 +154,7 @@ final class PoolArea {
 
     /** cuMemPoolGetAttribute: reuse flags (int), release threshold and memory figures (cuuint64_t, bytes). */
     public int cuMemPoolGetAttribute(long pool, int attr, long value) {
-        if (!state.initialized) return NOT_INITIALIZED;
-        Pool p = pools.get(pool);
-        if (p == null || value == 0) return INVALID_VALUE;
-        synchronized (p) {
-            switch (attr) {
-                case POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES, POOL_REUSE_ALLOW_OPPORTUNISTIC, POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES ->
-                        putInt(value, p.reuse[attr - 1]);
-                case POOL_RELEASE_THRESHOLD -> putLong(value, p.releaseThreshold);
-                case POOL_RESERVED_MEM_CURRENT, POOL_USED_MEM_CURRENT -> putLong(value, p.used);
-                case POOL_RESERVED_MEM_HIGH, POOL_USED_MEM_HIGH -> putLong(value, p.usedHigh);
-                default -> {
-                    return INVALID_VALUE;
-                }
-            }
-        }
-        return SUCCESS;
+        return poolAttribute(pool, attr, value, false);
     }
 
     /**
@@ -178,17 +163,32 @@ final class PoolArea {
      * (CUDA_ERROR_INVALID_VALUE).
      */
     public int cuMemPoolSetAttribute(long pool, int attr, long value) {
+        return poolAttribute(pool, attr, value, true);
+    }
+
+    /** cuMemPoolGetAttribute ({@code set} false) and cuMemPoolSetAttribute ({@code set} true) of {@code value}'s cell. */
+    private int poolAttribute(long pool, int attr, long value, boolean set) {
         if (!state.initialized) return NOT_INITIALIZED;
         Pool p = pools.get(pool);
         if (p == null || value == 0) return INVALID_VALUE;
         synchronized (p) {
             switch (attr) {
-                case POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES, POOL_REUSE_ALLOW_OPPORTUNISTIC, POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES ->
-                        p.reuse[attr - 1] = getInt(value) != 0 ? 1 : 0;
-                case POOL_RELEASE_THRESHOLD -> p.releaseThreshold = getLong(value);
+                case POOL_REUSE_FOLLOW_EVENT_DEPENDENCIES, POOL_REUSE_ALLOW_OPPORTUNISTIC, POOL_REUSE_ALLOW_INTERNAL_DEPENDENCIES -> {
+                    if (set) p.reuse[attr - 1] = getInt(value) != 0 ? 1 : 0;
+                    else putInt(value, p.reuse[attr - 1]);
+                }
+                case POOL_RELEASE_THRESHOLD -> {
+                    if (set) p.releaseThreshold = getLong(value);
+                    else putLong(value, p.releaseThreshold);
+                }
+                case POOL_RESERVED_MEM_CURRENT, POOL_USED_MEM_CURRENT -> {
+                    if (set) return INVALID_VALUE;
+                    putLong(value, p.used);
+                }
                 case POOL_RESERVED_MEM_HIGH, POOL_USED_MEM_HIGH -> {
-                    if (getLong(value) != 0) return INVALID_VALUE;
-                    p.usedHigh = p.used;
+                    if (!set) putLong(value, p.usedHigh);
+                    else if (getLong(value) != 0) return INVALID_VALUE;
+                    else p.usedHigh = p.used;
                 }
                 default -> {
                     return INVALID_VALUE;

@@ -294,6 +294,20 @@ final class JitRegionEmitter {
     }
 
     /** Loads slot {@code slot}, or 0 when it is -1 (an absent operand). */
+    /**
+     * Calls instruction {@code o}'s own per-lane method {@code lane(long...)}, returning {@code ret}: the instruction
+     * (a class constant), then each register operand as a long (0 for a register number below 0, an absent operand).
+     */
+    private void laneCall(Object o, ClassDesc ret, int... slots) {
+        cob.loadConstant(constant(o));
+        ClassDesc[] params = new ClassDesc[slots.length];
+        for (int i = 0; i < slots.length; i++) {
+            loadOr0(slots[i]);
+            params[i] = CD_long;
+        }
+        cob.invokevirtual(desc(o.getClass()), "lane", MethodTypeDesc.of(ret, params));
+    }
+
     private void loadOr0(int slot) {
         if (slot < 0) cob.lconst_0();
         else load(slot);
@@ -375,11 +389,7 @@ final class JitRegionEmitter {
             case IntOps.Alu o -> alu(o);
             case FloatOps.Arith o -> arith(o);
             case FloatOps.Half o -> {
-                cob.loadConstant(constant(o));
-                load(o.a);
-                loadOr0(o.b);
-                loadOr0(o.c);
-                cob.invokevirtual(desc(o.getClass()), "lane", MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_long));
+                laneCall(o, CD_long, o.a, o.b, o.c);
                 store(o.d);
             }
             case FloatOps.Setp o -> setp(o);
@@ -397,32 +407,19 @@ final class JitRegionEmitter {
                 store(o.d);
             }
             case FloatOps.Slct o -> {
-                cob.loadConstant(constant(o));
-                load(o.a);
-                load(o.b);
-                load(o.c);
-                cob.invokevirtual(desc(o.getClass()), "lane", MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_long));
+                laneCall(o, CD_long, o.a, o.b, o.c);
                 store(o.d);
             }
             case FloatOps.Testp o -> {
-                cob.loadConstant(constant(o));
-                load(o.a);
-                cob.invokevirtual(desc(o.getClass()), "lane", MethodTypeDesc.of(CD_boolean, CD_long));
+                laneCall(o, CD_boolean, o.a);
                 storePred(o.dp);
             }
             case ConvertOps.Cvt o -> {
-                cob.loadConstant(constant(o));
-                load(o.a);
-                loadOr0(o.b);
-                cob.invokevirtual(desc(o.getClass()), "lane", MethodTypeDesc.of(CD_long, CD_long, CD_long));
+                laneCall(o, CD_long, o.a, o.b);
                 store(o.d);
             }
             case ConvertOps.CvtPack o -> {
-                cob.loadConstant(constant(o));
-                load(o.a);
-                load(o.b);
-                loadOr0(o.c);
-                cob.invokevirtual(desc(o.getClass()), "lane", MethodTypeDesc.of(CD_long, CD_long, CD_long, CD_long));
+                laneCall(o, CD_long, o.a, o.b, o.c);
                 store(o.d);
             }
             case MemOps.Ld o -> ld(o, pc);
@@ -432,9 +429,7 @@ final class JitRegionEmitter {
                 store(o.d);
             }
             case MemOps.IsSpace o -> {
-                cob.loadConstant(constant(o));
-                load(o.a);
-                cob.invokevirtual(desc(o.getClass()), "lane", MethodTypeDesc.of(CD_boolean, CD_long));
+                laneCall(o, CD_boolean, o.a);
                 storePred(o.dp);
             }
             case CallOps.FrameAddress o -> {
