@@ -440,10 +440,10 @@ final class RunCommand implements Callable<Integer> {
                     info.kernelSnapshots == 0
                             ? (captureKernels == null ? "" : ", no kernel snapshot (no launched kernel's name matched --capture-kernels '" + captureKernels + "')")
                             : ", " + Main.count(info.kernelSnapshots, "kernel snapshot") + " (zluda replay --list)");
-            err.printf("           %s (capture.zcap %,d, %s of %s)%n", Main.count(bytes, "byte"), Files.size(d.resolve("capture.zcap")),
-                    Main.count(moduleFiles, "module file"), Main.count(info.modules.size(), "module load"));
             String teardown = teardownNote(info);
             if (teardown != null) err.println("           " + teardown);
+            err.printf("           %s (capture.zcap %,d, %s of %s)%n", Main.count(bytes, "byte"), Files.size(d.resolve("capture.zcap")),
+                    Main.count(moduleFiles, "module file"), Main.count(info.modules.size(), "module load"));
             if (!info.status.endedCleanly()) err.println("           " + captureEnd(info.status));
             if (last != null && last.text != null) err.println("           " + last.text);
             if (pack) {
