@@ -46,6 +46,9 @@ final class DemoCommand implements Callable<Integer> {
             "vectorAdd", List.of("4096"), "matrixMul", List.of("64"), "reduction", List.of("65536", "64"),
             "histogram", List.of("65536", "32"), "scan", List.of("65536"), "illegalAccess", List.of());
 
+    /** The samples in the order the help lists them. */
+    static final List<String> SAMPLES = List.of("vectorAdd", "matrixMul", "reduction", "histogram", "scan", "illegalAccess");
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -67,7 +70,8 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws IOException, InterruptedException {
         PrintWriter out = spec.commandLine().getOut();
         if (!REFERENCE_ARGS.containsKey(sample)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "no sample named '" + sample + "'; samples: " + String.join(", ", REFERENCE_ARGS.keySet()));
+            throw new CommandLine.ParameterException(spec.commandLine(), "no sample named '" + sample + "': did you mean "
+                    + SpecCommand.closest(sample, SAMPLES, 1).getFirst() + "? (samples: " + String.join(", ", SAMPLES) + ")");
         }
         Path repo = repo();
         Path program = repo.resolve("samples/target/native/bin").resolve(sample);
@@ -130,8 +134,9 @@ final class DemoCommand implements Callable<Integer> {
             spec.commandLine().getErr().flush();
             return Main.TROUBLE;
         }
+        String zluda = launcher(System.getProperty("zluda.home"), System.getenv("PATH"));
         StringWriter text = new StringWriter();
-        TextReport.write(r, new PrintWriter(text));
+        TextReport.write(r, new PrintWriter(text), false, zluda);
         // the summary: verdict, counts, first divergence (the full report is in the HTML file)
         for (String line : text.toString().split("\n")) {
             if (line.isBlank() && r.same()) break;
@@ -146,7 +151,6 @@ final class DemoCommand implements Callable<Integer> {
                 : "VERDICT: the runs differ: " + Main.count(r.divergingCalls(), "diverging call") + " (first divergence above)"));
         out.println("      capture:  " + capture);
         out.println("      report:   " + html);
-        String zluda = launcher(System.getProperty("zluda.home"), System.getenv("PATH"));
         out.println("      look at it:  " + zluda + " dump " + capture);
         out.println("                   " + zluda + " diff " + reference + " " + capture);
         out.flush();

@@ -210,7 +210,8 @@ final class DiffCommand implements Callable<Integer> {
         switch (format) {
             case "json" -> JsonReport.write(r, pw);
             case "html" -> HtmlReport.write(r, pw);
-            default -> TextReport.write(r, pw, verbose);
+            // the follow-up command runs as pasted: the launcher's absolute path unless PATH finds it (as run and demo print it)
+            default -> TextReport.write(r, pw, verbose, DemoCommand.launcher(System.getProperty("zluda.home"), System.getenv("PATH")));
         }
         pw.flush();
         if (w != null) w.rethrow();

@@ -154,7 +154,13 @@ final class RunCommand implements Callable<Integer> {
             return 127;
         }
         int code = p.waitFor();
-        if (tracing) summarize(logDir, before, code, p.pid(), err);
+        if (tracing) {
+            summarize(logDir, before, code, p.pid(), err);
+        } else if (killedBySignal(code)) {
+            // zluda is the program's parent, so the shell's own "Segmentation fault" line never appears: say it here
+            sayHowItEnded(code, p.pid(), err);
+            err.flush();
+        }
         return code;
     }
 
@@ -375,6 +381,16 @@ final class RunCommand implements Callable<Integer> {
                 + "see docs/troubleshooting.md)";
     }
 
+    /** Prints how the program ended, in words, and where the report of a crash of the JVM inside it is, if it left one. */
+    private void sayHowItEnded(int exitCode, long pid, PrintWriter err) {
+        err.println("zluda run: " + command.getFirst() + " " + howItEnded(exitCode));
+        Path jvmReport = jvmCrashReport(exitCode, pid, environment);
+        if (jvmReport != null) {
+            err.println("zluda run: the Java runtime inside the program crashed (a zluda bug, not the program's): its report is " + jvmReport
+                    + "; please attach it to a bug report (docs/troubleshooting.md)");
+        }
+    }
+
     /**
      * Prints how the program ended (in words: the signal's name and meaning) and, for every capture
      * the run made: calls, errors, kernel launches, size, where it is, how it ended (the last
@@ -390,12 +406,7 @@ final class RunCommand implements Callable<Integer> {
             made = fresh.stream().filter(d -> Files.isRegularFile(d.resolve("capture.zcap"))).toList();
             started = fresh.stream().filter(d -> !Files.isRegularFile(d.resolve("capture.zcap"))).toList();
         }
-        err.println("zluda run: " + command.getFirst() + " " + howItEnded(exitCode));
-        Path jvmReport = jvmCrashReport(exitCode, pid, environment);
-        if (jvmReport != null) {
-            err.println("zluda run: the Java runtime inside the program crashed (a zluda bug, not the program's): its report is " + jvmReport
-                    + "; please attach it to a bug report (docs/troubleshooting.md)");
-        }
+        sayHowItEnded(exitCode, pid, err);
         if (made.isEmpty()) err.println("zluda run: warning: " + noCaptureMessage(logDir, exitCode, started));
         String zluda = DemoCommand.launcher(System.getProperty("zluda.home"), environment.get("PATH"));
         for (Path d : made) {
@@ -429,6 +440,8 @@ final class RunCommand implements Callable<Integer> {
                     info.kernelSnapshots == 0
                             ? (captureKernels == null ? "" : ", no kernel snapshot (no launched kernel's name matched --capture-kernels '" + captureKernels + "')")
                             : ", " + Main.count(info.kernelSnapshots, "kernel snapshot") + " (zluda replay --list)");
+            String teardown = teardownNote(info);
+            if (teardown != null) err.println("           " + teardown);
             err.printf("           %s (capture.zcap %,d, %s of %s)%n", Main.count(bytes, "byte"), Files.size(d.resolve("capture.zcap")),
                     Main.count(moduleFiles, "module file"), Main.count(info.modules.size(), "module load"));
             if (!info.status.endedCleanly()) err.println("           " + captureEnd(info.status));
@@ -468,13 +481,18 @@ final class RunCommand implements Callable<Integer> {
             Map.entry(24, new String[] {"SIGXCPU", "CPU time limit exceeded"}),
             Map.entry(25, new String[] {"SIGXFSZ", "file size limit exceeded"}));
 
+    /** Whether {@link Process#waitFor()}'s status says a signal ended the program (128 + signal 1..64). */
+    static boolean killedBySignal(int exitCode) {
+        return exitCode > 128 && exitCode <= 128 + 64;
+    }
+
     /**
      * How a program ended, in words: {@code exited with 0}, {@code was killed by SIGSEGV (signal 11,
      * segmentation fault: an invalid memory access); exit status 139}. A status above 128 is how
      * {@link Process#waitFor()} (like the shell) reports a death by signal {@code status - 128}.
      */
     static String howItEnded(int exitCode) {
-        if (exitCode <= 128 || exitCode > 128 + 64) return "exited with " + exitCode;
+        if (!killedBySignal(exitCode)) return "exited with " + exitCode;
         int sig = exitCode - 128;
         String[] s = SIGNALS.get(sig);
         return "was killed by " + (s != null ? s[0] + " (signal " + sig + ", " + s[1] + ")" : "signal " + sig) + "; exit status " + exitCode;
@@ -491,6 +509,30 @@ final class RunCommand implements Callable<Integer> {
         Path dir = tmp != null && tmp.startsWith("/") && Files.isDirectory(Path.of(tmp)) ? Path.of(tmp) : Path.of("/tmp");
         Path f = dir.resolve("zluda-hs_err_pid" + pid + ".log");
         return Files.isRegularFile(f) ? f : null;
+    }
+
+    /** CUresult CUDA_ERROR_DEINITIALIZED (cuda.h): the driver is shutting down. */
+    static final int DEINITIALIZED = 4;
+
+    /**
+     * The errors that are the CUDA runtime's teardown, in words, or null when there are none: calls that
+     * returned CUDA_ERROR_DEINITIALIZED, which cudart makes at exit after the driver has shut down
+     * (cuLibraryUnload, cuDevicePrimaryCtxRelease); NVIDIA's driver answers them the same way
+     * (samples/traces/h200/cudart_demo, recorded on an NVIDIA H200).
+     */
+    static String teardownNote(CaptureInfo info) {
+        long n = 0;
+        List<String> names = new ArrayList<>();
+        for (Map.Entry<String, CaptureInfo.Counts> e : info.functions.entrySet()) {
+            Long k = e.getValue().errors.get(DEINITIALIZED);
+            if (k == null) continue;
+            n += k;
+            names.add(e.getKey());
+        }
+        if (n == 0) return null;
+        String list = names.size() <= 3 ? String.join(", ", names) : String.join(", ", names.subList(0, 3)) + ", " + (names.size() - 3) + " more";
+        return (n == info.errors ? (n == 1 ? "that error is" : "all " + n + " are") : n + " of them " + (n == 1 ? "is" : "are"))
+                + " CUDA_ERROR_DEINITIALIZED (" + list + "): the CUDA runtime's teardown at exit, after the driver shut down; expected, NVIDIA's driver answers the same";
     }
 
     /** Why a capture has no clean end, in words. */

@@ -140,17 +140,24 @@ final class SpecCommand implements Callable<Integer> {
     }
 
     private int unknown(CudaApi api, String what) {
-        LevenshteinDistance d = LevenshteinDistance.getDefaultInstance();
-        String lower = what.toLowerCase(Locale.ROOT);
-        List<String> close = Stream.concat(api.functions().stream().map(CudaFunction::name), api.baseNames().stream())
-                .distinct()
-                .map(n -> Map.entry(n, d.apply(lower, n.toLowerCase(Locale.ROOT))))
-                .sorted(Comparator.comparingInt((Map.Entry<String, Integer> e) -> e.getValue()).thenComparing(Map.Entry::getKey))
-                .limit(5).map(Map.Entry::getKey).toList();
+        List<String> close = closest(what, Stream.concat(api.functions().stream().map(CudaFunction::name), api.baseNames().stream()).toList(), 5);
         PrintWriter err = spec.commandLine().getErr();
         err.println("zluda spec: error: no CUDA driver function named '" + what + "'. Closest: " + String.join(", ", close));
         err.flush();
         return 2;
+    }
+
+    /**
+     * The {@code limit} names of {@code names} closest to {@code what}: by Levenshtein distance
+     * ignoring case, then alphabetically; for the "did you mean" of an unknown name.
+     */
+    static List<String> closest(String what, java.util.Collection<String> names, int limit) {
+        LevenshteinDistance d = LevenshteinDistance.getDefaultInstance();
+        String lower = what.toLowerCase(Locale.ROOT);
+        return names.stream().distinct()
+                .map(n -> Map.entry(n, d.apply(lower, n.toLowerCase(Locale.ROOT))))
+                .sorted(Comparator.comparingInt((Map.Entry<String, Integer> e) -> e.getValue()).thenComparing(Map.Entry::getKey))
+                .limit(limit).map(Map.Entry::getKey).toList();
     }
 
     private static String version(int v) {

@@ -116,6 +116,15 @@ class CaptureCommandsTest {
         assertEquals("# no calls match (--calls 30..40; the capture holds 10 calls)", r.lines()[0], r.out());
         r = CliRun.run("dump", "--function", "cuNoSuch", dir.toString());
         assertEquals("# no calls match (--function cuNoSuch; the capture holds 10 calls)", r.lines()[0], r.out());
+        // filters together: what each matches alone (the fixture: cuLaunchKernel calls 8 and 9; call 4 failed, 10 never returned)
+        r = CliRun.run("dump", "--errors", "--function", "cuLaunchKernel", dir.toString());
+        assertEquals("# no calls match (--function cuLaunchKernel: 2 calls, --errors: 1 call failed and 1 never returned, none matches both;"
+                + " the capture holds 10 calls)", r.lines()[0], r.out());
+        r = CliRun.run("dump", "--errors", "--function", "cuMemAlloc", "--calls", "1..3", dir.toString());
+        assertEquals("# no calls match (--calls 1..3: 3 calls, --function cuMemAlloc: 2 calls, --errors: 1 call failed and 1 never returned,"
+                + " none matches all three; the capture holds 10 calls)", r.lines()[0], r.out());
+        r = CliRun.run("dump", "--calls", "1..3", "--function", "cuNoSuch", dir.toString());
+        assertEquals("# no calls match (--calls 1..3: 3 calls, --function cuNoSuch: no call, none matches both; the capture holds 10 calls)", r.lines()[0], r.out());
         // vectorAdd on the H200: every one of its 20 calls returned CUDA_SUCCESS
         r = CliRun.run("dump", "--errors", "../samples/traces/h200/vectorAdd");
         assertEquals(0, r.code(), r.err());

@@ -31,6 +31,17 @@ class DemoCommandTest {
         assertEquals("zluda", DemoCommand.launcher(null, "/usr/bin"));
     }
 
+    /** A sample name that is not one gets the closest name, as an unknown function name does in zluda spec. */
+    @Test
+    void anUnknownSampleGetsTheClosestName() {
+        assertEquals(java.util.Set.copyOf(DemoCommand.SAMPLES), DemoCommand.REFERENCE_ARGS.keySet(), "every sample listed has its reference arguments");
+        CliRun.Result r = CliRun.run("demo", "--sample", "vectoradd");
+        assertEquals(2, r.code(), r.err());
+        assertTrue(r.err().contains("no sample named 'vectoradd': did you mean vectorAdd? (samples: vectorAdd, matrixMul, reduction, histogram, scan, illegalAccess)"), r.err());
+        assertTrue(CliRun.run("demo", "--sample", "matmul").err().contains("did you mean matrixMul?"));
+        assertTrue(CliRun.run("demo", "--sample", "illegal_access").err().contains("did you mean illegalAccess?"));
+    }
+
     /**
      * Every sample the README offers ({@code zluda demo --sample NAME}) runs on the zluda driver and its
      * capture is SAME as the one recorded on the H200 (samples/traces/h200), exit 0.

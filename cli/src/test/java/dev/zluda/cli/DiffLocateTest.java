@@ -103,6 +103,21 @@ class DiffLocateTest {
         assertTrue(s.out().contains("Kernels: 0 of 1 compared launch diverge"), s.out());
     }
 
+    /** With dist/bin not on PATH the suggested command starts with the launcher's absolute path, as run and demo print it. */
+    @Test
+    void theSuggestedCommandRunsAsPastedWhenZludaIsNotOnPath(@org.junit.jupiter.api.io.TempDir Path home) {
+        String old = System.getProperty("zluda.home");
+        System.setProperty("zluda.home", home.toString());
+        try {
+            CliRun.Result r = CliRun.run("diff", A.toString(), sub.toString());
+            assertEquals(1, r.code(), r.err());
+            assertTrue(r.out().contains("first differing instruction: " + home.resolve("bin/zluda").toAbsolutePath().normalize() + " diff " + A + " " + sub
+                    + " --kernel 1 --locate"), r.out());
+        } finally {
+            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
+        }
+    }
+
     @Test
     void withoutAnNvidiaGpuTheH200SideIsRefusedWithWhatToRunInstead() {
         Assumptions.assumeFalse(nvidiaHere(), "an NVIDIA driver is loadable here: the H200 side can run");

@@ -32,6 +32,33 @@ class RunCommandTest {
     }
 
     /**
+     * zluda is the program's parent, so the shell never prints its "Segmentation fault" line: a plain run
+     * (no trace) says how a program killed by a signal ended, and says nothing for one that exits.
+     */
+    @Test
+    void aPlainRunSaysWhenTheProgramWasKilledByASignal(@TempDir Path tmp) throws Exception {
+        Path lib = Files.createDirectories(tmp.resolve("lib"));
+        Files.writeString(lib.resolve("libcuda.so.1"), "stand-in");
+        String old = System.getProperty("zluda.home");
+        System.setProperty("zluda.home", tmp.toString());
+        try {
+            java.io.StringWriter err = new java.io.StringWriter();
+            var cl = Main.commandLine();
+            cl.setErr(new java.io.PrintWriter(err, true));
+            assertEquals(139, cl.execute("run", "--", "/bin/sh", "-c", "kill -SEGV $$"));
+            assertTrue(err.toString().contains("zluda run: /bin/sh was killed by SIGSEGV (signal 11, segmentation fault: an invalid memory access); exit status 139"),
+                    err.toString());
+            assertFalse(err.toString().contains("capture"), "a plain run records nothing: " + err);
+
+            err.getBuffer().setLength(0);
+            assertEquals(3, cl.execute("run", "--", "/bin/sh", "-c", "exit 3"));
+            assertEquals("", err.toString(), "a program that exits is not talked over");
+        } finally {
+            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
+        }
+    }
+
+    /**
      * A program killed before anything was recorded (e.g. while zluda's driver starts its Java runtime at
      * the first CUDA call) is not told that it may not have loaded libcuda.so.1: the summary says it was
      * killed, and by what.
@@ -254,6 +281,22 @@ class RunCommandTest {
         CliRun.Result r = tracedRunLeaving(tmp, "vectorAdd-kernels");
         assertEquals(0, r.code(), r.err());
         assertTrue(r.err().contains("1 kernel launch (vectorAdd ×1), 1 kernel snapshot (zluda replay --list)"), r.err());
+    }
+
+    /**
+     * The calls cudart makes at exit after the driver shut down return CUDA_ERROR_DEINITIALIZED on NVIDIA's driver
+     * too: the summary says which errors those are. cudart_demo recorded on the H200 has 7 errors, 3 of them
+     * DEINITIALIZED (an export-table call, cuLibraryUnload, cuDevicePrimaryCtxRelease); vectorAdd (driver API only) none.
+     */
+    @Test
+    void theSummaryNamesTheTeardownErrors(@TempDir Path tmp) throws Exception {
+        CliRun.Result r = tracedRunLeaving(tmp, "cudart_demo");
+        assertEquals(0, r.code(), r.err());
+        assertTrue(r.err().contains("7 returned an error"), r.err());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("3 of them are CUDA_ERROR_DEINITIALIZED \\(([^)]*)\\): the CUDA runtime's teardown at exit").matcher(r.err());
+        assertTrue(m.find(), r.err());
+        assertTrue(m.group(1).contains("cuDevicePrimaryCtxRelease") && m.group(1).contains("cuLibraryUnload"), m.group(1));
+        assertFalse(tracedRunLeaving(tmp.resolve("va"), "vectorAdd").err().contains("DEINITIALIZED"));
     }
 
     /** A --capture-kernels REGEX that no launched kernel matched is said in the summary, not left out. */

@@ -18,6 +18,15 @@ public final class TextReport {
      * ({@code zluda diff --verbose}), otherwise one line says how to see them.
      */
     public static void write(DiffResult r, PrintWriter out, boolean verbose) {
+        write(r, out, verbose, "zluda");
+    }
+
+    /**
+     * {@link #write(DiffResult, PrintWriter, boolean)} with the follow-up commands it suggests
+     * ({@code zluda diff A B --kernel 1 --locate}) starting with {@code launcher}: the path of zluda's
+     * launcher when PATH does not find it, so that the line runs as pasted.
+     */
+    public static void write(DiffResult r, PrintWriter out, boolean verbose, String launcher) {
         out.println("A: " + Describe.side(r.a()));
         out.println("B: " + Describe.side(r.b()));
         for (String n : r.notes()) out.println("Note: " + n);
@@ -55,7 +64,9 @@ public final class TextReport {
                 for (String p : kd.parameters()) out.println("    " + p + " [the launches were given other inputs]");
                 for (DiffResult.KernelBuffer b : kd.buffers()) out.println("    " + Describe.kernelBuffer(b));
                 if (kd.note() != null) out.println("    note: " + kd.note());
-                out.println("    first differing instruction: " + kd.locate());
+                String cmd = kd.locate();
+                if (cmd.startsWith("zluda ")) cmd = launcher + cmd.substring("zluda".length());
+                out.println("    first differing instruction: " + cmd);
             }
         }
         if (!r.ignored().isEmpty() && !verbose) {

@@ -107,13 +107,34 @@ public final class Dump {
         if (level > MAX_INDENT) sb.append("[depth ").append(level).append("] ");
     }
 
-    /** The filters of {@code o} in the words of the options: {@code --calls 30..40, --errors: no call failed}. */
-    private static String filters(Options o) {
+    /**
+     * Why no call matched the filters of {@code o}, in the words of the options. One filter: it alone
+     * ({@code --calls 30..40}, {@code --errors: no call failed}). More: what each matches on its own and
+     * that no call matches them all ({@code --function cuMemAlloc: 2 calls, --errors: 3 calls failed, none
+     * matches both}). {@code alone}: calls in the range, calls of the function, calls that failed, calls that never returned.
+     */
+    private static String filters(Options o, long[] alone) {
         List<String> f = new ArrayList<>();
-        if (o.from > 1 || o.to < Long.MAX_VALUE) f.add("--calls " + o.from + ".." + (o.to == Long.MAX_VALUE ? "" : Long.toString(o.to)));
-        if (o.function != null) f.add("--function " + o.function.pattern());
-        if (o.errorsOnly) f.add("--errors: no call failed");
-        return String.join(", ", f);
+        boolean range = o.from > 1 || o.to < Long.MAX_VALUE;
+        String calls = "--calls " + o.from + ".." + (o.to == Long.MAX_VALUE ? "" : Long.toString(o.to));
+        int n = (range ? 1 : 0) + (o.function != null ? 1 : 0) + (o.errorsOnly ? 1 : 0);
+        if (n == 1) {
+            if (range) f.add(calls);
+            if (o.function != null) f.add("--function " + o.function.pattern());
+            if (o.errorsOnly) f.add("--errors: no call failed");
+            return f.get(0);
+        }
+        if (range) f.add(calls + ": " + callCount(alone[0]));
+        if (o.function != null) f.add("--function " + o.function.pattern() + ": " + callCount(alone[1]));
+        if (o.errorsOnly) {
+            f.add("--errors: " + (alone[2] == 0 && alone[3] == 0 ? "no call failed"
+                    : callCount(alone[2]) + " failed" + (alone[3] > 0 ? " and " + alone[3] + " never returned" : "")));
+        }
+        return String.join(", ", f) + (n == 2 ? ", none matches both" : ", none matches all three");
+    }
+
+    private static String callCount(long n) {
+        return n == 0 ? "no call" : n == 1 ? "1 call" : n + " calls";
     }
 
     /** Damage notes printed in full; more are counted. */
@@ -149,6 +170,7 @@ public final class Dump {
         Set<Long> launchesOpen = new HashSet<>();
         int[] snapshotNumber = {0};
         long[] seen = {0, 0};   // calls in the capture, calls printed
+        long[] alone = {0, 0, 0, 0}; // calls each filter matches on its own: in the range, of the function, failed, never returned
         Fold fold = new Fold(out);
         asm[0] = new CallAssembler(new CallAssembler.Listener() {
             @Override
@@ -185,6 +207,10 @@ public final class Dump {
 
             void print(Call c, int level) {
                 seen[0]++;
+                if (c.ordinal() >= o.from && c.ordinal() <= o.to) alone[0]++;
+                if (o.function != null && o.function.matcher(cap.functionName(c.enter().functionId())).find()) alone[1]++;
+                if (c.inFlight()) alone[3]++;
+                else if (c.leave().result() != 0) alone[2]++;
                 if (selected(c)) {
                     seen[1]++;
                     out.println(prefix(c, level) + f[0].format(c));
@@ -238,7 +264,7 @@ public final class Dump {
         fold.flush();
         ReadStatus st = cap.reader().status();
         boolean filtered = o.from > 1 || o.to < Long.MAX_VALUE || o.errorsOnly || o.function != null;
-        if (filtered && seen[1] == 0) out.println("# no calls match (" + filters(o) + "; the capture holds " + seen[0] + (seen[0] == 1 ? " call)" : " calls)"));
+        if (filtered && seen[1] == 0) out.println("# no calls match (" + filters(o, alone) + "; the capture holds " + seen[0] + (seen[0] == 1 ? " call)" : " calls)"));
         damageLines(st, out);
         if (!flying.isEmpty()) {
             StringBuilder sb = new StringBuilder("# capture ends while " + flying.size() + (flying.size() == 1 ? " call was" : " calls were")

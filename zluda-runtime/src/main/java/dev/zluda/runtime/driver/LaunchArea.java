@@ -282,6 +282,9 @@ final class LaunchArea {
         if (out.result() != SUCCESS) return out.result();
         if (out.kernelError() != SUCCESS) {
             System.err.println("[ZLUDA] " + out.message());
+            String source = PtxSourceLine.forFault(p.fn().module.ptx, out.message());
+            if (source != null) System.err.println("[ZLUDA]   " + source);
+            ModuleArea.untracedHint(out.message());
             state.current().fault(out.kernelError());
             state.contextsChanged();
         }

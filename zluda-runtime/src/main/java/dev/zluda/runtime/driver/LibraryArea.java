@@ -82,7 +82,7 @@ final class LibraryArea {
         }
     }
 
-    private int loadLibrary(long library, ModuleArea.PtxSource src, long jitOptions, long jitValues, int numJit) {
+    private int loadLibrary(long library, String via, ModuleArea.PtxSource src, long jitOptions, long jitValues, int numJit) {
         if (!state.initialized) return NOT_INITIALIZED;
         if (library == 0) return INVALID_VALUE;
         JitLog log = JitLog.parse(numJit, jitOptions, jitValues);
@@ -112,7 +112,7 @@ final class LibraryArea {
         } catch (LoadFailure f) {
             JitLog.finish(log, f.getMessage(), "", System.nanoTime() - t0);
             state.event("library compile failed with " + CuResult.name(f.error) + ": " + f.getMessage());
-            System.err.println("[ZLUDA] cuLibraryLoad failed with " + CuResult.name(f.error) + ":");
+            System.err.println("[ZLUDA] " + via + " failed with " + CuResult.name(f.error) + ":");
             for (String line : f.getMessage().split("\n")) System.err.println("[ZLUDA]   " + line);
             ModuleArea.untracedHint(f.getMessage());
             return f.error;
@@ -122,13 +122,13 @@ final class LibraryArea {
     public int cuLibraryLoadData(long library, long code, long jitOptions, long jitOptionsValues, int numJitOptions, long libraryOptions,
                                  long libraryOptionValues, int numLibraryOptions) {
         if (code == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
-        return loadLibrary(library, modules.fromImage(code), jitOptions, jitOptionsValues, numJitOptions);
+        return loadLibrary(library, "cuLibraryLoadData", modules.fromImage(code), jitOptions, jitOptionsValues, numJitOptions);
     }
 
     public int cuLibraryLoadFromFile(long library, long fileName, long jitOptions, long jitOptionsValues, int numJitOptions,
                                      long libraryOptions, long libraryOptionValues, int numLibraryOptions) {
         if (fileName == 0) return state.initialized ? INVALID_VALUE : NOT_INITIALIZED;
-        return loadLibrary(library, modules.fromFile(fileName), jitOptions, jitOptionsValues, numJitOptions);
+        return loadLibrary(library, "cuLibraryLoadFromFile", modules.fromFile(fileName), jitOptions, jitOptionsValues, numJitOptions);
     }
 
     public int cuLibraryUnload(long library) {
