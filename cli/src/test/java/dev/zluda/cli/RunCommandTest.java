@@ -37,14 +37,7 @@ class RunCommandTest {
      */
     @Test
     void aPlainRunSaysWhenTheProgramWasKilledByASignal(@TempDir Path tmp) throws Exception {
-        Path lib = Files.createDirectories(tmp.resolve("lib"));
-        Files.writeString(lib.resolve("libcuda.so.1"), "stand-in");
-        String old = System.getProperty("zluda.home");
-        System.setProperty("zluda.home", tmp.toString());
-        try {
-            java.io.StringWriter err = new java.io.StringWriter();
-            var cl = Main.commandLine();
-            cl.setErr(new java.io.PrintWriter(err, true));
+        withStandInDriver(tmp, (cl, err) -> {
             assertEquals(139, cl.execute("run", "--", "/bin/sh", "-c", "kill -SEGV $$"));
             assertTrue(err.toString().contains("zluda run: /bin/sh was killed by SIGSEGV (signal 11, segmentation fault: an invalid memory access); exit status 139"),
                     err.toString());
@@ -53,9 +46,7 @@ class RunCommandTest {
             err.getBuffer().setLength(0);
             assertEquals(3, cl.execute("run", "--", "/bin/sh", "-c", "exit 3"));
             assertEquals("", err.toString(), "a program that exits is not talked over");
-        } finally {
-            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
-        }
+        });
     }
 
     /**
@@ -65,14 +56,7 @@ class RunCommandTest {
      */
     @Test
     void aProgramKilledBeforeItsFirstRecordIsSaidToHaveBeenKilled(@TempDir Path tmp) throws Exception {
-        Path lib = Files.createDirectories(tmp.resolve("lib"));
-        Files.writeString(lib.resolve("libcuda.so.1"), "stand-in");
-        String old = System.getProperty("zluda.home");
-        System.setProperty("zluda.home", tmp.toString());
-        try {
-            java.io.StringWriter err = new java.io.StringWriter();
-            var cl = Main.commandLine();
-            cl.setErr(new java.io.PrintWriter(err, true));
+        withStandInDriver(tmp, (cl, err) -> {
             assertEquals(137, cl.execute("run", "--zluda-trace", "-o", tmp.resolve("logs").toString(), "--", "/bin/sh", "-c", "kill -9 $$"));
             String e = err.toString();
             assertTrue(e.contains("/bin/sh was killed by SIGKILL (signal 9, "), e);
@@ -91,9 +75,7 @@ class RunCommandTest {
             err.getBuffer().setLength(0);
             assertEquals(0, cl.execute("run", "--zluda-trace", "-o", tmp.resolve("logs3").toString(), "--", "/bin/sh", "-c", "exit 0"));
             assertTrue(err.toString().contains("it made no CUDA call through libcuda.so.1 (did it load it?"), err.toString());
-        } finally {
-            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
-        }
+        });
     }
 
     @Test
@@ -398,5 +380,26 @@ class RunCommandTest {
         assertEquals(125, r.code(), r.err());
         assertTrue(r.err().contains("zluda run: error: cannot record into " + file.resolve("logs") + ": "), r.err());
         assertTrue(r.err().contains("a file is in the way: " + file) || r.err().contains("not a directory: " + file), r.err());
+    }
+
+    /** A test body given the command line (its stderr going to err). */
+    interface StandInBody {
+        void run(picocli.CommandLine cl, java.io.StringWriter err) throws Exception;
+    }
+
+    /** Runs body with zluda.home at tmp, which holds a stand-in lib/libcuda.so.1; zluda.home is restored afterwards. */
+    static void withStandInDriver(Path tmp, StandInBody body) throws Exception {
+        Path lib = Files.createDirectories(tmp.resolve("lib"));
+        Files.writeString(lib.resolve("libcuda.so.1"), "stand-in");
+        String old = System.getProperty("zluda.home");
+        System.setProperty("zluda.home", tmp.toString());
+        try {
+            java.io.StringWriter err = new java.io.StringWriter();
+            var cl = Main.commandLine();
+            cl.setErr(new java.io.PrintWriter(err, true));
+            body.run(cl, err);
+        } finally {
+            if (old == null) System.clearProperty("zluda.home"); else System.setProperty("zluda.home", old);
+        }
     }
 }
