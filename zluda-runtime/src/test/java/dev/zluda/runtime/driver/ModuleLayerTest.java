@@ -467,7 +467,7 @@ class ModuleLayerTest extends DriverTestBase {
     @Test
     void aLibraryLoadFailureNamesTheFunctionCalled() {
         initWithContext();
-        String unsupported = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2;\n ret;\n}\n";
+        String unsupported = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n.reg .b32 %r<4>;\n vadd.u32.u32.u32.sat %r1, %r2, %r3;\n ret;\n}\n";
         java.io.PrintStream old = System.err;
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
         System.setErr(new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
