@@ -52,12 +52,8 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc != 3) { printf("usage: coop_h200 coop_kernels.ptx OUTPUTS\n"); return 2; }
     outputs = fopen(argv[2], "w");
-    CUdevice dev;
     CUcontext ctx;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    CUdevice dev = primary_context(&ctx);
     char name[256];
     CHECK(cuDeviceGetName(name, sizeof name, dev));
     printf("device\t%s\n", name);

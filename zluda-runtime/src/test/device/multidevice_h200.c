@@ -19,12 +19,8 @@ int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc != 3) { printf("usage: multidevice_h200 coop_kernels.ptx OUTPUTS\n"); return 2; }
     FILE *outputs = fopen(argv[2], "w");
-    CUdevice dev;
     CUcontext ctx;
-    CHECK(cuInit(0));
-    CHECK(cuDeviceGet(&dev, 0));
-    CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CHECK(cuCtxSetCurrent(ctx));
+    CUdevice dev = primary_context(&ctx);
     int v, count;
     CHECK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, dev));
     printf("attribute.96\t%d\n", v);

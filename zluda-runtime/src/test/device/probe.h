@@ -1,7 +1,8 @@
 /*
  * Shared by the device probes in this folder (programs that record ground truth on an NVIDIA GPU through
  * the driver API): CHECK stops the probe with "fatal<TAB>call -> CUresult at line N" on stdout (exit 2),
- * PROBE prints "key<TAB>CUresult", slurp reads a whole file (a PTX image) into a NUL-terminated buffer.
+ * PROBE prints "key<TAB>CUresult", primary_context makes device 0's primary context current, slurp reads a whole
+ * file (a PTX image) into a NUL-terminated buffer.
  */
 #ifndef ZLUDA_DEVICE_PROBE_H
 #define ZLUDA_DEVICE_PROBE_H
@@ -24,5 +25,15 @@ static char *slurp(const char *path) {
     b[n] = 0;
     fclose(f);
     return b;
+}
+
+/* cuInit, device 0's primary context retained and made current (into *ctx); device 0. */
+static CUdevice primary_context(CUcontext *ctx) {
+    CUdevice dev;
+    CHECK(cuInit(0));
+    CHECK(cuDeviceGet(&dev, 0));
+    CHECK(cuDevicePrimaryCtxRetain(ctx, dev));
+    CHECK(cuCtxSetCurrent(*ctx));
+    return dev;
 }
 #endif
