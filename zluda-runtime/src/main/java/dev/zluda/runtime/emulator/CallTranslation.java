@@ -266,47 +266,40 @@ final class CallTranslation {
         throw tr.unsupported(ins.loc(), "call argument '" + dev.zluda.ptx.ir.IrPrinter.operand(o) + "' must be a .param variable");
     }
 
+    /** Adds a builtin call's op, its offsets relative to the frame in an out-of-line function, its place named for faults. */
+    private static void add(Translator tr, Instr ins, Ops.BuiltinCall op) {
+        if (tr.rel) op.frameBase = tr.fpSlot();
+        tr.addOp(op, ins);
+    }
+
     static void builtin(Translator tr, Instr ins, String name, List<Operand> rets, List<Operand> args, Scope scope) {
         switch (name) {
             case "vprintf" -> {
                 if (args.size() != 2) throw tr.unsupported(ins.loc(), "vprintf takes two arguments");
                 long ret = rets.isEmpty() ? -1 : frameOf(tr, rets.getFirst(), scope, ins);
                 Ops.Printf op = new Ops.Printf(frameOf(tr, args.get(0), scope, ins), frameOf(tr, args.get(1), scope, ins), ret);
-                if (tr.rel) op.frameBase = tr.fpSlot();
-                op.line = ins.loc().line();
-                op.form = ins.form();
-                tr.code.add(op);
+                add(tr, ins, op);
             }
             case "__assertfail" -> {
                 if (args.size() < 4) throw tr.unsupported(ins.loc(), "__assertfail takes five arguments");
                 Ops.AssertFail op = new Ops.AssertFail(frameOf(tr, args.get(0), scope, ins), frameOf(tr, args.get(1), scope, ins),
                         frameOf(tr, args.get(2), scope, ins), frameOf(tr, args.get(3), scope, ins));
-                if (tr.rel) op.frameBase = tr.fpSlot();
-                op.line = ins.loc().line();
-                op.form = ins.form();
-                tr.code.add(op);
+                add(tr, ins, op);
             }
             case "cudaGraphSetConditional" -> {
                 if (args.size() != 2) throw tr.unsupported(ins.loc(), "cudaGraphSetConditional takes two arguments");
                 Ops.SetConditional op = new Ops.SetConditional(frameOf(tr, args.get(0), scope, ins), frameOf(tr, args.get(1), scope, ins));
-                if (tr.rel) op.frameBase = tr.fpSlot();
-                op.line = ins.loc().line();
-                op.form = ins.form();
-                tr.code.add(op);
+                add(tr, ins, op);
             }
             case "malloc" -> {
                 if (args.size() != 1 || rets.size() != 1) throw tr.unsupported(ins.loc(), "malloc takes one argument and returns a pointer");
                 Ops.Malloc op = new Ops.Malloc(frameOf(tr, args.getFirst(), scope, ins), frameOf(tr, rets.getFirst(), scope, ins));
-                if (tr.rel) op.frameBase = tr.fpSlot();
-                tr.code.add(op);
+                add(tr, ins, op);
             }
             case "free" -> {
                 if (args.size() != 1) throw tr.unsupported(ins.loc(), "free takes one argument");
                 Ops.Free op = new Ops.Free(frameOf(tr, args.getFirst(), scope, ins));
-                if (tr.rel) op.frameBase = tr.fpSlot();
-                op.line = ins.loc().line();
-                op.form = ins.form();
-                tr.code.add(op);
+                add(tr, ins, op);
             }
             default -> throw tr.unsupported(ins.loc(), "call of '" + name + "', which the module does not define, is not supported by the emulator");
         }

@@ -272,19 +272,35 @@ final class Ops {
     }
 
     /**
+     * A call of a function the driver provides to kernels (vprintf, __assertfail, malloc, free, cudaGraphSetConditional):
+     * its parameters and result are at local-memory offsets, relative to the calling function's frame in an
+     * out-of-line function ({@link CallOps}).
+     */
+    abstract static class BuiltinCall extends Op {
+        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function), or -1. */
+        int frameBase = -1;
+
+        BuiltinCall() {
+            super(NORMAL);
+        }
+
+        /** Lane {@code l}'s frame: the local address the parameter offsets are relative to (0 in a kernel). */
+        final long frame(Warp w, int l) {
+            return frameBase < 0 ? 0 : w.r[frameBase + l];
+        }
+    }
+
+    /**
      * {@code vprintf(format, args)} (CUDA's device printf): format at a generic address, the
      * arguments packed in a buffer; one output per lane, lanes in order, formatted and buffered by
      * {@link DevicePrintf} (printed at the driver's next flush point). Returns the number of
      * arguments. {@code fmt}, {@code args}, {@code ret} are local-memory offsets of the call's
      * parameters ({@code ret} -1: no result).
      */
-    static final class Printf extends Op {
+    static final class Printf extends BuiltinCall {
         final long fmt, args, ret;
-        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function, {@link CallOps}), or -1. */
-        int frameBase = -1;
 
         Printf(long fmt, long args, long ret) {
-            super(NORMAL);
             this.fmt = fmt;
             this.args = args;
             this.ret = ret;
@@ -295,7 +311,7 @@ final class Ops {
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long fb = frameBase < 0 ? 0 : w.r[frameBase + l];
+                long fb = frame(w, l);
                 long f = Mem.load(w.local(fmt + fb, 8, l, Warp.READ), 8, false);
                 long a = Mem.load(w.local(args + fb, 8, l, Warp.READ), 8, false);
                 int[] n = {0};
@@ -313,13 +329,10 @@ final class Ops {
      * value stays, as any one lane's write may on NVIDIA's device. {@code handle} and {@code value} are
      * local-memory offsets of the call's parameters (.b64, .b32).
      */
-    static final class SetConditional extends Op {
+    static final class SetConditional extends BuiltinCall {
         final long handle, value;
-        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function, {@link CallOps}), or -1. */
-        int frameBase = -1;
 
         SetConditional(long handle, long value) {
-            super(NORMAL);
             this.handle = handle;
             this.value = value;
         }
@@ -328,7 +341,7 @@ final class Ops {
         void exec(Warp w, int m) {
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long fb = frameBase < 0 ? 0 : w.r[frameBase + l];
+                long fb = frame(w, l);
                 long h = Mem.load(w.local(handle + fb, 8, l, Warp.READ), 8, false);
                 long v = Mem.load(w.local(value + fb, 4, l, Warp.READ), 4, false);
                 GraphConditionals.set(h, (int) v);
@@ -340,13 +353,10 @@ final class Ops {
      * {@code malloc(size)} in a kernel ({@link DeviceHeap}): each lane that executes it gets a block of its own (or
      * NULL), lanes in order. {@code size} and {@code ret} are local-memory offsets of the call's parameters (.b64).
      */
-    static final class Malloc extends Op {
+    static final class Malloc extends BuiltinCall {
         final long size, ret;
-        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function, {@link CallOps}), or -1. */
-        int frameBase = -1;
 
         Malloc(long size, long ret) {
-            super(NORMAL);
             this.size = size;
             this.ret = ret;
         }
@@ -355,7 +365,7 @@ final class Ops {
         void exec(Warp w, int m) {
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long fb = frameBase < 0 ? 0 : w.r[frameBase + l];
+                long fb = frame(w, l);
                 long n = Mem.load(w.local(size + fb, 8, l, Warp.READ), 8, false);
                 Mem.store(w.local(ret + fb, 8, l, Warp.WRITE), 8, DeviceHeap.malloc(n));
             }
@@ -367,13 +377,10 @@ final class Ops {
      * returned and not yet freed is a fault, CUDA_ERROR_ILLEGAL_ADDRESS (undefined behaviour in C, said out loud
      * here). {@code ptr} is the local-memory offset of the call's parameter (.b64).
      */
-    static final class Free extends Op {
+    static final class Free extends BuiltinCall {
         final long ptr;
-        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function, {@link CallOps}), or -1. */
-        int frameBase = -1;
 
         Free(long ptr) {
-            super(NORMAL);
             this.ptr = ptr;
         }
 
@@ -381,7 +388,7 @@ final class Ops {
         void exec(Warp w, int m) {
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long fb = frameBase < 0 ? 0 : w.r[frameBase + l];
+                long fb = frame(w, l);
                 long p = Mem.load(w.local(ptr + fb, 8, l, Warp.READ), 8, false);
                 if (!DeviceHeap.free(p)) {
                     throw new Fault(Errors.ILLEGAL_ADDRESS, l, "free(0x" + Long.toHexString(p) + "): not a block that device-side malloc returned (or freed already)");
@@ -397,13 +404,10 @@ final class Ops {
      * flush point (as NVIDIA prints it at the synchronisation); the kernel stops with
      * CUDA_ERROR_ASSERT (710), the first lane named in the fault. Arguments are local-memory offsets.
      */
-    static final class AssertFail extends Op {
+    static final class AssertFail extends BuiltinCall {
         final long message, file, lineArg, function;
-        /** Slot of the frame pointer the offsets are relative to (in an out-of-line function, {@link CallOps}), or -1. */
-        int frameBase = -1;
 
         AssertFail(long message, long file, long lineArg, long function) {
-            super(NORMAL);
             this.message = message;
             this.file = file;
             this.lineArg = lineArg;
@@ -416,7 +420,7 @@ final class Ops {
             String first = null;
             for (int x = m; x != 0; x &= x - 1) {
                 int l = Integer.numberOfTrailingZeros(x);
-                long fb = frameBase < 0 ? 0 : w.r[frameBase + l];
+                long fb = frame(w, l);
                 String msg = cString(w, Mem.load(w.local(message + fb, 8, l, Warp.READ), 8, false), l);
                 String f = cString(w, Mem.load(w.local(file + fb, 8, l, Warp.READ), 8, false), l);
                 long ln = Mem.load(w.local(lineArg + fb, 4, l, Warp.READ), 4, false);
