@@ -1,5 +1,8 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.ptx.Ast;
+import dev.zluda.ptx.Ptx;
+
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -15,40 +18,38 @@ final class PtxSourceLine {
     private PtxSourceLine() {
     }
 
-    private static final Pattern FILE = Pattern.compile("^\\s*\\.file\\s+(\\d+)\\s+\"([^\"]*)\"");
-    private static final Pattern LOC = Pattern.compile("^\\s*\\.loc\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)");
-    /** A function's header line: its .loc lines do not describe the lines of the function before it. */
-    private static final Pattern FUNCTION = Pattern.compile("^\\s*(\\.(visible|extern|weak)\\s+)*\\.(entry|func)\\b");
     /** The PTX file and line a kernel fault message names: {@code , module_0001_01.ptx:35 `form`}. */
     private static final Pattern FAULT_AT = Pattern.compile(", (\\S+):(\\d{1,9}) `");
 
     /**
      * The source position of PTX line {@code ptxLine} (from 1) of {@code ptx}: {@code file:line:column}
      * ({@code :column} left out when the .loc gives 0), or null when no {@code .loc} precedes it in its
-     * function or the {@code .file} it names is not declared.
+     * function or the {@code .file} it names is not declared. Reads the module with the PTX front end
+     * ({@link Ptx#parse}), which keeps {@code .file} and {@code .loc}; called only when a kernel faults.
      */
     static String of(String ptx, int ptxLine) {
-        if (ptx == null || ptxLine < 1 || !ptx.contains(".loc")) return null;
-        String[] lines = ptx.split("\n", -1);
-        if (ptxLine > lines.length) return null;
-        Matcher loc = null;
-        for (int i = ptxLine - 2; i >= 0; i--) {
-            Matcher m = LOC.matcher(lines[i]);
-            if (m.find()) {
-                loc = m;
-                break;
-            }
-            if (FUNCTION.matcher(lines[i]).find()) return null;
+        if (ptx == null || ptxLine < 1 || !ptx.contains(".loc") || ptxLine > ptx.split("\n", -1).length) return null;
+        Ast.Module module = Ptx.parse(ptx, "module").module();
+        if (module == null) return null;
+        Map<Long, String> files = new HashMap<>();
+        Ast.Function in = null;
+        for (Ast.ModuleItem item : module.items()) {
+            if (item instanceof Ast.FileDirective f) files.put(f.index(), f.name());
+            if (item instanceof Ast.Function f && f.body() != null && f.loc().line() <= ptxLine) in = f;
         }
-        if (loc == null) return null;
-        Map<String, String> files = new HashMap<>();
-        for (String l : lines) {
-            Matcher f = FILE.matcher(l);
-            if (f.find()) files.put(f.group(1), f.group(2));
-        }
-        String file = files.get(loc.group(1));
+        Ast.LocDirective loc = in == null ? null : lastLocBefore(in.body(), ptxLine, null);
+        String file = loc == null ? null : files.get(loc.file());
         if (file == null) return null;
-        return file + ":" + loc.group(2) + (loc.group(3).equals("0") ? "" : ":" + loc.group(3));
+        return file + ":" + loc.line() + (loc.column() == 0 ? "" : ":" + loc.column());
+    }
+
+    /** The last {@code .loc} of {@code block} (nested blocks included) on a line before {@code ptxLine}, else {@code last}. */
+    private static Ast.LocDirective lastLocBefore(Ast.Block block, int ptxLine, Ast.LocDirective last) {
+        for (Ast.Statement s : block.statements()) {
+            if (s instanceof Ast.Block inner) last = lastLocBefore(inner, ptxLine, last);
+            else if (s instanceof Ast.LocDirective d && d.loc().line() < ptxLine) last = d;
+        }
+        return last;
     }
 
     /**
