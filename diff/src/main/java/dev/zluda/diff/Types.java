@@ -41,11 +41,6 @@ final class Types {
     private record Selected(String union, String selector, Map<Long, String> members) {}
 
     /**
-     * The unions whose member another field selects (cuda.h), by record tag: CUDA_RESOURCE_DESC's {@code res} by
-     * {@code resType} (CU_RESOURCE_TYPE_ARRAY, _MIPMAPPED_ARRAY, _LINEAR, _PITCH2D); the bytes of the other members
-     * are not defined and are not compared.
-     */
-    /**
      * A union a call's argument selects: parameter {@code param} points to a {@code union}, whose member the value of
      * parameter {@code selector} names.
      */
@@ -64,11 +59,14 @@ final class Types {
      * (CUstreamAttrValue, CUkernelNodeAttrValue: CUlaunchAttributeValue) by {@code attr}; the bytes of the other
      * members (a 64-byte union, of which programs set the one they mean) are not compared.
      */
-    static final Map<String, ArgSelected> ARG_SELECTED = Map.of(
-            "cuStreamSetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS),
-            "cuStreamGetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS),
-            "cuGraphKernelNodeSetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS),
-            "cuGraphKernelNodeGetAttribute", new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS));
+    static final Map<String, ArgSelected> ARG_SELECTED;
+
+    static {
+        // (handle, attr, value): parameter 2 points to the value, parameter 1 names its member
+        ArgSelected attrValue = new ArgSelected(2, 1, "CUlaunchAttributeValue", LAUNCH_ATTRIBUTE_MEMBERS);
+        ARG_SELECTED = Map.of("cuStreamSetAttribute", attrValue, "cuStreamGetAttribute", attrValue,
+                "cuGraphKernelNodeSetAttribute", attrValue, "cuGraphKernelNodeGetAttribute", attrValue);
+    }
 
     private final Map<String, java.util.Optional<Info>> members = new ConcurrentHashMap<>();
 
@@ -97,6 +95,11 @@ final class Types {
         });
     }
 
+    /**
+     * The unions whose member another field selects (cuda.h), by record tag: CUDA_RESOURCE_DESC's {@code res} by
+     * {@code resType} (CU_RESOURCE_TYPE_ARRAY, _MIPMAPPED_ARRAY, _LINEAR, _PITCH2D); the bytes of the other members
+     * are not defined and are not compared.
+     */
     private static final Map<String, Selected> SELECTED = Map.of(
             "CUDA_RESOURCE_DESC_st", new Selected("res", "resType", Map.of(0L, "array", 1L, "mipmap", 2L, "linear", 3L, "pitch2D")));
 
