@@ -6,6 +6,7 @@ import dev.zluda.runtime.backend.Backend;
 import dev.zluda.runtime.emulator.DeviceHeap;
 import dev.zluda.runtime.emulator.MemoryMap;
 import dev.zluda.runtime.api.CudaStructs.CUlaunchAttribute;
+import dev.zluda.runtime.api.CudaStructs.CUDA_LAUNCH_PARAMS;
 import dev.zluda.runtime.api.CudaStructs.CUlaunchConfig;
 
 import java.lang.foreign.Arena;
@@ -396,9 +397,6 @@ final class LaunchArea {
                 kernelParams, 0, true, null);
     }
 
-    /** CUDA_LAUNCH_PARAMS (cuda.h, 56 bytes): function, grid x/y/z, block x/y/z, sharedMemBytes, hStream, kernelParams. */
-    static final int LAUNCH_PARAMS_SIZE = 56, LP_FUNCTION = 0, LP_GRID = 8, LP_BLOCK = 20, LP_SHARED = 32, LP_STREAM = 40, LP_PARAMS = 48;
-
     /** CUDA_COOPERATIVE_LAUNCH_MULTI_DEVICE_NO_PRE_LAUNCH_SYNC | _NO_POST_LAUNCH_SYNC: the flags there are. */
     static final int MULTI_DEVICE_FLAGS = 0x3;
 
@@ -420,17 +418,13 @@ final class LaunchArea {
         int r = state.checkContext();
         if (r != SUCCESS) return r;
         if (launchParamsList == 0 || numDevices != 1 || (flags & ~MULTI_DEVICE_FLAGS) != 0) return INVALID_VALUE;
-        if (!UserMemory.readable(launchParamsList, LAUNCH_PARAMS_SIZE)) return INVALID_VALUE;
-        MemorySegment lp = MemorySegment.ofAddress(launchParamsList).reinterpret(LAUNCH_PARAMS_SIZE);
-        long f = lp.get(ValueLayout.JAVA_LONG_UNALIGNED, LP_FUNCTION), hStream = lp.get(ValueLayout.JAVA_LONG_UNALIGNED, LP_STREAM);
+        long lp = launchParamsList;
+        if (!UserMemory.readable(lp, CUDA_LAUNCH_PARAMS.SIZE)) return INVALID_VALUE;
+        long f = CUDA_LAUNCH_PARAMS.function(lp), hStream = CUDA_LAUNCH_PARAMS.hStream(lp);
         if (f == 0 || hStream == 0 || hStream == StreamArea.CU_STREAM_LEGACY || hStream == StreamArea.CU_STREAM_PER_THREAD) return INVALID_HANDLE;
-        long[] d = new long[7];
-        for (int i = 0; i < 3; i++) {
-            d[i] = u(lp.get(ValueLayout.JAVA_INT_UNALIGNED, LP_GRID + 4L * i));
-            d[3 + i] = u(lp.get(ValueLayout.JAVA_INT_UNALIGNED, LP_BLOCK + 4L * i));
-        }
-        d[6] = u(lp.get(ValueLayout.JAVA_INT_UNALIGNED, LP_SHARED));
-        return launch(f, d[0], d[1], d[2], d[3], d[4], d[5], d[6], hStream, lp.get(ValueLayout.JAVA_LONG_UNALIGNED, LP_PARAMS), 0, true, null);
+        return launch(f, u(CUDA_LAUNCH_PARAMS.gridDimX(lp)), u(CUDA_LAUNCH_PARAMS.gridDimY(lp)), u(CUDA_LAUNCH_PARAMS.gridDimZ(lp)),
+                u(CUDA_LAUNCH_PARAMS.blockDimX(lp)), u(CUDA_LAUNCH_PARAMS.blockDimY(lp)), u(CUDA_LAUNCH_PARAMS.blockDimZ(lp)),
+                u(CUDA_LAUNCH_PARAMS.sharedMemBytes(lp)), hStream, CUDA_LAUNCH_PARAMS.kernelParams(lp), 0, true, null);
     }
 
     /**

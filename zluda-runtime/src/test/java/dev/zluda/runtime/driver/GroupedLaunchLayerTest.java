@@ -1,5 +1,6 @@
 package dev.zluda.runtime.driver;
 
+import dev.zluda.runtime.api.CudaStructs.CUDA_LAUNCH_PARAMS;
 import dev.zluda.runtime.api.CudaStructs.CUlaunchAttribute;
 import dev.zluda.runtime.api.CudaStructs.CUlaunchConfig;
 import dev.zluda.runtime.api.CudaStructs.CUstreamAttrValue;
@@ -138,23 +139,24 @@ class GroupedLaunchLayerTest extends DriverTestBase {
         long stream = i64(sp);
         int blocks = 6, block = 96, n = blocks * block - 5;
         long cur = alloc(4L * n), out = alloc(4L * (n + 1));
-        // CUDA_LAUNCH_PARAMS: function, grid x y z, block x y z, sharedMemBytes, (pad), hStream, kernelParams
-        MemorySegment lp = mem(LaunchArea.LAUNCH_PARAMS_SIZE * 2L);
+        // CUDA_LAUNCH_PARAMS: function, grid x y z, block x y z, sharedMemBytes, hStream, kernelParams (the spec's layout)
+        MemorySegment lp = mem(CUDA_LAUNCH_PARAMS.SIZE * 2L);
         java.util.function.BiConsumer<Long, long[]> fill = (at, v) -> {
-            MemorySegment s = MemorySegment.ofAddress(at).reinterpret(LaunchArea.LAUNCH_PARAMS_SIZE);
-            s.set(ValueLayout.JAVA_LONG, LaunchArea.LP_FUNCTION, v[0]);
-            for (int i = 0; i < 3; i++) {
-                s.set(ValueLayout.JAVA_INT, LaunchArea.LP_GRID + 4L * i, (int) v[1 + i]);
-                s.set(ValueLayout.JAVA_INT, LaunchArea.LP_BLOCK + 4L * i, (int) v[4 + i]);
-            }
-            s.set(ValueLayout.JAVA_INT, LaunchArea.LP_SHARED, 0);
-            s.set(ValueLayout.JAVA_LONG, LaunchArea.LP_STREAM, v[7]);
-            s.set(ValueLayout.JAVA_LONG, LaunchArea.LP_PARAMS, v[8]);
+            CUDA_LAUNCH_PARAMS.function(at, v[0]);
+            CUDA_LAUNCH_PARAMS.gridDimX(at, (int) v[1]);
+            CUDA_LAUNCH_PARAMS.gridDimY(at, (int) v[2]);
+            CUDA_LAUNCH_PARAMS.gridDimZ(at, (int) v[3]);
+            CUDA_LAUNCH_PARAMS.blockDimX(at, (int) v[4]);
+            CUDA_LAUNCH_PARAMS.blockDimY(at, (int) v[5]);
+            CUDA_LAUNCH_PARAMS.blockDimZ(at, (int) v[6]);
+            CUDA_LAUNCH_PARAMS.sharedMemBytes(at, 0);
+            CUDA_LAUNCH_PARAMS.hStream(at, v[7]);
+            CUDA_LAUNCH_PARAMS.kernelParams(at, v[8]);
         };
         long p = wordParams(cur, out, n, 5), list = addr(lp);
         long[] ok = {f, blocks, 1, 1, block, 1, 1, stream, p};
         fill.accept(list, ok);
-        fill.accept(list + LaunchArea.LAUNCH_PARAMS_SIZE, ok);
+        fill.accept(list + CUDA_LAUNCH_PARAMS.SIZE, ok);
         assertEquals(h200.get("multi.fits"), d.cuLaunchCooperativeKernelMultiDevice(list, 1, 0));
         assertEquals(SUCCESS, d.cuStreamSynchronize(stream));
         MemorySegment h = mem(4L * (n + 1));
